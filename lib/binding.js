@@ -1,0 +1,43 @@
+'use strict';
+// Loads the native addon once per realm and registers the error factory and
+// dtype table. The scratch block is a Float64Array shared with native code;
+// its slot numbers mirror src/addon/env_state.h.
+const path = require('path');
+const { makeError } = require('./errors');
+const { byIndex } = require('./dtypes');
+
+function load() {
+  const candidates = ['../build/Release/dlpack.node', '../build/Debug/dlpack.node'];
+  const errors = [];
+  for (const candidate of candidates) {
+    try {
+      return require(candidate);
+    } catch (error) {
+      if (error.code !== 'MODULE_NOT_FOUND') throw error;
+      errors.push(path.resolve(__dirname, candidate));
+    }
+  }
+  throw new Error(
+    `The dlpack native addon is not built (looked for ${errors.join(', ')}). ` +
+    'Run `npm rebuild dlpack` (needs a C++ toolchain and python3).');
+}
+
+const native = load();
+const { scratch: scratchBuffer, externalBuffers } = native.init(
+  makeError, byIndex.map((d) => [d.code, d.bits]));
+const scratch = new Float64Array(scratchBuffer);
+
+const slot = {
+  ndim: 0, dtype: 1, deviceType: 2, deviceId: 3, flags: 4, byteOffset: 5, extent: 6,
+  major: 7, minor: 8, result: 9, shape: 16, strides: 80, sourceStrides: 144,
+};
+
+function writeShape(shape, strides, stridesSlot = slot.strides) {
+  scratch[slot.ndim] = shape.length;
+  for (let i = 0; i < shape.length; i++) {
+    scratch[slot.shape + i] = shape[i];
+    scratch[stridesSlot + i] = strides[i];
+  }
+}
+
+module.exports = { native, scratch, slot, writeShape, externalBuffers };

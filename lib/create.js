@@ -1,0 +1,206 @@
+'use strict';
+// Creating tensors (API.md "Creating tensors"): fromBuffer, empty, zeros, tensor.
+const { makeError, invalidType, invalidValue, outOfRange, fail, describe } = require('./errors');
+const { dtypeInfo, dtypeOfView, infos } = require('./dtypes');
+const { parseDevice, cudaUnavailable } = require('./device');
+const { normalizeShape, product, contiguousStrides } = require('./shape');
+const { Storage, isDetached } = require('./storage');
+const { makeTensor, allocate } = require('./tensor');
+const { isAnyArrayBuffer } = require('util').types;
+
+const ONE = Object.freeze([1]);
+
+// torch.frombuffer semantics: a zero-copy view that keeps `source` alive.
+function fromBuffer(source, options) {
+  if (options === null || typeof options !== 'object') {
+    throw invalidType('options.dtype', 'a dtype name string', options === null ? null : undefined);
+  }
+  const info = options.dtype === undefined
+    ? (() => { throw invalidType('options.dtype', 'a dtype name string', undefined); })()
+    : dtypeInfo(options.dtype, 'options.dtype');
+
+  let buffer;
+  let base;
+  let length;
+  if (isAnyArrayBuffer(source)) {
+    buffer = source;
+    base = 0;
+    length = source.byteLength;
+  } else if (ArrayBuffer.isView(source)) {
+    buffer = source.buffer;
+    base = source.byteOffset;
+    length = source.byteLength;
+  } else {
+    throw invalidType('source', 'an ArrayBuffer, SharedArrayBuffer, TypedArray, DataView or Buffer', source);
+  }
+  if (length === 0 && isDetached(buffer)) {
+    throw makeError('ERR_DLPACK_DETACHED', `Expected an attached buffer for \`source\`, received a detached ${describe(buffer).replace('an instance of ', '')}`);
+  }
+
+  const itemSize = info.itemSize;
+  const { offset = 0, count = -1, shape } = options;
+  if (typeof offset !== 'number' || !Number.isInteger(offset)) {
+    throw invalidType('options.offset', 'an integer', offset);
+  }
+  if (offset < 0 || offset > length) {
+    throw outOfRange('options.offset', `an integer from 0 to ${length} (the byte length)`, String(offset));
+  }
+  if ((base + offset) % itemSize !== 0) {
+    throw fail('ERR_DLPACK_MISALIGNED', 'options.offset',
+      `a byte offset that puts the first element on a multiple of ${itemSize} (the ${info.name} size)`,
+      base === 0 ? String(offset) : `${offset} (at byte ${base + offset} of the buffer)`);
+  }
+  if (typeof count !== 'number' || !Number.isInteger(count)) {
+    throw invalidType('options.count', 'an integer', count);
+  }
+  let n;
+  if (count === -1) {
+    const rest = length - offset;
+    if (rest % itemSize !== 0) {
+      throw outOfRange('options.count',
+        `-1 only when the ${rest} bytes after the offset are a whole number of ${info.name} elements (${itemSize} bytes each)`,
+        String(count));
+    }
+    n = rest / itemSize;
+  } else {
+    if (count < -1 || offset + count * itemSize > length) {
+      throw outOfRange('options.count',
+        `-1 or a count whose ${itemSize}-byte elements fit in the ${length - offset} bytes after the offset`,
+        String(count));
+    }
+    n = count;
+  }
+
+  let dims;
+  let strides;
+  if (shape === undefined) {
+    dims = [n];
+    strides = ONE;
+  } else {
+    dims = normalizeShape(shape, 'options.shape');
+    if (product(dims) !== n) {
+      throw outOfRange('options.shape', `a shape whose product is ${n} (the element count)`,
+        `[${dims.join(', ')}]`);
+    }
+    strides = contiguousStrides(dims);
+  }
+  return makeTensor(new Storage(buffer, false), info, dims, strides.slice(), base + offset, 0);
+}
+
+function creationOptions(options) {
+  if (options === undefined) return {};
+  if (options === null || typeof options !== 'object') throw invalidType('options', 'an object', options);
+  return options;
+}
+
+function allocateTensor(shapeValue, options) {
+  const { dtype = 'float32', device, shared = false } = creationOptions(options);
+  const info = dtypeInfo(dtype, 'options.dtype');
+  const target = parseDevice(device, 'options.device');
+  if (typeof shared !== 'boolean') throw invalidType('options.shared', 'a boolean', shared);
+  if (target.type !== 'cpu') throw cudaUnavailable(`a tensor on ${target}`);
+  if (shared) {
+    throw makeError('ERR_DLPACK_UNSUPPORTED',
+      'Expected `options.shared` false: shared-memory tensors are not available in this version');
+  }
+  const shape = normalizeShape(shapeValue);
+  const buffer = allocate(product(shape) * info.itemSize);
+  return makeTensor(new Storage(buffer, true), info, shape, contiguousStrides(shape), 0, 0);
+}
+
+// Memory is zeroed either way: JavaScript cannot hand out uninitialised
+// ArrayBuffers without leaking other data, and fresh pages cost nothing.
+const empty = (shape, options) => allocateTensor(shape, options);
+const zeros = (shape, options) => allocateTensor(shape, options);
+
+// dl.tensor(values, { dtype, shape, device }): copies values into new memory.
+function tensor(values, options) {
+  const { dtype, shape: shapeOption, device } = creationOptions(options);
+  const target = parseDevice(device, 'options.device');
+  if (target.type !== 'cpu') throw cudaUnavailable(`a tensor on ${target}`);
+  let info = dtype === undefined ? undefined : dtypeInfo(dtype, 'options.dtype');
+
+  let flat;
+  let shape;
+  if (ArrayBuffer.isView(values) && !(values instanceof DataView) &&
+      Object.prototype.toString.call(values) !== '[object DataView]') {
+    const implied = dtypeOfView(values);
+    if (implied === undefined) throw invalidType('values', 'a typed array, array or iterable', values);
+    info = info || implied;
+    shape = [values.length];
+    if (info === implied) {
+      const t = allocateTensor(shape, { dtype: info.name });
+      new Uint8Array(t.buffer).set(new Uint8Array(values.buffer, values.byteOffset, values.byteLength));
+      return shapeOption === undefined ? t : t.reshape(normalizeShape(shapeOption, 'options.shape'));
+    }
+    flat = Array.from(values);
+  } else if (isAnyArrayBuffer(values) || values instanceof DataView ||
+             Object.prototype.toString.call(values) === '[object DataView]') {
+    throw invalidType('values', 'a typed array, array or iterable (use dl.fromBuffer for raw bytes)', values);
+  } else {
+    info = info || infos.float32;
+    ({ flat, shape } = flatten(values, info.viewLanes === 2));
+  }
+  if (shapeOption !== undefined) {
+    const requested = normalizeShape(shapeOption, 'options.shape');
+    if (product(requested) !== flat.length) {
+      throw outOfRange('options.shape', `a shape whose product is ${flat.length} (the number of values)`,
+        `[${requested.join(', ')}]`);
+    }
+    shape = requested;
+  }
+  const t = allocateTensor(shape, { dtype: info.name });
+  const view = new info.View(t.buffer);
+  const write = info.write;
+  for (let i = 0; i < flat.length; i++) {
+    const v = flat[i];
+    try {
+      write(view, i, v);
+    } catch (error) {
+      if (!(error instanceof RangeError || error instanceof TypeError || error instanceof SyntaxError)) throw error;
+      throw invalidValue(`values (element ${i})`, `a value convertible to ${info.name}`, v);
+    }
+  }
+  return t;
+}
+
+const isScalar = (v) => typeof v === 'number' || typeof v === 'bigint' || typeof v === 'boolean';
+
+// Nested arrays or iterables -> row-major values and the shape. For complex
+// dtypes an innermost [re, im] pair is one element.
+function flatten(values, complex) {
+  const isPair = (v) => complex && Array.isArray(v) && v.length === 2 && isScalar(v[0]) && isScalar(v[1]);
+  if (isScalar(values) || isPair(values)) return { flat: [values], shape: [] };
+  const toArray = (v, where) => {
+    if (Array.isArray(v)) return v;
+    if (v !== null && typeof v === 'object' && typeof v[Symbol.iterator] === 'function' && typeof v !== 'string') {
+      return Array.from(v);
+    }
+    throw invalidType(where, 'a number, bigint, boolean, array or iterable', v);
+  };
+  const shape = [];
+  for (let level = toArray(values, 'values'); ; ) {
+    shape.push(level.length);
+    if (level.length === 0 || isScalar(level[0]) || isPair(level[0])) break;
+    level = toArray(level[0], 'values');
+  }
+  if (shape.length > 64) throw outOfRange('values', 'at most 64 levels of nesting', String(shape.length));
+  const flat = [];
+  const walk = (v, dim, where) => {
+    if (dim === shape.length) {
+      if (!isScalar(v) && !isPair(v)) throw invalidValue(where, 'a number, bigint or boolean', v);
+      flat.push(v);
+      return;
+    }
+    const items = toArray(v, where);
+    if (items.length !== shape[dim]) {
+      throw invalidValue(where, `a nested array of shape [${shape.join(', ')}] (length ${shape[dim]} here)`,
+        items);
+    }
+    for (let i = 0; i < items.length; i++) walk(items[i], dim + 1, `${where}[${i}]`);
+  };
+  walk(values, 0, 'values');
+  return { flat, shape };
+}
+
+module.exports = { fromBuffer, empty, zeros, tensor };

@@ -1,0 +1,71 @@
+'use strict';
+// Devices (API.md "Devices"): string forms, DLPack codes, frozen Device objects.
+const { invalidType, invalidValue, makeError } = require('./errors');
+
+const codeOf = { cpu: 1, cuda: 2, cuda_host: 3, cuda_managed: 13 };
+const typeOf = { 1: 'cpu', 2: 'cuda', 3: 'cuda_host', 13: 'cuda_managed' };
+
+class Device {
+  constructor(type, index) {
+    this.type = type;
+    this.index = index;
+    Object.freeze(this);
+  }
+
+  toString() {
+    return this.type === 'cuda' ? `cuda:${this.index}` : this.type;
+  }
+
+  get code() {
+    return codeOf[this.type];
+  }
+
+  // True when the CPU can read and write the memory directly.
+  get hostAccessible() {
+    return this.type !== 'cuda';
+  }
+}
+
+const cache = new Map();
+function device(type, index = 0) {
+  const key = `${type}:${index}`;
+  let d = cache.get(key);
+  if (d === undefined) {
+    d = new Device(type, index);
+    cache.set(key, d);
+  }
+  return d;
+}
+
+const CPU = device('cpu');
+const DEVICE_RE = /^(cpu|cuda|cuda_host|cuda_managed)(?::(\d+))?$/;
+
+function parseDevice(value, name = 'device') {
+  if (value === undefined) return CPU;
+  if (value instanceof Device) return value;
+  if (typeof value === 'string') {
+    const m = DEVICE_RE.exec(value);
+    if (m !== null && (m[2] === undefined || m[1] === 'cuda')) {
+      return device(m[1], m[2] === undefined ? 0 : Number(m[2]));
+    }
+    throw invalidValue(name, "'cpu', 'cuda', 'cuda:N', 'cuda_host' or 'cuda_managed'", value);
+  }
+  if (value !== null && typeof value === 'object' && typeof value.type === 'string') {
+    return parseDevice(value.type === 'cuda' ? `cuda:${value.index ?? 0}` : value.type, name);
+  }
+  throw invalidType(name, 'a device string', value);
+}
+
+// [deviceType, index] from DLPack; undefined for a type this library cannot name.
+function deviceFromCode(code, index) {
+  const type = typeOf[code];
+  return type === undefined ? undefined : device(type, type === 'cuda' ? index : 0);
+}
+
+// This build has no CUDA support yet; every CUDA device refuses the same way.
+function cudaUnavailable(what) {
+  return makeError('ERR_DLPACK_CUDA_UNAVAILABLE',
+    `Expected a usable CUDA device for ${what}, but this build of dlpack has no CUDA support`);
+}
+
+module.exports = { Device, CPU, parseDevice, deviceFromCode, cudaUnavailable, codeOf };

@@ -1,0 +1,255 @@
+'use strict';
+// The DLPack protocol (API.md "DLPack protocol"): DLPackCapsule, export
+// (toDLPack / __dlpack__) and import (fromDLPack).
+const { native, scratch, slot, writeShape } = require('./binding');
+const { makeError, invalidType, invalidValue, outOfRange, describe } = require('./errors');
+const { byIndex } = require('./dtypes');
+const { parseDevice, deviceFromCode, cudaUnavailable, CPU } = require('./device');
+const { Storage } = require('./storage');
+const { Tensor, makeTensor, alive } = require('./tensor');
+const { kToken, kStorage, kFlags, kOffset, kInfo, kShape, kStrides, kDevice, kCapsule,
+  READ_ONLY, IS_COPY } = require('./internal');
+
+const FLAG_READ_ONLY = 1; // DLPACK_FLAG_BITMASK_READ_ONLY
+const FLAG_IS_COPIED = 2; // DLPACK_FLAG_BITMASK_IS_COPIED
+const dlpackVersion = Object.freeze({ major: 1, minor: 3 });
+const LEGACY_VERSION = Object.freeze({ major: 0, minor: 0 });
+const NO_OPTIONS = Object.freeze({});
+const MAX_POINTER = (1n << 64n) - 1n;
+const RESULT_JS_BUFFER = 0;
+const RESULT_FOREIGN = 1;
+
+class DLPackCapsule {
+  constructor(token, versioned, version) {
+    if (token !== kToken) {
+      throw new TypeError('Capsules come from tensor.__dlpack__() or DLPackCapsule.fromPointer()');
+    }
+    this[kCapsule] = { versioned, version, consumed: false };
+  }
+
+  get versioned() { return this[kCapsule].versioned; }
+  get version() { return this[kCapsule].version; }
+  get consumed() { return this[kCapsule].consumed; }
+
+  // Hands the DLManagedTensor(Versioned)* to native code, which now owns it
+  // and must call its deleter.
+  toPointer() {
+    unconsumed(this);
+    const pointer = native.capsuleToPointer(this);
+    this[kCapsule].consumed = true;
+    return pointer;
+  }
+
+  dispose() {
+    const state = capsuleState(this);
+    if (state.consumed) return;
+    state.consumed = true;
+    native.capsuleDispose(this);
+  }
+
+  [Symbol.dispose]() {
+    this.dispose();
+  }
+
+  toString() {
+    const { versioned, version, consumed } = this[kCapsule];
+    return `DLPackCapsule(${versioned ? 'DLManagedTensorVersioned' : 'DLManagedTensor'}, ` +
+      `version=${version.major}.${version.minor}${consumed ? ', consumed' : ''})`;
+  }
+
+  [Symbol.for('nodejs.util.inspect.custom')]() {
+    return this.toString();
+  }
+
+  // Adopts a managed tensor made by native code. Unsafe: the pointer is
+  // trusted, and `versioned` must say which struct it points at.
+  static fromPointer(pointer, options) {
+    if (typeof pointer !== 'bigint') throw invalidType('pointer', 'a bigint', pointer);
+    if (pointer <= 0n || pointer > MAX_POINTER) {
+      throw outOfRange('pointer', 'a non-NULL 64-bit address', `${pointer}n`);
+    }
+    if (options === null || typeof options !== 'object') throw invalidType('options', 'an object', options);
+    const { versioned } = options;
+    if (typeof versioned !== 'boolean') throw invalidType('options.versioned', 'a boolean', versioned);
+    const capsule = new DLPackCapsule(kToken, versioned, LEGACY_VERSION);
+    native.capsuleFromPointer(capsule, pointer, versioned);
+    if (versioned) {
+      native.capsuleVersion(capsule);
+      capsule[kCapsule].version = Object.freeze({ major: scratch[slot.major], minor: scratch[slot.minor] });
+    }
+    return capsule;
+  }
+}
+
+function capsuleState(capsule) {
+  const state = capsule !== null && typeof capsule === 'object' ? capsule[kCapsule] : undefined;
+  if (state === undefined) throw invalidType('capsule', 'a DLPackCapsule', capsule);
+  return state;
+}
+
+function unconsumed(capsule) {
+  if (capsuleState(capsule).consumed) {
+    throw makeError('ERR_DLPACK_CONSUMED', 'Expected an unconsumed DLPackCapsule, received one ' +
+      'that was already consumed, disposed or handed out by toPointer()');
+  }
+}
+
+function parseOptions(options, name) {
+  if (options === undefined) return NO_OPTIONS;
+  if (options === null || typeof options !== 'object') throw invalidType(name, 'an object', options);
+  return options;
+}
+
+function parseCopy(copy) {
+  if (copy !== undefined && typeof copy !== 'boolean') {
+    throw invalidType('copy', 'true, false or undefined', copy);
+  }
+  return copy;
+}
+
+function isIntegerPair(value) {
+  return Array.isArray(value) && value.length === 2 &&
+    Number.isSafeInteger(value[0]) && Number.isSafeInteger(value[1]) && value[0] >= 0 && value[1] >= 0;
+}
+
+// [deviceType, index] -> Device; a type we cannot name is unsupported.
+function parseDlDevice(value) {
+  if (!isIntegerPair(value)) throw invalidType('dlDevice', '[deviceType, index] (two non-negative integers)', value);
+  const device = deviceFromCode(value[0], value[1]);
+  if (device === undefined) {
+    throw makeError('ERR_DLPACK_UNSUPPORTED',
+      `Expected dlDevice type 1 (CPU), 2 (CUDA), 3 (CUDAHost) or 13 (CUDAManaged), received ${value[0]}`);
+  }
+  return device;
+}
+
+function toDLPack(tensor, options) {
+  alive(tensor);
+  const { stream, maxVersion, dlDevice, copy } = parseOptions(options, 'options');
+  parseCopy(copy);
+  let versioned = true;
+  if (maxVersion !== undefined && maxVersion !== null) {
+    if (!isIntegerPair(maxVersion)) throw invalidType('maxVersion', '[major, minor] (two non-negative integers)', maxVersion);
+    versioned = maxVersion[0] >= 1;
+  }
+  const source = tensor[kDevice];
+  const target = dlDevice === undefined ? source : parseDlDevice(dlDevice);
+  if (stream !== undefined && source.hostAccessible) {
+    throw invalidValue('stream', `undefined for a tensor on ${source}`, stream);
+  }
+  // Host-accessible memory can be described as kDLCPU without a copy.
+  const sameMemory = target === source || (target === CPU && source.hostAccessible);
+  if (!target.hostAccessible || !source.hostAccessible) throw cudaUnavailable('DLPack export');
+  const mustCopy = copy === true || !sameMemory;
+  if (mustCopy && copy === false) {
+    throw makeError('ERR_DLPACK_COPY_REQUIRED',
+      `Expected an export without a copy (copy: false), but ${source} -> ${target} needs one`);
+  }
+
+  let t = tensor;
+  let flags = 0;
+  if (mustCopy) {
+    t = tensor.clone();
+    flags |= FLAG_IS_COPIED;
+  } else if (tensor[kFlags] & READ_ONLY) {
+    if (!versioned) {
+      throw makeError('ERR_DLPACK_UNSUPPORTED', 'Expected a writable tensor for a legacy (maxVersion ' +
+        `[${maxVersion.join(', ')}]) export, which cannot mark memory read-only; received a readOnly tensor`);
+    }
+    flags |= FLAG_READ_ONLY;
+  }
+
+  const capsule = new DLPackCapsule(kToken, versioned, versioned ? dlpackVersion : LEGACY_VERSION);
+  const storage = t[kStorage];
+  writeShape(t[kShape], t[kStrides]);
+  const device = target === CPU ? CPU : t[kDevice];
+  if (storage.foreign) {
+    native.exportTensor(capsule, storage, true, t[kOffset], t[kInfo].index, flags, versioned,
+      device.code, device.index);
+  } else {
+    const bytes = storage.getBytes();
+    storage.exported = true; // pinned by the capsule: dispose() must not detach it
+    native.exportTensor(capsule, bytes, false, t[kOffset], t[kInfo].index, flags, versioned,
+      device.code, device.index);
+  }
+  if (t !== tensor) t.dispose(); // the capsule holds the copy's memory now
+  return capsule;
+}
+
+function isCapsule(x) {
+  return x !== null && typeof x === 'object' && x[kCapsule] !== undefined;
+}
+
+function fromDLPack(x, options) {
+  const { device: deviceOption, copy } = parseOptions(options, 'options');
+  parseCopy(copy);
+  const device = deviceOption === undefined ? undefined : parseDevice(deviceOption);
+  let capsule = x;
+  if (!isCapsule(x)) {
+    if (x === null || (typeof x !== 'object' && typeof x !== 'function') || typeof x.__dlpack__ !== 'function') {
+      throw invalidType('x', 'a DLPackCapsule or an object with __dlpack__()', x);
+    }
+    const request = { maxVersion: [dlpackVersion.major, dlpackVersion.minor] };
+    if (device !== undefined) request.dlDevice = [device.code, device.index];
+    if (copy !== undefined) request.copy = copy;
+    capsule = x.__dlpack__(request);
+    if (!isCapsule(capsule)) {
+      throw invalidType('x.__dlpack__()', 'a DLPackCapsule result', capsule);
+    }
+  }
+  unconsumed(capsule);
+  let t = importCapsule(capsule, copy !== false);
+  if (copy === true && !t.isCopy) {
+    const c = t.clone();
+    t.dispose();
+    c[kFlags] |= IS_COPY;
+    t = c;
+  }
+  if (device !== undefined && device !== t[kDevice]) {
+    if (copy === false) {
+      t.dispose();
+      throw makeError('ERR_DLPACK_COPY_REQUIRED',
+        `Expected an import without a copy (copy: false), but ${t[kDevice]} -> ${device} needs one`);
+    }
+    const moved = t.to(device);
+    if (moved !== t) t.dispose();
+    moved[kFlags] |= IS_COPY;
+    t = moved;
+  }
+  return t;
+}
+
+function importCapsule(capsule, allowCopy) {
+  const owner = new Storage(null, false);
+  const result = native.importCapsule(capsule, owner, allowCopy);
+  capsule[kCapsule].consumed = true;
+
+  const ndim = scratch[slot.ndim];
+  const shape = new Array(ndim);
+  const strides = new Array(ndim);
+  for (let i = 0; i < ndim; i++) {
+    shape[i] = scratch[slot.shape + i];
+    strides[i] = scratch[slot.strides + i];
+  }
+  const info = byIndex[scratch[slot.dtype]];
+  const dlFlags = scratch[slot.flags];
+  const kind = scratch[slot.result];
+  let byteOffset = scratch[slot.byteOffset];
+  let flags = (dlFlags & FLAG_READ_ONLY ? READ_ONLY : 0) | (dlFlags & FLAG_IS_COPIED ? IS_COPY : 0);
+  let storage;
+  if (kind === RESULT_JS_BUFFER) {
+    // Our own export: back to the Storage it came from, or a new one over the buffer.
+    storage = result[kStorage] || new Storage(result.buffer, false);
+    byteOffset += result.byteOffset;
+  } else if (kind === RESULT_FOREIGN) {
+    storage = owner;
+    storage.foreign = true;
+    storage.device = deviceFromCode(scratch[slot.deviceType], scratch[slot.deviceId]);
+  } else {
+    storage = new Storage(result, true); // copied: the runtime refused external memory
+    flags |= IS_COPY;
+  }
+  return makeTensor(storage, info, shape, strides, byteOffset, flags);
+}
+
+module.exports = { DLPackCapsule, dlpackVersion, toDLPack, fromDLPack, describe, Tensor };

@@ -1,0 +1,109 @@
+'use strict';
+// The dtype table (API.md "dtypes"): names, DLPack codes, the CPU view type
+// of `tensor.data`, and how one element reads and writes as a JS value.
+const { float16Bits, float16Value, bfloat16Bits, bfloat16Value } = require('./half');
+const { invalidType, invalidValue } = require('./errors');
+
+const HasFloat16Array = typeof Float16Array === 'function';
+
+const toNumber = (v) => (typeof v === 'bigint' ? Number(v) : +v);
+const toBigInt = (v) => {
+  if (typeof v === 'bigint') return v;
+  if (typeof v === 'boolean') return v ? 1n : 0n;
+  return BigInt(Math.trunc(+v));
+};
+
+// [name, code, bits, View, lanes per element, read(view, i), write(view, i, v)]
+const rows = [
+  ['bool', 6, 8, Uint8Array, 1, (a, i) => a[i] !== 0, (a, i, v) => { a[i] = v ? 1 : 0; }],
+  ['int8', 0, 8, Int8Array, 1],
+  ['int16', 0, 16, Int16Array, 1],
+  ['int32', 0, 32, Int32Array, 1],
+  ['int64', 0, 64, BigInt64Array, 1, null, (a, i, v) => { a[i] = toBigInt(v); }],
+  ['uint8', 1, 8, Uint8Array, 1],
+  ['uint16', 1, 16, Uint16Array, 1],
+  ['uint32', 1, 32, Uint32Array, 1],
+  ['uint64', 1, 64, BigUint64Array, 1, null, (a, i, v) => { a[i] = toBigInt(v); }],
+  HasFloat16Array
+    ? ['float16', 2, 16, Float16Array, 1] // eslint-disable-line no-undef
+    : ['float16', 2, 16, Uint16Array, 1, (a, i) => float16Value(a[i]),
+      (a, i, v) => { a[i] = float16Bits(toNumber(v)); }],
+  ['bfloat16', 4, 16, Uint16Array, 1, (a, i) => bfloat16Value(a[i]),
+    (a, i, v) => { a[i] = bfloat16Bits(toNumber(v)); }],
+  ['float32', 2, 32, Float32Array, 1],
+  ['float64', 2, 64, Float64Array, 1],
+  ['complex64', 5, 64, Float32Array, 2],
+  ['complex128', 5, 128, Float64Array, 2],
+];
+
+const readPlain = (a, i) => a[i];
+const writeNumber = (a, i, v) => { a[i] = toNumber(v); };
+const readComplex = (a, i) => [a[2 * i], a[2 * i + 1]];
+const writeComplex = (a, i, v) => {
+  if (Array.isArray(v)) {
+    a[2 * i] = toNumber(v[0]);
+    a[2 * i + 1] = toNumber(v[1]);
+  } else {
+    a[2 * i] = toNumber(v);
+    a[2 * i + 1] = 0;
+  }
+};
+
+const dtypes = Object.create(null); // public: frozen { name, code, bits, lanes, itemSize }
+const infos = Object.create(null);  // internal, by name
+const byIndex = [];
+
+rows.forEach(([name, code, bits, View, viewLanes, read, write], index) => {
+  const itemSize = bits / 8;
+  const complex = viewLanes === 2;
+  const info = {
+    name,
+    code,
+    bits,
+    itemSize,
+    index,
+    View,
+    viewLanes,
+    read: read || (complex ? readComplex : readPlain),
+    write: write || (complex ? writeComplex : writeNumber),
+    public: Object.freeze({ name, code, bits, lanes: 1, itemSize }),
+  };
+  dtypes[name] = info.public;
+  infos[name] = info;
+  byIndex.push(info);
+});
+Object.freeze(dtypes);
+
+function dtypeInfo(value, name = 'dtype') {
+  if (typeof value === 'string') {
+    const info = infos[value];
+    if (info !== undefined) return info;
+    throw invalidValue(name, `one of ${Object.keys(infos).join(', ')}`, value);
+  }
+  if (value !== null && typeof value === 'object' && typeof value.name === 'string' &&
+      infos[value.name] !== undefined && infos[value.name].public === value) {
+    return infos[value.name];
+  }
+  throw invalidType(name, 'a dtype name string', value);
+}
+
+// The dtype a typed array implies (dl.tensor(typedArray)).
+function dtypeOfView(view) {
+  switch (Object.prototype.toString.call(view)) {
+    case '[object Int8Array]': return infos.int8;
+    case '[object Uint8Array]':
+    case '[object Uint8ClampedArray]': return infos.uint8;
+    case '[object Int16Array]': return infos.int16;
+    case '[object Uint16Array]': return infos.uint16;
+    case '[object Int32Array]': return infos.int32;
+    case '[object Uint32Array]': return infos.uint32;
+    case '[object Float16Array]': return infos.float16;
+    case '[object Float32Array]': return infos.float32;
+    case '[object Float64Array]': return infos.float64;
+    case '[object BigInt64Array]': return infos.int64;
+    case '[object BigUint64Array]': return infos.uint64;
+    default: return undefined;
+  }
+}
+
+module.exports = { dtypes, dtypeInfo, dtypeOfView, byIndex, infos };

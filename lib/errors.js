@@ -1,0 +1,88 @@
+'use strict';
+// Error classes and the one table from `code` to class. Native code throws
+// through `makeError`, registered once at load (lib/binding.js).
+
+class DLPackError extends Error {
+  constructor(message, code = 'ERR_DLPACK_UNSUPPORTED') {
+    super(message);
+    this.code = code;
+  }
+
+  get name() {
+    return 'DLPackError';
+  }
+}
+
+class CudaError extends DLPackError {
+  constructor(message, code = 'ERR_DLPACK_CUDA', cudaError = undefined) {
+    super(message, code);
+    if (cudaError !== undefined) this.cudaError = cudaError;
+  }
+
+  get name() {
+    return 'CudaError';
+  }
+}
+
+const classOf = {
+  ERR_INVALID_ARG_TYPE: TypeError,
+  ERR_INVALID_ARG_VALUE: TypeError,
+  ERR_OUT_OF_RANGE: RangeError,
+  ERR_DLPACK_MISALIGNED: RangeError,
+  ERR_DLPACK_CUDA: CudaError,
+  ERR_DLPACK_CUDA_UNAVAILABLE: CudaError,
+};
+
+function makeError(code, message) {
+  const Class = classOf[code];
+  if (Class === undefined) return new DLPackError(message, code); // explicit fallback
+  if (Class === CudaError || Class === DLPackError) return new Class(message, code);
+  const error = new Class(message);
+  error.code = code;
+  return error;
+}
+
+// "received ..." text in the style of Node's own ERR_INVALID_ARG_TYPE.
+function describe(value) {
+  if (value === null) return 'null';
+  if (value === undefined) return 'undefined';
+  switch (typeof value) {
+    case 'string':
+      return `type string (${JSON.stringify(value.length > 28 ? `${value.slice(0, 25)}...` : value)})`;
+    case 'number':
+    case 'boolean':
+      return `type ${typeof value} (${String(value)})`;
+    case 'bigint':
+      return `type bigint (${value}n)`;
+    case 'symbol':
+      return `type symbol (${String(value)})`;
+    case 'function':
+      return `function ${value.name || '<anonymous>'}`;
+    default: {
+      if (Array.isArray(value)) return `an array of length ${value.length}`;
+      const name = value.constructor && value.constructor.name;
+      return name ? `an instance of ${name}` : 'an object';
+    }
+  }
+}
+
+function fail(code, name, expected, received) {
+  return makeError(code, `Expected ${expected} for \`${name}\`, received ${received}`);
+}
+
+const invalidType = (name, expected, value) =>
+  fail('ERR_INVALID_ARG_TYPE', name, expected, describe(value));
+const invalidValue = (name, expected, value) =>
+  fail('ERR_INVALID_ARG_VALUE', name, expected, describe(value));
+const outOfRange = (name, expected, received) => fail('ERR_OUT_OF_RANGE', name, expected, received);
+
+module.exports = {
+  DLPackError,
+  CudaError,
+  makeError,
+  describe,
+  fail,
+  invalidType,
+  invalidValue,
+  outOfRange,
+};

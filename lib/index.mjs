@@ -1,0 +1,10 @@
+// ESM entry: the same objects as the CommonJS entry.
+import { createRequire } from 'node:module';
+
+const dl = createRequire(import.meta.url)('./index.js');
+
+export const {
+  dtypes, dlpackVersion, Tensor, Device, DLPackCapsule, DLPackError, CudaError,
+  fromBuffer, frombuffer, empty, zeros, tensor, fromDLPack, from_dlpack, toDLPack, to_dlpack, cuda,
+} = dl;
+export default dl;

@@ -1,0 +1,66 @@
+'use strict';
+// Shape and stride arithmetic, in elements (API.md "Tensor").
+const { invalidType, outOfRange, describe } = require('./errors');
+
+const MAX_DIMS = 64;
+
+function normalizeShape(value, name = 'shape') {
+  if (typeof value === 'number') value = [value];
+  if (!Array.isArray(value)) throw invalidType(name, 'an array of non-negative integers', value);
+  if (value.length > MAX_DIMS) {
+    throw outOfRange(name, `at most ${MAX_DIMS} dimensions`, `${value.length}`);
+  }
+  const shape = new Array(value.length);
+  for (let i = 0; i < value.length; i++) {
+    const d = value[i];
+    if (!Number.isSafeInteger(d) || d < 0) {
+      if (typeof d !== 'number') throw invalidType(`${name}[${i}]`, 'a non-negative integer', d);
+      throw outOfRange(`${name}[${i}]`, 'a non-negative integer', describe(d));
+    }
+    shape[i] = d;
+  }
+  return shape;
+}
+
+function product(shape) {
+  let n = 1;
+  for (let i = 0; i < shape.length; i++) n *= shape[i];
+  return n;
+}
+
+function contiguousStrides(shape) {
+  const strides = new Array(shape.length);
+  let step = 1;
+  for (let i = shape.length - 1; i >= 0; i--) {
+    strides[i] = step;
+    step *= shape[i] || 1;
+  }
+  return strides;
+}
+
+// Row-major contiguity; size-1 dims may carry any stride, empty tensors are
+// contiguous (PyTorch's rule).
+function isContiguous(shape, strides) {
+  let expected = 1;
+  for (let i = shape.length - 1; i >= 0; i--) {
+    if (shape[i] === 0) return true;
+    if (shape[i] !== 1 && strides[i] !== expected) return false;
+    expected *= shape[i];
+  }
+  return true;
+}
+
+// Byte span around element 0: [byteOffset - low, byteOffset + high).
+function extent(shape, strides, itemSize) {
+  let low = 0;
+  let high = 0;
+  for (let i = 0; i < shape.length; i++) {
+    if (shape[i] === 0) return { low: 0, high: 0 };
+    const span = (shape[i] - 1) * strides[i] * itemSize;
+    if (span < 0) low -= span;
+    else high += span;
+  }
+  return { low, high: high + itemSize };
+}
+
+module.exports = { MAX_DIMS, normalizeShape, product, contiguousStrides, isContiguous, extent };

@@ -1,0 +1,80 @@
+'use strict';
+// What a tensor's bytes live in. Tensors and views share one Storage and
+// count themselves in `holders`; when the last lets go, memory the library
+// owns is released at once (API.md "dispose").
+//
+//   JS memory:      buffer is an ArrayBuffer or SharedArrayBuffer. `owned`
+//                   buffers (empty, zeros, clone...) are detached on release
+//                   unless a capsule pinned them; a caller's buffer never is.
+//   foreign memory: this object is wrapped by native code (host_storage.cc)
+//                   and owns a DLPack producer's tensor; the ArrayBuffer over
+//                   it is made only when JS asks for one.
+const { native } = require('./binding');
+const { makeError } = require('./errors');
+const { CPU } = require('./device');
+const { kStorage } = require('./internal');
+const { isArrayBuffer } = require('util').types;
+
+class Storage {
+  constructor(buffer, owned, device = CPU) {
+    this.buffer = buffer;
+    this.bytes = null;
+    this.owned = owned;
+    this.device = device;
+    this.foreign = false;
+    this.exported = false;
+    this.released = false;
+    this.holders = 0;
+  }
+
+  getBuffer() {
+    if (this.buffer === null) {
+      if (this.released) throw makeError('ERR_DLPACK_DISPOSED', 'The tensor\'s memory was released');
+      this.buffer = native.storageBuffer(this);
+    }
+    return this.buffer;
+  }
+
+  // A Uint8Array over the whole buffer, for native calls; it points back at
+  // this Storage so that importing our own capsule finds it again.
+  getBytes() {
+    let bytes = this.bytes;
+    if (bytes === null || (bytes.length === 0 && this.buffer.byteLength !== 0)) {
+      const buffer = this.getBuffer();
+      if (buffer.byteLength === 0 && isDetached(buffer)) {
+        throw makeError('ERR_DLPACK_DETACHED', 'The tensor\'s ArrayBuffer was detached');
+      }
+      bytes = new Uint8Array(buffer);
+      bytes[kStorage] = this;
+      this.bytes = bytes;
+    }
+    return bytes;
+  }
+
+  release() {
+    if (--this.holders > 0 || this.released) return;
+    this.released = true;
+    if (this.foreign) {
+      native.storageRelease(this, this.buffer);
+    } else if (this.owned && !this.exported && isArrayBuffer(this.buffer) &&
+               this.buffer.byteLength !== 0) {
+      native.detachBuffer(this.buffer);
+    }
+    this.buffer = null;
+    this.bytes = null;
+  }
+}
+
+// A detached ArrayBuffer reports length 0 and refuses new views.
+function isDetached(buffer) {
+  if (buffer.byteLength !== 0) return false;
+  if (typeof buffer.detached === 'boolean') return buffer.detached;
+  try {
+    new Uint8Array(buffer); // eslint-disable-line no-new
+    return false;
+  } catch {
+    return true;
+  }
+}
+
+module.exports = { Storage, isDetached };

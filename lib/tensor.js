@@ -1,0 +1,330 @@
+'use strict';
+// The Tensor class (API.md "Tensor"). Public methods are small forwarders;
+// state lives under module-private symbols.
+const { native, writeShape, slot } = require('./binding');
+const { makeError, invalidType, invalidValue, outOfRange } = require('./errors');
+const { dtypeInfo } = require('./dtypes');
+const { parseDevice, cudaUnavailable, CPU } = require('./device');
+const { normalizeShape, product, contiguousStrides, isContiguous, extent } = require('./shape');
+const { Storage } = require('./storage');
+const {
+  kToken, kStorage, kInfo, kShape, kStrides, kOffset, kLow, kHigh, kSize, kFlags, kView, kDevice,
+  READ_ONLY, IS_COPY, DISPOSED,
+} = require('./internal');
+const { formatTensor } = require('./format');
+
+const inspectSymbol = Symbol.for('nodejs.util.inspect.custom');
+let dlpack = null; // lib/dlpack.js, which needs this module first
+const protocol = () => dlpack || (dlpack = require('./dlpack'));
+
+class Tensor {
+  constructor(token, storage, info, shape, strides, byteOffset, flags) {
+    if (token !== kToken) {
+      throw new TypeError('Tensors are made by dl.fromBuffer, dl.empty, dl.zeros, dl.tensor or ' +
+                          'dl.fromDLPack, not by `new Tensor()`');
+    }
+    const { low, high } = extent(shape, strides, info.itemSize);
+    storage.holders++;
+    this[kStorage] = storage;
+    this[kInfo] = info;
+    this[kShape] = Object.freeze(shape);
+    this[kStrides] = Object.freeze(strides);
+    this[kOffset] = byteOffset;
+    this[kLow] = low;
+    this[kHigh] = high;
+    this[kSize] = product(shape);
+    this[kFlags] = flags;
+    this[kView] = null;
+    this[kDevice] = storage.device;
+  }
+
+  get dtype() { return this[kInfo].name; }
+  get shape() { return this[kShape]; }
+  get strides() { return this[kStrides]; }
+  get ndim() { return this[kShape].length; }
+  get size() { return this[kSize]; }
+  get itemSize() { return this[kInfo].itemSize; }
+  get nbytes() { return this[kSize] * this[kInfo].itemSize; }
+  get byteOffset() { return this[kOffset]; }
+  get device() { return this[kDevice]; }
+  get readOnly() { return (this[kFlags] & READ_ONLY) !== 0; }
+  get isCopy() { return (this[kFlags] & IS_COPY) !== 0; }
+  get disposed() { return (this[kFlags] & DISPOSED) !== 0; }
+  get isContiguous() { return isContiguous(this[kShape], this[kStrides]); }
+
+  get data() {
+    hostStorage(this, 'data');
+    if (!this.isContiguous) {
+      throw makeError('ERR_DLPACK_NOT_CONTIGUOUS',
+        'Expected a contiguous tensor for `data`, received strides ' +
+        `[${this[kStrides].join(', ')}] for shape [${this[kShape].join(', ')}]; call contiguous() first`);
+    }
+    const info = this[kInfo];
+    const length = this[kSize] * info.viewLanes;
+    let view = this[kView];
+    if (view === null) {
+      const buffer = checkedBuffer(this);
+      view = new info.View(buffer, this[kOffset] - this[kLow], length);
+      this[kView] = view;
+    } else if (view.length !== length) {
+      throw detached();
+    }
+    return view;
+  }
+
+  get buffer() {
+    hostStorage(this, 'buffer');
+    return this[kStorage].getBuffer();
+  }
+
+  reshape(shape) {
+    const storage = alive(this);
+    const info = this[kInfo];
+    const target = inferShape(shape, this[kSize]);
+    if (!this.isContiguous) {
+      throw makeError('ERR_DLPACK_NOT_CONTIGUOUS',
+        'Expected a contiguous tensor for reshape(), received a strided view; call contiguous() first');
+    }
+    return new Tensor(kToken, storage, info, target, contiguousStrides(target), this[kOffset],
+      this[kFlags] & (READ_ONLY | IS_COPY));
+  }
+
+  contiguous() {
+    alive(this);
+    return this.isContiguous ? this : this.clone();
+  }
+
+  clone() {
+    const storage = hostStorage(this, 'clone()');
+    const info = this[kInfo];
+    const shape = this[kShape].slice();
+    const nbytes = this.nbytes;
+    const buffer = allocate(nbytes);
+    if (nbytes !== 0) {
+      const srcBytes = storage.getBytes();
+      checkedBuffer(this);
+      if (this.isContiguous) {
+        new Uint8Array(buffer).set(srcBytes.subarray(this[kOffset], this[kOffset] + nbytes));
+      } else {
+        writeShape(shape, contiguousStrides(shape));
+        for (let i = 0; i < shape.length; i++) scratchSource(i, this[kStrides][i]);
+        native.copyStrided(new Uint8Array(buffer), 0, srcBytes, this[kOffset], info.itemSize);
+      }
+    }
+    // A clone is plain CPU memory, whatever host-accessible memory it came from.
+    return new Tensor(kToken, new Storage(buffer, true, CPU), info, shape, contiguousStrides(shape), 0, 0);
+  }
+
+  copyFrom(src) {
+    const storage = hostStorage(this, 'copyFrom()');
+    if (this[kFlags] & READ_ONLY) {
+      throw makeError('ERR_DLPACK_READ_ONLY', 'Expected a writable tensor for copyFrom(), received a readOnly one');
+    }
+    if (!(src instanceof Tensor)) {
+      src = require('./create').tensor(src, { dtype: this[kInfo].name, shape: this[kShape].slice() });
+    }
+    const srcStorage = hostStorage(src, 'copyFrom(src)');
+    if (src[kShape].length !== this[kShape].length || src[kShape].some((d, i) => d !== this[kShape][i])) {
+      throw invalidValue('src', `a tensor of shape [${this[kShape].join(', ')}]`,
+        `shape [${src[kShape].join(', ')}]`);
+    }
+    if (this[kSize] === 0) return this;
+    checkedBuffer(this);
+    checkedBuffer(src);
+    if (srcStorage === storage) src = src.clone(); // overlapping memory: copy through a temporary
+    if (src[kInfo] === this[kInfo]) {
+      writeShape(this[kShape], this[kStrides]);
+      for (let i = 0; i < this[kShape].length; i++) scratchSource(i, src[kStrides][i]);
+      native.copyStrided(storage.getBytes(), this[kOffset], src[kStorage].getBytes(), src[kOffset],
+        this[kInfo].itemSize);
+    } else {
+      const from = elementView(src);
+      const to = elementView(this);
+      const read = src[kInfo].read;
+      const write = this[kInfo].write;
+      forEachElement(this[kShape], src[kStrides], this[kStrides], from.origin, to.origin, (s, d) => {
+        write(to.view, d, read(from.view, s));
+      });
+    }
+    return this;
+  }
+
+  to(device, options = undefined) {
+    alive(this);
+    const target = parseDevice(device);
+    if (options !== undefined && (options === null || typeof options !== 'object')) {
+      throw invalidType('options', 'an object', options);
+    }
+    if (target === this[kDevice]) return this;
+    if (!target.hostAccessible || !this[kDevice].hostAccessible) throw cudaUnavailable(`to('${target}')`);
+    if (target !== CPU) throw cudaUnavailable(`to('${target}')`);
+    const copy = this.clone();
+    return copy;
+  }
+
+  cpu() {
+    return this.to(CPU);
+  }
+
+  cuda(index = 0) {
+    if (!Number.isSafeInteger(index) || index < 0) throw invalidValue('index', 'a non-negative integer', index);
+    alive(this);
+    throw cudaUnavailable(`cuda(${index})`);
+  }
+
+  toArray() {
+    hostStorage(this, 'toArray()');
+    checkedBuffer(this);
+    const { view, origin } = elementView(this);
+    const read = this[kInfo].read;
+    const shape = this[kShape];
+    const strides = this[kStrides];
+    const nest = (dim, pos) => {
+      if (dim === shape.length) return read(view, pos);
+      const out = new Array(shape[dim]);
+      for (let i = 0; i < shape[dim]; i++) out[i] = nest(dim + 1, pos + i * strides[dim]);
+      return out;
+    };
+    return nest(0, origin);
+  }
+
+  toString() {
+    if (this[kFlags] & DISPOSED) return `tensor(<disposed>, dtype=${this[kInfo].name})`;
+    if (!this[kDevice].hostAccessible || this[kStorage].released) {
+      return `tensor(<${this[kShape].join('x') || 'scalar'} on ${this[kDevice]}>, dtype=${this[kInfo].name})`;
+    }
+    let body;
+    try {
+      checkedBuffer(this);
+      const { view, origin } = elementView(this);
+      body = formatTensor(this[kShape], this[kStrides], origin, (i) => this[kInfo].read(view, i));
+    } catch (error) {
+      if (error.code !== 'ERR_DLPACK_DETACHED') throw error;
+      body = '<detached>';
+    }
+    const device = this[kDevice] === CPU ? '' : `, device='${this[kDevice]}'`;
+    return `tensor(${body}${device}, dtype=${this[kInfo].name})`;
+  }
+
+  [inspectSymbol]() {
+    return this.toString();
+  }
+
+  dispose() {
+    if (this[kFlags] & DISPOSED) return;
+    this[kFlags] |= DISPOSED;
+    this[kView] = null;
+    const storage = this[kStorage];
+    this[kStorage] = null;
+    storage.release();
+  }
+
+  [Symbol.dispose]() {
+    this.dispose();
+  }
+
+  __dlpack__(options = undefined) {
+    return protocol().toDLPack(this, options);
+  }
+
+  __dlpack_device__() {
+    alive(this);
+    const device = this[kDevice];
+    return [device.code, device.index];
+  }
+}
+
+function detached() {
+  return makeError('ERR_DLPACK_DETACHED',
+    'Expected the tensor\'s buffer to still hold its bytes, but it was detached or shrunk');
+}
+
+function alive(t) {
+  if (!(t instanceof Tensor)) throw invalidType('this', 'a Tensor', t);
+  if (t[kFlags] & DISPOSED) {
+    throw makeError('ERR_DLPACK_DISPOSED', `Expected a live tensor, received a disposed ${t[kInfo].name} tensor`);
+  }
+  return t[kStorage];
+}
+
+function hostStorage(t, what) {
+  const storage = alive(t);
+  if (!t[kDevice].hostAccessible) {
+    throw makeError('ERR_DLPACK_WRONG_DEVICE',
+      `Expected a CPU-accessible tensor for \`${what}\`, received one on ${t[kDevice]}`);
+  }
+  return storage;
+}
+
+// The buffer, after checking it still covers the tensor (detach, shrink).
+function checkedBuffer(t) {
+  const buffer = t[kStorage].getBuffer();
+  if (t[kSize] !== 0 && (t[kOffset] - t[kLow] < 0 || t[kOffset] + t[kHigh] > buffer.byteLength)) {
+    throw detached();
+  }
+  return buffer;
+}
+
+// A typed view over the whole extent, and the element index of element 0.
+function elementView(t) {
+  const info = t[kInfo];
+  const buffer = checkedBuffer(t);
+  if (t[kSize] === 0) return { view: new info.View(0), origin: 0 };
+  const start = t[kOffset] - t[kLow];
+  const elements = (t[kLow] + t[kHigh]) / info.itemSize;
+  return { view: new info.View(buffer, start, elements * info.viewLanes), origin: t[kLow] / info.itemSize };
+}
+
+function forEachElement(shape, srcStrides, dstStrides, srcOrigin, dstOrigin, fn) {
+  const walk = (dim, s, d) => {
+    if (dim === shape.length) {
+      fn(s, d);
+      return;
+    }
+    for (let i = 0; i < shape[dim]; i++) walk(dim + 1, s + i * srcStrides[dim], d + i * dstStrides[dim]);
+  };
+  walk(0, srcOrigin, dstOrigin);
+}
+
+const { scratch } = require('./binding');
+function scratchSource(i, stride) {
+  scratch[slot.sourceStrides + i] = stride;
+}
+
+// reshape() argument: one dimension may be -1 (inferred).
+function inferShape(value, size) {
+  const raw = typeof value === 'number' ? [value] : value;
+  if (!Array.isArray(raw)) throw invalidType('shape', 'an array of integers', value);
+  const inferred = raw.indexOf(-1);
+  if (inferred !== -1 && raw.indexOf(-1, inferred + 1) !== -1) {
+    throw invalidValue('shape', 'at most one -1 dimension', value);
+  }
+  const shape = normalizeShape(inferred === -1 ? raw : raw.map((d) => (d === -1 ? 0 : d)));
+  if (inferred !== -1) {
+    const rest = product(shape.filter((_, i) => i !== inferred));
+    if (rest === 0 || size % rest !== 0) {
+      throw outOfRange('shape', `a shape whose product is ${size}`, `[${raw.join(', ')}]`);
+    }
+    shape[inferred] = size / rest;
+  }
+  if (product(shape) !== size) {
+    throw outOfRange('shape', `a shape whose product is ${size}`, `[${raw.join(', ')}]`);
+  }
+  return shape;
+}
+
+// Fresh zeroed memory, made in this realm so `t.buffer instanceof ArrayBuffer`
+// holds for the caller. Large buffers come from fresh zero pages, so zeroing
+// costs nothing until the pages are written.
+function allocate(nbytes) {
+  if (nbytes > MAX_BYTES) throw outOfRange('shape', `a tensor of at most ${MAX_BYTES} bytes`, `${nbytes} bytes`);
+  return new ArrayBuffer(nbytes);
+}
+const MAX_BYTES = require('buffer').constants.MAX_LENGTH;
+
+function makeTensor(storage, info, shape, strides, byteOffset, flags) {
+  return new Tensor(kToken, storage, info, shape, strides, byteOffset, flags);
+}
+
+module.exports = { Tensor, makeTensor, allocate, alive, hostStorage, checkedBuffer, elementView,
+  dtypeInfo };

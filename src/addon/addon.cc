@@ -1,0 +1,88 @@
+// Module wiring only: per-environment state, the cleanup hook, and the
+// binding table lib/binding.js reads.
+#include <napi.h>
+
+#include "../core/stats.h"
+#include "capsule.h"
+#include "copy.h"
+#include "env_state.h"
+#include "export.h"
+#include "host_storage.h"
+#include "import.h"
+
+namespace dlnode {
+namespace {
+
+// (errorFactory, [[code, bits], ...]) -> scratch ArrayBuffer. Called once per
+// load of lib/ (Jest loads it once per test file; the last call wins).
+Napi::Value Init(const Napi::CallbackInfo& info) {
+  napi_env env = info.Env();
+  EnvState& state = EnvState::Of(env);
+  state.SetFactory(env, info[0]);
+  Napi::Array table = info[1].As<Napi::Array>();
+  std::vector<DtypeEntry> entries;
+  for (uint32_t i = 0; i < table.Length(); ++i) {
+    Napi::Array pair = table.Get(i).As<Napi::Array>();
+    entries.push_back({static_cast<uint8_t>(pair.Get(0u).As<Napi::Number>().Uint32Value()),
+                       static_cast<uint8_t>(pair.Get(1u).As<Napi::Number>().Uint32Value())});
+  }
+  state.SetDtypes(DtypeTable(std::move(entries)));
+  Napi::Object result = Napi::Object::New(env);
+  result.Set("scratch", Napi::Value(env, state.ScratchBuffer(env)));
+  result.Set("externalBuffers", Napi::Boolean::New(env, state.external_buffers()));
+  return result;
+}
+
+Napi::Value Stats(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Napi::Object result = Napi::Object::New(env);
+  result.Set("managedLive", Napi::Number::New(env, static_cast<double>(stats::managed_live.load())));
+  result.Set("foreignLive", Napi::Number::New(env, static_cast<double>(stats::foreign_live.load())));
+  result.Set("jsKeepaliveLive",
+             Napi::Number::New(env, static_cast<double>(stats::js_keepalive_live.load())));
+  return result;
+}
+
+Napi::Value DrainReleases(const Napi::CallbackInfo& info) {
+  EnvState::Of(info.Env()).link()->Drain(info.Env());
+  return info.Env().Undefined();
+}
+
+Napi::Object Initialize(Napi::Env env, Napi::Object exports) {
+  auto* state = new EnvState(env);
+  napi_set_instance_data(
+      env, state, [](napi_env, void* data, void*) { delete static_cast<EnvState*>(data); }, nullptr);
+  napi_add_env_cleanup_hook(
+      env, [](void* data) { static_cast<EnvState*>(data)->Shutdown(); }, state);
+
+  const struct {
+    const char* name;
+    Napi::Function::Callback fn;
+  } functions[] = {
+      {"init", Guarded<Init>},
+      {"exportTensor", Guarded<ExportTensor>},
+      {"importCapsule", Guarded<ImportCapsule>},
+      {"capsuleFromPointer", Guarded<CapsuleFromPointer>},
+      {"capsuleToPointer", Guarded<CapsuleToPointer>},
+      {"capsuleDispose", Guarded<CapsuleDispose>},
+      {"capsuleVersion", Guarded<CapsuleVersion>},
+      {"storageBuffer", Guarded<StorageBuffer>},
+      {"storageRelease", Guarded<StorageRelease>},
+      {"copyStrided", Guarded<CopyStrided>},
+      {"detachBuffer", Guarded<DetachBuffer>},
+      {"setExternalBuffers", Guarded<SetExternalBuffers>},
+      {"drainReleases", Guarded<DrainReleases>},
+      {"stats", Guarded<Stats>},
+  };
+  for (const auto& f : functions) exports.Set(f.name, Napi::Function::New(env, f.fn, f.name));
+  return exports;
+}
+
+}  // namespace
+}  // namespace dlnode
+
+static Napi::Object InitModule(Napi::Env env, Napi::Object exports) {
+  return dlnode::Initialize(env, exports);
+}
+
+NODE_API_MODULE(dlpack, InitModule)

@@ -1,0 +1,77 @@
+#include "capsule.h"
+
+#include "env_state.h"
+#include "wrap.h"
+
+namespace dlnode {
+namespace {
+
+void FinalizeCapsule(node_api_basic_env, void* data, void*) {
+  auto* state = static_cast<CapsuleState*>(data);
+  // Garbage-collected unconsumed: the capsule still owns the tensor. Our own
+  // deleter posts anything JS-bound; a producer's deleter may run anywhere.
+  if (state->managed.ptr != nullptr) state->managed.CallDeleter();
+  delete state;
+}
+
+}  // namespace
+
+void WrapCapsule(napi_env env, napi_value capsule, AnyManaged managed) {
+  auto* state = new CapsuleState{managed};
+  try {
+    WrapTagged(env, capsule, state, kCapsuleTag, &FinalizeCapsule);
+  } catch (...) {
+    delete state;
+    throw;
+  }
+}
+
+CapsuleState& LiveCapsule(napi_env env, napi_value capsule) {
+  auto* state = UnwrapTagged<CapsuleState>(env, capsule, kCapsuleTag, "DLPackCapsule");
+  if (state->managed.ptr == nullptr) {
+    throw Error{code::kConsumed, "Expected an unconsumed DLPackCapsule, received a consumed one"};
+  }
+  return *state;
+}
+
+Napi::Value CapsuleFromPointer(const Napi::CallbackInfo& info) {
+  bool lossless = false;
+  const uint64_t address = info[1].As<Napi::BigInt>().Uint64Value(&lossless);
+  // JS has checked the range; the pointer itself is trusted (API.md: unsafe).
+  WrapCapsule(info.Env(), info[0],
+              AnyManaged{reinterpret_cast<void*>(static_cast<uintptr_t>(address)),
+                         info[2].As<Napi::Boolean>().Value()});
+  return info.Env().Undefined();
+}
+
+Napi::Value CapsuleToPointer(const Napi::CallbackInfo& info) {
+  CapsuleState& state = LiveCapsule(info.Env(), info[0]);
+  const auto address = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(state.managed.ptr));
+  state.managed.ptr = nullptr;  // native code owns it now and calls the deleter
+  return Napi::BigInt::New(info.Env(), address);
+}
+
+Napi::Value CapsuleDispose(const Napi::CallbackInfo& info) {
+  CapsuleState& state = LiveCapsule(info.Env(), info[0]);
+  AnyManaged managed = state.managed;
+  state.managed.ptr = nullptr;
+  managed.CallDeleter();
+  return info.Env().Undefined();
+}
+
+Napi::Value CapsuleVersion(const Napi::CallbackInfo& info) {
+  CapsuleState& state = LiveCapsule(info.Env(), info[0]);
+  double* scratch = EnvState::Of(info.Env()).scratch();
+  if (state.managed.versioned) {
+    // The version is in the stable prefix: safe to read whatever it says.
+    const auto* t = static_cast<const DLManagedTensorVersioned*>(state.managed.ptr);
+    scratch[slot::kMajor] = t->version.major;
+    scratch[slot::kMinor] = t->version.minor;
+  } else {
+    scratch[slot::kMajor] = 0;
+    scratch[slot::kMinor] = 0;
+  }
+  return info.Env().Undefined();
+}
+
+}  // namespace dlnode

@@ -1,0 +1,20 @@
+// Byte-level operations on JS buffers: strided copies (clone, contiguous,
+// copyFrom) and detaching buffers the library owns (dispose).
+#ifndef DLPACK_NODE_ADDON_COPY_H_
+#define DLPACK_NODE_ADDON_COPY_H_
+
+#include <napi.h>
+
+namespace dlnode {
+
+// (dstView, dstOffset, srcView, srcOffset, itemSize); ndim and shape in the
+// scratch block, destination strides in kStrides, source in kSourceStrides.
+// Views are typed arrays; offsets are bytes to element 0 from the view start.
+Napi::Value CopyStrided(const Napi::CallbackInfo& info);
+
+// (arrayBuffer) -> undefined
+Napi::Value DetachBuffer(const Napi::CallbackInfo& info);
+
+}  // namespace dlnode
+
+#endif  // DLPACK_NODE_ADDON_COPY_H_

@@ -1,0 +1,119 @@
+// Per-environment state (main thread and each worker have their own), kept
+// as Node-API instance data: the error factory, the dtype table, the scratch
+// block shared with JS, and the link deleters use to release JS buffers.
+#ifndef DLPACK_NODE_ADDON_ENV_STATE_H_
+#define DLPACK_NODE_ADDON_ENV_STATE_H_
+
+#include <napi.h>
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "../core/dtype.h"
+#include "../core/layout.h"
+#include "errors.h"
+
+namespace dlnode {
+
+// Scratch slots (doubles) shared with lib/binding.js, which mirrors them.
+namespace slot {
+constexpr int kNdim = 0;
+constexpr int kDtype = 1;
+constexpr int kDeviceType = 2;
+constexpr int kDeviceId = 3;
+constexpr int kFlags = 4;
+constexpr int kByteOffset = 5;
+constexpr int kExtent = 6;
+constexpr int kMajor = 7;
+constexpr int kMinor = 8;
+constexpr int kResult = 9;
+constexpr int kShape = 16;
+constexpr int kStrides = kShape + kMaxDims;
+constexpr int kSourceStrides = kStrides + kMaxDims;  // copy source
+constexpr int kCount = kSourceStrides + kMaxDims;
+}  // namespace slot
+
+// What importCapsule handed back (slot kResult).
+enum class ImportResult { kJsBuffer = 0, kForeign = 1, kCopied = 2 };
+
+// Outlives the environment: deleters that run on other threads, or after the
+// environment is gone, hold it to find out whether JS is still there.
+class EnvLink {
+ public:
+  explicit EnvLink(napi_env env);
+  // Queue `ref` for deletion on the JS thread. Any thread. After teardown
+  // the reference is left alone: Node-API has already dropped the heap.
+  void PostRelease(napi_ref ref);
+  // JS thread only: delete every queued reference.
+  void Drain(napi_env env);
+  bool has_pending() const { return pending_count_.load(std::memory_order_acquire) != 0; }
+  // Environment cleanup hook: drain, then refuse further posts.
+  void Shutdown(napi_env env);
+
+ private:
+  static void CallJs(napi_env env, napi_value, void* context, void*);
+  std::mutex mutex_;
+  bool alive_ = true;
+  napi_threadsafe_function wake_ = nullptr;
+  std::vector<napi_ref> pending_;
+  std::atomic<size_t> pending_count_{0};
+};
+
+class EnvState {
+ public:
+  explicit EnvState(napi_env env);
+  ~EnvState();
+  EnvState(const EnvState&) = delete;
+  EnvState& operator=(const EnvState&) = delete;
+
+  static EnvState& Of(napi_env env);
+
+  // Environment cleanup hook: release queued references, then make every
+  // later release from a deleter a deliberate no-op.
+  void Shutdown() { link_->Shutdown(env_); }
+
+  // Builds the JS error for `e` through the registered factory and throws it
+  // as a C++ Napi::Error (node-addon-api rethrows it into JS).
+  [[noreturn]] void Throw(napi_env env, const Error& e);
+
+  void SetFactory(napi_env env, napi_value factory);
+  void SetDtypes(DtypeTable table) { dtypes_ = std::move(table); }
+  const DtypeTable& dtypes() const { return dtypes_; }
+
+  // The scratch block: a JS ArrayBuffer this module allocated, never handed
+  // to user code and never detached, so its data pointer is stable for the
+  // environment's life (the one cached JS pointer in the addon).
+  double* scratch() const { return scratch_; }
+  napi_value ScratchBuffer(napi_env env) const;
+
+  const std::shared_ptr<EnvLink>& link() const { return link_; }
+
+  // Whether the runtime accepts external ArrayBuffers (no V8 sandbox). Probed
+  // at load; tests may turn it off to exercise the copy fallback.
+  bool external_buffers() const { return external_buffers_; }
+  void set_external_buffers(bool allowed) { external_buffers_ = allowed; }
+
+ private:
+  napi_env env_;
+  napi_ref factory_ = nullptr;
+  napi_ref scratch_ref_ = nullptr;
+  double* scratch_ = nullptr;
+  DtypeTable dtypes_;
+  std::shared_ptr<EnvLink> link_;
+  bool external_buffers_ = true;
+};
+
+template <Napi::Value (*F)(const Napi::CallbackInfo&)>
+Napi::Value Guarded(const Napi::CallbackInfo& info) {
+  try {
+    return F(info);
+  } catch (const Error& e) {
+    EnvState::Of(info.Env()).Throw(info.Env(), e);
+  }
+}
+
+}  // namespace dlnode
+
+#endif  // DLPACK_NODE_ADDON_ENV_STATE_H_

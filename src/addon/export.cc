@@ -1,0 +1,97 @@
+#include "export.h"
+
+#include "../core/layout.h"
+#include "../core/managed.h"
+#include "capsule.h"
+#include "env_state.h"
+#include "host_storage.h"
+#include "js_keepalive.h"
+
+namespace dlnode {
+
+Napi::Value ExportTensor(const Napi::CallbackInfo& info) {
+  napi_env env = info.Env();
+  EnvState& state = EnvState::Of(env);
+  // Releases posted from GC or other threads are drained here too, so a
+  // synchronous loop of exports does not pile up pinned buffers.
+  if (state.link()->has_pending()) state.link()->Drain(env);
+
+  const bool foreign = info[2].As<Napi::Boolean>().Value();
+  const auto byte_offset = static_cast<uint64_t>(info[3].As<Napi::Number>().Int64Value());
+  const int dtype_index = info[4].As<Napi::Number>().Int32Value();
+  const auto flags = static_cast<uint64_t>(info[5].As<Napi::Number>().Int64Value());
+  const bool versioned = info[6].As<Napi::Boolean>().Value();
+  const DLDevice device{static_cast<DLDeviceType>(info[7].As<Napi::Number>().Int32Value()),
+                        info[8].As<Napi::Number>().Int32Value()};
+
+  const double* scratch = state.scratch();
+  const int ndim = static_cast<int>(scratch[slot::kNdim]);
+  int64_t shape[kMaxDims];
+  int64_t strides[kMaxDims];
+  for (int i = 0; i < ndim; ++i) {
+    shape[i] = static_cast<int64_t>(scratch[slot::kShape + i]);
+    strides[i] = static_cast<int64_t>(scratch[slot::kStrides + i]);
+  }
+  const DtypeEntry entry = state.dtypes().at(dtype_index);
+  uint64_t low = 0;
+  uint64_t high = 0;
+  if (!ComputeExtent(ndim, shape, strides, DtypeTable::ItemSize(entry), &low, &high)) {
+    throw Error{code::kOutOfRange, "Expected a tensor extent below 2^53 bytes"};
+  }
+
+  // Re-read the memory now (never cached) and re-check the extent against the
+  // buffer's current length: it may have been detached or shrunk.
+  char* base = nullptr;
+  uint64_t length = 0;
+  ForeignStorage* storage = nullptr;
+  if (foreign) {
+    storage = StorageOf(env, info[1]);
+    base = static_cast<char*>(storage->base());
+    length = storage->length();
+  } else {
+    napi_typedarray_type type;
+    size_t count = 0;
+    void* data = nullptr;
+    Check(env, napi_get_typedarray_info(env, info[1], &type, &count, &data, nullptr, nullptr),
+          "napi_get_typedarray_info");
+    base = static_cast<char*>(data);
+    length = count;  // JS passes a Uint8Array: elements are bytes
+  }
+  const bool empty = low == 0 && high == 0;
+  if (!empty && (byte_offset < low || byte_offset + high > length)) {
+    throw Error{code::kDetached, "Expected the tensor's buffer to still hold its bytes, but it "
+                                 "was detached or shrunk"};
+  }
+
+  Keepalive* keepalive = nullptr;
+  if (foreign) {
+    storage->Retain();
+    keepalive = storage;
+  } else {
+    keepalive = JsKeepalive::New(env, info[1], state.link());
+  }
+  const ExportSpec spec{empty ? nullptr : base + byte_offset,
+                        device,
+                        ndim,
+                        DLDataType{entry.code, entry.bits, 1},
+                        shape,
+                        strides,
+                        flags,
+                        keepalive};
+  AnyManaged managed{versioned ? static_cast<void*>(NewVersioned(spec))
+                               : static_cast<void*>(NewLegacy(spec)),
+                     versioned};
+  if (managed.ptr == nullptr) {
+    keepalive->Release();
+    throw Error{code::kOutOfMemory, "Could not allocate the DLPack managed tensor"};
+  }
+  try {
+    WrapCapsule(env, info[0], managed);
+  } catch (...) {
+    managed.CallDeleter();
+    throw;
+  }
+  return info.Env().Undefined();
+}
+
+}  // namespace dlnode

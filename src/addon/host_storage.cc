@@ -1,0 +1,115 @@
+#include "host_storage.h"
+
+#include "env_state.h"
+#include "wrap.h"
+
+namespace dlnode {
+namespace {
+
+// The hold an external ArrayBuffer has on the storage. Released by the
+// buffer's finalizer, or earlier by dispose() after it detaches the buffer.
+struct BufferHold {
+  ForeignStorage* storage;
+  bool released = false;
+  void Release() {
+    if (released) return;
+    released = true;
+    storage->Release();
+  }
+};
+
+struct OwnerState {
+  ForeignStorage* storage;  // nullptr once released
+  BufferHold* buffer_hold = nullptr;  // the one external ArrayBuffer, if made
+};
+
+void ReleaseOwner(node_api_basic_env env, OwnerState* state) {
+  if (state->storage == nullptr) return;
+  int64_t ignored;
+  napi_adjust_external_memory(env, -static_cast<int64_t>(state->storage->length()), &ignored);
+  state->storage->Release();
+  state->storage = nullptr;
+}
+
+void FinalizeOwner(node_api_basic_env env, void* data, void*) {
+  auto* state = static_cast<OwnerState*>(data);
+  ReleaseOwner(env, state);
+  delete state;
+}
+
+void FinalizeBuffer(node_api_basic_env, void*, void* hint) {
+  auto* hold = static_cast<BufferHold*>(hint);
+  hold->Release();
+  delete hold;
+}
+
+}  // namespace
+
+void AdoptStorage(napi_env env, napi_value owner, ForeignStorage* storage) {
+  auto* state = new OwnerState{storage};
+  try {
+    WrapTagged(env, owner, state, kStorageTag, &FinalizeOwner);
+  } catch (...) {
+    delete state;
+    throw;
+  }
+  int64_t ignored;
+  napi_adjust_external_memory(env, static_cast<int64_t>(storage->length()), &ignored);
+}
+
+ForeignStorage* StorageOf(napi_env env, napi_value owner) {
+  auto* state = UnwrapTagged<OwnerState>(env, owner, kStorageTag, "storage");
+  if (state->storage == nullptr) throw Error{code::kDisposed, "The tensor's memory was released"};
+  return state->storage;
+}
+
+Napi::Value StorageBuffer(const Napi::CallbackInfo& info) {
+  napi_env env = info.Env();
+  auto* state = UnwrapTagged<OwnerState>(env, info[0], kStorageTag, "storage");
+  if (state->storage == nullptr) throw Error{code::kDisposed, "The tensor's memory was released"};
+  ForeignStorage* storage = state->storage;
+  napi_value result;
+  if (storage->length() == 0 || state->buffer_hold != nullptr) {
+    // Empty, or asked twice (JS caches the first): a plain empty buffer.
+    void* unused;
+    Check(env, napi_create_arraybuffer(env, 0, &unused, &result), "napi_create_arraybuffer");
+    return Napi::Value(env, result);
+  }
+  auto* hold = new BufferHold{storage};
+  storage->Retain();
+  const napi_status status = napi_create_external_arraybuffer(
+      env, storage->base(), storage->length(), &FinalizeBuffer, hold, &result);
+  if (status != napi_ok) {
+    hold->Release();
+    delete hold;
+    Check(env, status, "napi_create_external_arraybuffer");
+  }
+  state->buffer_hold = hold;
+  return Napi::Value(env, result);
+}
+
+Napi::Value StorageRelease(const Napi::CallbackInfo& info) {
+  napi_env env = info.Env();
+  auto* state = UnwrapTagged<OwnerState>(env, info[0], kStorageTag, "storage");
+  if (state->storage == nullptr) return info.Env().Undefined();
+  if (state->buffer_hold != nullptr) {
+    // info[1] is the buffer StorageBuffer made (JS caches it). Detach it first
+    // so no view can reach the memory, then drop its hold now instead of when
+    // Node gets round to the buffer's finalizer.
+    void* data = nullptr;
+    size_t length = 0;
+    bool is_buffer = false;
+    napi_is_arraybuffer(env, info[1], &is_buffer);
+    if (!is_buffer || napi_get_arraybuffer_info(env, info[1], &data, &length) != napi_ok ||
+        data != state->storage->base()) {
+      throw Error{code::kInvalidArgValue, "Expected the storage's own ArrayBuffer"};
+    }
+    Check(env, napi_detach_arraybuffer(env, info[1]), "napi_detach_arraybuffer");
+    state->buffer_hold->Release();
+  }
+  ReleaseOwner(env, state);
+  return info.Env().Undefined();
+}
+
+}  // namespace dlnode
+

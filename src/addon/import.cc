@@ -1,0 +1,137 @@
+#include "import.h"
+
+#include <cstring>
+#include <string>
+
+#include "../core/layout.h"
+#include "../core/managed.h"
+#include "capsule.h"
+#include "env_state.h"
+#include "host_storage.h"
+#include "js_keepalive.h"
+
+namespace dlnode {
+namespace {
+
+void WriteLayout(double* scratch, const Layout& layout, uint64_t flags, uint64_t byte_offset,
+                 ImportResult result) {
+  scratch[slot::kNdim] = layout.ndim;
+  scratch[slot::kDtype] = layout.dtype_index;
+  scratch[slot::kDeviceType] = layout.device.device_type;
+  scratch[slot::kDeviceId] = layout.device.device_id;
+  scratch[slot::kFlags] = static_cast<double>(flags & (DLPACK_FLAG_BITMASK_READ_ONLY |
+                                                        DLPACK_FLAG_BITMASK_IS_COPIED));
+  scratch[slot::kByteOffset] = static_cast<double>(byte_offset);
+  scratch[slot::kExtent] = static_cast<double>(layout.extent());
+  scratch[slot::kResult] = static_cast<double>(result);
+  for (int i = 0; i < layout.ndim; ++i) {
+    scratch[slot::kShape + i] = static_cast<double>(layout.shape[i]);
+    scratch[slot::kStrides + i] = static_cast<double>(layout.strides[i]);
+  }
+}
+
+// The capsule is already consumed here, so a failure must release the memory.
+void AdoptOrRelease(napi_env env, napi_value owner, ForeignStorage* storage) {
+  try {
+    AdoptStorage(env, owner, storage);
+  } catch (...) {
+    storage->Release();
+    throw;
+  }
+}
+
+}  // namespace
+
+Napi::Value ImportCapsule(const Napi::CallbackInfo& info) {
+  napi_env env = info.Env();
+  EnvState& state = EnvState::Of(env);
+  CapsuleState& capsule = LiveCapsule(env, info[0]);
+  const bool allow_copy = info[2].As<Napi::Boolean>().Value();
+  AnyManaged managed = capsule.managed;
+
+  // 1. Major version. Only the stable prefix may be read before this check;
+  //    an unknown major means "call the deleter and read nothing else".
+  uint64_t flags = 0;
+  bool null_strides_ok = true;
+  if (managed.versioned) {
+    const auto* t = static_cast<const DLManagedTensorVersioned*>(managed.ptr);
+    if (t->version.major > 1) {
+      const std::string major = std::to_string(t->version.major);
+      capsule.managed.ptr = nullptr;
+      managed.CallDeleter();
+      throw Error{code::kUnsupported, "Expected DLPack major version 0 or 1, received " + major +
+                                          " (the producer's deleter was called)"};
+    }
+    flags = t->flags;
+    // NULL strides mean row-major only before DLPack 1.2.
+    null_strides_ok = t->version.major == 0 || t->version.minor < 2;
+  }
+
+  // 2-7. ndim, device, lanes, dtype, shape, strides, byte_offset.
+  Layout layout;
+  const CheckResult check = CheckTensor(*managed.tensor(), null_strides_ok, state.dtypes(), &layout);
+  if (!check.ok()) throw Error{code::kUnsupported, check.message};
+  if (!state.external_buffers() && !allow_copy && !managed.own()) {
+    throw Error{code::kCopyRequired,
+                "Expected zero-copy import (copy: false), but this runtime refuses external "
+                "ArrayBuffers, so the data would have to be copied"};
+  }
+
+  // Every check passed: from here on the capsule is consumed.
+  capsule.managed.ptr = nullptr;
+  double* scratch = state.scratch();
+
+  if (managed.own()) {
+    // Our own export: take the keepalive back instead of wrapping our memory
+    // in a second layer of ownership.
+    Keepalive* keepalive = managed.versioned
+                               ? TakeOwn(static_cast<DLManagedTensorVersioned*>(managed.ptr))
+                               : TakeOwn(static_cast<DLManagedTensor*>(managed.ptr));
+    if (keepalive->kind() == Keepalive::Kind::kJsBuffer) {
+      napi_value view = static_cast<JsKeepalive*>(keepalive)->TakeView(env);
+      void* data = nullptr;
+      napi_typedarray_type type;
+      size_t length = 0;
+      Check(env, napi_get_typedarray_info(env, view, &type, &length, &data, nullptr, nullptr),
+            "napi_get_typedarray_info");
+      const uint64_t offset = layout.size == 0 ? 0 : layout.first - reinterpret_cast<uintptr_t>(data);
+      WriteLayout(scratch, layout, flags, offset, ImportResult::kJsBuffer);
+      return Napi::Value(env, view);
+    }
+    auto* storage = static_cast<ForeignStorage*>(keepalive);
+    AdoptOrRelease(env, info[1], storage);  // the capsule's reference moves to the owner
+    const uint64_t offset =
+        layout.size == 0 ? 0 : layout.first - reinterpret_cast<uintptr_t>(storage->base());
+    WriteLayout(scratch, layout, flags, offset, ImportResult::kForeign);
+    return info[1];
+  }
+
+  if (!state.external_buffers()) {
+    // The V8 sandbox (Electron) refuses external memory: copy, then release.
+    void* copy = nullptr;
+    napi_value buffer;
+    const napi_status status = napi_create_arraybuffer(env, layout.extent(), &copy, &buffer);
+    if (status != napi_ok) {
+      managed.CallDeleter();
+      Check(env, status, "napi_create_arraybuffer");
+    }
+    if (layout.extent() != 0) std::memcpy(copy, reinterpret_cast<void*>(layout.base()), layout.extent());
+    managed.CallDeleter();
+    WriteLayout(scratch, layout, flags | DLPACK_FLAG_BITMASK_IS_COPIED, layout.low,
+                ImportResult::kCopied);
+    return Napi::Value(env, buffer);
+  }
+
+  auto* storage = new ForeignStorage(
+      managed, layout.size == 0 ? nullptr : reinterpret_cast<void*>(layout.base()), layout.extent());
+  AdoptOrRelease(env, info[1], storage);
+  WriteLayout(scratch, layout, flags, layout.low, ImportResult::kForeign);
+  return info[1];
+}
+
+Napi::Value SetExternalBuffers(const Napi::CallbackInfo& info) {
+  EnvState::Of(info.Env()).set_external_buffers(info[0].As<Napi::Boolean>().Value());
+  return info.Env().Undefined();
+}
+
+}  // namespace dlnode

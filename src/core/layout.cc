@@ -1,0 +1,137 @@
+#include "layout.h"
+
+#include <string>
+
+namespace dlnode {
+namespace {
+
+CheckResult Fail(CheckFailure f, std::string message) { return {f, std::move(message)}; }
+
+std::string Num(int64_t v) { return std::to_string(v); }
+
+}  // namespace
+
+bool IsHostAccessible(int32_t device_type) {
+  return device_type == kDLCPU || device_type == kDLCUDAHost || device_type == kDLCUDAManaged;
+}
+
+bool ComputeExtent(int ndim, const int64_t* shape, const int64_t* strides, uint64_t item_size,
+                   uint64_t* low, uint64_t* high) {
+  uint64_t lo = 0;
+  uint64_t hi = 0;
+  for (int i = 0; i < ndim; ++i) {
+    if (shape[i] == 0) {
+      *low = 0;
+      *high = 0;
+      return true;
+    }
+  }
+  for (int i = 0; i < ndim; ++i) {
+    const uint64_t span = static_cast<uint64_t>(shape[i] - 1);
+    const int64_t stride = strides[i];
+    const uint64_t magnitude = stride < 0 ? (stride == INT64_MIN ? 0 : static_cast<uint64_t>(-stride))
+                                          : static_cast<uint64_t>(stride);
+    if (stride == INT64_MIN) return false;
+    uint64_t step = 0;
+    uint64_t bytes = 0;
+    if (__builtin_mul_overflow(span, magnitude, &step) ||
+        __builtin_mul_overflow(step, item_size, &bytes)) {
+      return false;
+    }
+    uint64_t& side = stride < 0 ? lo : hi;
+    if (__builtin_add_overflow(side, bytes, &side)) return false;
+  }
+  if (__builtin_add_overflow(hi, item_size, &hi)) return false;
+  if (lo > kMaxSafeInteger || hi > kMaxSafeInteger || lo + hi > kMaxSafeInteger) return false;
+  *low = lo;
+  *high = hi;
+  return true;
+}
+
+CheckResult CheckTensor(const DLTensor& t, bool null_strides_ok, const DtypeTable& dtypes,
+                        Layout* out) {
+  if (t.ndim < 0 || t.ndim > kMaxDims) {
+    return Fail(CheckFailure::kNdim,
+                "Expected ndim between 0 and 64 in the DLPack tensor, received " + Num(t.ndim));
+  }
+  if (!IsHostAccessible(t.device.device_type)) {
+    return Fail(CheckFailure::kDevice,
+                "Expected a CPU-accessible device (kDLCPU 1, kDLCUDAHost 3, kDLCUDAManaged 13) "
+                "in the DLPack tensor, received device type " +
+                    Num(t.device.device_type));
+  }
+  if (t.dtype.lanes != 1) {
+    return Fail(CheckFailure::kLanes,
+                "Expected dtype.lanes 1 in the DLPack tensor, received " + Num(t.dtype.lanes));
+  }
+  const int index = dtypes.Find(t.dtype);
+  if (index < 0) {
+    return Fail(CheckFailure::kDtype, "Expected a supported dtype in the DLPack tensor, received "
+                                      "code " + Num(t.dtype.code) + " bits " + Num(t.dtype.bits));
+  }
+  const int ndim = t.ndim;
+  if (ndim > 0 && t.shape == nullptr) {
+    return Fail(CheckFailure::kShape, "Expected a shape array in the DLPack tensor, received NULL");
+  }
+  uint64_t size = 1;
+  for (int i = 0; i < ndim; ++i) {
+    const int64_t d = t.shape[i];
+    if (d < 0) {
+      return Fail(CheckFailure::kShape, "Expected non-negative shape[" + Num(i) +
+                                            "] in the DLPack tensor, received " + Num(d));
+    }
+    if (__builtin_mul_overflow(size, static_cast<uint64_t>(d), &size) || size > kMaxSafeInteger) {
+      return Fail(CheckFailure::kShape,
+                  "Expected an element count below 2^53 in the DLPack tensor, received an "
+                  "overflowing shape");
+    }
+  }
+  const uint64_t item = DtypeTable::ItemSize(dtypes.at(index));
+  if (ndim > 0 && t.strides == nullptr) {
+    if (!null_strides_ok) {
+      return Fail(CheckFailure::kStrides,
+                  "Expected strides in a DLPack >= 1.2 tensor with ndim > 0, received NULL");
+    }
+    int64_t running = 1;
+    for (int i = ndim - 1; i >= 0; --i) {
+      out->strides[i] = running;
+      running *= t.shape[i] == 0 ? 1 : t.shape[i];  // size < 2^53: cannot overflow
+    }
+  } else {
+    for (int i = 0; i < ndim; ++i) out->strides[i] = t.strides[i];
+  }
+  for (int i = 0; i < ndim; ++i) out->shape[i] = t.shape[i];
+  uint64_t low = 0;
+  uint64_t high = 0;
+  if (size != 0 && !ComputeExtent(ndim, out->shape, out->strides, item, &low, &high)) {
+    return Fail(CheckFailure::kStrides,
+                "Expected strides whose byte extent fits below 2^53 in the DLPack tensor, "
+                "received an overflowing stride");
+  }
+  const uintptr_t data = reinterpret_cast<uintptr_t>(t.data);
+  uintptr_t first = 0;
+  if (size != 0) {
+    if (data == 0) {
+      return Fail(CheckFailure::kByteOffset,
+                  "Expected a non-NULL data pointer in a non-empty DLPack tensor, received NULL");
+    }
+    uintptr_t end = 0;
+    if (__builtin_add_overflow(data, t.byte_offset, &first) || first < low ||
+        __builtin_add_overflow(first, high, &end)) {
+      return Fail(CheckFailure::kByteOffset,
+                  "Expected data + byte_offset and the tensor's extent inside the address space, "
+                  "received byte_offset " + std::to_string(t.byte_offset));
+    }
+  }
+  out->ndim = ndim;
+  out->dtype_index = index;
+  out->item_size = item;
+  out->device = t.device;
+  out->size = size;
+  out->first = first;
+  out->low = low;
+  out->high = high;
+  return {};
+}
+
+}  // namespace dlnode

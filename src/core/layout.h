@@ -1,0 +1,70 @@
+// The DLPack import checklist (API.md "fromDLPack"): every field of a
+// producer's DLTensor is checked, in a fixed order, before anything is
+// consumed. The result is a Layout in which every number fits a JavaScript
+// safe integer, so JS can address the memory with typed arrays.
+#ifndef DLPACK_NODE_CORE_LAYOUT_H_
+#define DLPACK_NODE_CORE_LAYOUT_H_
+
+#include <cstdint>
+#include <string>
+
+#include "dlpack_abi.h"
+#include "dtype.h"
+
+namespace dlnode {
+
+constexpr int kMaxDims = 64;
+// Largest integer a JavaScript number holds exactly (2^53 - 1).
+constexpr uint64_t kMaxSafeInteger = (UINT64_C(1) << 53) - 1;
+
+enum class CheckFailure {
+  kNone,
+  kVersion,     // major version is neither 0 nor 1
+  kNdim,        // ndim < 0 or > kMaxDims
+  kDevice,      // not a device this build can address
+  kLanes,       // lanes != 1
+  kDtype,       // unknown (code, bits)
+  kShape,       // NULL shape with ndim > 0, negative dims, element count overflow
+  kStrides,     // NULL strides where the version forbids it, extent overflow
+  kByteOffset,  // data + byte_offset wraps, or the extent leaves the address space
+};
+
+struct CheckResult {
+  CheckFailure failure = CheckFailure::kNone;
+  std::string message;  // names the field, what was expected, what was received
+  bool ok() const { return failure == CheckFailure::kNone; }
+};
+
+struct Layout {
+  int ndim = 0;
+  int dtype_index = -1;
+  uint64_t item_size = 0;
+  DLDevice device{kDLCPU, 0};
+  int64_t shape[kMaxDims] = {};
+  int64_t strides[kMaxDims] = {};  // in elements, always filled in
+  uint64_t size = 0;               // element count
+  // Address of element 0 (data + byte_offset) and the byte extent the tensor
+  // touches around it: [first - low, first + high). Both are 0 for size 0.
+  uintptr_t first = 0;
+  uint64_t low = 0;
+  uint64_t high = 0;
+  uint64_t extent() const { return low + high; }
+  uintptr_t base() const { return first - low; }
+};
+
+// Devices whose memory the CPU can read: CPU, CUDA pinned host, CUDA managed.
+bool IsHostAccessible(int32_t device_type);
+
+// Checks `t` and fills `out`. `null_strides_ok` is true for legacy capsules
+// and versioned ones older than 1.2, where NULL strides mean row-major.
+CheckResult CheckTensor(const DLTensor& t, bool null_strides_ok, const DtypeTable& dtypes,
+                        Layout* out);
+
+// Byte extent [low, high) around element 0 of a tensor given in elements.
+// Returns false on overflow or when a value leaves the safe-integer range.
+bool ComputeExtent(int ndim, const int64_t* shape, const int64_t* strides, uint64_t item_size,
+                   uint64_t* low, uint64_t* high);
+
+}  // namespace dlnode
+
+#endif  // DLPACK_NODE_CORE_LAYOUT_H_

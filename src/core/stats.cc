@@ -1,0 +1,11 @@
+#include "stats.h"
+
+namespace dlnode {
+namespace stats {
+
+std::atomic<int64_t> managed_live{0};
+std::atomic<int64_t> foreign_live{0};
+std::atomic<int64_t> js_keepalive_live{0};
+
+}  // namespace stats
+}  // namespace dlnode

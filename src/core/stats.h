@@ -1,0 +1,21 @@
+// Process-wide live-object counters, read by tests to prove that nothing
+// leaks. They are deliberately process-wide rather than per environment: a
+// deleter may run on any thread after the environment that made the object
+// is gone, and must still be counted.
+#ifndef DLPACK_NODE_CORE_STATS_H_
+#define DLPACK_NODE_CORE_STATS_H_
+
+#include <atomic>
+#include <cstdint>
+
+namespace dlnode {
+namespace stats {
+
+extern std::atomic<int64_t> managed_live;      // our DLManagedTensor(Versioned) structs
+extern std::atomic<int64_t> foreign_live;      // adopted foreign tensors not yet deleted
+extern std::atomic<int64_t> js_keepalive_live;  // JS buffers pinned by an export
+
+}  // namespace stats
+}  // namespace dlnode
+
+#endif  // DLPACK_NODE_CORE_STATS_H_
