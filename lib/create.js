@@ -170,36 +170,37 @@ const isScalar = (v) => typeof v === 'number' || typeof v === 'bigint' || typeof
 // dtypes an innermost [re, im] pair is one element.
 function flatten(values, complex) {
   const isPair = (v) => complex && Array.isArray(v) && v.length === 2 && isScalar(v[0]) && isScalar(v[1]);
-  if (isScalar(values) || isPair(values)) return { flat: [values], shape: [] };
-  const toArray = (v, where) => {
-    if (Array.isArray(v)) return v;
-    if (v !== null && typeof v === 'object' && typeof v[Symbol.iterator] === 'function' && typeof v !== 'string') {
-      return Array.from(v);
-    }
-    throw invalidType(where, 'a number, bigint, boolean, array or iterable', v);
+  const isLeaf = (v) => isScalar(v) || isPair(v);
+  // Iterables are read once, into arrays, before the shape is inferred.
+  const materialize = (v, where, depth) => {
+    if (isLeaf(v)) return v;
+    if (depth > 64) throw outOfRange('values', 'at most 64 levels of nesting', 'more');
+    let items;
+    if (Array.isArray(v)) items = v;
+    else if (v !== null && typeof v === 'object' && typeof v[Symbol.iterator] === 'function') items = Array.from(v);
+    else throw invalidValue(where, 'a number, bigint, boolean, array or iterable', v);
+    return items.map((item, i) => materialize(item, `${where}[${i}]`, depth + 1));
   };
+  const root = materialize(values, 'values', 0);
+  if (isLeaf(root)) return { flat: [root], shape: [] };
   const shape = [];
-  for (let level = toArray(values, 'values'); ; ) {
+  for (let level = root; ; level = level[0]) {
     shape.push(level.length);
-    if (level.length === 0 || isScalar(level[0]) || isPair(level[0])) break;
-    level = toArray(level[0], 'values');
+    if (level.length === 0 || isLeaf(level[0])) break;
   }
-  if (shape.length > 64) throw outOfRange('values', 'at most 64 levels of nesting', String(shape.length));
   const flat = [];
   const walk = (v, dim, where) => {
     if (dim === shape.length) {
-      if (!isScalar(v) && !isPair(v)) throw invalidValue(where, 'a number, bigint or boolean', v);
+      if (!isLeaf(v)) throw invalidValue(where, 'a number, bigint or boolean', v);
       flat.push(v);
       return;
     }
-    const items = toArray(v, where);
-    if (items.length !== shape[dim]) {
-      throw invalidValue(where, `a nested array of shape [${shape.join(', ')}] (length ${shape[dim]} here)`,
-        items);
+    if (isLeaf(v) || v.length !== shape[dim]) {
+      throw invalidValue(where, `a nested array of shape [${shape.join(', ')}] (length ${shape[dim]} here)`, v);
     }
-    for (let i = 0; i < items.length; i++) walk(items[i], dim + 1, `${where}[${i}]`);
+    for (let i = 0; i < v.length; i++) walk(v[i], dim + 1, `${where}[${i}]`);
   };
-  walk(values, 0, 'values');
+  walk(root, 0, 'values');
   return { flat, shape };
 }
 

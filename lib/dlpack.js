@@ -239,7 +239,12 @@ function importCapsule(capsule, allowCopy) {
   let storage;
   if (kind === RESULT_JS_BUFFER) {
     // Our own export: back to the Storage it came from, or a new one over the buffer.
-    storage = result[kStorage] || new Storage(result.buffer, false);
+    storage = result[kStorage];
+    if (storage === undefined || storage.released) {
+      // Its tensors were disposed while the capsule kept the buffer alive.
+      storage = new Storage(result.buffer, storage !== undefined && storage.owned);
+      storage.exported = true; // other capsules may still pin it
+    }
     byteOffset += result.byteOffset;
   } else if (kind === RESULT_FOREIGN) {
     storage = owner;

@@ -1,0 +1,102 @@
+'use strict';
+const dl = require('../lib');
+
+const table = [
+  ['bool', 6, 8, 1, 'Uint8Array', 1],
+  ['int8', 0, 8, 1, 'Int8Array', 1],
+  ['int16', 0, 16, 2, 'Int16Array', 1],
+  ['int32', 0, 32, 4, 'Int32Array', 1],
+  ['int64', 0, 64, 8, 'BigInt64Array', 1],
+  ['uint8', 1, 8, 1, 'Uint8Array', 1],
+  ['uint16', 1, 16, 2, 'Uint16Array', 1],
+  ['uint32', 1, 32, 4, 'Uint32Array', 1],
+  ['uint64', 1, 64, 8, 'BigUint64Array', 1],
+  ['float16', 2, 16, 2, typeof Float16Array === 'function' ? 'Float16Array' : 'Uint16Array', 1],
+  ['bfloat16', 4, 16, 2, 'Uint16Array', 1],
+  ['float32', 2, 32, 4, 'Float32Array', 1],
+  ['float64', 2, 64, 8, 'Float64Array', 1],
+  ['complex64', 5, 64, 8, 'Float32Array', 2],
+  ['complex128', 5, 128, 16, 'Float64Array', 2],
+];
+
+describe('dtypes table', () => {
+  test('has exactly the 15 dtypes of API.md, frozen', () => {
+    expect(Object.keys(dl.dtypes).sort()).toEqual(table.map((r) => r[0]).sort());
+    expect(Object.isFrozen(dl.dtypes)).toBe(true);
+  });
+
+  describe.each(table)('%s', (name, code, bits, itemSize, viewName, lanes) => {
+    test('code, bits, lanes and itemSize', () => {
+      const d = dl.dtypes[name];
+      expect(d).toEqual({ name, code, bits, lanes: 1, itemSize });
+      expect(Object.isFrozen(d)).toBe(true);
+    });
+
+    test(`data is a ${viewName} in this realm over exactly the elements`, () => {
+      const t = dl.zeros([2, 3], { dtype: name });
+      const view = t.data;
+      expect(view.constructor.name).toBe(viewName);
+      expect(view).toBeInstanceOf(globalThis[viewName]);
+      expect(view.length).toBe(6 * lanes);
+      expect(view.byteLength).toBe(6 * itemSize);
+      expect(t.nbytes).toBe(6 * itemSize);
+      expect(t.itemSize).toBe(itemSize);
+    });
+
+    test('survives a DLPack round trip with its code and bits', () => {
+      const t = dl.zeros([4], { dtype: name });
+      const u = dl.fromDLPack(t.__dlpack__());
+      expect(u.dtype).toBe(name);
+      expect(u.data.buffer).toBe(t.data.buffer);
+    });
+  });
+
+  test('an unknown dtype is ERR_INVALID_ARG_VALUE naming the argument', () => {
+    let error;
+    try {
+      dl.zeros([1], { dtype: 'float8' });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(TypeError);
+    expect(error.code).toBe('ERR_INVALID_ARG_VALUE');
+    expect(error.message).toMatch(/`options.dtype`.*float8/);
+  });
+});
+
+describe('element conversions', () => {
+  test('float16 rounds to nearest even and keeps specials', () => {
+    const values = [0, -0, 1, -2, 0.1, 65504, 1e-7, 6e-8, Infinity, -Infinity, 70000];
+    const t = dl.tensor(values, { dtype: 'float16' });
+    const back = t.toArray();
+    expect(back.slice(0, 4)).toEqual([0, -0, 1, -2]);
+    expect(back[4]).toBeCloseTo(0.0999755859375, 12);
+    expect(back[5]).toBe(65504);
+    expect(back[6]).toBeCloseTo(1.1920928955078125e-7, 15); // subnormal
+    expect(back[7]).toBeCloseTo(5.960464477539063e-8, 18); // smallest subnormal
+    expect(back[8]).toBe(Infinity);
+    expect(back[9]).toBe(-Infinity);
+    expect(back[10]).toBe(Infinity); // overflow
+    expect(Number.isNaN(dl.tensor([NaN], { dtype: 'float16' }).toArray()[0])).toBe(true);
+  });
+
+  test('bfloat16 keeps the float32 exponent and rounds the mantissa', () => {
+    const t = dl.tensor([1, 3.14159, -1e30, Infinity], { dtype: 'bfloat16' });
+    const bits = Array.from(new Uint16Array(t.buffer));
+    expect(bits[0]).toBe(0x3f80);
+    expect(bits[1]).toBe(0x4049);
+    const back = t.toArray();
+    expect(back[1]).toBeCloseTo(3.140625, 6);
+    expect(back[2]).toBeCloseTo(-1e30, -27);
+    expect(back[3]).toBe(Infinity);
+    expect(Number.isNaN(dl.tensor([NaN], { dtype: 'bfloat16' }).toArray()[0])).toBe(true);
+  });
+
+  test('int64 and uint64 read as BigInt, bool as boolean, complex as [re, im]', () => {
+    expect(dl.tensor([1, -2], { dtype: 'int64' }).toArray()).toEqual([1n, -2n]);
+    expect(dl.tensor([2n ** 64n - 1n], { dtype: 'uint64' }).toArray()).toEqual([2n ** 64n - 1n]);
+    expect(dl.tensor([true, false, 1, 0], { dtype: 'bool' }).toArray()).toEqual([true, false, true, false]);
+    expect(dl.tensor([[1, 2], [3, -4]], { dtype: 'complex128' }).toArray()).toEqual([[1, 2], [3, -4]]);
+    expect(dl.tensor([5], { dtype: 'complex64' }).toArray()).toEqual([[5, 0]]);
+  });
+});

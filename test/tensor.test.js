@@ -1,0 +1,211 @@
+'use strict';
+const util = require('util');
+const dl = require('../lib');
+const { producer, expectError } = require('./helpers');
+
+// A strided float32 view from a native producer: shape [rows, cols] over a
+// row-major [cols, rows] block, i.e. a transpose.
+function transposed(rows, cols) {
+  const ptr = producer.make({ shape: [rows, cols], strides: [1, rows], code: 2, bits: 32 });
+  const t = dl.fromDLPack(dl.DLPackCapsule.fromPointer(ptr, { versioned: true }));
+  const block = new Float32Array(t.buffer);
+  for (let i = 0; i < block.length; i++) block[i] = i; // block[c * rows + r]
+  return t;
+}
+
+describe('creation', () => {
+  test('empty and zeros: dtype default float32, zeroed, CPU', () => {
+    const t = dl.empty([2, 3]);
+    expect(t.dtype).toBe('float32');
+    expect(t.shape).toEqual([2, 3]);
+    expect(t.device.toString()).toBe('cpu');
+    expect(t.device).toEqual({ type: 'cpu', index: 0 });
+    expect(Object.isFrozen(t.device)).toBe(true);
+    expect(Array.from(dl.zeros(4, { dtype: 'int8' }).data)).toEqual([0, 0, 0, 0]);
+  });
+
+  test('tensor() from nested arrays, typed arrays and iterables', () => {
+    expect(dl.tensor([[1, 2, 3], [4, 5, 6]]).shape).toEqual([2, 3]);
+    const f64 = dl.tensor(new Float64Array([1, 2]));
+    expect(f64.dtype).toBe('float64');
+    expect(dl.tensor(new BigInt64Array([5n])).dtype).toBe('int64');
+    expect(dl.tensor(new Set([1, 2, 3]), { dtype: 'int32' }).toArray()).toEqual([1, 2, 3]);
+    expect(dl.tensor(function* gen() { yield 1; yield 2; }()).toArray()).toEqual([1, 2]);
+    expect(dl.tensor(7).shape).toEqual([]);
+    expect(dl.tensor([1, 2, 3, 4], { shape: [2, 2] }).toArray()).toEqual([[1, 2], [3, 4]]);
+    expect(dl.tensor(new Int16Array([1, 2, 3, 4]), { dtype: 'float32' }).toArray()).toEqual([1, 2, 3, 4]);
+  });
+
+  test('tensor() copies: later writes to the source are not seen', () => {
+    const src = new Float32Array([1, 2]);
+    const t = dl.tensor(src);
+    src[0] = 9;
+    expect(t.data[0]).toBe(1);
+  });
+
+  test('tensor() rejects ragged arrays, bad leaves and raw buffers', () => {
+    expectError(() => dl.tensor([[1, 2], [3]]), TypeError, 'ERR_INVALID_ARG_VALUE', /values\[1\]/);
+    expectError(() => dl.tensor([1, 'a']), TypeError, 'ERR_INVALID_ARG_VALUE');
+    expectError(() => dl.tensor(new ArrayBuffer(4)), TypeError, 'ERR_INVALID_ARG_TYPE', /fromBuffer/);
+    expectError(() => dl.tensor([NaN], { dtype: 'int64' }), TypeError, 'ERR_INVALID_ARG_VALUE', /element 0/);
+    expectError(() => dl.tensor([1, {}]), TypeError, 'ERR_INVALID_ARG_VALUE', /values\[1\]/);
+    expectError(() => dl.tensor([1, 2, 3], { shape: [2, 2] }), RangeError, 'ERR_OUT_OF_RANGE');
+  });
+
+  test('CUDA devices throw CudaError ERR_DLPACK_CUDA_UNAVAILABLE in this build', () => {
+    expect(dl.cuda.isAvailable()).toBe(false);
+    expect(dl.cuda.deviceCount()).toBe(0);
+    const e = expectError(() => dl.empty([2], { device: 'cuda:1' }), dl.CudaError, 'ERR_DLPACK_CUDA_UNAVAILABLE');
+    expect(e).toBeInstanceOf(dl.DLPackError);
+    expectError(() => dl.zeros([2]).cuda(), dl.CudaError, 'ERR_DLPACK_CUDA_UNAVAILABLE');
+    expectError(() => dl.zeros([2]).to('cuda'), dl.CudaError, 'ERR_DLPACK_CUDA_UNAVAILABLE');
+    expectError(() => dl.zeros([2], { device: 'gpu' }), TypeError, 'ERR_INVALID_ARG_VALUE');
+  });
+});
+
+describe('properties', () => {
+  test('are read-only and consistent', () => {
+    const t = dl.fromBuffer(new ArrayBuffer(48), { dtype: 'int32', offset: 8, shape: [2, 5] });
+    expect({
+      dtype: t.dtype, shape: t.shape, strides: t.strides, ndim: t.ndim, size: t.size, itemSize: t.itemSize,
+      nbytes: t.nbytes, byteOffset: t.byteOffset, readOnly: t.readOnly, isCopy: t.isCopy,
+      isContiguous: t.isContiguous, disposed: t.disposed,
+    }).toEqual({
+      dtype: 'int32', shape: [2, 5], strides: [5, 1], ndim: 2, size: 10, itemSize: 4, nbytes: 40, byteOffset: 8,
+      readOnly: false, isCopy: false, isContiguous: true, disposed: false,
+    });
+    expect(Object.isFrozen(t.shape)).toBe(true);
+    expect(Object.isFrozen(t.strides)).toBe(true);
+    expect(() => { 'use strict'; t.shape = [1]; }).toThrow(TypeError);
+    expect(t.__dlpack_device__()).toEqual([1, 0]);
+  });
+
+  test('Tensor cannot be constructed directly', () => {
+    expect(() => new dl.Tensor()).toThrow(TypeError);
+  });
+});
+
+describe('views and copies', () => {
+  test('reshape shares memory, infers -1, and refuses strided tensors', () => {
+    const t = dl.tensor([1, 2, 3, 4, 5, 6]);
+    const r = t.reshape([3, -1]);
+    expect(r.shape).toEqual([3, 2]);
+    r.data[0] = 10;
+    expect(t.data[0]).toBe(10);
+    expectError(() => t.reshape([4, 2]), RangeError, 'ERR_OUT_OF_RANGE', /product is 6/);
+    expectError(() => t.reshape([-1, -1]), TypeError, 'ERR_INVALID_ARG_VALUE');
+    expectError(() => transposed(2, 3).reshape([6]), dl.DLPackError, 'ERR_DLPACK_NOT_CONTIGUOUS');
+  });
+
+  test('data of a strided tensor is ERR_DLPACK_NOT_CONTIGUOUS; contiguous() copies in row-major order', () => {
+    const t = transposed(2, 3);
+    expect(t.isContiguous).toBe(false);
+    expect(t.strides).toEqual([1, 2]);
+    expectError(() => t.data, dl.DLPackError, 'ERR_DLPACK_NOT_CONTIGUOUS', /contiguous\(\)/);
+    expect(t.toArray()).toEqual([[0, 2, 4], [1, 3, 5]]);
+    const c = t.contiguous();
+    expect(c.isContiguous).toBe(true);
+    expect(Array.from(c.data)).toEqual([0, 2, 4, 1, 3, 5]);
+    const same = dl.tensor([1, 2]);
+    expect(same.contiguous()).toBe(same);
+  });
+
+  test('clone copies into new memory', () => {
+    const t = dl.tensor([[1, 2], [3, 4]], { dtype: 'int16' });
+    const c = t.clone();
+    c.data[0] = 100;
+    expect(t.data[0]).toBe(1);
+    expect(c.toArray()).toEqual([[100, 2], [3, 4]]);
+    expect(c.buffer).not.toBe(t.buffer);
+  });
+
+  test('copyFrom: same dtype, strided source, other dtypes, arrays; shape must match', () => {
+    const dst = dl.zeros([2, 3]);
+    dst.copyFrom(transposed(2, 3));
+    expect(dst.toArray()).toEqual([[0, 2, 4], [1, 3, 5]]);
+    dst.copyFrom(dl.tensor([[1, 2, 3], [4, 5, 6]], { dtype: 'int64' }));
+    expect(dst.toArray()).toEqual([[1, 2, 3], [4, 5, 6]]);
+    dst.copyFrom([[6, 5, 4], [3, 2, 1]]);
+    expect(dst.toArray()).toEqual([[6, 5, 4], [3, 2, 1]]);
+    expectError(() => dst.copyFrom(dl.zeros([3, 2])), TypeError, 'ERR_INVALID_ARG_VALUE', /shape \[2, 3\]/);
+  });
+
+  test('copyFrom into a strided destination and from an overlapping view', () => {
+    const t = transposed(2, 3);
+    t.copyFrom(dl.tensor([[1, 2, 3], [4, 5, 6]]));
+    expect(Array.from(new Float32Array(t.buffer))).toEqual([1, 4, 2, 5, 3, 6]);
+    const a = dl.tensor([1, 2, 3, 4]);
+    a.copyFrom(a.reshape([4]));
+    expect(a.toArray()).toEqual([1, 2, 3, 4]);
+  });
+
+  test('to("cpu") and cpu() return the same tensor for CPU tensors', () => {
+    const t = dl.tensor([1]);
+    expect(t.cpu()).toBe(t);
+    expect(t.to('cpu')).toBe(t);
+  });
+});
+
+describe('toArray and inspect', () => {
+  test('toArray gives nested arrays; int64 BigInt, bool boolean, complex pairs, 0-d scalar', () => {
+    expect(dl.tensor([[1, 2], [3, 4]], { dtype: 'uint64' }).toArray()).toEqual([[1n, 2n], [3n, 4n]]);
+    expect(dl.tensor([true, false], { dtype: 'bool' }).toArray()).toEqual([true, false]);
+    expect(dl.tensor(3, { dtype: 'int32' }).toArray()).toBe(3);
+    expect(dl.zeros([2, 0]).toArray()).toEqual([[], []]);
+  });
+
+  test('toString and util.inspect in PyTorch style', () => {
+    const t = dl.tensor([1, 2, 3]);
+    expect(t.toString()).toBe('tensor([1, 2, 3], dtype=float32)');
+    expect(util.inspect(t)).toBe('tensor([1, 2, 3], dtype=float32)');
+    expect(String(dl.tensor([[1, 2], [3, 4]], { dtype: 'int64' }))).toBe(
+      'tensor([[1, 2],\n        [3, 4]], dtype=int64)');
+    expect(String(dl.tensor([[1, -2]], { dtype: 'complex64' }))).toBe('tensor([1-2j], dtype=complex64)');
+    expect(String(dl.tensor(5, { dtype: 'uint8' }))).toBe('tensor(5, dtype=uint8)');
+    const big = String(dl.zeros([2000]));
+    expect(big).toBe('tensor([0, 0, 0, ..., 0, 0, 0], dtype=float32)');
+  });
+});
+
+describe('dispose', () => {
+  test('is idempotent, later use throws ERR_DLPACK_DISPOSED, Symbol.dispose works', () => {
+    const t = dl.tensor([1, 2]);
+    t.dispose();
+    t.dispose();
+    expect(t.disposed).toBe(true);
+    expect(String(t)).toBe('tensor(<disposed>, dtype=float32)');
+    for (const use of [() => t.data, () => t.clone(), () => t.toArray(), () => t.__dlpack__(),
+      () => t.reshape([2]), () => t.copyFrom([1, 2]), () => t.buffer, () => t.__dlpack_device__()]) {
+      expectError(use, dl.DLPackError, 'ERR_DLPACK_DISPOSED');
+    }
+    const u = dl.tensor([1]);
+    u[Symbol.dispose]();
+    expect(u.disposed).toBe(true);
+  });
+
+  test('detaches views of library-owned memory once no tensor holds it', () => {
+    const t = dl.zeros([4]);
+    const r = t.reshape([2, 2]);
+    const view = t.data;
+    t.dispose();
+    expect(view.length).toBe(4); // r still holds the memory
+    expect(r.toArray()).toEqual([[0, 0], [0, 0]]);
+    r.dispose();
+    expect(view.length).toBe(0); // detached: no view can reach released memory
+  });
+
+  test('never detaches a buffer the caller passed to fromBuffer', () => {
+    const ab = new ArrayBuffer(8);
+    const t = dl.fromBuffer(ab, { dtype: 'float32' });
+    t.dispose();
+    expect(ab.byteLength).toBe(8);
+  });
+
+  test('does not detach memory a capsule still holds', () => {
+    const t = dl.tensor([1, 2, 3]);
+    const capsule = t.__dlpack__();
+    t.dispose();
+    const u = dl.fromDLPack(capsule);
+    expect(u.toArray()).toEqual([1, 2, 3]);
+  });
+});
