@@ -221,7 +221,15 @@ function fromDLPack(x, options) {
 
 function importCapsule(capsule, allowCopy) {
   const owner = new Storage(null, false);
-  const result = native.importCapsule(capsule, owner, allowCopy);
+  let result;
+  try {
+    result = native.importCapsule(capsule, owner, allowCopy);
+  } catch (error) {
+    // An unknown major version is consumed (its deleter was called); every
+    // other failure leaves the capsule as it was.
+    capsule[kCapsule].consumed = !native.capsuleOwns(capsule);
+    throw error;
+  }
   capsule[kCapsule].consumed = true;
 
   const ndim = scratch[slot.ndim];

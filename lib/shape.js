@@ -41,9 +41,9 @@ function contiguousStrides(shape) {
 // Row-major contiguity; size-1 dims may carry any stride, empty tensors are
 // contiguous (PyTorch's rule).
 function isContiguous(shape, strides) {
+  if (shape.includes(0)) return true;
   let expected = 1;
   for (let i = shape.length - 1; i >= 0; i--) {
-    if (shape[i] === 0) return true;
     if (shape[i] !== 1 && strides[i] !== expected) return false;
     expected *= shape[i];
   }

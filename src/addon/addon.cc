@@ -66,6 +66,7 @@ Napi::Object Initialize(Napi::Env env, Napi::Object exports) {
       {"capsuleToPointer", Guarded<CapsuleToPointer>},
       {"capsuleDispose", Guarded<CapsuleDispose>},
       {"capsuleVersion", Guarded<CapsuleVersion>},
+      {"capsuleOwns", Guarded<CapsuleOwns>},
       {"storageBuffer", Guarded<StorageBuffer>},
       {"storageRelease", Guarded<StorageRelease>},
       {"copyStrided", Guarded<CopyStrided>},

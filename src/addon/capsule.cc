@@ -59,6 +59,11 @@ Napi::Value CapsuleDispose(const Napi::CallbackInfo& info) {
   return info.Env().Undefined();
 }
 
+Napi::Value CapsuleOwns(const Napi::CallbackInfo& info) {
+  auto* state = UnwrapTagged<CapsuleState>(info.Env(), info[0], kCapsuleTag, "DLPackCapsule");
+  return Napi::Boolean::New(info.Env(), state->managed.ptr != nullptr);
+}
+
 Napi::Value CapsuleVersion(const Napi::CallbackInfo& info) {
   CapsuleState& state = LiveCapsule(info.Env(), info[0]);
   double* scratch = EnvState::Of(info.Env()).scratch();

@@ -21,6 +21,7 @@ CapsuleState& LiveCapsule(napi_env env, napi_value capsule);
 Napi::Value CapsuleFromPointer(const Napi::CallbackInfo& info);  // (capsule, bigint, versioned)
 Napi::Value CapsuleToPointer(const Napi::CallbackInfo& info);    // (capsule) -> bigint
 Napi::Value CapsuleDispose(const Napi::CallbackInfo& info);      // (capsule)
+Napi::Value CapsuleOwns(const Napi::CallbackInfo& info);       // (capsule) -> bool
 Napi::Value CapsuleVersion(const Napi::CallbackInfo& info);      // (capsule) -> scratch major/minor
 
 }  // namespace dlnode

@@ -25,6 +25,7 @@ struct Entry {
   int64_t* arrays = nullptr;
   int64_t bytes = 0;
   bool deleted = false;
+  int64_t calls = 0;  // deleter calls on this tensor
 };
 
 std::mutex registry_mutex;
@@ -43,6 +44,7 @@ void OnDelete(void* self) {
   if (std::this_thread::get_id() != main_thread) off_thread_deletes.fetch_add(1);
   std::lock_guard<std::mutex> lock(registry_mutex);
   auto it = registry.find(self);
+  if (it != registry.end()) ++it->second.calls;
   if (it == registry.end() || it->second.deleted) {
     double_deletes.fetch_add(1);
     return;
@@ -89,7 +91,12 @@ Napi::Value Make(const Napi::CallbackInfo& info) {
     elements *= arrays[i];
   }
   const int64_t bits = Int(o, "bits", 32);
-  int64_t bytes = Int(o, "bytes", elements * ((bits + 7) / 8) + Int(o, "byteOffset", 0));
+  // byteOffset may be a BigInt, to build offsets that wrap the address space.
+  Napi::Value bo = o.Get("byteOffset");
+  bool lossless;
+  const uint64_t byte_offset = bo.IsBigInt() ? bo.As<Napi::BigInt>().Uint64Value(&lossless)
+                                             : static_cast<uint64_t>(Int(o, "byteOffset", 0));
+  int64_t bytes = Int(o, "bytes", elements * ((bits + 7) / 8) + (bo.IsBigInt() ? 0 : byte_offset));
   void* data = Flag(o, "nullData") ? nullptr : std::malloc(bytes > 0 ? bytes : 1);
   if (data != nullptr && Flag(o, "fill")) {
     for (int64_t i = 0; i < bytes; ++i) static_cast<unsigned char*>(data)[i] = static_cast<unsigned char>(i);
@@ -110,7 +117,7 @@ Napi::Value Make(const Napi::CallbackInfo& info) {
              static_cast<uint16_t>(Int(o, "lanes", 1))};
   t.shape = Flag(o, "nullShape") ? nullptr : arrays;
   t.strides = strides;
-  t.byte_offset = static_cast<uint64_t>(Int(o, "byteOffset", 0));
+  t.byte_offset = byte_offset;
 
   void* self;
   if (versioned) {
@@ -254,6 +261,13 @@ Napi::Value Stats(const Napi::CallbackInfo& info) {
   return r;
 }
 
+// calls(ptr): how many times this tensor's deleter ran.
+Napi::Value Calls(const Napi::CallbackInfo& info) {
+  std::lock_guard<std::mutex> lock(registry_mutex);
+  auto it = registry.find(Pointer(info[0]));
+  return Napi::Number::New(info.Env(), it == registry.end() ? -1 : static_cast<double>(it->second.calls));
+}
+
 Napi::Value ResetPeak(const Napi::CallbackInfo& info) {
   peak_live_bytes.store(live_bytes.load());
   return info.Env().Undefined();
@@ -270,6 +284,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("writeByte", Napi::Function::New(env, WriteByte));
   exports.Set("address", Napi::Function::New(env, Address));
   exports.Set("stats", Napi::Function::New(env, Stats));
+  exports.Set("calls", Napi::Function::New(env, Calls));
   exports.Set("resetPeak", Napi::Function::New(env, ResetPeak));
   return exports;
 }
