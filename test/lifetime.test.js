@@ -1,0 +1,179 @@
+'use strict';
+// Every ownership path runs the deleter exactly once, from any thread, and
+// nothing leaks (API.md "DLPack protocol", issue: lifetimes proved by tests).
+const path = require('path');
+const { Worker } = require('worker_threads');
+const { execFileSync } = require('child_process');
+const dl = require('../lib');
+const { producer, native, collect, nativeStats } = require('./helpers');
+
+const make = (shape = [4], bytes = undefined) => producer.make({ shape, strides: shape.map(() => 1).map((_, i) => shape.slice(i + 1).reduce((a, b) => a * b, 1)), code: 2, bits: 32, bytes });
+const capsuleOf = (ptr) => dl.DLPackCapsule.fromPointer(ptr, { versioned: true });
+
+describe('foreign tensors: the producer\'s deleter runs exactly once', () => {
+  test('consumed, then the tensor is disposed', () => {
+    const ptr = make();
+    const t = dl.fromDLPack(capsuleOf(ptr));
+    expect(producer.calls(ptr)).toBe(0);
+    t.dispose();
+    expect(producer.calls(ptr)).toBe(1);
+    t.dispose();
+    expect(producer.calls(ptr)).toBe(1);
+  });
+
+  test('consumed, then every view is disposed (views share the memory)', () => {
+    const ptr = make([2, 2]);
+    const t = dl.fromDLPack(capsuleOf(ptr));
+    const r = t.reshape([4]);
+    const view = r.data;
+    t.dispose();
+    expect(producer.calls(ptr)).toBe(0);
+    expect(view.length).toBe(4);
+    r.dispose();
+    expect(producer.calls(ptr)).toBe(1);
+    expect(view.length).toBe(0); // detached before the memory was freed
+  });
+
+  test('consumed, then garbage-collected without dispose()', async () => {
+    const ptr = make();
+    (() => { dl.fromDLPack(capsuleOf(ptr)).toArray(); })();
+    await collect();
+    expect(producer.calls(ptr)).toBe(1);
+  });
+
+  test('garbage-collected after JS took its buffer: freed once both are gone', async () => {
+    const ptr = make();
+    let view = (() => dl.fromDLPack(capsuleOf(ptr)).data)();
+    await collect();
+    expect(producer.calls(ptr)).toBe(0); // the view still reaches the memory
+    view[0] = 1;
+    view = null;
+    await collect();
+    expect(producer.calls(ptr)).toBe(1);
+  });
+
+  test('capsule disposed, or garbage-collected unconsumed', async () => {
+    const a = make();
+    capsuleOf(a).dispose();
+    expect(producer.calls(a)).toBe(1);
+    const b = make();
+    (() => { capsuleOf(b); })();
+    await collect();
+    expect(producer.calls(b)).toBe(1);
+  });
+
+  test('re-exported to a native consumer: freed when both the tensor and the consumer let go', async () => {
+    const ptr = make();
+    const t = dl.fromDLPack(capsuleOf(ptr));
+    const handed = t.__dlpack__().toPointer();
+    t.dispose();
+    expect(producer.calls(ptr)).toBe(0);
+    producer.releaseOnThread(handed, true); // our deleter, on another thread
+    expect(producer.calls(ptr)).toBe(1);
+  });
+});
+
+describe('our capsules: the deleter runs exactly once and releases the buffer', () => {
+  test('handed to native code with toPointer() and released there, on this or another thread', async () => {
+    await collect();
+    const base = nativeStats();
+    for (const release of [producer.release, producer.releaseOnThread]) {
+      const t = dl.tensor([1, 2, 3]);
+      const ptr = t.__dlpack__().toPointer();
+      expect(nativeStats().managedLive).toBe(base.managedLive + 1);
+      release(ptr, true);
+      expect(nativeStats().managedLive).toBe(base.managedLive);
+    }
+    await collect();
+    expect(nativeStats().jsKeepaliveLive).toBe(base.jsKeepaliveLive);
+  });
+
+  test('a release from another thread lets the JS buffer be collected', async () => {
+    let collected = false;
+    const registry = new FinalizationRegistry(() => { collected = true; });
+    let ptr;
+    (() => {
+      const ab = new ArrayBuffer(1 << 20);
+      registry.register(ab, 'buffer');
+      ptr = dl.fromBuffer(ab, { dtype: 'uint8' }).__dlpack__().toPointer();
+    })();
+    await collect();
+    expect(collected).toBe(false); // pinned by the capsule held in C
+    producer.releaseOnThread(ptr, true);
+    for (let i = 0; i < 10 && !collected; i++) await collect();
+    expect(collected).toBe(true);
+  });
+
+  test('consumed, disposed or collected: no struct or pin is left behind', async () => {
+    await collect();
+    const base = nativeStats();
+    for (let i = 0; i < 1000; i++) {
+      const t = dl.tensor([i]);
+      dl.fromDLPack(t.__dlpack__());                 // consumed by us
+      t.__dlpack__({ maxVersion: [0, 8] }).dispose(); // disposed
+      t.__dlpack__();                                // dropped
+    }
+    await collect();
+    const now = nativeStats();
+    expect(now.managedLive).toBe(base.managedLive);
+    expect(now.jsKeepaliveLive).toBe(base.jsKeepaliveLive);
+  });
+});
+
+describe('threads and environments', () => {
+  test('deleters run after the worker that made the capsules has exited', async () => {
+    await collect();
+    const base = nativeStats();
+    const sab = new SharedArrayBuffer(64);
+    const worker = new Worker(path.join(__dirname, 'fixtures', 'worker-export.js'), { workerData: { sab } });
+    const message = await new Promise((resolve, reject) => {
+      worker.once('message', resolve);
+      worker.once('error', reject);
+    });
+    await new Promise((resolve) => worker.once('exit', resolve));
+    expect(new Int32Array(sab)[0]).toBe(1234);
+    // The worker's environment is gone: releasing must neither crash nor leak.
+    producer.release(message.jsPointer, true);
+    producer.releaseOnThread(message.reexported, true);
+    expect(producer.calls(message.foreignPtr)).toBe(1);
+    expect(producer.stats().doubleDeletes).toBe(0);
+    await collect();
+    expect(nativeStats().managedLive).toBe(base.managedLive);
+  });
+
+  test('a process exits cleanly with capsules still out', () => {
+    const out = execFileSync(process.execPath, [path.join(__dirname, 'fixtures', 'exit-with-capsules.js')], {
+      encoding: 'utf8',
+    });
+    expect(out).toBe('exit ok 100 bigint\n');
+  });
+
+  test('many threads release capsules concurrently', async () => {
+    await collect();
+    const base = nativeStats();
+    const pointers = [];
+    for (let i = 0; i < 200; i++) pointers.push(dl.tensor([i]).__dlpack__().toPointer());
+    await Promise.all(pointers.map((p) => Promise.resolve().then(() => producer.releaseOnThread(p, true))));
+    await collect();
+    expect(nativeStats()).toMatchObject({ managedLive: base.managedLive, jsKeepaliveLive: base.jsKeepaliveLive });
+  });
+});
+
+describe('memory pressure', () => {
+  test('100,000 imports of 1 MiB foreign tensors in a synchronous loop stay bounded', () => {
+    producer.resetPeak();
+    const before = producer.stats();
+    const MiB = 1 << 20;
+    let sum = 0;
+    for (let i = 0; i < 100000; i++) {
+      const t = dl.fromDLPack(capsuleOf(make([MiB / 4], MiB)));
+      sum += t.size; // no dispose(): garbage collection must free it, inside this loop
+    }
+    const after = producer.stats();
+    expect(sum).toBe(100000 * (MiB / 4));
+    const peakMiB = (after.peakLiveBytes - before.liveBytes) / MiB;
+    console.log(`peak live foreign memory during the loop: ${peakMiB.toFixed(0)} MiB of ${100000} MiB allocated`);
+    expect(peakMiB).toBeLessThan(4096);
+    expect(after.deleterCalls - before.deleterCalls).toBeGreaterThan(100000 - 4096);
+  });
+});
