@@ -1,0 +1,60 @@
+'use strict';
+const path = require('path');
+const { execFileSync } = require('child_process');
+const dl = require('../lib');
+const { expectError, producer } = require('./helpers');
+
+describe('error classes', () => {
+  test('DLPackError and CudaError are exported, with name and code', () => {
+    const e = new dl.DLPackError('boom', 'ERR_DLPACK_CONSUMED');
+    expect(e).toBeInstanceOf(Error);
+    expect(e.name).toBe('DLPackError');
+    expect(e.code).toBe('ERR_DLPACK_CONSUMED');
+    const c = new dl.CudaError('no', 'ERR_DLPACK_CUDA', 'cudaErrorMemoryAllocation');
+    expect(c).toBeInstanceOf(dl.DLPackError);
+    expect(c.name).toBe('CudaError');
+    expect(c.cudaError).toBe('cudaErrorMemoryAllocation');
+  });
+
+  test('native errors arrive as the JS class of their code, in this realm', () => {
+    const capsule = dl.tensor([1]).__dlpack__();
+    const ptr = capsule.toPointer();
+    const e = expectError(() => dl.fromDLPack(capsule), dl.DLPackError, 'ERR_DLPACK_CONSUMED');
+    expect(e.message).toMatch(/Expected an unconsumed DLPackCapsule, received/);
+    producer.release(ptr, true);
+  });
+
+  test('messages name the argument, the expectation and what was received', () => {
+    const e = expectError(() => dl.fromBuffer('abc', { dtype: 'uint8' }), TypeError, 'ERR_INVALID_ARG_TYPE');
+    expect(e.message).toBe(
+      'Expected an ArrayBuffer, SharedArrayBuffer, TypedArray, DataView or Buffer for `source`, ' +
+      'received type string ("abc")');
+    const r = expectError(() => dl.fromBuffer(new ArrayBuffer(4), { dtype: 'uint8', offset: 9 }), RangeError,
+      'ERR_OUT_OF_RANGE');
+    expect(r.message).toBe('Expected an integer from 0 to 4 (the byte length) for `options.offset`, received 9');
+  });
+});
+
+describe('module entry points', () => {
+  test('CommonJS exposes the whole surface, with snake_case aliases', () => {
+    for (const name of ['dtypes', 'dlpackVersion', 'Tensor', 'DLPackCapsule', 'DLPackError', 'CudaError',
+      'fromBuffer', 'frombuffer', 'empty', 'zeros', 'tensor', 'fromDLPack', 'from_dlpack', 'toDLPack',
+      'to_dlpack', 'cuda']) {
+      expect(dl[name]).toBeDefined();
+    }
+    expect(dl.frombuffer).toBe(dl.fromBuffer);
+  });
+
+  test('ESM import gives the same objects as require', () => {
+    const root = path.join(__dirname, '..');
+    const script = `
+      import * as esm from 'dlpack';
+      import { createRequire } from 'node:module';
+      const cjs = createRequire(import.meta.url)('dlpack');
+      const same = ['fromBuffer', 'Tensor', 'DLPackCapsule', 'dtypes', 'DLPackError'].every((k) => esm[k] === cjs[k]);
+      const t = esm.fromDLPack(esm.tensor([1, 2, 3]).__dlpack__());
+      console.log(same, esm.default === cjs, t.toArray().join(','));`;
+    const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: root, encoding: 'utf8' });
+    expect(out.trim()).toBe('true true 1,2,3');
+  });
+});
