@@ -1,28 +1,26 @@
 'use strict';
 // Creating tensors (API.md "Creating tensors"): fromBuffer, empty, zeros, tensor.
-const { makeError, invalidType, invalidValue, outOfRange, fail, describe } = require('./errors');
+const { makeError, invalidType, invalidValue, outOfRange, fail } = require('./errors');
 const { dtypeInfo, dtypeOfView, infos } = require('./dtypes');
 const { parseDevice, cudaUnavailable } = require('./device');
 const { normalizeShape, product, contiguousStrides } = require('./shape');
 const { Storage, isDetached } = require('./storage');
-const { makeTensor, allocate } = require('./tensor');
+const { makeTensor, makeContiguous, allocate } = require('./tensor');
 const { isAnyArrayBuffer } = require('util').types;
 
 const ONE = Object.freeze([1]);
 
 // torch.frombuffer semantics: a zero-copy view that keeps `source` alive.
 function fromBuffer(source, options) {
-  if (options === null || typeof options !== 'object') {
-    throw invalidType('options.dtype', 'a dtype name string', options === null ? null : undefined);
+  if (options === null || typeof options !== 'object' || options.dtype === undefined) {
+    throw invalidType('options.dtype', 'a dtype name string', undefined);
   }
-  const info = options.dtype === undefined
-    ? (() => { throw invalidType('options.dtype', 'a dtype name string', undefined); })()
-    : dtypeInfo(options.dtype, 'options.dtype');
+  const info = dtypeInfo(options.dtype, 'options.dtype');
 
   let buffer;
   let base;
   let length;
-  if (isAnyArrayBuffer(source)) {
+  if (source instanceof ArrayBuffer || source instanceof SharedArrayBuffer || isAnyArrayBuffer(source)) {
     buffer = source;
     base = 0;
     length = source.byteLength;
@@ -34,7 +32,7 @@ function fromBuffer(source, options) {
     throw invalidType('source', 'an ArrayBuffer, SharedArrayBuffer, TypedArray, DataView or Buffer', source);
   }
   if (length === 0 && isDetached(buffer)) {
-    throw makeError('ERR_DLPACK_DETACHED', `Expected an attached buffer for \`source\`, received a detached ${describe(buffer).replace('an instance of ', '')}`);
+    throw makeError('ERR_DLPACK_DETACHED', 'Expected an attached buffer for `source`, received a detached one');
   }
 
   const itemSize = info.itemSize;
@@ -71,20 +69,13 @@ function fromBuffer(source, options) {
     n = count;
   }
 
-  let dims;
-  let strides;
-  if (shape === undefined) {
-    dims = [n];
-    strides = ONE;
-  } else {
-    dims = normalizeShape(shape, 'options.shape');
-    if (product(dims) !== n) {
-      throw outOfRange('options.shape', `a shape whose product is ${n} (the element count)`,
-        `[${dims.join(', ')}]`);
-    }
-    strides = contiguousStrides(dims);
+  const storage = new Storage(buffer, false);
+  if (shape === undefined) return makeContiguous(storage, info, [n], ONE, base + offset, n);
+  const dims = normalizeShape(shape, 'options.shape');
+  if (product(dims) !== n) {
+    throw outOfRange('options.shape', `a shape whose product is ${n} (the element count)`, `[${dims.join(', ')}]`);
   }
-  return makeTensor(new Storage(buffer, false), info, dims, strides.slice(), base + offset, 0);
+  return makeContiguous(storage, info, dims, contiguousStrides(dims), base + offset, n);
 }
 
 function creationOptions(options) {

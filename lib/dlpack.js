@@ -7,7 +7,7 @@ const { byIndex } = require('./dtypes');
 const { parseDevice, deviceFromCode, cudaUnavailable, CPU } = require('./device');
 const { Storage } = require('./storage');
 const { Tensor, makeTensor, alive } = require('./tensor');
-const { kToken, kStorage, kFlags, kOffset, kInfo, kShape, kStrides, kDevice, kCapsule,
+const { kToken, kStorage, kFlags, kOffset, kInfo, kShape, kStrides, kDevice, kCapsule, kSize, kHigh,
   READ_ONLY, IS_COPY } = require('./internal');
 
 const FLAG_READ_ONLY = 1; // DLPACK_FLAG_BITMASK_READ_ONLY
@@ -19,12 +19,22 @@ const MAX_POINTER = (1n << 64n) - 1n;
 const RESULT_JS_BUFFER = 0;
 const RESULT_FOREIGN = 1;
 
+// A capsule is one of two things, told apart by `state.storage`:
+//  - made by __dlpack__: it holds the exported memory (one hold on its
+//    Storage, like a tensor) and the layout. The C struct is built when
+//    ownership leaves JavaScript (toPointer); between JS consumers none is
+//    needed, so fromDLPack takes the layout directly.
+//  - adopted by fromPointer: native code wraps a producer's struct, and
+//    fromDLPack runs the native import checklist on it.
 class DLPackCapsule {
   constructor(token, versioned, version) {
     if (token !== kToken) {
       throw new TypeError('Capsules come from tensor.__dlpack__() or DLPackCapsule.fromPointer()');
     }
-    this[kCapsule] = { versioned, version, consumed: false };
+    this[kCapsule] = {
+      versioned, version, consumed: false,
+      storage: null, info: null, shape: null, strides: null, byteOffset: 0, dlFlags: 0, device: null,
+    };
   }
 
   get versioned() { return this[kCapsule].versioned; }
@@ -32,19 +42,40 @@ class DLPackCapsule {
   get consumed() { return this[kCapsule].consumed; }
 
   // Hands the DLManagedTensor(Versioned)* to native code, which now owns it
-  // and must call its deleter.
+  // and must call its deleter exactly once.
   toPointer() {
     unconsumed(this);
-    const pointer = native.capsuleToPointer(this);
-    this[kCapsule].consumed = true;
+    const state = this[kCapsule];
+    if (state.storage === null) {
+      const pointer = native.capsuleToPointer(this);
+      state.consumed = true;
+      return pointer;
+    }
+    const { storage, info, device } = state;
+    writeShape(state.shape, state.strides);
+    let pointer;
+    if (storage.foreign) {
+      pointer = native.exportTensor(storage, true, state.byteOffset, info.index, state.dlFlags,
+        state.versioned, device.code, device.index);
+    } else {
+      const bytes = storage.getBytes();
+      pointer = native.exportTensor(bytes, false, state.byteOffset, info.index, state.dlFlags,
+        state.versioned, device.code, device.index);
+      storage.exported = true; // pinned natively now: dispose() must never detach it
+    }
+    releaseHold(state);
     return pointer;
   }
 
   dispose() {
     const state = capsuleState(this);
     if (state.consumed) return;
-    state.consumed = true;
-    native.capsuleDispose(this);
+    if (state.storage !== null) {
+      releaseHold(state);
+    } else {
+      state.consumed = true;
+      native.capsuleDispose(this);
+    }
   }
 
   [Symbol.dispose]() {
@@ -79,6 +110,14 @@ class DLPackCapsule {
     }
     return capsule;
   }
+}
+
+// The capsule's hold on its Storage ends: consumed, handed out or disposed.
+function releaseHold(state) {
+  const storage = state.storage;
+  state.consumed = true;
+  state.storage = null;
+  storage.release();
 }
 
 function capsuleState(capsule) {
@@ -159,20 +198,22 @@ function toDLPack(tensor, options) {
     flags |= FLAG_READ_ONLY;
   }
 
-  const capsule = new DLPackCapsule(kToken, versioned, versioned ? dlpackVersion : LEGACY_VERSION);
   const storage = t[kStorage];
-  writeShape(t[kShape], t[kStrides]);
-  const device = target === CPU ? CPU : t[kDevice];
-  if (storage.foreign) {
-    native.exportTensor(capsule, storage, true, t[kOffset], t[kInfo].index, flags, versioned,
-      device.code, device.index);
-  } else {
-    const bytes = storage.getBytes();
-    storage.exported = true; // pinned by the capsule: dispose() must not detach it
-    native.exportTensor(capsule, bytes, false, t[kOffset], t[kInfo].index, flags, versioned,
-      device.code, device.index);
+  if (!storage.foreign && t[kSize] !== 0 && t[kOffset] + t[kHigh] > storage.buffer.byteLength) {
+    throw makeError('ERR_DLPACK_DETACHED',
+      'Expected the tensor\'s buffer to still hold its bytes, but it was detached or shrunk');
   }
-  if (t !== tensor) t.dispose(); // the capsule holds the copy's memory now
+  const capsule = new DLPackCapsule(kToken, versioned, versioned ? dlpackVersion : LEGACY_VERSION);
+  const state = capsule[kCapsule];
+  storage.holders++; // the capsule's hold, until it is consumed, handed out or disposed
+  state.storage = storage;
+  state.info = t[kInfo];
+  state.shape = t[kShape];
+  state.strides = t[kStrides];
+  state.byteOffset = t[kOffset];
+  state.dlFlags = flags;
+  state.device = target === CPU ? CPU : t[kDevice];
+  if (t !== tensor) t.dispose(); // the capsule holds the copy now
   return capsule;
 }
 
@@ -198,7 +239,7 @@ function fromDLPack(x, options) {
     }
   }
   unconsumed(capsule);
-  let t = importCapsule(capsule, copy !== false);
+  let t = capsule[kCapsule].storage !== null ? takeLayout(capsule[kCapsule]) : importCapsule(capsule, copy !== false);
   if (copy === true && !t.isCopy) {
     const c = t.clone();
     t.dispose();
@@ -216,6 +257,16 @@ function fromDLPack(x, options) {
     moved[kFlags] |= IS_COPY;
     t = moved;
   }
+  return t;
+}
+
+// A capsule of ours: the tensor is rebuilt from the layout it carries, and
+// the capsule's hold on the memory passes to it.
+function takeLayout(state) {
+  const { storage, dlFlags } = state;
+  const flags = (dlFlags & FLAG_READ_ONLY ? READ_ONLY : 0) | (dlFlags & FLAG_IS_COPIED ? IS_COPY : 0);
+  const t = makeTensor(storage, state.info, state.shape, state.strides, state.byteOffset, flags, state.device);
+  releaseHold(state);
   return t;
 }
 

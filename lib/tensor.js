@@ -18,29 +18,30 @@ let dlpack = null; // lib/dlpack.js, which needs this module first
 const protocol = () => dlpack || (dlpack = require('./dlpack'));
 
 class Tensor {
-  constructor(token, storage, info, shape, strides, byteOffset, flags) {
+  // Internal: callers pass the element count and byte extent they already
+  // know (makeTensor computes them), so creation does no shape arithmetic.
+  constructor(token, storage, info, shape, strides, byteOffset, flags, size, low, high, device) {
     if (token !== kToken) {
       throw new TypeError('Tensors are made by dl.fromBuffer, dl.empty, dl.zeros, dl.tensor or ' +
                           'dl.fromDLPack, not by `new Tensor()`');
     }
-    const { low, high } = extent(shape, strides, info.itemSize);
     storage.holders++;
     this[kStorage] = storage;
     this[kInfo] = info;
-    this[kShape] = Object.freeze(shape);
-    this[kStrides] = Object.freeze(strides);
+    this[kShape] = shape; // never mutated; frozen when first handed out
+    this[kStrides] = strides;
     this[kOffset] = byteOffset;
     this[kLow] = low;
     this[kHigh] = high;
-    this[kSize] = product(shape);
+    this[kSize] = size;
     this[kFlags] = flags;
     this[kView] = null;
-    this[kDevice] = storage.device;
+    this[kDevice] = device;
   }
 
   get dtype() { return this[kInfo].name; }
-  get shape() { return this[kShape]; }
-  get strides() { return this[kStrides]; }
+  get shape() { return frozen(this[kShape]); }
+  get strides() { return frozen(this[kStrides]); }
   get ndim() { return this[kShape].length; }
   get size() { return this[kSize]; }
   get itemSize() { return this[kInfo].itemSize; }
@@ -85,8 +86,8 @@ class Tensor {
       throw makeError('ERR_DLPACK_NOT_CONTIGUOUS',
         'Expected a contiguous tensor for reshape(), received a strided view; call contiguous() first');
     }
-    return new Tensor(kToken, storage, info, target, contiguousStrides(target), this[kOffset],
-      this[kFlags] & (READ_ONLY | IS_COPY));
+    return makeTensor(storage, info, target, contiguousStrides(target), this[kOffset],
+      this[kFlags] & (READ_ONLY | IS_COPY), this[kDevice]);
   }
 
   contiguous() {
@@ -112,7 +113,7 @@ class Tensor {
       }
     }
     // A clone is plain CPU memory, whatever host-accessible memory it came from.
-    return new Tensor(kToken, new Storage(buffer, true, CPU), info, shape, contiguousStrides(shape), 0, 0);
+    return makeTensor(new Storage(buffer, true, CPU), info, shape, contiguousStrides(shape), 0, 0);
   }
 
   copyFrom(src) {
@@ -322,9 +323,20 @@ function allocate(nbytes) {
 }
 const MAX_BYTES = require('buffer').constants.MAX_LENGTH;
 
-function makeTensor(storage, info, shape, strides, byteOffset, flags) {
-  return new Tensor(kToken, storage, info, shape, strides, byteOffset, flags);
+function makeTensor(storage, info, shape, strides, byteOffset, flags, device = storage.device) {
+  const { low, high } = extent(shape, strides, info.itemSize);
+  return new Tensor(kToken, storage, info, shape, strides, byteOffset, flags, product(shape), low, high, device);
 }
 
-module.exports = { Tensor, makeTensor, allocate, alive, hostStorage, checkedBuffer, elementView,
+// A contiguous 1-D or reshaped tensor over JS memory (fromBuffer's hot path).
+function makeContiguous(storage, info, shape, strides, byteOffset, size) {
+  return new Tensor(kToken, storage, info, shape, strides, byteOffset, 0, size, 0,
+    size === 0 ? 0 : size * info.itemSize, storage.device);
+}
+
+function frozen(array) {
+  return Object.isFrozen(array) ? array : Object.freeze(array);
+}
+
+module.exports = { Tensor, makeTensor, makeContiguous, allocate, alive, hostStorage, checkedBuffer, elementView,
   dtypeInfo };

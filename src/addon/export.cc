@@ -2,7 +2,6 @@
 
 #include "../core/layout.h"
 #include "../core/managed.h"
-#include "capsule.h"
 #include "env_state.h"
 #include "host_storage.h"
 #include "js_keepalive.h"
@@ -16,13 +15,13 @@ Napi::Value ExportTensor(const Napi::CallbackInfo& info) {
   // synchronous loop of exports does not pile up pinned buffers.
   if (state.link()->has_pending()) state.link()->Drain(env);
 
-  const bool foreign = info[2].As<Napi::Boolean>().Value();
-  const auto byte_offset = static_cast<uint64_t>(info[3].As<Napi::Number>().Int64Value());
-  const int dtype_index = info[4].As<Napi::Number>().Int32Value();
-  const auto flags = static_cast<uint64_t>(info[5].As<Napi::Number>().Int64Value());
-  const bool versioned = info[6].As<Napi::Boolean>().Value();
-  const DLDevice device{static_cast<DLDeviceType>(info[7].As<Napi::Number>().Int32Value()),
-                        info[8].As<Napi::Number>().Int32Value()};
+  const bool foreign = info[1].As<Napi::Boolean>().Value();
+  const auto byte_offset = static_cast<uint64_t>(info[2].As<Napi::Number>().Int64Value());
+  const int dtype_index = info[3].As<Napi::Number>().Int32Value();
+  const auto flags = static_cast<uint64_t>(info[4].As<Napi::Number>().Int64Value());
+  const bool versioned = info[5].As<Napi::Boolean>().Value();
+  const DLDevice device{static_cast<DLDeviceType>(info[6].As<Napi::Number>().Int32Value()),
+                        info[7].As<Napi::Number>().Int32Value()};
 
   const double* scratch = state.scratch();
   const int ndim = static_cast<int>(scratch[slot::kNdim]);
@@ -45,14 +44,14 @@ Napi::Value ExportTensor(const Napi::CallbackInfo& info) {
   uint64_t length = 0;
   ForeignStorage* storage = nullptr;
   if (foreign) {
-    storage = StorageOf(env, info[1]);
+    storage = StorageOf(env, info[0]);
     base = static_cast<char*>(storage->base());
     length = storage->length();
   } else {
     napi_typedarray_type type;
     size_t count = 0;
     void* data = nullptr;
-    Check(env, napi_get_typedarray_info(env, info[1], &type, &count, &data, nullptr, nullptr),
+    Check(env, napi_get_typedarray_info(env, info[0], &type, &count, &data, nullptr, nullptr),
           "napi_get_typedarray_info");
     base = static_cast<char*>(data);
     length = count;  // JS passes a Uint8Array: elements are bytes
@@ -68,7 +67,7 @@ Napi::Value ExportTensor(const Napi::CallbackInfo& info) {
     storage->Retain();
     keepalive = storage;
   } else {
-    keepalive = JsKeepalive::New(env, info[1], state.link());
+    keepalive = JsKeepalive::New(env, info[0], state.link());
   }
   const ExportSpec spec{empty ? nullptr : base + byte_offset,
                         device,
@@ -78,20 +77,13 @@ Napi::Value ExportTensor(const Napi::CallbackInfo& info) {
                         strides,
                         flags,
                         keepalive};
-  AnyManaged managed{versioned ? static_cast<void*>(NewVersioned(spec))
-                               : static_cast<void*>(NewLegacy(spec)),
-                     versioned};
-  if (managed.ptr == nullptr) {
+  void* managed = versioned ? static_cast<void*>(NewVersioned(spec)) : static_cast<void*>(NewLegacy(spec));
+  if (managed == nullptr) {
     keepalive->Release();
     throw Error{code::kOutOfMemory, "Could not allocate the DLPack managed tensor"};
   }
-  try {
-    WrapCapsule(env, info[0], managed);
-  } catch (...) {
-    managed.CallDeleter();
-    throw;
-  }
-  return info.Env().Undefined();
+  // Ownership passes to the caller (native code) with the pointer.
+  return Napi::BigInt::New(env, static_cast<uint64_t>(reinterpret_cast<uintptr_t>(managed)));
 }
 
 }  // namespace dlnode

@@ -1,5 +1,6 @@
-// Tensor -> DLPack capsule (API.md "DLPack protocol"). JS has chosen the ABI,
-// flags, device and whether to copy; this fills the managed tensor.
+// Tensor -> DLManagedTensor(Versioned) for native code (API.md "DLPack
+// protocol"). JS has chosen the ABI, flags and device, and made any copy; this
+// pins the memory and fills the managed tensor, whose pointer it returns.
 #ifndef DLPACK_NODE_ADDON_EXPORT_H_
 #define DLPACK_NODE_ADDON_EXPORT_H_
 
@@ -7,8 +8,8 @@
 
 namespace dlnode {
 
-// (capsule, source, isForeign, byteOffset, dtypeIndex, flags, versioned,
-//  deviceType, deviceId); ndim, shape and strides in the scratch block.
+// (source, isForeign, byteOffset, dtypeIndex, flags, versioned, deviceType,
+//  deviceId) -> bigint; ndim, shape and strides in the scratch block.
 // `source` is a typed array over the JS buffer, or a Storage owner object.
 Napi::Value ExportTensor(const Napi::CallbackInfo& info);
 
