@@ -1,0 +1,195 @@
+// Type declarations for dlpack (the contract is API.md).
+
+export type DTypeName =
+  | 'bool' | 'int8' | 'int16' | 'int32' | 'int64' | 'uint8' | 'uint16' | 'uint32' | 'uint64'
+  | 'float16' | 'bfloat16' | 'float32' | 'float64' | 'complex64' | 'complex128';
+
+export interface DType<N extends DTypeName = DTypeName> {
+  readonly name: N;
+  /** DLPack type code: Int 0, UInt 1, Float 2, Bfloat 4, Complex 5, Bool 6. */
+  readonly code: number;
+  /** Bits of one element (complex counts both parts). */
+  readonly bits: number;
+  readonly lanes: 1;
+  readonly itemSize: number;
+}
+
+export declare const dtypes: { readonly [N in DTypeName]: DType<N> };
+
+/** Float16Array where the runtime has it (Node 24), else Uint16Array of raw bits. */
+type Float16View = typeof globalThis extends { Float16Array: new (...args: any[]) => infer F } ? F | Uint16Array : Uint16Array;
+
+/** The CPU view type of `tensor.data` for each dtype. */
+export interface DataViewOf {
+  bool: Uint8Array;
+  int8: Int8Array;
+  int16: Int16Array;
+  int32: Int32Array;
+  int64: BigInt64Array;
+  uint8: Uint8Array;
+  uint16: Uint16Array;
+  uint32: Uint32Array;
+  uint64: BigUint64Array;
+  float16: Float16View;
+  bfloat16: Uint16Array;
+  float32: Float32Array;
+  float64: Float64Array;
+  complex64: Float32Array;
+  complex128: Float64Array;
+}
+
+/** One element as toArray() gives it. */
+export interface ElementOf {
+  bool: boolean;
+  int8: number; int16: number; int32: number; uint8: number; uint16: number; uint32: number;
+  int64: bigint; uint64: bigint;
+  float16: number; bfloat16: number; float32: number; float64: number;
+  complex64: [number, number]; complex128: [number, number];
+}
+
+export type DeviceType = 'cpu' | 'cuda' | 'cuda_host' | 'cuda_managed';
+/** 'cpu', 'cuda' (= 'cuda:0'), 'cuda:N', 'cuda_host' (pinned) or 'cuda_managed'. */
+export type DeviceLike = DeviceType | `cuda:${number}` | Device;
+
+export declare class Device {
+  private constructor();
+  readonly type: DeviceType;
+  readonly index: number;
+  toString(): string;
+}
+
+/** Nested arrays as toArray() returns them. */
+export type NestedArray<T> = T | NestedArray<T>[];
+
+export interface FromBufferOptions<N extends DTypeName> {
+  dtype: N | DType<N>;
+  /** Elements to read; -1 (default) reads all remaining bytes. */
+  count?: number;
+  /** Bytes to skip; a multiple of the element size. */
+  offset?: number;
+  /** Row-major shape whose product equals the element count (default [count]). */
+  shape?: readonly number[];
+}
+
+export interface CreateOptions<N extends DTypeName> {
+  dtype?: N | DType<N>;
+  device?: DeviceLike;
+  /** Process-shareable memory (not available in this version: throws ERR_DLPACK_UNSUPPORTED). */
+  shared?: boolean;
+}
+
+export interface TensorOptions<N extends DTypeName> {
+  dtype?: N | DType<N>;
+  shape?: readonly number[];
+  device?: DeviceLike;
+}
+
+export interface DLPackOptions {
+  /** CUDA consumer stream; CPU tensors accept only undefined. */
+  stream?: number | bigint;
+  /** [major, minor]; major 0 gives a legacy DLManagedTensor. Default: versioned. */
+  maxVersion?: readonly [number, number] | null;
+  /** [deviceType, index]; a different device means a copy. */
+  dlDevice?: readonly [number, number];
+  /** true: always copy; false: never (ERR_DLPACK_COPY_REQUIRED); undefined: when needed. */
+  copy?: boolean;
+}
+
+export interface FromDLPackOptions {
+  device?: DeviceLike;
+  copy?: boolean;
+}
+
+/** Anything that speaks the DLPack protocol. */
+export interface DLPackProducer {
+  __dlpack__(options?: DLPackOptions): DLPackCapsule;
+  __dlpack_device__?(): [number, number];
+}
+
+export declare class Tensor<N extends DTypeName = DTypeName> implements DLPackProducer {
+  private constructor();
+  readonly dtype: N;
+  readonly shape: readonly number[];
+  /** In elements. */
+  readonly strides: readonly number[];
+  readonly ndim: number;
+  readonly size: number;
+  readonly itemSize: number;
+  readonly nbytes: number;
+  /** Byte offset of element 0 in `buffer`. */
+  readonly byteOffset: number;
+  readonly device: Device;
+  readonly readOnly: boolean;
+  readonly isCopy: boolean;
+  readonly isContiguous: boolean;
+  readonly disposed: boolean;
+  /** A typed view over exactly the elements (contiguous, CPU-accessible tensors). */
+  readonly data: DataViewOf[N];
+  readonly buffer: ArrayBuffer | SharedArrayBuffer;
+
+  reshape(shape: readonly number[] | number): Tensor<N>;
+  contiguous(): Tensor<N>;
+  clone(): Tensor<N>;
+  to(device: DeviceLike, options?: { stream?: number | bigint }): Tensor<N>;
+  cpu(): Tensor<N>;
+  cuda(index?: number): Tensor<N>;
+  copyFrom(src: Tensor | ArrayLike<unknown> | Iterable<unknown>): this;
+  toArray(): NestedArray<ElementOf[N]>;
+  toString(): string;
+  dispose(): void;
+  [Symbol.dispose](): void;
+  __dlpack__(options?: DLPackOptions): DLPackCapsule;
+  __dlpack_device__(): [number, number];
+}
+
+export declare class DLPackCapsule {
+  private constructor();
+  readonly versioned: boolean;
+  readonly version: { readonly major: number; readonly minor: number };
+  readonly consumed: boolean;
+  /** Hands the DLManagedTensor(Versioned)* to native code, which must call its deleter. */
+  toPointer(): bigint;
+  /** Calls the deleter now (releases the memory's hold). Idempotent. */
+  dispose(): void;
+  [Symbol.dispose](): void;
+  /** Adopts a managed tensor from native code. Unsafe: the pointer is trusted. */
+  static fromPointer(pointer: bigint, options: { versioned: boolean }): DLPackCapsule;
+}
+
+export type ErrorCode =
+  | 'ERR_INVALID_ARG_TYPE' | 'ERR_INVALID_ARG_VALUE' | 'ERR_OUT_OF_RANGE' | 'ERR_DLPACK_MISALIGNED'
+  | 'ERR_DLPACK_UNSUPPORTED' | 'ERR_DLPACK_CONSUMED' | 'ERR_DLPACK_COPY_REQUIRED' | 'ERR_DLPACK_DETACHED'
+  | 'ERR_DLPACK_DISPOSED' | 'ERR_DLPACK_READ_ONLY' | 'ERR_DLPACK_NOT_CONTIGUOUS' | 'ERR_DLPACK_WRONG_DEVICE'
+  | 'ERR_DLPACK_OUT_OF_MEMORY' | 'ERR_DLPACK_CUDA' | 'ERR_DLPACK_CUDA_UNAVAILABLE';
+
+export declare class DLPackError extends Error {
+  constructor(message: string, code?: ErrorCode);
+  readonly code: ErrorCode;
+}
+
+export declare class CudaError extends DLPackError {
+  constructor(message: string, code?: ErrorCode, cudaError?: string);
+  readonly cudaError?: string;
+}
+
+export declare const dlpackVersion: { readonly major: number; readonly minor: number };
+
+export declare function fromBuffer<N extends DTypeName>(
+  source: ArrayBufferLike | ArrayBufferView, options: FromBufferOptions<N>): Tensor<N>;
+export declare const frombuffer: typeof fromBuffer;
+export declare function empty<N extends DTypeName = 'float32'>(
+  shape: readonly number[] | number, options?: CreateOptions<N>): Tensor<N>;
+export declare function zeros<N extends DTypeName = 'float32'>(
+  shape: readonly number[] | number, options?: CreateOptions<N>): Tensor<N>;
+export declare function tensor<N extends DTypeName = 'float32'>(
+  values: unknown, options?: TensorOptions<N>): Tensor<N>;
+export declare function fromDLPack(x: DLPackCapsule | DLPackProducer, options?: FromDLPackOptions): Tensor;
+export declare const from_dlpack: typeof fromDLPack;
+export declare function toDLPack(tensor: Tensor, options?: DLPackOptions): DLPackCapsule;
+export declare const to_dlpack: typeof toDLPack;
+
+export declare const cuda: {
+  /** Whether CUDA is compiled in and a device is usable (always false in this build). */
+  isAvailable(): boolean;
+  deviceCount(): number;
+};
