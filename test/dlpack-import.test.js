@@ -129,7 +129,6 @@ describe('fromDLPack: the checklist, in order; a failed import does not consume'
   const cases = [
     ['ndim 65', { shape: new Array(65).fill(1), strides: new Array(65).fill(1) }, /ndim between 0 and 64.*65/],
     ['ndim -1', { shape: [], ndim: -1 }, /ndim.*-1/],
-    ['CUDA device', { deviceType: 2 }, /device type 2/],
     ['OpenCL device', { deviceType: 4 }, /device type 4/],
     ['lanes 4', { lanes: 4 }, /lanes 1.*received 4/],
     ['unknown dtype code 3', { code: 3, bits: 32 }, /code 3 bits 32/],
@@ -150,6 +149,15 @@ describe('fromDLPack: the checklist, in order; a failed import does not consume'
     expect(capsule.consumed).toBe(false);
     expect(producer.calls(ptr)).toBe(0);
     capsule.dispose(); // the capsule still owns it; dispose calls the deleter once
+    expect(producer.calls(ptr)).toBe(1);
+  });
+
+  test('CUDA device memory: CudaError ERR_DLPACK_CUDA_UNAVAILABLE in this build, not consumed', () => {
+    const ptr = make({ deviceType: 2, deviceId: 1 });
+    const capsule = capsuleOf(ptr);
+    expectError(() => dl.fromDLPack(capsule), dl.CudaError, 'ERR_DLPACK_CUDA_UNAVAILABLE', /device type 2/);
+    expect(capsule.consumed).toBe(false);
+    capsule.dispose();
     expect(producer.calls(ptr)).toBe(1);
   });
 

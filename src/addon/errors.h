@@ -20,6 +20,7 @@ constexpr const char* kCopyRequired = "ERR_DLPACK_COPY_REQUIRED";
 constexpr const char* kDetached = "ERR_DLPACK_DETACHED";
 constexpr const char* kDisposed = "ERR_DLPACK_DISPOSED";
 constexpr const char* kOutOfMemory = "ERR_DLPACK_OUT_OF_MEMORY";
+constexpr const char* kCudaUnavailable = "ERR_DLPACK_CUDA_UNAVAILABLE";
 }  // namespace code
 
 struct Error {

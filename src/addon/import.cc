@@ -70,7 +70,13 @@ Napi::Value ImportCapsule(const Napi::CallbackInfo& info) {
   // 2-7. ndim, device, lanes, dtype, shape, strides, byte_offset.
   Layout layout;
   const CheckResult check = CheckTensor(*managed.tensor(), null_strides_ok, state.dtypes(), &layout);
-  if (!check.ok()) throw Error{code::kUnsupported, check.message};
+  if (!check.ok()) {
+    // CUDA device memory needs a CUDA build; the rest is malformed or foreign.
+    const bool cuda = check.failure == CheckFailure::kDevice &&
+                      managed.tensor()->device.device_type == kDLCUDA;
+    throw Error{cuda ? code::kCudaUnavailable : code::kUnsupported,
+                cuda ? check.message + "; this build of dlpack has no CUDA support" : check.message};
+  }
   if (!state.external_buffers() && !allow_copy && !managed.own()) {
     throw Error{code::kCopyRequired,
                 "Expected zero-copy import (copy: false), but this runtime refuses external "
