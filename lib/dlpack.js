@@ -2,11 +2,11 @@
 // The DLPack protocol (API.md "DLPack protocol"): DLPackCapsule, export
 // (toDLPack / __dlpack__) and import (fromDLPack).
 const { native, scratch, slot, writeShape } = require('./binding');
-const { makeError, invalidType, invalidValue, outOfRange, describe } = require('./errors');
+const { makeError, invalidType, invalidValue, outOfRange } = require('./errors');
 const { byIndex } = require('./dtypes');
 const { parseDevice, deviceFromCode, cudaUnavailable, CPU } = require('./device');
 const { Storage } = require('./storage');
-const { Tensor, makeTensor, alive } = require('./tensor');
+const { makeTensor, alive } = require('./tensor');
 const { kToken, kStorage, kFlags, kOffset, kInfo, kShape, kStrides, kDevice, kCapsule, kSize, kHigh,
   READ_ONLY, IS_COPY } = require('./internal');
 
@@ -316,4 +316,4 @@ function importCapsule(capsule, allowCopy) {
   return makeTensor(storage, info, shape, strides, byteOffset, flags);
 }
 
-module.exports = { DLPackCapsule, dlpackVersion, toDLPack, fromDLPack, describe, Tensor };
+module.exports = { DLPackCapsule, dlpackVersion, toDLPack, fromDLPack };

@@ -1,9 +1,8 @@
 'use strict';
 // The Tensor class (API.md "Tensor"). Public methods are small forwarders;
 // state lives under module-private symbols.
-const { native, writeShape, slot } = require('./binding');
+const { native, writeShape, slot, scratch } = require('./binding');
 const { makeError, invalidType, invalidValue, outOfRange } = require('./errors');
-const { dtypeInfo } = require('./dtypes');
 const { parseDevice, cudaUnavailable, CPU } = require('./device');
 const { normalizeShape, product, contiguousStrides, isContiguous, extent } = require('./shape');
 const { Storage } = require('./storage');
@@ -287,7 +286,6 @@ function forEachElement(shape, srcStrides, dstStrides, srcOrigin, dstOrigin, fn)
   walk(0, srcOrigin, dstOrigin);
 }
 
-const { scratch } = require('./binding');
 function scratchSource(i, stride) {
   scratch[slot.sourceStrides + i] = stride;
 }
@@ -338,5 +336,4 @@ function frozen(array) {
   return Object.isFrozen(array) ? array : Object.freeze(array);
 }
 
-module.exports = { Tensor, makeTensor, makeContiguous, allocate, alive, hostStorage, checkedBuffer, elementView,
-  dtypeInfo };
+module.exports = { Tensor, makeTensor, makeContiguous, allocate, alive };
