@@ -33,6 +33,7 @@ class DLPackCapsule {
     }
     this[kCapsule] = {
       versioned, version, consumed: false,
+      handle: null, // fromPointer: the native handle owning the struct
       storage: null, info: null, shape: null, strides: null, byteOffset: 0, dlFlags: 0, device: null,
     };
   }
@@ -47,15 +48,16 @@ class DLPackCapsule {
     unconsumed(this);
     const state = this[kCapsule];
     if (state.storage === null) {
-      const pointer = native.capsuleToPointer(this);
+      const pointer = native.capsuleToPointer(state.handle);
       state.consumed = true;
+      state.handle = null;
       return pointer;
     }
     const { storage, info, device } = state;
     writeShape(state.shape, state.strides);
     let pointer;
     if (storage.foreign) {
-      pointer = native.exportTensor(storage, true, state.byteOffset, info.index, state.dlFlags,
+      pointer = native.exportTensor(storage.handle, true, state.byteOffset, info.index, state.dlFlags,
         state.versioned, device.code, device.index);
     } else {
       const bytes = storage.getBytes();
@@ -74,7 +76,8 @@ class DLPackCapsule {
       releaseHold(state);
     } else {
       state.consumed = true;
-      native.capsuleDispose(this);
+      native.capsuleDispose(state.handle);
+      state.handle = null;
     }
   }
 
@@ -103,13 +106,23 @@ class DLPackCapsule {
     const { versioned } = options;
     if (typeof versioned !== 'boolean') throw invalidType('options.versioned', 'a boolean', versioned);
     const capsule = new DLPackCapsule(kToken, versioned, LEGACY_VERSION);
-    native.capsuleFromPointer(capsule, pointer, versioned);
-    if (versioned) {
-      native.capsuleVersion(capsule);
-      capsule[kCapsule].version = Object.freeze({ major: scratch[slot.major], minor: scratch[slot.minor] });
-    }
+    const state = capsule[kCapsule];
+    state.handle = native.capsuleFromPointer(pointer, versioned);
+    if (versioned) state.version = versionOf(scratch[slot.major], scratch[slot.minor]);
     return capsule;
   }
+}
+
+// Frozen { major, minor } objects, one per version seen.
+const versions = new Map([['1.3', dlpackVersion], ['0.0', LEGACY_VERSION]]);
+function versionOf(major, minor) {
+  const key = `${major}.${minor}`;
+  let version = versions.get(key);
+  if (version === undefined) {
+    version = Object.freeze({ major, minor });
+    if (versions.size < 64) versions.set(key, version); // producers choose minors: keep it bounded
+  }
+  return version;
 }
 
 // The capsule's hold on its Storage ends: consumed, handed out or disposed.
@@ -271,17 +284,18 @@ function takeLayout(state) {
 }
 
 function importCapsule(capsule, allowCopy) {
-  const owner = new Storage(null, false);
+  const state = capsule[kCapsule];
   let result;
   try {
-    result = native.importCapsule(capsule, owner, allowCopy);
+    result = native.importCapsule(state.handle, allowCopy);
   } catch (error) {
     // An unknown major version is consumed (its deleter was called); every
     // other failure leaves the capsule as it was.
-    capsule[kCapsule].consumed = !native.capsuleOwns(capsule);
+    state.consumed = !native.capsuleOwns(state.handle);
     throw error;
   }
-  capsule[kCapsule].consumed = true;
+  state.consumed = true;
+  state.handle = null;
 
   const ndim = scratch[slot.ndim];
   const shape = new Array(ndim);
@@ -297,18 +311,18 @@ function importCapsule(capsule, allowCopy) {
   let flags = (dlFlags & FLAG_READ_ONLY ? READ_ONLY : 0) | (dlFlags & FLAG_IS_COPIED ? IS_COPY : 0);
   let storage;
   if (kind === RESULT_JS_BUFFER) {
-    // Our own export: back to the Storage it came from, or a new one over the buffer.
+    // Our own struct came back: to the Storage it came from, or a new one over the buffer.
     storage = result[kStorage];
     if (storage === undefined || storage.released) {
-      // Its tensors were disposed while the capsule kept the buffer alive.
+      // Its tensors were disposed while the struct kept the buffer alive.
       storage = new Storage(result.buffer, storage !== undefined && storage.owned);
-      storage.exported = true; // other capsules may still pin it
+      storage.exported = true; // other structs may still pin it
     }
     byteOffset += result.byteOffset;
   } else if (kind === RESULT_FOREIGN) {
-    storage = owner;
+    storage = new Storage(null, false, deviceFromCode(scratch[slot.deviceType], scratch[slot.deviceId]));
+    storage.handle = result;
     storage.foreign = true;
-    storage.device = deviceFromCode(scratch[slot.deviceType], scratch[slot.deviceId]);
   } else {
     storage = new Storage(result, true); // copied: the runtime refused external memory
     flags |= IS_COPY;

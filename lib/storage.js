@@ -6,9 +6,9 @@
 //   JS memory:      buffer is an ArrayBuffer or SharedArrayBuffer. `owned`
 //                   buffers (empty, zeros, clone...) are detached on release
 //                   unless a capsule pinned them; a caller's buffer never is.
-//   foreign memory: this object is wrapped by native code (host_storage.cc)
-//                   and owns a DLPack producer's tensor; the ArrayBuffer over
-//                   it is made only when JS asks for one.
+//   foreign memory: `handle` is a native handle (host_storage.cc) owning a
+//                   DLPack producer's tensor; the ArrayBuffer over it is made
+//                   only when JS asks for one.
 const { native } = require('./binding');
 const { makeError } = require('./errors');
 const { CPU } = require('./device');
@@ -21,6 +21,7 @@ class Storage {
     this.bytes = null;
     this.owned = owned;
     this.device = device;
+    this.handle = null; // native handle of foreign memory
     this.foreign = false;
     this.exported = false;
     this.released = false;
@@ -30,7 +31,7 @@ class Storage {
   getBuffer() {
     if (this.buffer === null) {
       if (this.released) throw makeError('ERR_DLPACK_DISPOSED', 'The tensor\'s memory was released');
-      this.buffer = native.storageBuffer(this);
+      this.buffer = native.storageBuffer(this.handle);
     }
     return this.buffer;
   }
@@ -55,7 +56,8 @@ class Storage {
     if (--this.holders > 0 || this.released) return;
     this.released = true;
     if (this.foreign) {
-      native.storageRelease(this, this.buffer);
+      native.storageRelease(this.handle, this.buffer);
+      this.handle = null; // its finalizer frees nothing more
     } else if (this.owned && !this.exported && isArrayBuffer(this.buffer) &&
                this.buffer.byteLength !== 0) {
       native.detachBuffer(this.buffer);

@@ -65,7 +65,6 @@ Napi::Object Initialize(Napi::Env env, Napi::Object exports) {
       {"capsuleFromPointer", Guarded<CapsuleFromPointer>},
       {"capsuleToPointer", Guarded<CapsuleToPointer>},
       {"capsuleDispose", Guarded<CapsuleDispose>},
-      {"capsuleVersion", Guarded<CapsuleVersion>},
       {"capsuleOwns", Guarded<CapsuleOwns>},
       {"storageBuffer", Guarded<StorageBuffer>},
       {"storageRelease", Guarded<StorageRelease>},

@@ -1,7 +1,6 @@
 #include "capsule.h"
 
 #include "env_state.h"
-#include "wrap.h"
 
 namespace dlnode {
 namespace {
@@ -16,18 +15,8 @@ void FinalizeCapsule(node_api_basic_env, void* data, void*) {
 
 }  // namespace
 
-void WrapCapsule(napi_env env, napi_value capsule, AnyManaged managed) {
-  auto* state = new CapsuleState{managed};
-  try {
-    WrapTagged(env, capsule, state, kCapsuleTag, &FinalizeCapsule);
-  } catch (...) {
-    delete state;
-    throw;
-  }
-}
-
-CapsuleState& LiveCapsule(napi_env env, napi_value capsule) {
-  auto* state = UnwrapTagged<CapsuleState>(env, capsule, kCapsuleTag, "DLPackCapsule");
+CapsuleState& LiveCapsule(napi_env env, napi_value handle) {
+  auto* state = HandleOf<CapsuleState>(env, handle, kCapsuleTag, "DLPackCapsule");
   if (state->managed.ptr == nullptr) {
     throw Error{code::kConsumed, "Expected an unconsumed DLPackCapsule, received a consumed one"};
   }
@@ -36,12 +25,22 @@ CapsuleState& LiveCapsule(napi_env env, napi_value capsule) {
 
 Napi::Value CapsuleFromPointer(const Napi::CallbackInfo& info) {
   bool lossless = false;
-  const uint64_t address = info[1].As<Napi::BigInt>().Uint64Value(&lossless);
+  const uint64_t address = info[0].As<Napi::BigInt>().Uint64Value(&lossless);
   // JS has checked the range; the pointer itself is trusted (API.md: unsafe).
-  WrapCapsule(info.Env(), info[0],
-              AnyManaged{reinterpret_cast<void*>(static_cast<uintptr_t>(address)),
-                         info[2].As<Napi::Boolean>().Value()});
-  return info.Env().Undefined();
+  const AnyManaged managed{reinterpret_cast<void*>(static_cast<uintptr_t>(address)),
+                           info[1].As<Napi::Boolean>().Value()};
+  // The version is in the stable prefix: safe to read whatever it says.
+  double* scratch = EnvState::Of(info.Env()).scratch();
+  const auto* versioned = static_cast<const DLManagedTensorVersioned*>(managed.ptr);
+  scratch[slot::kMajor] = managed.versioned ? versioned->version.major : 0;
+  scratch[slot::kMinor] = managed.versioned ? versioned->version.minor : 0;
+  auto* state = new CapsuleState(managed);
+  try {
+    return Napi::Value(info.Env(), NewHandle(info.Env(), state, &FinalizeCapsule));
+  } catch (...) {
+    delete state;  // the caller still owns the pointer
+    throw;
+  }
 }
 
 Napi::Value CapsuleToPointer(const Napi::CallbackInfo& info) {
@@ -60,23 +59,8 @@ Napi::Value CapsuleDispose(const Napi::CallbackInfo& info) {
 }
 
 Napi::Value CapsuleOwns(const Napi::CallbackInfo& info) {
-  auto* state = UnwrapTagged<CapsuleState>(info.Env(), info[0], kCapsuleTag, "DLPackCapsule");
+  auto* state = HandleOf<CapsuleState>(info.Env(), info[0], kCapsuleTag, "DLPackCapsule");
   return Napi::Boolean::New(info.Env(), state->managed.ptr != nullptr);
-}
-
-Napi::Value CapsuleVersion(const Napi::CallbackInfo& info) {
-  CapsuleState& state = LiveCapsule(info.Env(), info[0]);
-  double* scratch = EnvState::Of(info.Env()).scratch();
-  if (state.managed.versioned) {
-    // The version is in the stable prefix: safe to read whatever it says.
-    const auto* t = static_cast<const DLManagedTensorVersioned*>(state.managed.ptr);
-    scratch[slot::kMajor] = t->version.major;
-    scratch[slot::kMinor] = t->version.minor;
-  } else {
-    scratch[slot::kMajor] = 0;
-    scratch[slot::kMinor] = 0;
-  }
-  return info.Env().Undefined();
 }
 
 }  // namespace dlnode

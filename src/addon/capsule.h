@@ -1,28 +1,30 @@
-// The native side of DLPackCapsule (lib/dlpack.js): a JS object wrapping one
-// managed tensor. Until it is consumed, handed out by toPointer() or disposed,
-// the capsule owns the tensor, and its GC finalizer calls the deleter.
+// The native side of a DLPackCapsule adopted with fromPointer (lib/dlpack.js):
+// a handle owning one managed tensor. Until it is consumed, handed out by
+// toPointer() or disposed, the handle owns the tensor, and its GC finalizer
+// calls the deleter.
 #ifndef DLPACK_NODE_ADDON_CAPSULE_H_
 #define DLPACK_NODE_ADDON_CAPSULE_H_
 
 #include <napi.h>
 
 #include "../core/managed.h"
+#include "handle.h"
 
 namespace dlnode {
 
-struct CapsuleState {
+struct CapsuleState : Tagged {
+  explicit CapsuleState(AnyManaged m) : Tagged(kCapsuleTag), managed(m) {}
   AnyManaged managed;  // managed.ptr == nullptr once consumed
 };
 
-void WrapCapsule(napi_env env, napi_value capsule, AnyManaged managed);
-// The state of a capsule that still owns its tensor; throws ERR_DLPACK_CONSUMED.
-CapsuleState& LiveCapsule(napi_env env, napi_value capsule);
+// The state of a handle that still owns its tensor; throws ERR_DLPACK_CONSUMED.
+CapsuleState& LiveCapsule(napi_env env, napi_value handle);
 
-Napi::Value CapsuleFromPointer(const Napi::CallbackInfo& info);  // (capsule, bigint, versioned)
-Napi::Value CapsuleToPointer(const Napi::CallbackInfo& info);    // (capsule) -> bigint
-Napi::Value CapsuleDispose(const Napi::CallbackInfo& info);      // (capsule)
-Napi::Value CapsuleOwns(const Napi::CallbackInfo& info);       // (capsule) -> bool
-Napi::Value CapsuleVersion(const Napi::CallbackInfo& info);      // (capsule) -> scratch major/minor
+// (bigint, versioned) -> handle; the struct's version in scratch kMajor/kMinor.
+Napi::Value CapsuleFromPointer(const Napi::CallbackInfo& info);
+Napi::Value CapsuleToPointer(const Napi::CallbackInfo& info);    // (handle) -> bigint
+Napi::Value CapsuleDispose(const Napi::CallbackInfo& info);      // (handle)
+Napi::Value CapsuleOwns(const Napi::CallbackInfo& info);       // (handle) -> bool
 
 }  // namespace dlnode
 

@@ -10,7 +10,7 @@ namespace dlnode {
 
 // (source, isForeign, byteOffset, dtypeIndex, flags, versioned, deviceType,
 //  deviceId) -> bigint; ndim, shape and strides in the scratch block.
-// `source` is a typed array over the JS buffer, or a Storage owner object.
+// `source` is a typed array over the JS buffer, or a foreign storage handle.
 Napi::Value ExportTensor(const Napi::CallbackInfo& info);
 
 }  // namespace dlnode

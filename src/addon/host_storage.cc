@@ -1,7 +1,7 @@
 #include "host_storage.h"
 
 #include "env_state.h"
-#include "wrap.h"
+#include "handle.h"
 
 namespace dlnode {
 namespace {
@@ -18,7 +18,8 @@ struct BufferHold {
   }
 };
 
-struct OwnerState {
+struct OwnerState : Tagged {
+  explicit OwnerState(ForeignStorage* s) : Tagged(kStorageTag), storage(s) {}
   ForeignStorage* storage;  // nullptr once released
   BufferHold* buffer_hold = nullptr;  // the one external ArrayBuffer, if made
 };
@@ -45,27 +46,30 @@ void FinalizeBuffer(node_api_basic_env, void*, void* hint) {
 
 }  // namespace
 
-void AdoptStorage(napi_env env, napi_value owner, ForeignStorage* storage) {
-  auto* state = new OwnerState{storage};
+napi_value AdoptStorage(napi_env env, ForeignStorage* storage) {
+  auto* state = new OwnerState(storage);
+  napi_value handle;
   try {
-    WrapTagged(env, owner, state, kStorageTag, &FinalizeOwner);
+    handle = NewHandle(env, state, &FinalizeOwner);
   } catch (...) {
     delete state;
+    storage->Release();
     throw;
   }
   int64_t ignored;
   napi_adjust_external_memory(env, static_cast<int64_t>(storage->length()), &ignored);
+  return handle;
 }
 
-ForeignStorage* StorageOf(napi_env env, napi_value owner) {
-  auto* state = UnwrapTagged<OwnerState>(env, owner, kStorageTag, "storage");
+ForeignStorage* StorageOf(napi_env env, napi_value handle) {
+  auto* state = HandleOf<OwnerState>(env, handle, kStorageTag, "storage");
   if (state->storage == nullptr) throw Error{code::kDisposed, "The tensor's memory was released"};
   return state->storage;
 }
 
 Napi::Value StorageBuffer(const Napi::CallbackInfo& info) {
   napi_env env = info.Env();
-  auto* state = UnwrapTagged<OwnerState>(env, info[0], kStorageTag, "storage");
+  auto* state = HandleOf<OwnerState>(env, info[0], kStorageTag, "storage");
   if (state->storage == nullptr) throw Error{code::kDisposed, "The tensor's memory was released"};
   ForeignStorage* storage = state->storage;
   napi_value result;
@@ -90,7 +94,7 @@ Napi::Value StorageBuffer(const Napi::CallbackInfo& info) {
 
 Napi::Value StorageRelease(const Napi::CallbackInfo& info) {
   napi_env env = info.Env();
-  auto* state = UnwrapTagged<OwnerState>(env, info[0], kStorageTag, "storage");
+  auto* state = HandleOf<OwnerState>(env, info[0], kStorageTag, "storage");
   if (state->storage == nullptr) return info.Env().Undefined();
   if (state->buffer_hold != nullptr) {
     // info[1] is the buffer StorageBuffer made (JS caches it). Detach it first

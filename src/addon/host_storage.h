@@ -1,5 +1,5 @@
-// Foreign CPU-accessible memory adopted from a DLPack producer, owned by a JS
-// Storage object (lib/storage.js). The JS owner's hold is released inside GC
+// Foreign CPU-accessible memory adopted from a DLPack producer, owned by the
+// handle a JS Storage object keeps (lib/storage.js). The JS owner's hold is released inside GC
 // (basic finalizer) or by dispose(); an ArrayBuffer over the memory is made
 // only when JS asks for one, because Node runs ArrayBuffer finalizers on a
 // later event-loop turn and a synchronous loop must not pile memory up.
@@ -12,15 +12,16 @@
 
 namespace dlnode {
 
-// Takes over one reference of `storage` and ties it to `owner`; reports the
-// memory to V8 so that GC runs in time.
-void AdoptStorage(napi_env env, napi_value owner, ForeignStorage* storage);
+// Takes over one reference of `storage` and returns a handle owning it;
+// reports the memory to V8 so that GC runs in time. On failure the
+// reference is released.
+napi_value AdoptStorage(napi_env env, ForeignStorage* storage);
 
-// The ForeignStorage behind `owner`, or throws ERR_DLPACK_DISPOSED.
-ForeignStorage* StorageOf(napi_env env, napi_value owner);
+// The ForeignStorage behind `handle`, or throws ERR_DLPACK_DISPOSED.
+ForeignStorage* StorageOf(napi_env env, napi_value handle);
 
-Napi::Value StorageBuffer(const Napi::CallbackInfo& info);   // (owner) -> ArrayBuffer
-Napi::Value StorageRelease(const Napi::CallbackInfo& info);  // (owner) -> undefined
+Napi::Value StorageBuffer(const Napi::CallbackInfo& info);   // (handle) -> ArrayBuffer
+Napi::Value StorageRelease(const Napi::CallbackInfo& info);  // (handle, buffer) -> undefined
 
 }  // namespace dlnode
 

@@ -30,23 +30,13 @@ void WriteLayout(double* scratch, const Layout& layout, uint64_t flags, uint64_t
   }
 }
 
-// The capsule is already consumed here, so a failure must release the memory.
-void AdoptOrRelease(napi_env env, napi_value owner, ForeignStorage* storage) {
-  try {
-    AdoptStorage(env, owner, storage);
-  } catch (...) {
-    storage->Release();
-    throw;
-  }
-}
-
 }  // namespace
 
 Napi::Value ImportCapsule(const Napi::CallbackInfo& info) {
   napi_env env = info.Env();
   EnvState& state = EnvState::Of(env);
   CapsuleState& capsule = LiveCapsule(env, info[0]);
-  const bool allow_copy = info[2].As<Napi::Boolean>().Value();
+  const bool allow_copy = info[1].As<Napi::Boolean>().Value();
   AnyManaged managed = capsule.managed;
 
   // 1. Major version. Only the stable prefix may be read before this check;
@@ -105,11 +95,11 @@ Napi::Value ImportCapsule(const Napi::CallbackInfo& info) {
       return Napi::Value(env, view);
     }
     auto* storage = static_cast<ForeignStorage*>(keepalive);
-    AdoptOrRelease(env, info[1], storage);  // the capsule's reference moves to the owner
     const uint64_t offset =
         layout.size == 0 ? 0 : layout.first - reinterpret_cast<uintptr_t>(storage->base());
+    napi_value handle = AdoptStorage(env, storage);  // the capsule's reference moves here
     WriteLayout(scratch, layout, flags, offset, ImportResult::kForeign);
-    return info[1];
+    return Napi::Value(env, handle);
   }
 
   if (!state.external_buffers()) {
@@ -130,9 +120,9 @@ Napi::Value ImportCapsule(const Napi::CallbackInfo& info) {
 
   auto* storage = new ForeignStorage(
       managed, layout.size == 0 ? nullptr : reinterpret_cast<void*>(layout.base()), layout.extent());
-  AdoptOrRelease(env, info[1], storage);
+  napi_value handle = AdoptStorage(env, storage);
   WriteLayout(scratch, layout, flags, layout.low, ImportResult::kForeign);
-  return info[1];
+  return Napi::Value(env, handle);
 }
 
 Napi::Value SetExternalBuffers(const Napi::CallbackInfo& info) {

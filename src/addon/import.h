@@ -7,9 +7,9 @@
 
 namespace dlnode {
 
-// (capsule, owner, allowCopy) -> typed array | owner | ArrayBuffer.
+// (capsuleHandle, allowCopy) -> typed array | storage handle | ArrayBuffer.
 // Writes the layout to the scratch block; slot kResult says which was
-// returned: our own JS buffer (zero-copy), `owner` now holding foreign memory,
+// returned: our own JS buffer (zero-copy), a handle owning foreign memory,
 // or a copy (only where the runtime refuses external buffers).
 Napi::Value ImportCapsule(const Napi::CallbackInfo& info);
 
