@@ -1,0 +1,355 @@
+// Managed tensors: the fields NewVersioned/NewLegacy fill in, the single
+// allocation, the deleter releasing the Keepalive exactly once, TakeOwn, and
+// ForeignStorage's reference count across threads. Every test checks that the
+// process-wide live counters return to where they started.
+#include "managed.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdint>
+#include <thread>
+#include <vector>
+
+#include "stats.h"
+
+namespace {
+
+using dlnode::AnyManaged;
+using dlnode::ExportSpec;
+using dlnode::ForeignStorage;
+using dlnode::Keepalive;
+namespace stats = dlnode::stats;
+
+// A Keepalive that counts its releases instead of freeing anything.
+class CountingKeepalive final : public Keepalive {
+ public:
+  Kind kind() const override { return Kind::kJsBuffer; }
+  void Release() noexcept override { releases.fetch_add(1); }
+  std::atomic<int> releases{0};
+};
+
+// Snapshot of the live counters, compared again in TearDown.
+class ManagedTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    managed_before_ = stats::managed_live.load();
+    foreign_before_ = stats::foreign_live.load();
+  }
+  void TearDown() override {
+    EXPECT_EQ(stats::managed_live.load(), managed_before_) << "a managed tensor leaked";
+    EXPECT_EQ(stats::foreign_live.load(), foreign_before_) << "a foreign tensor leaked";
+  }
+
+  ExportSpec Spec(int32_t ndim, const int64_t* shape, const int64_t* strides) {
+    ExportSpec spec{};
+    spec.data = data_;
+    spec.device = {kDLCPU, 0};
+    spec.ndim = ndim;
+    spec.dtype = {kDLFloat, 32, 1};
+    spec.shape = shape;
+    spec.strides = strides;
+    spec.flags = 0;
+    spec.keepalive = &keepalive_;
+    return spec;
+  }
+
+  int64_t managed_before_ = 0;
+  int64_t foreign_before_ = 0;
+  CountingKeepalive keepalive_;
+  alignas(16) float data_[64] = {};
+};
+
+const int64_t kShape[] = {2, 3, 4};
+const int64_t kStrides[] = {1, 2, 6};  // column-major, to tell it from a copy of shape
+
+template <typename Managed>
+void ExpectSingleAllocationLayout(const Managed* self, int ndim) {
+  const DLTensor& t = self->dl_tensor;
+  const auto* tail = reinterpret_cast<const int64_t*>(reinterpret_cast<const char*>(self) +
+                                                      sizeof(Managed));
+  EXPECT_EQ(t.shape, tail) << "shape must follow the struct in the same allocation";
+  EXPECT_EQ(t.strides, tail + ndim) << "strides must follow shape";
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(t.shape) % alignof(int64_t), 0u);
+}
+
+TEST_F(ManagedTest, NewVersionedFillsEveryField) {
+  const int64_t live = stats::managed_live.load();
+  ExportSpec spec = Spec(3, kShape, kStrides);
+  spec.device = {kDLCUDAHost, 2};
+  spec.dtype = {kDLComplex, 128, 1};
+  spec.flags = DLPACK_FLAG_BITMASK_READ_ONLY | DLPACK_FLAG_BITMASK_IS_COPIED;
+  DLManagedTensorVersioned* m = dlnode::NewVersioned(spec);
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(stats::managed_live.load(), live + 1);
+
+  EXPECT_EQ(m->version.major, 1u);
+  EXPECT_EQ(m->version.minor, 3u);
+  EXPECT_EQ(m->flags, DLPACK_FLAG_BITMASK_READ_ONLY | DLPACK_FLAG_BITMASK_IS_COPIED);
+  EXPECT_EQ(m->manager_ctx, &keepalive_);
+  EXPECT_NE(m->deleter, nullptr);
+  const DLTensor& t = m->dl_tensor;
+  EXPECT_EQ(&dlnode::TensorOf(m), &t);
+  EXPECT_EQ(t.data, data_);
+  EXPECT_EQ(t.device.device_type, kDLCUDAHost);
+  EXPECT_EQ(t.device.device_id, 2);
+  EXPECT_EQ(t.ndim, 3);
+  EXPECT_EQ(t.dtype.code, kDLComplex);
+  EXPECT_EQ(t.dtype.bits, 128);
+  EXPECT_EQ(t.dtype.lanes, 1);
+  EXPECT_EQ(t.byte_offset, 0u);
+  ASSERT_NE(t.shape, nullptr);
+  ASSERT_NE(t.strides, nullptr);
+  EXPECT_NE(t.shape, kShape) << "shape must be copied, not borrowed";
+  EXPECT_NE(t.strides, kStrides) << "strides must be copied, not borrowed";
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(t.shape[i], kShape[i]);
+    EXPECT_EQ(t.strides[i], kStrides[i]);
+  }
+  ExpectSingleAllocationLayout(m, 3);
+
+  m->deleter(m);
+  EXPECT_EQ(keepalive_.releases.load(), 1);
+  EXPECT_EQ(stats::managed_live.load(), live);
+}
+
+TEST_F(ManagedTest, NewLegacyFillsEveryField) {
+  const int64_t live = stats::managed_live.load();
+  const int64_t shape[] = {5, 7};
+  const int64_t strides[] = {7, 1};
+  ExportSpec spec = Spec(2, shape, strides);
+  spec.dtype = {kDLInt, 16, 1};
+  spec.flags = DLPACK_FLAG_BITMASK_READ_ONLY;  // legacy has nowhere to put it
+  DLManagedTensor* m = dlnode::NewLegacy(spec);
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(stats::managed_live.load(), live + 1);
+
+  EXPECT_EQ(m->manager_ctx, &keepalive_);
+  EXPECT_NE(m->deleter, nullptr);
+  const DLTensor& t = m->dl_tensor;
+  EXPECT_EQ(&dlnode::TensorOf(m), &t);
+  EXPECT_EQ(t.data, data_);
+  EXPECT_EQ(t.device.device_type, kDLCPU);
+  EXPECT_EQ(t.ndim, 2);
+  EXPECT_EQ(t.dtype.code, kDLInt);
+  EXPECT_EQ(t.dtype.bits, 16);
+  EXPECT_EQ(t.dtype.lanes, 1);
+  EXPECT_EQ(t.byte_offset, 0u);
+  EXPECT_EQ(t.shape[0], 5);
+  EXPECT_EQ(t.shape[1], 7);
+  EXPECT_EQ(t.strides[0], 7);
+  EXPECT_EQ(t.strides[1], 1);
+  ExpectSingleAllocationLayout(m, 2);
+
+  m->deleter(m);
+  EXPECT_EQ(keepalive_.releases.load(), 1);
+  EXPECT_EQ(stats::managed_live.load(), live);
+}
+
+TEST_F(ManagedTest, ZeroDimHasNullShapeAndStrides) {
+  DLManagedTensorVersioned* v = dlnode::NewVersioned(Spec(0, nullptr, nullptr));
+  ASSERT_NE(v, nullptr);
+  EXPECT_EQ(v->dl_tensor.ndim, 0);
+  EXPECT_EQ(v->dl_tensor.shape, nullptr);
+  EXPECT_EQ(v->dl_tensor.strides, nullptr);
+  v->deleter(v);
+
+  DLManagedTensor* l = dlnode::NewLegacy(Spec(0, nullptr, nullptr));
+  ASSERT_NE(l, nullptr);
+  EXPECT_EQ(l->dl_tensor.shape, nullptr);
+  EXPECT_EQ(l->dl_tensor.strides, nullptr);
+  l->deleter(l);
+  EXPECT_EQ(keepalive_.releases.load(), 2);
+}
+
+TEST_F(ManagedTest, MaximumNdimFitsInTheTail) {
+  std::vector<int64_t> shape(64, 1);
+  std::vector<int64_t> strides(64);
+  for (int i = 0; i < 64; ++i) strides[i] = 1000 + i;
+  DLManagedTensorVersioned* m = dlnode::NewVersioned(Spec(64, shape.data(), strides.data()));
+  ASSERT_NE(m, nullptr);
+  ExpectSingleAllocationLayout(m, 64);
+  for (int i = 0; i < 64; ++i) {
+    EXPECT_EQ(m->dl_tensor.shape[i], 1);
+    EXPECT_EQ(m->dl_tensor.strides[i], 1000 + i);
+  }
+  m->deleter(m);
+}
+
+TEST_F(ManagedTest, DeleterMayRunOnAnotherThread) {
+  DLManagedTensorVersioned* v = dlnode::NewVersioned(Spec(3, kShape, kStrides));
+  DLManagedTensor* l = dlnode::NewLegacy(Spec(3, kShape, kStrides));
+  ASSERT_NE(v, nullptr);
+  ASSERT_NE(l, nullptr);
+  std::thread([v, l] {
+    v->deleter(v);
+    l->deleter(l);
+  }).join();
+  EXPECT_EQ(keepalive_.releases.load(), 2);
+}
+
+TEST_F(ManagedTest, NullKeepaliveIsAllowed) {
+  ExportSpec spec = Spec(1, kShape, kStrides);
+  spec.keepalive = nullptr;
+  DLManagedTensorVersioned* m = dlnode::NewVersioned(spec);
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(m->manager_ctx, nullptr);
+  m->deleter(m);
+  EXPECT_EQ(keepalive_.releases.load(), 0);
+}
+
+void ForeignVersionedDeleter(DLManagedTensorVersioned*) {}
+void ForeignLegacyDeleter(DLManagedTensor*) {}
+
+TEST_F(ManagedTest, IsOwnDeleterTellsOursFromForeign) {
+  DLManagedTensorVersioned* v = dlnode::NewVersioned(Spec(3, kShape, kStrides));
+  DLManagedTensor* l = dlnode::NewLegacy(Spec(3, kShape, kStrides));
+  ASSERT_NE(v, nullptr);
+  ASSERT_NE(l, nullptr);
+  EXPECT_TRUE(dlnode::IsOwnDeleter(v));
+  EXPECT_TRUE(dlnode::IsOwnDeleter(l));
+  EXPECT_TRUE((AnyManaged{v, true}.own()));
+  EXPECT_TRUE((AnyManaged{l, false}.own()));
+  EXPECT_EQ((AnyManaged{v, true}.tensor()), &v->dl_tensor);
+  EXPECT_EQ((AnyManaged{l, false}.tensor()), &l->dl_tensor);
+
+  DLManagedTensorVersioned foreign_v{};
+  foreign_v.deleter = &ForeignVersionedDeleter;
+  DLManagedTensor foreign_l{};
+  foreign_l.deleter = &ForeignLegacyDeleter;
+  EXPECT_FALSE(dlnode::IsOwnDeleter(&foreign_v));
+  EXPECT_FALSE(dlnode::IsOwnDeleter(&foreign_l));
+  EXPECT_FALSE((AnyManaged{&foreign_v, true}.own()));
+  EXPECT_FALSE((AnyManaged{&foreign_l, false}.own()));
+  foreign_v.deleter = nullptr;
+  foreign_l.deleter = nullptr;
+  EXPECT_FALSE(dlnode::IsOwnDeleter(&foreign_v));
+  EXPECT_FALSE(dlnode::IsOwnDeleter(&foreign_l));
+
+  v->deleter(v);
+  l->deleter(l);
+}
+
+TEST_F(ManagedTest, TakeOwnFreesAndHandsBackTheKeepaliveUnreleased) {
+  const int64_t live = stats::managed_live.load();
+  DLManagedTensorVersioned* v = dlnode::NewVersioned(Spec(3, kShape, kStrides));
+  DLManagedTensor* l = dlnode::NewLegacy(Spec(3, kShape, kStrides));
+  ASSERT_NE(v, nullptr);
+  ASSERT_NE(l, nullptr);
+  EXPECT_EQ(stats::managed_live.load(), live + 2);
+
+  EXPECT_EQ(dlnode::TakeOwn(v), &keepalive_);
+  EXPECT_EQ(dlnode::TakeOwn(l), &keepalive_);
+  EXPECT_EQ(keepalive_.releases.load(), 0) << "TakeOwn must not release";
+  EXPECT_EQ(stats::managed_live.load(), live);
+}
+
+// --- ForeignStorage ------------------------------------------------------------
+
+// A producer's managed tensor whose deleter counts its calls.
+std::atomic<int> g_foreign_deletes{0};
+void CountingVersionedDeleter(DLManagedTensorVersioned*) { g_foreign_deletes.fetch_add(1); }
+void CountingLegacyDeleter(DLManagedTensor*) { g_foreign_deletes.fetch_add(1); }
+
+class ForeignStorageTest : public ManagedTest {
+ protected:
+  void SetUp() override {
+    ManagedTest::SetUp();
+    g_foreign_deletes = 0;
+  }
+};
+
+TEST_F(ForeignStorageTest, RecordsBaseAndLengthAndKind) {
+  DLManagedTensorVersioned producer{};
+  producer.deleter = &CountingVersionedDeleter;
+  auto* storage = new ForeignStorage(AnyManaged{&producer, true}, data_, sizeof(data_));
+  EXPECT_EQ(stats::foreign_live.load(), foreign_before_ + 1);
+  EXPECT_EQ(storage->base(), data_);
+  EXPECT_EQ(storage->length(), sizeof(data_));
+  EXPECT_EQ(storage->kind(), Keepalive::Kind::kForeign);
+  storage->Release();
+  EXPECT_EQ(g_foreign_deletes.load(), 1);
+}
+
+TEST_F(ForeignStorageTest, LastReleaseCallsTheDeleterOnce) {
+  DLManagedTensor producer{};
+  producer.deleter = &CountingLegacyDeleter;
+  auto* storage = new ForeignStorage(AnyManaged{&producer, false}, data_, sizeof(data_));
+  storage->Retain();
+  storage->Retain();
+  storage->Release();
+  storage->Release();
+  EXPECT_EQ(g_foreign_deletes.load(), 0);
+  EXPECT_EQ(stats::foreign_live.load(), foreign_before_ + 1);
+  storage->Release();
+  EXPECT_EQ(g_foreign_deletes.load(), 1);
+  EXPECT_EQ(stats::foreign_live.load(), foreign_before_);
+}
+
+TEST_F(ForeignStorageTest, RetainAndReleaseFromManyThreads) {
+  constexpr int kThreads = 8;
+  constexpr int kRounds = 20000;
+  for (bool versioned : {true, false}) {
+    g_foreign_deletes = 0;
+    DLManagedTensorVersioned producer_v{};
+    producer_v.deleter = &CountingVersionedDeleter;
+    DLManagedTensor producer_l{};
+    producer_l.deleter = &CountingLegacyDeleter;
+    AnyManaged managed = versioned ? AnyManaged{&producer_v, true} : AnyManaged{&producer_l, false};
+    auto* storage = new ForeignStorage(managed, data_, sizeof(data_));
+    // One reference per thread, taken before it starts; the initial one is
+    // dropped while the threads run, so whichever thread ends last deletes.
+    for (int i = 0; i < kThreads; ++i) storage->Retain();
+    std::atomic<bool> go{false};
+    std::vector<std::thread> threads;
+    for (int i = 0; i < kThreads; ++i) {
+      threads.emplace_back([&go, storage] {
+        while (!go.load()) std::this_thread::yield();
+        for (int r = 0; r < kRounds; ++r) {
+          storage->Retain();
+          storage->Release();
+        }
+        storage->Release();
+      });
+    }
+    go = true;
+    storage->Release();
+    for (std::thread& t : threads) t.join();
+    EXPECT_EQ(g_foreign_deletes.load(), 1) << (versioned ? "versioned" : "legacy");
+    EXPECT_EQ(stats::foreign_live.load(), foreign_before_);
+  }
+}
+
+TEST_F(ForeignStorageTest, NullDeleterIsNeverCalled) {
+  // DLPack allows a NULL deleter; calling it would crash.
+  DLManagedTensorVersioned producer_v{};
+  DLManagedTensor producer_l{};
+  auto* v = new ForeignStorage(AnyManaged{&producer_v, true}, data_, sizeof(data_));
+  auto* l = new ForeignStorage(AnyManaged{&producer_l, false}, data_, sizeof(data_));
+  EXPECT_EQ(stats::foreign_live.load(), foreign_before_ + 2);
+  v->Retain();
+  std::thread([v] { v->Release(); }).join();
+  v->Release();
+  l->Release();
+  EXPECT_EQ(stats::foreign_live.load(), foreign_before_);
+}
+
+TEST_F(ForeignStorageTest, ReExportingAdoptedMemoryChainsTheReleases) {
+  // Import adopts a producer's tensor, then exports it again: the new managed
+  // tensor's Keepalive is the ForeignStorage, so the producer's deleter runs
+  // only when both the importer's reference and the re-export are gone.
+  DLManagedTensorVersioned producer{};
+  producer.deleter = &CountingVersionedDeleter;
+  auto* storage = new ForeignStorage(AnyManaged{&producer, true}, data_, sizeof(data_));
+  storage->Retain();
+  ExportSpec spec = Spec(3, kShape, kStrides);
+  spec.keepalive = storage;
+  DLManagedTensorVersioned* reexport = dlnode::NewVersioned(spec);
+  ASSERT_NE(reexport, nullptr);
+  storage->Release();
+  EXPECT_EQ(g_foreign_deletes.load(), 0);
+  reexport->deleter(reexport);
+  EXPECT_EQ(g_foreign_deletes.load(), 1);
+}
+
+}  // namespace
