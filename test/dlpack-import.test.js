@@ -298,3 +298,12 @@ describe('DLPackCapsule', () => {
     expect(String(capsule)).toMatch(/consumed/);
   });
 });
+
+describe('fromDLPack: every number fits a JavaScript safe integer', () => {
+  test('an empty tensor with a dim above 2^53 is refused, not rounded', () => {
+    const ptr = producer.make({ shape: [0, 2 ** 62], strides: [1, 1], code: 2, bits: 32, nullData: true });
+    const capsule = dl.DLPackCapsule.fromPointer(ptr, { versioned: true });
+    expectError(() => dl.fromDLPack(capsule), dl.DLPackError, 'ERR_DLPACK_UNSUPPORTED', /below 2\^53/);
+    capsule.dispose();
+  });
+});

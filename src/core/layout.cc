@@ -73,14 +73,25 @@ CheckResult CheckTensor(const DLTensor& t, bool null_strides_ok, const DtypeTabl
   if (ndim > 0 && t.shape == nullptr) {
     return Fail(CheckFailure::kShape, "Expected a shape array in the DLPack tensor, received NULL");
   }
-  uint64_t size = 1;
+  // Every dimension must be a safe integer, whether or not the tensor is
+  // empty; the count is 0 if any dimension is, wherever it sits.
+  bool empty = false;
   for (int i = 0; i < ndim; ++i) {
     const int64_t d = t.shape[i];
     if (d < 0) {
       return Fail(CheckFailure::kShape, "Expected non-negative shape[" + Num(i) +
                                             "] in the DLPack tensor, received " + Num(d));
     }
-    if (__builtin_mul_overflow(size, static_cast<uint64_t>(d), &size) || size > kMaxSafeInteger) {
+    if (static_cast<uint64_t>(d) > kMaxSafeInteger) {
+      return Fail(CheckFailure::kShape, "Expected shape[" + Num(i) +
+                                            "] below 2^53 in the DLPack tensor, received " + Num(d));
+    }
+    empty = empty || d == 0;
+  }
+  uint64_t size = empty ? 0 : 1;
+  for (int i = 0; i < ndim && !empty; ++i) {
+    if (__builtin_mul_overflow(size, static_cast<uint64_t>(t.shape[i]), &size) ||
+        size > kMaxSafeInteger) {
       return Fail(CheckFailure::kShape,
                   "Expected an element count below 2^53 in the DLPack tensor, received an "
                   "overflowing shape");
@@ -92,13 +103,34 @@ CheckResult CheckTensor(const DLTensor& t, bool null_strides_ok, const DtypeTabl
       return Fail(CheckFailure::kStrides,
                   "Expected strides in a DLPack >= 1.2 tensor with ndim > 0, received NULL");
     }
-    int64_t running = 1;
+    uint64_t running = 1;  // row-major; empty dimensions count as 1 (PyTorch's rule)
     for (int i = ndim - 1; i >= 0; --i) {
-      out->strides[i] = running;
-      running *= t.shape[i] == 0 ? 1 : t.shape[i];  // size < 2^53: cannot overflow
+      out->strides[i] = static_cast<int64_t>(running);
+      const uint64_t d = t.shape[i] == 0 ? 1 : static_cast<uint64_t>(t.shape[i]);
+      if (i > 0 && (__builtin_mul_overflow(running, d, &running) || running > kMaxSafeInteger)) {
+        return Fail(CheckFailure::kStrides,
+                    "Expected row-major strides below 2^53 for the DLPack tensor's shape, received "
+                    "a shape whose strides overflow");
+      }
     }
   } else {
-    for (int i = 0; i < ndim; ++i) out->strides[i] = t.strides[i];
+    for (int i = 0; i < ndim; ++i) {
+      const int64_t st = t.strides[i];
+      const bool unsafe =
+          st > static_cast<int64_t>(kMaxSafeInteger) || st < -static_cast<int64_t>(kMaxSafeInteger);
+      if (unsafe && (empty || t.shape[i] == 1)) {
+        // The stride of a size-1 dimension (or of an empty tensor) never
+        // moves a pointer; one JS numbers cannot hold becomes 0.
+        out->strides[i] = 0;
+        continue;
+      }
+      if (unsafe) {
+        return Fail(CheckFailure::kStrides, "Expected strides[" + Num(i) +
+                                                "] within +-2^53 in the DLPack tensor, received " +
+                                                Num(st));
+      }
+      out->strides[i] = st;
+    }
   }
   for (int i = 0; i < ndim; ++i) out->shape[i] = t.shape[i];
   uint64_t low = 0;

@@ -210,12 +210,51 @@ TEST_F(CheckTensorTest, NullStridesOfAZeroSizeTensorStepOverTheZeroDim) {
 
 TEST_F(CheckTensorTest, RejectsInt64MinStride) {
   Tensor tensor({2}, {kInt64Min}, buffer_);
-  ExpectFailure(tensor, CheckFailure::kStrides, "overflowing stride");
+  ExpectFailure(tensor, CheckFailure::kStrides, "strides[0]");
+}
+
+// Regressions: an empty tensor used to skip the safe-integer checks.
+TEST_F(CheckTensorTest, RejectsHugeDimsOfAnEmptyTensor) {
+  Tensor tensor({0, INT64_C(1) << 62}, {1, 1}, nullptr);
+  ExpectFailure(tensor, CheckFailure::kShape, "shape[1] below 2^53");
+}
+
+TEST_F(CheckTensorTest, EmptyTensorVerdictDoesNotDependOnWhereTheZeroIs) {
+  const int64_t big = INT64_C(1) << 40;
+  Tensor first({0, big, big}, {1, 1, 1}, nullptr);
+  Tensor last({big, big, 0}, {1, 1, 1}, nullptr);  // its count used to overflow before the 0
+  ASSERT_TRUE(Check(first).ok());
+  ASSERT_TRUE(Check(last).ok());
+  EXPECT_EQ(layout_.size, 0u);
+}
+
+TEST_F(CheckTensorTest, UnrepresentableStrideOfASizeOneDimBecomesZero) {
+  Tensor tensor({1, 3}, {kInt64Max, 1}, buffer_);
+  ASSERT_TRUE(Check(tensor).ok());
+  EXPECT_EQ(layout_.strides[0], 0);
+  EXPECT_EQ(layout_.strides[1], 1);
+}
+
+TEST_F(CheckTensorTest, RejectsRowMajorStridesThatOverflowForAnEmptyTensor) {
+  const int64_t d = INT64_C(1) << 40;
+  Tensor tensor({0, d, d, d}, {}, nullptr);
+  ExpectFailure(tensor, CheckFailure::kStrides, "strides overflow", /*null_strides_ok=*/true);
+  Tensor smaller({0, INT64_C(1) << 30, INT64_C(1) << 30, INT64_C(1) << 30}, {}, nullptr);
+  ExpectFailure(smaller, CheckFailure::kStrides, "strides overflow", /*null_strides_ok=*/true);
+}
+
+TEST_F(CheckTensorTest, UnrepresentableStridesOfAnEmptyTensorBecomeZero) {
+  Tensor tensor({0, 2}, {INT64_C(1) << 60, 1}, nullptr);
+  ASSERT_TRUE(Check(tensor).ok());
+  EXPECT_EQ(layout_.strides[0], 0);
+  EXPECT_EQ(layout_.size, 0u);
 }
 
 TEST_F(CheckTensorTest, RejectsStrideWhoseByteStepOverflows) {
   Tensor tensor({3}, {kInt64Max}, buffer_);
-  ExpectFailure(tensor, CheckFailure::kStrides, "overflowing stride");
+  ExpectFailure(tensor, CheckFailure::kStrides, "strides[0] within +-2^53");
+  Tensor step({3}, {INT64_C(1) << 52}, buffer_, Dtype(kDLFloat, 64));  // 2^52 * 2 * 8 bytes
+  ExpectFailure(step, CheckFailure::kStrides, "overflowing stride");
 }
 
 TEST_F(CheckTensorTest, RejectsExtentAboveSafeInteger) {
@@ -315,6 +354,7 @@ TEST_F(CheckTensorTest, SizeOneDimsMayCarryAnyStride) {
 
   Tensor odd({1, 3, 1}, {kInt64Max, 1, -12345}, buffer_, Dtype(kDLFloat, 64));
   ASSERT_TRUE(Check(odd).ok());
+  EXPECT_EQ(layout_.strides[2], -12345);  // representable: kept as it is
   EXPECT_EQ(layout_.low, 0u);
   EXPECT_EQ(layout_.high, 24u);
 }
