@@ -1,0 +1,50 @@
+"""Reference timings for bench/run.js: PyTorch's DLPack round trip and
+numpy.frombuffer on the same sizes as the Node cases. Prints one JSON object.
+
+    python3 bench/python_reference.py BUFFER_BYTES OFFSET COUNT
+"""
+import json
+import statistics
+import sys
+import timeit
+
+import numpy
+import torch
+import torch.utils.dlpack
+
+
+def per_op_ns(stmt, env, number, repeat=15):
+    # Median of `repeat` batches of `number` calls, like bench/run.js.
+    timer = timeit.Timer(stmt, globals=env)
+    timer.timeit(number)  # warm-up
+    batches = timer.repeat(repeat=repeat, number=number)
+    return statistics.median(batches) / number * 1e9
+
+
+def main():
+    size, offset, count = (int(a) for a in sys.argv[1:4])
+    buf = bytearray(size)
+    t = torch.frombuffer(buf, dtype=torch.float32, count=count, offset=offset)
+    env = {
+        'torch': torch,
+        'numpy': numpy,
+        'from_dlpack': torch.utils.dlpack.from_dlpack,
+        'to_dlpack': torch.utils.dlpack.to_dlpack,
+        't': t,
+        'b': buf,
+        'n': count,
+        'o': offset,
+    }
+    torch_ns = per_op_ns('from_dlpack(to_dlpack(t))', env, 20000)
+    numpy_ns = per_op_ns('numpy.frombuffer(b, dtype=numpy.float32, count=n, offset=o)', env, 50000)
+    print(json.dumps({
+        'python': sys.version.split()[0],
+        'torch': torch.__version__,
+        'numpy': numpy.__version__,
+        'torch_roundtrip_ns': torch_ns,
+        'numpy_frombuffer_ns': numpy_ns,
+    }))
+
+
+if __name__ == '__main__':
+    main()
