@@ -6,8 +6,8 @@ const { makeError, invalidType, invalidValue, outOfRange } = require('./errors')
 const { byIndex } = require('./dtypes');
 const { parseDevice, deviceFromCode, cudaUnavailable, CPU } = require('./device');
 const { Storage } = require('./storage');
-const { makeTensor, alive } = require('./tensor');
-const { kToken, kStorage, kFlags, kOffset, kInfo, kShape, kStrides, kDevice, kCapsule, kSize, kHigh,
+const { Tensor, makeTensor, alive } = require('./tensor');
+const { kToken, kStorage, kFlags, kOffset, kInfo, kShape, kStrides, kDevice, kCapsule, kSize, kLow, kHigh,
   READ_ONLY, IS_COPY } = require('./internal');
 
 const FLAG_READ_ONLY = 1; // DLPACK_FLAG_BITMASK_READ_ONLY
@@ -35,6 +35,7 @@ class DLPackCapsule {
       versioned, version, consumed: false,
       handle: null, // fromPointer: the native handle owning the struct
       storage: null, info: null, shape: null, strides: null, byteOffset: 0, dlFlags: 0, device: null,
+      size: 0, low: 0, high: 0,
     };
   }
 
@@ -114,9 +115,10 @@ class DLPackCapsule {
 }
 
 // Frozen { major, minor } objects, one per version seen.
-const versions = new Map([['1.3', dlpackVersion], ['0.0', LEGACY_VERSION]]);
+const versionKey = (major, minor) => major * 2 ** 32 + minor;
+const versions = new Map([[versionKey(1, 3), dlpackVersion], [versionKey(0, 0), LEGACY_VERSION]]);
 function versionOf(major, minor) {
-  const key = `${major}.${minor}`;
+  const key = versionKey(major, minor);
   let version = versions.get(key);
   if (version === undefined) {
     version = Object.freeze({ major, minor });
@@ -224,6 +226,9 @@ function toDLPack(tensor, options) {
   state.shape = t[kShape];
   state.strides = t[kStrides];
   state.byteOffset = t[kOffset];
+  state.size = t[kSize];
+  state.low = t[kLow];
+  state.high = t[kHigh];
   state.dlFlags = flags;
   state.device = target === CPU ? CPU : t[kDevice];
   if (t !== tensor) t.dispose(); // the capsule holds the copy now
@@ -278,7 +283,8 @@ function fromDLPack(x, options) {
 function takeLayout(state) {
   const { storage, dlFlags } = state;
   const flags = (dlFlags & FLAG_READ_ONLY ? READ_ONLY : 0) | (dlFlags & FLAG_IS_COPIED ? IS_COPY : 0);
-  const t = makeTensor(storage, state.info, state.shape, state.strides, state.byteOffset, flags, state.device);
+  const t = new Tensor(kToken, storage, state.info, state.shape, state.strides, state.byteOffset, flags,
+    state.size, state.low, state.high, state.device);
   releaseHold(state);
   return t;
 }
