@@ -6,6 +6,7 @@ const { parseDevice, cudaUnavailable } = require('./device');
 const { normalizeShape, product, contiguousStrides } = require('./shape');
 const { Storage, isDetached } = require('./storage');
 const { makeTensor, makeContiguous, allocate } = require('./tensor');
+const { sharedStorage } = require('./sharing');
 const { isAnyArrayBuffer } = require('util').types;
 
 const ONE = Object.freeze([1]);
@@ -90,13 +91,10 @@ function allocateTensor(shapeValue, options) {
   const target = parseDevice(device, 'options.device');
   if (typeof shared !== 'boolean') throw invalidType('options.shared', 'a boolean', shared);
   if (target.type !== 'cpu') throw cudaUnavailable(`a tensor on ${target}`);
-  if (shared) {
-    throw makeError('ERR_DLPACK_UNSUPPORTED',
-      'Expected `options.shared` false: shared-memory tensors are not available in this version');
-  }
   const shape = normalizeShape(shapeValue);
-  const buffer = allocate(product(shape) * info.itemSize);
-  return makeTensor(new Storage(buffer, true), info, shape, contiguousStrides(shape), 0, 0);
+  const nbytes = product(shape) * info.itemSize;
+  const storage = shared ? sharedStorage(nbytes) : new Storage(allocate(nbytes), true);
+  return makeTensor(storage, info, shape, contiguousStrides(shape), 0, 0);
 }
 
 // Memory is zeroed either way: JavaScript cannot hand out uninitialised

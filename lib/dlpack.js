@@ -214,7 +214,7 @@ function toDLPack(tensor, options) {
   }
 
   const storage = t[kStorage];
-  if (!storage.foreign && t[kSize] !== 0 && t[kOffset] + t[kHigh] > storage.buffer.byteLength) {
+  if (!storage.foreign && t[kSize] !== 0 && t[kOffset] + t[kHigh] > storage.getBuffer().byteLength) {
     throw makeError('ERR_DLPACK_DETACHED',
       'Expected the tensor\'s buffer to still hold its bytes, but it was detached or shrunk');
   }

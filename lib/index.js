@@ -6,6 +6,7 @@ const { Device } = require('./device');
 const { Tensor } = require('./tensor');
 const { DLPackCapsule, dlpackVersion, toDLPack, fromDLPack } = require('./dlpack');
 const { fromBuffer, empty, zeros, tensor } = require('./create');
+const { open, wasm } = require('./sharing');
 
 // CUDA is not compiled into this build: the honest answers, no device calls.
 const cuda = Object.freeze({
@@ -30,5 +31,7 @@ module.exports = {
   from_dlpack: fromDLPack,
   toDLPack,
   to_dlpack: toDLPack,
+  open,
+  wasm,
   cuda,
 };

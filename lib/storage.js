@@ -6,9 +6,12 @@
 //   JS memory:      buffer is an ArrayBuffer or SharedArrayBuffer. `owned`
 //                   buffers (empty, zeros, clone...) are detached on release
 //                   unless a capsule pinned them; a caller's buffer never is.
-//   foreign memory: `handle` is a native handle (host_storage.cc) owning a
-//                   DLPack producer's tensor; the ArrayBuffer over it is made
-//                   only when JS asks for one.
+//   native memory:  `handle` is a native handle (host_storage.cc) owning a
+//                   DLPack producer's tensor, a shared-memory segment (`shm`
+//                   names it) or memory another thread shared; the
+//                   ArrayBuffer over it is made only when JS asks for one.
+//   WebAssembly:    `memory` is a WebAssembly.Memory; the buffer is re-read
+//                   from it on every use, so views survive memory.grow().
 const { native } = require('./binding');
 const { makeError } = require('./errors');
 const { CPU } = require('./device');
@@ -23,12 +26,15 @@ class Storage {
     this.device = device;
     this.handle = null; // native handle of foreign memory
     this.foreign = false;
+    this.shm = null;    // { name, dataSize } of a shared-memory segment
+    this.memory = null; // a WebAssembly.Memory
     this.exported = false;
     this.released = false;
     this.holders = 0;
   }
 
   getBuffer() {
+    if (this.memory !== null) return this.memory.buffer;
     if (this.buffer === null) {
       if (this.released) throw makeError('ERR_DLPACK_DISPOSED', 'The tensor\'s memory was released');
       this.buffer = native.storageBuffer(this.handle);
@@ -40,7 +46,8 @@ class Storage {
   // this Storage so that importing our own capsule finds it again.
   getBytes() {
     let bytes = this.bytes;
-    if (bytes === null || (bytes.length === 0 && this.buffer.byteLength !== 0)) {
+    const current = this.memory !== null ? this.memory.buffer : this.buffer;
+    if (bytes === null || bytes.buffer !== current || (bytes.length === 0 && current.byteLength !== 0)) {
       const buffer = this.getBuffer();
       if (buffer.byteLength === 0 && isDetached(buffer)) {
         throw makeError('ERR_DLPACK_DETACHED', 'The tensor\'s ArrayBuffer was detached');

@@ -15,6 +15,8 @@ const { formatTensor } = require('./format');
 const inspectSymbol = Symbol.for('nodejs.util.inspect.custom');
 let dlpack = null; // lib/dlpack.js, which needs this module first
 const protocol = () => dlpack || (dlpack = require('./dlpack'));
+let sharingModule = null; // lib/sharing.js, which needs this module first
+const sharing = () => sharingModule || (sharingModule = require('./sharing'));
 
 class Tensor {
   // Internal: callers pass the element count and byte extent they already
@@ -62,7 +64,8 @@ class Tensor {
     const info = this[kInfo];
     const length = this[kSize] * info.viewLanes;
     let view = this[kView];
-    if (view === null) {
+    if (view === null || (this[kStorage].memory !== null && view.buffer !== this[kStorage].memory.buffer)) {
+      // First use, or a WebAssembly memory grew and replaced its buffer.
       const buffer = checkedBuffer(this);
       view = new info.View(buffer, this[kOffset] - this[kLow], length);
       this[kView] = view;
@@ -227,6 +230,10 @@ class Tensor {
     return protocol().toDLPack(this, options);
   }
 
+  share() {
+    return sharing().share(this);
+  }
+
   __dlpack_device__() {
     alive(this);
     const device = this[kDevice];
@@ -336,4 +343,4 @@ function frozen(array) {
   return Object.isFrozen(array) ? array : Object.freeze(array);
 }
 
-module.exports = { Tensor, makeTensor, makeContiguous, allocate, alive };
+module.exports = { Tensor, makeTensor, makeContiguous, allocate, alive, hostStorage };

@@ -9,6 +9,7 @@
 #include "export.h"
 #include "host_storage.h"
 #include "import.h"
+#include "sharing.h"
 
 namespace dlnode {
 namespace {
@@ -73,6 +74,12 @@ Napi::Object Initialize(Napi::Env env, Napi::Object exports) {
       {"setExternalBuffers", Guarded<SetExternalBuffers>},
       {"drainReleases", Guarded<DrainReleases>},
       {"stats", Guarded<Stats>},
+      {"shmCreate", Guarded<ShmCreate>},
+      {"shmOpen", Guarded<ShmOpen>},
+      {"shmSweep", Guarded<ShmSweep>},
+      {"localShare", Guarded<LocalShare>},
+      {"localOpen", Guarded<LocalOpen>},
+      {"localShares", Guarded<LocalShares>},
   };
   for (const auto& f : functions) exports.Set(f.name, Napi::Function::New(env, f.fn, f.name));
   return exports;

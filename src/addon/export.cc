@@ -42,7 +42,7 @@ Napi::Value ExportTensor(const Napi::CallbackInfo& info) {
   // buffer's current length: it may have been detached or shrunk.
   char* base = nullptr;
   uint64_t length = 0;
-  ForeignStorage* storage = nullptr;
+  HostMemory* storage = nullptr;
   if (foreign) {
     storage = StorageOf(env, info[0]);
     base = static_cast<char*>(storage->base());

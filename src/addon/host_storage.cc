@@ -1,6 +1,9 @@
 #include "host_storage.h"
 
+#include <vector>
+
 #include "env_state.h"
+#include "../core/share_registry.h"
 #include "handle.h"
 
 namespace dlnode {
@@ -9,7 +12,7 @@ namespace {
 // The hold an external ArrayBuffer has on the storage. Released by the
 // buffer's finalizer, or earlier by dispose() after it detaches the buffer.
 struct BufferHold {
-  ForeignStorage* storage;
+  HostMemory* storage;
   bool released = false;
   void Release() {
     if (released) return;
@@ -19,13 +22,18 @@ struct BufferHold {
 };
 
 struct OwnerState : Tagged {
-  explicit OwnerState(ForeignStorage* s) : Tagged(kStorageTag), storage(s) {}
-  ForeignStorage* storage;  // nullptr once released
+  explicit OwnerState(HostMemory* s) : Tagged(kStorageTag), storage(s) {}
+  HostMemory* storage;  // nullptr once released
   BufferHold* buffer_hold = nullptr;  // the one external ArrayBuffer, if made
+  std::vector<uint64_t> shares;       // 'local' ids this owner published
 };
 
 void ReleaseOwner(node_api_basic_env env, OwnerState* state) {
   if (state->storage == nullptr) return;
+  // Unpublish first: threads that already opened the memory keep their own
+  // references; later opens of these ids fail.
+  for (uint64_t id : state->shares) share_registry::Remove(id);
+  state->shares.clear();
   int64_t ignored;
   napi_adjust_external_memory(env, -static_cast<int64_t>(state->storage->length()), &ignored);
   state->storage->Release();
@@ -46,7 +54,7 @@ void FinalizeBuffer(node_api_basic_env, void*, void* hint) {
 
 }  // namespace
 
-napi_value AdoptStorage(napi_env env, ForeignStorage* storage) {
+napi_value AdoptStorage(napi_env env, HostMemory* storage) {
   auto* state = new OwnerState(storage);
   napi_value handle;
   try {
@@ -61,7 +69,15 @@ napi_value AdoptStorage(napi_env env, ForeignStorage* storage) {
   return handle;
 }
 
-ForeignStorage* StorageOf(napi_env env, napi_value handle) {
+uint64_t PublishLocal(napi_env env, napi_value handle) {
+  auto* state = HandleOf<OwnerState>(env, handle, kStorageTag, "storage");
+  if (state->storage == nullptr) throw Error{code::kDisposed, "The tensor's memory was released"};
+  const uint64_t id = share_registry::Add(state->storage);
+  state->shares.push_back(id);
+  return id;
+}
+
+HostMemory* StorageOf(napi_env env, napi_value handle) {
   auto* state = HandleOf<OwnerState>(env, handle, kStorageTag, "storage");
   if (state->storage == nullptr) throw Error{code::kDisposed, "The tensor's memory was released"};
   return state->storage;
@@ -71,7 +87,7 @@ Napi::Value StorageBuffer(const Napi::CallbackInfo& info) {
   napi_env env = info.Env();
   auto* state = HandleOf<OwnerState>(env, info[0], kStorageTag, "storage");
   if (state->storage == nullptr) throw Error{code::kDisposed, "The tensor's memory was released"};
-  ForeignStorage* storage = state->storage;
+  HostMemory* storage = state->storage;
   napi_value result;
   if (storage->length() == 0 || state->buffer_hold != nullptr) {
     // Empty, or asked twice (JS caches the first): a plain empty buffer.

@@ -1,4 +1,5 @@
-// Foreign CPU-accessible memory adopted from a DLPack producer, owned by the
+// Natively owned CPU-accessible memory (adopted from a DLPack producer, a
+// shared-memory segment, or opened from another thread), owned by the
 // handle a JS Storage object keeps (lib/storage.js). The JS owner's hold is released inside GC
 // (basic finalizer) or by dispose(); an ArrayBuffer over the memory is made
 // only when JS asks for one, because Node runs ArrayBuffer finalizers on a
@@ -15,10 +16,14 @@ namespace dlnode {
 // Takes over one reference of `storage` and returns a handle owning it;
 // reports the memory to V8 so that GC runs in time. On failure the
 // reference is released.
-napi_value AdoptStorage(napi_env env, ForeignStorage* storage);
+napi_value AdoptStorage(napi_env env, HostMemory* storage);
 
-// The ForeignStorage behind `handle`, or throws ERR_DLPACK_DISPOSED.
-ForeignStorage* StorageOf(napi_env env, napi_value handle);
+// Publishes the memory behind `handle` for other threads ('local' sharing)
+// until the owner is released; returns the id.
+uint64_t PublishLocal(napi_env env, napi_value handle);
+
+// The HostMemory behind `handle`, or throws ERR_DLPACK_DISPOSED.
+HostMemory* StorageOf(napi_env env, napi_value handle);
 
 Napi::Value StorageBuffer(const Napi::CallbackInfo& info);   // (handle) -> ArrayBuffer
 Napi::Value StorageRelease(const Napi::CallbackInfo& info);  // (handle, buffer) -> undefined

@@ -94,7 +94,7 @@ Napi::Value ImportCapsule(const Napi::CallbackInfo& info) {
       WriteLayout(scratch, layout, flags, offset, ImportResult::kJsBuffer);
       return Napi::Value(env, view);
     }
-    auto* storage = static_cast<ForeignStorage*>(keepalive);
+    auto* storage = static_cast<HostMemory*>(keepalive);
     const uint64_t offset =
         layout.size == 0 ? 0 : layout.first - reinterpret_cast<uintptr_t>(storage->base());
     napi_value handle = AdoptStorage(env, storage);  // the capsule's reference moves here

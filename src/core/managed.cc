@@ -95,13 +95,16 @@ bool AnyManaged::own() const {
                    : IsOwnDeleter(static_cast<DLManagedTensor*>(ptr));
 }
 
+void HostMemory::Release() noexcept {
+  if (refs_.fetch_sub(1, std::memory_order_acq_rel) == 1) Destroy();
+}
+
 ForeignStorage::ForeignStorage(AnyManaged managed, void* base, uint64_t length)
-    : managed_(managed), base_(base), length_(length) {
+    : HostMemory(base, length), managed_(managed) {
   stats::foreign_live.fetch_add(1, std::memory_order_relaxed);
 }
 
-void ForeignStorage::Release() noexcept {
-  if (refs_.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
+void ForeignStorage::Destroy() noexcept {
   managed_.CallDeleter();
   stats::foreign_live.fetch_sub(1, std::memory_order_relaxed);
   delete this;

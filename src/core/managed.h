@@ -18,7 +18,7 @@ namespace dlnode {
 // any thread, exactly once, and must not touch JavaScript.
 class Keepalive {
  public:
-  enum class Kind { kJsBuffer, kForeign };
+  enum class Kind { kJsBuffer, kHost };
   virtual Kind kind() const = 0;
   virtual void Release() noexcept = 0;
 
@@ -66,29 +66,42 @@ struct AnyManaged {
   bool own() const;
 };
 
-// Foreign memory adopted on import. Reference counted: the JS owner, each
-// external ArrayBuffer over it and each capsule re-exporting it hold one
-// reference; the producer's deleter runs when the last is released, on the
-// releasing thread.
-class ForeignStorage final : public Keepalive {
+// CPU-accessible memory owned natively and shared by reference count: the JS
+// owner, each external ArrayBuffer over it, each capsule re-exporting it and
+// each thread that opened it hold one reference. The last Release() frees it,
+// on the releasing thread.
+class HostMemory : public Keepalive {
  public:
-  ForeignStorage(AnyManaged managed, void* base, uint64_t length);
-  ForeignStorage(const ForeignStorage&) = delete;
-  ForeignStorage& operator=(const ForeignStorage&) = delete;
+  HostMemory(const HostMemory&) = delete;
+  HostMemory& operator=(const HostMemory&) = delete;
 
-  Kind kind() const override { return Kind::kForeign; }
+  Kind kind() const override { return Kind::kHost; }
   void Retain() noexcept { refs_.fetch_add(1, std::memory_order_relaxed); }
   void Release() noexcept override;
 
   void* base() const { return base_; }
   uint64_t length() const { return length_; }
 
+ protected:
+  HostMemory(void* base, uint64_t length) : base_(base), length_(length) {}
+  virtual ~HostMemory() = default;
+  // Frees the memory and deletes this object (the last reference is gone).
+  virtual void Destroy() noexcept = 0;
+
  private:
-  ~ForeignStorage() = default;
   std::atomic<int64_t> refs_{1};
-  AnyManaged managed_;
   void* base_;
   uint64_t length_;
+};
+
+// Memory adopted from a DLPack producer: Destroy() runs the producer's deleter.
+class ForeignStorage final : public HostMemory {
+ public:
+  ForeignStorage(AnyManaged managed, void* base, uint64_t length);
+
+ private:
+  void Destroy() noexcept override;
+  AnyManaged managed_;
 };
 
 }  // namespace dlnode

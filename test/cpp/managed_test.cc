@@ -266,7 +266,7 @@ TEST_F(ForeignStorageTest, RecordsBaseAndLengthAndKind) {
   EXPECT_EQ(stats::foreign_live.load(), foreign_before_ + 1);
   EXPECT_EQ(storage->base(), data_);
   EXPECT_EQ(storage->length(), sizeof(data_));
-  EXPECT_EQ(storage->kind(), Keepalive::Kind::kForeign);
+  EXPECT_EQ(storage->kind(), Keepalive::Kind::kHost);
   storage->Release();
   EXPECT_EQ(g_foreign_deletes.load(), 1);
 }

@@ -1,0 +1,77 @@
+#include "sharing.h"
+
+#include <string>
+
+#include "../core/share_registry.h"
+#include "../core/shm.h"
+#include "env_state.h"
+#include "host_storage.h"
+
+namespace dlnode {
+namespace {
+
+[[noreturn]] void ThrowShm(const ShmResult& r) {
+  switch (r.failure) {
+    case ShmFailure::kGone:
+      throw Error{code::kDisposed, r.message + " (the sharing side released it before it was opened)"};
+    case ShmFailure::kNoMemory:
+      throw Error{code::kOutOfMemory, r.message};
+    default:
+      throw Error{code::kUnsupported, r.message};
+  }
+}
+
+}  // namespace
+
+Napi::Value ShmCreate(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const auto nbytes = static_cast<uint64_t>(info[0].As<Napi::Number>().Int64Value());
+  ShmResult result;
+  ShmSegment* segment = ShmSegment::Create(nbytes, &result);
+  if (segment == nullptr) ThrowShm(result);
+  const std::string name = segment->name();
+  Napi::Array pair = Napi::Array::New(env, 2);
+  pair.Set(0u, Napi::Value(env, AdoptStorage(env, segment)));
+  pair.Set(1u, Napi::String::New(env, name));
+  return pair;
+}
+
+Napi::Value ShmOpen(const Napi::CallbackInfo& info) {
+  const std::string name = info[0].As<Napi::String>().Utf8Value();
+  const auto min_bytes = static_cast<uint64_t>(info[1].As<Napi::Number>().Int64Value());
+  ShmResult result;
+  ShmSegment* segment = ShmSegment::Open(name, min_bytes, &result);
+  if (segment == nullptr) ThrowShm(result);
+  return Napi::Value(info.Env(), AdoptStorage(info.Env(), segment));
+}
+
+Napi::Value ShmSweep(const Napi::CallbackInfo& info) {
+  return Napi::Number::New(info.Env(), SweepShmSegments());
+}
+
+Napi::Value LocalShare(const Napi::CallbackInfo& info) {
+  const uint64_t id = PublishLocal(info.Env(), info[0]);
+  return Napi::String::New(info.Env(), std::to_string(id));
+}
+
+Napi::Value LocalOpen(const Napi::CallbackInfo& info) {
+  const std::string text = info[0].As<Napi::String>().Utf8Value();
+  uint64_t id = 0;
+  try {
+    id = std::stoull(text);
+  } catch (...) {
+    throw Error{code::kInvalidArgValue, "Expected a decimal id for `descriptor.id`, received '" + text + "'"};
+  }
+  HostMemory* memory = share_registry::Acquire(id);
+  if (memory == nullptr) {
+    throw Error{code::kDisposed, "Expected a live 'local' share, but id " + text +
+                                     " was released by the sharing thread (or never existed)"};
+  }
+  return Napi::Value(info.Env(), AdoptStorage(info.Env(), memory));
+}
+
+Napi::Value LocalShares(const Napi::CallbackInfo& info) {
+  return Napi::Number::New(info.Env(), static_cast<double>(share_registry::Size()));
+}
+
+}  // namespace dlnode

@@ -1,0 +1,19 @@
+// Bindings for API.md "Sharing": POSIX shared-memory segments ('shm') and
+// ids of natively owned memory for worker threads ('local').
+#ifndef DLPACK_NODE_ADDON_SHARING_H_
+#define DLPACK_NODE_ADDON_SHARING_H_
+
+#include <napi.h>
+
+namespace dlnode {
+
+Napi::Value ShmCreate(const Napi::CallbackInfo& info);    // (nbytes) -> [handle, name]
+Napi::Value ShmOpen(const Napi::CallbackInfo& info);      // (name, minBytes) -> handle
+Napi::Value ShmSweep(const Napi::CallbackInfo& info);     // () -> removed count
+Napi::Value LocalShare(const Napi::CallbackInfo& info);   // (handle) -> id string
+Napi::Value LocalOpen(const Napi::CallbackInfo& info);    // (id string) -> handle
+Napi::Value LocalShares(const Napi::CallbackInfo& info);  // () -> registered count
+
+}  // namespace dlnode
+
+#endif  // DLPACK_NODE_ADDON_SHARING_H_

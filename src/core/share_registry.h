@@ -1,0 +1,28 @@
+// Process-wide registry behind 'local' descriptors (API.md "Sharing"): a
+// tensor shared with worker threads of this process is named by an id; each
+// thread that opens the id takes its own reference. The registry is global on
+// purpose: its whole job is to cross environments (threads).
+#ifndef DLPACK_NODE_CORE_SHARE_REGISTRY_H_
+#define DLPACK_NODE_CORE_SHARE_REGISTRY_H_
+
+#include <cstdint>
+
+#include "managed.h"
+
+namespace dlnode {
+namespace share_registry {
+
+// Registers `memory` (taking a reference) and returns a new id, never 0.
+uint64_t Add(HostMemory* memory);
+// A new reference to the memory registered as `id`, or nullptr if it was
+// removed (the sharing side let go).
+HostMemory* Acquire(uint64_t id);
+// Drops the registry's reference. Unknown ids are ignored.
+void Remove(uint64_t id);
+// Entries currently registered (for tests).
+int64_t Size();
+
+}  // namespace share_registry
+}  // namespace dlnode
+
+#endif  // DLPACK_NODE_CORE_SHARE_REGISTRY_H_

@@ -1,0 +1,54 @@
+// POSIX shared-memory segments for tensors other processes map (API.md
+// "Sharing", kind 'shm'). The format and the attach/detach protocol are in
+// python/FORMAT.md, which the Python module implements too.
+#ifndef DLPACK_NODE_CORE_SHM_H_
+#define DLPACK_NODE_CORE_SHM_H_
+
+#include <cstdint>
+#include <string>
+
+#include "managed.h"
+
+namespace dlnode {
+
+constexpr uint64_t kShmHeaderSize = 4096;
+constexpr uint32_t kShmSlots = 128;
+
+enum class ShmFailure { kNone, kGone, kInvalid, kNoMemory, kSystem };
+
+struct ShmResult {
+  ShmFailure failure = ShmFailure::kNone;
+  std::string message;
+  bool ok() const { return failure == ShmFailure::kNone; }
+};
+
+// One attachment of this process to a segment. Its data region is the
+// HostMemory; the last Release() detaches (and unlinks when no process is
+// attached any more).
+class ShmSegment final : public HostMemory {
+ public:
+  // A new zeroed segment of `data_size` bytes, attached once.
+  static ShmSegment* Create(uint64_t data_size, ShmResult* result);
+  // A new attachment to the segment `name` (no leading slash), whose data must
+  // hold at least `min_data_size` bytes.
+  static ShmSegment* Open(const std::string& name, uint64_t min_data_size, ShmResult* result);
+
+  const std::string& name() const { return name_; }
+
+ private:
+  ShmSegment(std::string name, int fd, void* map, uint64_t map_size, uint64_t data_size);
+  void Destroy() noexcept override;
+
+  std::string name_;
+  int fd_;
+  void* map_;
+  uint64_t map_size_;
+};
+
+// Removes segments whose every attached process has died. Best effort;
+// returns how many it removed.
+int SweepShmSegments();
+
+}  // namespace dlnode
+
+#endif  // DLPACK_NODE_CORE_SHM_H_

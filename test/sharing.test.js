@@ -1,0 +1,285 @@
+'use strict';
+// API.md "Sharing": descriptors for worker threads ('sab', 'local') and other
+// processes ('shm'), and tensors over WebAssembly memory.
+const fs = require('fs');
+const path = require('path');
+const { Worker } = require('worker_threads');
+const { spawn } = require('child_process');
+const dl = require('../lib');
+const { producer, native, collect, expectError } = require('./helpers');
+
+const segments = () => fs.readdirSync('/dev/shm').filter((n) => n.startsWith('dlpack-'));
+
+function startWorker() {
+  const worker = new Worker(path.join(__dirname, 'fixtures', 'share-worker.js'));
+  const ask = (message) => new Promise((resolve, reject) => {
+    worker.once('message', (reply) => (reply.ok ? resolve(reply) : reject(Object.assign(new Error(reply.error), reply))));
+    worker.postMessage(message);
+  });
+  return { worker, ask, exited: new Promise((resolve) => worker.once('exit', resolve)) };
+}
+
+function foreignTensor(values) {
+  const ptr = producer.make({ shape: [values.length], strides: [1], code: 2, bits: 32 });
+  const t = dl.fromDLPack(dl.DLPackCapsule.fromPointer(ptr, { versioned: true }));
+  t.data.set(values);
+  return { t, ptr };
+}
+
+describe("worker threads: 'sab'", () => {
+  test('a SharedArrayBuffer tensor is zero-copy in a worker, writes visible both ways', async () => {
+    const t = dl.fromBuffer(new SharedArrayBuffer(32), { dtype: 'int32', offset: 8, shape: [2, 3] });
+    t.data.set([1, 2, 3, 4, 5, 6]);
+    const d = t.share();
+    expect(d).toMatchObject({ kind: 'sab', byteOffset: 8, dtype: 'int32', shape: [2, 3], strides: [3, 1] });
+    const w = startWorker();
+    expect((await w.ask({ op: 'open', key: 'a', descriptor: d })).values).toEqual([1, 2, 3, 4, 5, 6]);
+    await w.ask({ op: 'write', key: 'a', index: 5, value: 60 });
+    expect(t.data[5]).toBe(60);
+    t.data[0] = 10;
+    expect((await w.ask({ op: 'open', key: 'b', descriptor: d })).values[0]).toBe(10);
+    await w.worker.terminate();
+  });
+
+  test('a plain ArrayBuffer tensor cannot be shared', () => {
+    expectError(() => dl.tensor([1]).share(), dl.DLPackError, 'ERR_DLPACK_UNSUPPORTED', /SharedArrayBuffer/);
+  });
+});
+
+describe("worker threads: 'local' (native memory)", () => {
+  test('zero-copy both ways; freed only after every thread released it', async () => {
+    const { t, ptr } = foreignTensor([1, 2, 3]);
+    const d = t.share();
+    expect(d).toMatchObject({ kind: 'local', pid: process.pid, dtype: 'float32', shape: [3] });
+    expect(JSON.parse(JSON.stringify(d))).toEqual(d); // plain and serialisable
+    const w = startWorker();
+    expect((await w.ask({ op: 'open', key: 'x', descriptor: d })).values).toEqual([1, 2, 3]);
+    await w.ask({ op: 'write', key: 'x', index: 1, value: 20 });
+    expect(t.data[1]).toBe(20);
+    t.dispose();
+    await collect();
+    expect(producer.calls(ptr)).toBe(0); // the worker still holds it
+    await w.ask({ op: 'release', key: 'x' });
+    expect(producer.calls(ptr)).toBe(1);
+    await w.worker.terminate();
+  });
+
+  test('a worker terminated abruptly releases what it opened', async () => {
+    const { t, ptr } = foreignTensor([4, 5]);
+    const d = t.share();
+    const w = startWorker();
+    await w.ask({ op: 'open', key: 'x', descriptor: d });
+    t.dispose();
+    expect(producer.calls(ptr)).toBe(0);
+    await w.worker.terminate();
+    await collect();
+    expect(producer.calls(ptr)).toBe(1);
+  });
+
+  test('opening after the sharing thread released it is ERR_DLPACK_DISPOSED', async () => {
+    const { t } = foreignTensor([1]);
+    const d = t.share();
+    t.dispose();
+    expectError(() => dl.open(d), dl.DLPackError, 'ERR_DLPACK_DISPOSED', /released by the sharing thread/);
+    expectError(() => dl.open({ ...d, pid: d.pid + 1 }), TypeError, 'ERR_INVALID_ARG_VALUE', /between threads of one process/);
+  });
+
+  test('stress: many workers open and drop the same tensor', async () => {
+    const { t, ptr } = foreignTensor([7, 8, 9, 10]);
+    const d = t.share();
+    const before = native.localShares();
+    const workers = Array.from({ length: 6 }, startWorker);
+    const replies = await Promise.all(workers.map((w) => w.ask({ op: 'churn', descriptor: d, times: 300 })));
+    expect(replies.map((r) => r.sum)).toEqual(new Array(6).fill(7 * 300));
+    await Promise.all(workers.map((w) => w.worker.terminate()));
+    expect(producer.calls(ptr)).toBe(0);
+    t.dispose();
+    await collect();
+    expect(producer.calls(ptr)).toBe(1);
+    expect(native.localShares()).toBe(before - 1);
+  });
+});
+
+describe("other processes: 'shm'", () => {
+  afterAll(async () => {
+    await collect();
+  });
+
+  test('empty({ shared: true }) is zeroed shared memory with a JSON descriptor', () => {
+    const t = dl.empty([3, 4], { dtype: 'float64', shared: true });
+    expect(Array.from(t.data)).toEqual(new Array(12).fill(0));
+    const d = JSON.parse(JSON.stringify(t.share()));
+    expect(d).toMatchObject({ kind: 'shm', version: 1, dataSize: 96, byteOffset: 0, dtype: 'float64',
+      shape: [3, 4], strides: [4, 1], readOnly: false });
+    expect(segments()).toContain(d.name);
+    const u = dl.open(d);
+    u.data[11] = 5;
+    expect(t.data[11]).toBe(5);
+    u.dispose();
+    expect(segments()).toContain(d.name); // t still holds it
+    t.dispose();
+    expect(segments()).not.toContain(d.name);
+  });
+
+  test('another Node process reads and writes it; the segment goes with the last release', async () => {
+    const t = dl.empty([4], { dtype: 'int32', shared: true });
+    t.data.set([1, 2, 3, 4]);
+    const d = t.share();
+    const child = spawn(process.execPath, [path.join(__dirname, 'fixtures', 'shm-child.js'), JSON.stringify(d)]);
+    let out = '';
+    child.stdout.on('data', (b) => { out += b; });
+    const code = await new Promise((resolve) => child.on('exit', resolve));
+    expect(code).toBe(0);
+    expect(JSON.parse(out)).toEqual([1, 2, 3, 4]);
+    expect(t.data[0]).toBe(99);
+    t.dispose();
+    expect(segments()).not.toContain(d.name);
+  });
+
+  test('a process killed while attached does not keep the segment forever', async () => {
+    const t = dl.empty([2], { dtype: 'float32', shared: true });
+    const d = t.share();
+    const child = spawn(process.execPath, [path.join(__dirname, 'fixtures', 'shm-child.js'), JSON.stringify(d), 'hang']);
+    await new Promise((resolve) => child.stdout.once('data', resolve));
+    child.kill('SIGKILL');
+    await new Promise((resolve) => child.on('exit', resolve));
+    expect(segments()).toContain(d.name);
+    t.dispose(); // prunes the dead child's slot and unlinks
+    expect(segments()).not.toContain(d.name);
+  });
+
+  test('strided layouts and offsets survive the trip; bad descriptors are refused', () => {
+    const t = dl.empty([6], { dtype: 'int16', shared: true });
+    t.data.set([0, 1, 2, 3, 4, 5]);
+    const d = { ...t.share(), byteOffset: 10, shape: [3], strides: [-2] };
+    const reversed = dl.open(d);
+    expect(reversed.toArray()).toEqual([5, 3, 1]);
+    reversed.dispose();
+    expectError(() => dl.open({ ...d, byteOffset: 12 }), RangeError, 'ERR_OUT_OF_RANGE');
+    expectError(() => dl.open({ ...d, byteOffset: 3 }), RangeError, 'ERR_DLPACK_MISALIGNED');
+    expectError(() => dl.open({ ...d, version: 2 }), dl.DLPackError, 'ERR_DLPACK_UNSUPPORTED');
+    expectError(() => dl.open({ ...d, name: '../etc/passwd' }), dl.DLPackError, 'ERR_DLPACK_UNSUPPORTED');
+    expectError(() => dl.open({ ...d, dataSize: 1 << 20, shape: [1] }), dl.DLPackError, 'ERR_DLPACK_UNSUPPORTED',
+      /fewer than/);
+    expectError(() => dl.open({ ...d, kind: 'nfs' }), TypeError, 'ERR_INVALID_ARG_VALUE');
+    expectError(() => dl.open(null), TypeError, 'ERR_INVALID_ARG_TYPE');
+    const name = d.name;
+    t.dispose();
+    expectError(() => dl.open(d), dl.DLPackError, 'ERR_DLPACK_DISPOSED');
+    expect(segments()).not.toContain(name);
+  });
+
+  test('an imported shm tensor exports through DLPack and keeps the segment alive', () => {
+    const t = dl.empty([2], { dtype: 'float32', shared: true });
+    const name = t.share().name;
+    const ptr = t.__dlpack__().toPointer();
+    t.dispose();
+    expect(segments()).toContain(name);
+    producer.releaseOnThread(ptr, true);
+    expect(segments()).not.toContain(name);
+  });
+});
+
+describe('WebAssembly', () => {
+  let wabt;
+  beforeAll(async () => {
+    wabt = await require('wabt')();
+  });
+
+  // fill(ptr, n, v) writes v into n int32s; sum(ptr, n) adds n int32s.
+  const WAT = `(module
+    (memory (import "env" "memory") 1)
+    (func (export "fill") (param $ptr i32) (param $n i32) (param $v i32)
+      (local $i i32)
+      (block $done (loop $next
+        (br_if $done (i32.ge_u (local.get $i) (local.get $n)))
+        (i32.store (i32.add (local.get $ptr) (i32.shl (local.get $i) (i32.const 2))) (local.get $v))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $next))))
+    (func (export "sum") (param $ptr i32) (param $n i32) (result i32)
+      (local $i i32) (local $s i32)
+      (block $done (loop $next
+        (br_if $done (i32.ge_u (local.get $i) (local.get $n)))
+        (local.set $s (i32.add (local.get $s)
+          (i32.load (i32.add (local.get $ptr) (i32.shl (local.get $i) (i32.const 2))))))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $next)))
+      (local.get $s)))`;
+
+  async function instantiate(memory) {
+    const shared = memory.buffer instanceof SharedArrayBuffer;
+    const text = shared ? WAT.replace('"memory") 1)', '"memory") 1 4 shared)') : WAT;
+    const module = wabt.parseWat('kernel.wat', text, { threads: true });
+    const { buffer } = module.toBinary({});
+    const { instance } = await WebAssembly.instantiate(buffer, { env: { memory } });
+    return instance.exports;
+  }
+
+  test('wasm.view: wasm writes what the tensor reads and reads what it wrote, across grow()', async () => {
+    const memory = new WebAssembly.Memory({ initial: 1, maximum: 8 });
+    const kernel = await instantiate(memory);
+    const t = dl.wasm.view(memory, { ptr: 1024, dtype: 'int32', shape: [2, 4] });
+    kernel.fill(1024, 8, 7);
+    expect(t.toArray()).toEqual([[7, 7, 7, 7], [7, 7, 7, 7]]);
+    const before = t.data;
+    memory.grow(2); // detaches the old buffer
+    expect(before.length).toBe(0);
+    t.data[3] = 100;
+    expect(kernel.sum(1024, 8)).toBe(7 * 7 + 100);
+    expect(t.data.buffer).toBe(memory.buffer);
+    const copy = dl.fromDLPack(t.__dlpack__(), { copy: true });
+    expect(copy.toArray()[0][3]).toBe(100);
+  });
+
+  test('fromBuffer(memory.buffer) after grow() throws ERR_DLPACK_DETACHED and reads nothing', async () => {
+    const memory = new WebAssembly.Memory({ initial: 1, maximum: 4 });
+    const t = dl.fromBuffer(memory.buffer, { dtype: 'uint8', count: 16 });
+    memory.grow(1);
+    expectError(() => t.data, dl.DLPackError, 'ERR_DLPACK_DETACHED');
+    expectError(() => t.toArray(), dl.DLPackError, 'ERR_DLPACK_DETACHED');
+    expectError(() => t.clone(), dl.DLPackError, 'ERR_DLPACK_DETACHED');
+    expectError(() => t.__dlpack__(), dl.DLPackError, 'ERR_DLPACK_DETACHED');
+  });
+
+  test('shared WebAssembly memory: views work and share() gives a sab descriptor', async () => {
+    const memory = new WebAssembly.Memory({ initial: 1, maximum: 4, shared: true });
+    const kernel = await instantiate(memory);
+    const t = dl.wasm.view(memory, { ptr: 64, dtype: 'int32', shape: [4] });
+    kernel.fill(64, 4, 3);
+    memory.grow(1);
+    expect(Array.from(t.data)).toEqual([3, 3, 3, 3]);
+    const d = t.share();
+    expect(d.kind).toBe('sab');
+    const u = dl.open(d);
+    u.data[0] = 9;
+    expect(kernel.sum(64, 4)).toBe(18);
+    const f = dl.fromBuffer(memory.buffer, { dtype: 'int32', offset: 64, count: 4 });
+    memory.grow(1); // a shared buffer is never detached: the old one keeps its length
+    expect(Array.from(f.data)).toEqual([9, 3, 3, 3]);
+  });
+
+  test('view arguments are checked', () => {
+    const memory = new WebAssembly.Memory({ initial: 1 });
+    expectError(() => dl.wasm.view({}, { ptr: 0, dtype: 'int32', shape: [1] }), TypeError, 'ERR_INVALID_ARG_TYPE');
+    expectError(() => dl.wasm.view(memory, { ptr: 2, dtype: 'int32', shape: [1] }), RangeError, 'ERR_DLPACK_MISALIGNED');
+    expectError(() => dl.wasm.view(memory, { ptr: 65532, dtype: 'int32', shape: [2] }), RangeError, 'ERR_OUT_OF_RANGE');
+    expectError(() => dl.wasm.view(memory, { ptr: -4, dtype: 'int32', shape: [1] }), TypeError, 'ERR_INVALID_ARG_TYPE');
+  });
+});
+
+describe('orphaned segments', () => {
+  test('a segment whose every process died is swept', async () => {
+    // A child creates a segment and is killed before it can release it.
+    const script = `const dl = require(${JSON.stringify(path.join(__dirname, '..', 'lib'))});
+      const t = dl.empty([4], { shared: true });
+      process.stdout.write(t.share().name + '\\n');
+      setInterval(() => {}, 1000);`;
+    const child = spawn(process.execPath, ['-e', script]);
+    const name = await new Promise((resolve) => child.stdout.once('data', (b) => resolve(String(b).trim())));
+    child.kill('SIGKILL');
+    await new Promise((resolve) => child.on('exit', resolve));
+    expect(segments()).toContain(name);
+    expect(native.shmSweep()).toBeGreaterThanOrEqual(1);
+    expect(segments()).not.toContain(name);
+  });
+});
