@@ -74,9 +74,45 @@ export interface FromBufferOptions<N extends DTypeName> {
 export interface CreateOptions<N extends DTypeName> {
   dtype?: N | DType<N>;
   device?: DeviceLike;
-  /** Process-shareable memory (not available in this version: throws ERR_DLPACK_UNSUPPORTED). */
+  /** POSIX shared memory that other processes can map (share() gives a 'shm' descriptor). */
   shared?: boolean;
 }
+
+/** The layout every descriptor carries. */
+export interface SharedLayout {
+  /** Byte offset of element 0 (from the buffer, segment data or memory start). */
+  byteOffset: number;
+  dtype: DTypeName;
+  shape: number[];
+  /** In elements. */
+  strides: number[];
+  readOnly: boolean;
+}
+
+/** SharedArrayBuffer-backed tensors, for worker_threads (postMessage clones the SAB by reference). */
+export interface SabDescriptor extends SharedLayout {
+  kind: 'sab';
+  buffer: SharedArrayBuffer;
+}
+
+/** Natively owned memory, for worker threads of the same process. */
+export interface LocalDescriptor extends SharedLayout {
+  kind: 'local';
+  id: string;
+  pid: number;
+  device: string;
+}
+
+/** POSIX shared memory, for other processes (Node or Python); JSON-serialisable. */
+export interface ShmDescriptor extends SharedLayout {
+  kind: 'shm';
+  version: 1;
+  /** Segment name without the leading slash (dlpack-<pid>-<hex>). */
+  name: string;
+  dataSize: number;
+}
+
+export type ShareDescriptor = SabDescriptor | LocalDescriptor | ShmDescriptor;
 
 export interface TensorOptions<N extends DTypeName> {
   dtype?: N | DType<N>;
@@ -140,6 +176,8 @@ export declare class Tensor<N extends DTypeName = DTypeName> implements DLPackPr
   [Symbol.dispose](): void;
   __dlpack__(options?: DLPackOptions): DLPackCapsule;
   __dlpack_device__(): [number, number];
+  /** A descriptor another thread or process opens with dl.open(). */
+  share(): ShareDescriptor;
 }
 
 export declare class DLPackCapsule {
@@ -187,6 +225,21 @@ export declare function fromDLPack(x: DLPackCapsule | DLPackProducer, options?: 
 export declare const from_dlpack: typeof fromDLPack;
 export declare function toDLPack(tensor: Tensor, options?: DLPackOptions): DLPackCapsule;
 export declare const to_dlpack: typeof toDLPack;
+
+/** A zero-copy tensor over memory another thread or process shared. */
+export declare function open(descriptor: ShareDescriptor): Tensor;
+
+/** A WebAssembly.Memory (declared structurally: no DOM or Node typings needed). */
+export interface WasmMemory {
+  readonly buffer: ArrayBuffer | SharedArrayBuffer;
+  grow(delta: number): number;
+}
+
+export declare const wasm: {
+  /** A tensor over WebAssembly memory that stays valid across memory.grow(). */
+  view<N extends DTypeName>(memory: WasmMemory,
+    options: { ptr: number; dtype: N | DType<N>; shape: readonly number[] | number }): Tensor<N>;
+};
 
 export declare const cuda: {
   /** Whether CUDA is compiled in and a device is usable (always false in this build). */

@@ -17,4 +17,11 @@ const nested = dl.tensor([[1, 2], [3, 4]], { dtype: 'complex64' }).toArray();
 const code: dl.ErrorCode | undefined = (new dl.DLPackError('x', 'ERR_DLPACK_CONSUMED')).code;
 const version: number = dl.dlpackVersion.major + dl.dtypes.float32.itemSize;
 const available: boolean = dl.cuda.isAvailable();
+const shared = dl.empty([4], { dtype: 'int32', shared: true });
+const descriptor: dl.ShareDescriptor = shared.share();
+if (descriptor.kind === 'shm') { const name: string = descriptor.name; void name; }
+const opened: dl.Tensor = dl.open(descriptor);
+declare const memory: dl.WasmMemory; // a WebAssembly.Memory
+const wasmView: Int32Array = dl.wasm.view(memory, { ptr: 0, dtype: 'int32', shape: [4] }).data;
+void [opened, wasmView];
 void [view, bigs, shape, device, nested, code, version, available];
