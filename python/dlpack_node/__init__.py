@@ -1,0 +1,303 @@
+"""Shared-memory tensors exchanged with the `dlpack` Node.js package.
+
+open() attaches to a segment a Node process (or another Python process) made
+with share(), empty() makes one, share() describes one. The segment format and
+the attach/detach protocol are those of FORMAT.md next to this package.
+"""
+import atexit
+import json
+import sys
+import warnings
+import weakref
+
+import numpy as np
+
+from . import _dtypes, _segment
+from ._errors import SegmentGoneError, expected
+
+__all__ = ['open', 'empty', 'share', 'release', 'sweep', 'SegmentGoneError', 'DTYPES']
+
+DTYPES = tuple(_dtypes.ITEMSIZE)
+VERSION = _segment.VERSION
+_LIKE = ('numpy', 'torch')
+
+# Copies made by share(copy=True), by segment name, kept attached for the
+# other side until release() (see share()).
+_parked = {}
+
+
+class _Holder:
+    """The base object of every array over one attachment.
+
+    NumPy keeps the object an array came from (through __array_interface__)
+    as the array's base, every view keeps its base, and torch.from_numpy keeps
+    the array: so the holder, and with it the attachment, lives exactly as
+    long as some array or tensor over it. Its finalizer detaches.
+    """
+
+    __slots__ = ('__array_interface__', 'segment', '__weakref__')
+
+
+def _is_int(value):
+    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+
+
+def _torch():
+    try:
+        import torch
+    except ImportError as error:
+        raise ImportError("like='torch' needs PyTorch, which could not be imported") from error
+    return torch
+
+
+def _check_like(like):
+    if like not in _LIKE:
+        raise ValueError(expected('like', "'numpy' or 'torch'", like))
+
+
+def _extent(shape, strides, itemsize):
+    """Byte offsets of the lowest element and one past the highest, from element 0; None when empty."""
+    if any(n == 0 for n in shape):
+        return None
+    low = sum(s * (n - 1) for n, s in zip(shape, strides) if s < 0)
+    high = sum(s * (n - 1) for n, s in zip(shape, strides) if s > 0)
+    return low * itemsize, high * itemsize + itemsize
+
+
+def _contiguous(shape):
+    strides, step = [], 1
+    for n in reversed(shape):
+        strides.append(step)
+        step *= max(n, 1)
+    return strides[::-1]
+
+
+def _view(segment, name, shape, strides, byte_offset, read_only, like):
+    """An array or tensor over `segment`, owning the attachment from now on."""
+    holder = _Holder()
+    holder.segment = segment
+    detach = weakref.finalize(holder, segment.detach)
+    try:
+        itemsize = _dtypes.ITEMSIZE[name]
+        numpy = like == 'numpy'
+        dtype = _dtypes.numpy_dtype(name, 'dtype') if numpy else _dtypes.carrier_dtype(name)
+        holder.__array_interface__ = {
+            'version': 3,
+            'shape': tuple(shape),
+            'typestr': dtype.str,
+            # torch has no read-only tensors, and warns on read-only arrays.
+            'data': (segment.address + byte_offset, read_only and numpy),
+            'strides': tuple(s * itemsize for s in strides),
+        }
+        array = np.asarray(holder)
+        if numpy:
+            return array
+        torch = _torch()
+        tensor = torch.from_numpy(array)
+        if name == 'bfloat16':
+            tensor = tensor.view(torch.bfloat16)
+        if read_only:
+            warnings.warn('The descriptor is read-only but torch tensors cannot be: do not write to this tensor',
+                          stacklevel=3)
+        return tensor
+    except BaseException:
+        detach()
+        raise
+
+
+def _parse(descriptor):
+    """Checks a descriptor as the Node side's open() does; returns its layout."""
+    if isinstance(descriptor, (str, bytes)):
+        try:
+            descriptor = json.loads(descriptor)
+        except ValueError as error:
+            raise ValueError('Expected a JSON share() descriptor for `descriptor`, '
+                             f'received invalid JSON ({error})') from None
+    if not isinstance(descriptor, dict):
+        raise TypeError(expected('descriptor', 'a share() descriptor (dict or JSON string)', descriptor))
+    d = descriptor
+    if d.get('kind') != 'shm':
+        raise ValueError(expected('descriptor.kind', "'shm' (other kinds live in one Node process)", d.get('kind')))
+    if not _is_int(d.get('version')) or d['version'] != VERSION:
+        raise ValueError(expected('descriptor.version', VERSION, d.get('version')))
+    name = d.get('name')
+    if not isinstance(name, str):
+        raise TypeError(expected('descriptor.name', 'a segment name string', name))
+    if not name.startswith(_segment.PREFIX) or '/' in name or '\0' in name or len(name) > 200:
+        raise ValueError(expected('descriptor.name', f"a segment name starting with '{_segment.PREFIX}' "
+                                  'and without slashes', name))
+    data_size = d.get('dataSize')
+    if not _is_int(data_size) or data_size < 0:
+        raise ValueError(expected('descriptor.dataSize', 'a non-negative integer', data_size))
+    dtype = _dtypes.check_name(d.get('dtype'), 'descriptor.dtype')
+    itemsize = _dtypes.ITEMSIZE[dtype]
+    shape = d.get('shape')
+    if not isinstance(shape, (list, tuple)) or not all(_is_int(n) and n >= 0 for n in shape):
+        raise ValueError(expected('descriptor.shape', 'a list of non-negative integers', shape))
+    strides = d.get('strides', _contiguous(shape))
+    if not isinstance(strides, (list, tuple)) or len(strides) != len(shape) or not all(_is_int(s) for s in strides):
+        raise ValueError(expected('descriptor.strides', f'a list of {len(shape)} integers', strides))
+    byte_offset = d.get('byteOffset', 0)
+    if not _is_int(byte_offset) or byte_offset < 0:
+        raise ValueError(expected('descriptor.byteOffset', 'a non-negative integer', byte_offset))
+    if byte_offset % itemsize != 0:
+        raise ValueError(expected('descriptor.byteOffset', f'a multiple of {itemsize} (the {dtype} size)',
+                                  byte_offset))
+    read_only = d.get('readOnly', False)
+    if not isinstance(read_only, bool):
+        raise TypeError(expected('descriptor.readOnly', 'a boolean', read_only))
+    extent = _extent(shape, strides, itemsize)
+    if extent is not None and (byte_offset + extent[0] < 0 or byte_offset + extent[1] > data_size):
+        raise ValueError(f'Expected a layout inside the {data_size} shared bytes for `descriptor`, received '
+                         f'elements from byte {byte_offset + extent[0]} to {byte_offset + extent[1]}')
+    return name, int(data_size), dtype, [int(n) for n in shape], [int(s) for s in strides], int(byte_offset), read_only
+
+
+def open(descriptor, like='numpy'):  # noqa: A001 - the API's name, as dl.open() in Node
+    """Attaches to the segment of a share() descriptor (a dict or its JSON).
+
+    Returns a NumPy array, or with like='torch' a torch tensor, over the
+    shared bytes without copying. The attachment lasts until that array and
+    every view of it (tensors included) have been garbage-collected.
+    """
+    _check_like(like)
+    name, data_size, dtype, shape, strides, byte_offset, read_only = _parse(descriptor)
+    # Everything that can refuse the layout refuses it before attaching.
+    if like == 'numpy':
+        _dtypes.numpy_dtype(dtype, 'descriptor.dtype')
+    else:
+        torch = _torch()
+        _dtypes.torch_dtype(torch, dtype, 'descriptor.dtype')
+        if any(s < 0 for s in strides):
+            raise ValueError(expected('descriptor.strides', "non-negative strides for like='torch' "
+                                      "(torch has no negative strides; use like='numpy')", strides))
+    segment = _segment.attach(name, data_size)
+    return _view(segment, dtype, shape, strides, byte_offset, read_only, like)
+
+
+def empty(shape, dtype='float32', like='numpy'):
+    """A new zeroed, C-contiguous array (or tensor) in a new shared-memory segment."""
+    _check_like(like)
+    if _is_int(shape):
+        shape = [shape]
+    if not isinstance(shape, (list, tuple)) or not all(_is_int(n) and n >= 0 for n in shape):
+        raise ValueError(expected('shape', 'a list of non-negative integers', shape))
+    _dtypes.check_name(dtype, 'dtype')
+    if like == 'numpy':
+        _dtypes.numpy_dtype(dtype, 'dtype')
+    else:
+        _dtypes.torch_dtype(_torch(), dtype, 'dtype')
+    shape = [int(n) for n in shape]
+    count = 1
+    for n in shape:
+        count *= n
+    segment = _segment.create(count * _dtypes.ITEMSIZE[dtype])
+    return _view(segment, dtype, shape, _contiguous(shape), 0, False, like)
+
+
+def _is_tensor(array):
+    torch = sys.modules.get('torch')  # a tensor implies torch is imported already
+    return torch is not None and isinstance(array, torch.Tensor)
+
+
+def _layout(array):
+    """(dtype name, address of element 0, shape, strides in elements, itemsize, read-only)."""
+    if _is_tensor(array):
+        torch = sys.modules['torch']
+        if array.device.type != 'cpu' or array.layout != torch.strided:
+            raise ValueError(f'Expected a strided CPU tensor for `array`, received a {array.layout} tensor '
+                             f'on {array.device}')
+        if array.is_conj() or array.is_neg():
+            raise ValueError('Expected a tensor without a lazy conjugate or negation for `array` (call '
+                             'resolve_conj()/resolve_neg(), or pass copy=True), received one with it')
+        name = _dtypes.name_of_torch(torch, array.dtype)
+        if name is None:
+            raise TypeError(expected('array.dtype', f'one of {_dtypes.NAME_LIST}', str(array.dtype)))
+        return name, array.data_ptr(), list(array.shape), list(array.stride()), array.element_size(), False
+    if not isinstance(array, np.ndarray):
+        raise TypeError(expected('array', 'a NumPy ndarray or a torch.Tensor', array))
+    name = _dtypes.name_of_numpy(array.dtype)
+    if name is None:
+        raise TypeError(expected('array.dtype', f'one of {_dtypes.NAME_LIST} in native byte order',
+                                 str(array.dtype)))
+    itemsize = array.dtype.itemsize
+    if any(s % itemsize for s in array.strides):
+        raise ValueError(expected('array.strides', f'byte strides that are multiples of {itemsize}',
+                                  list(array.strides)))
+    strides = [s // itemsize for s in array.strides]
+    address = array.__array_interface__['data'][0]
+    return name, address, list(array.shape), strides, itemsize, not array.flags.writeable
+
+
+def _find_segment(address, extent):
+    low, high = (address, address) if extent is None else (address + extent[0], address + extent[1])
+    for segment in _segment.live_segments():
+        if segment.contains(low, high):
+            return segment
+    return None
+
+
+def share(array, copy=False):
+    """The descriptor of an array (or torch tensor) over one of this module's segments.
+
+    Its memory must lie in a segment made by empty() or attached by open(). The
+    caller keeps `array` (or another array over the same segment) alive until
+    the other side has opened the descriptor: when this process's last array
+    over it is collected, the segment is released and the descriptor goes
+    stale (as with CUDA IPC).
+
+    With copy=True an array anywhere else is first copied into a new segment,
+    which this module keeps attached until release(descriptor) or exit.
+    """
+    _segment.run_deferred()
+    if copy and _is_tensor(array):
+        array = array.resolve_conj().resolve_neg()  # new memory if lazy, so copied below
+    elif copy and not isinstance(array, np.ndarray):
+        array = np.asarray(array)
+    name, address, shape, strides, itemsize, read_only = _layout(array)
+    extent = _extent(shape, strides, itemsize)
+    segment = _find_segment(address, extent)
+    if segment is None:
+        if not copy:
+            raise ValueError('Expected an array over shared memory for `array`, received one over private memory: '
+                             'make it with dlpack_node.empty() or dlpack_node.open(), or pass copy=True')
+        if _is_tensor(array):
+            duplicate = empty(shape, name, like='torch')
+            duplicate.copy_(array)
+        else:
+            duplicate = empty(shape, name)
+            duplicate[...] = array
+        descriptor = share(duplicate)
+        _parked[descriptor['name']] = duplicate
+        return descriptor
+    byte_offset = address - segment.address
+    if byte_offset % itemsize != 0:
+        raise ValueError(f'Expected an array aligned to its {itemsize}-byte items for `array`, received one '
+                         f'starting at byte {byte_offset} of the segment data')
+    return {
+        'kind': 'shm',
+        'version': VERSION,
+        'name': segment.name,
+        'dataSize': segment.data_size,
+        'byteOffset': byte_offset,
+        'dtype': name,
+        'shape': shape,
+        'strides': strides,
+        'readOnly': read_only,
+    }
+
+
+def release(descriptor):
+    """Drops the copy share(..., copy=True) made for `descriptor`; True if there was one."""
+    name = descriptor.get('name') if isinstance(descriptor, dict) else descriptor
+    return _parked.pop(name, None) is not None
+
+
+def sweep():
+    """Unlinks segments whose every attached process has died (FORMAT.md "sweep")."""
+    _segment.run_deferred()
+    return _segment.sweep()
+
+
+atexit.register(_segment.at_exit)
+sweep()

@@ -1,0 +1,607 @@
+"""Shared-memory segments (FORMAT.md): one process, and two real processes.
+
+Run from the repository root:
+    /usr/bin/python3 -m unittest discover -s python/tests -v
+"""
+import errno
+import gc
+import json
+import os
+import signal
+import subprocess
+import sys
+import unittest
+import warnings
+
+import numpy as np
+
+PYTHON_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, PYTHON_DIR)
+
+import dlpack_node as dl  # noqa: E402
+from dlpack_node import _segment  # noqa: E402
+
+try:
+    import torch
+except ImportError:
+    torch = None
+
+NUMPY_DTYPES = [name for name in dl.DTYPES if name != 'bfloat16']
+
+
+def collect():
+    gc.collect()
+    _segment.run_deferred()
+
+
+def exists(descriptor):
+    return os.path.exists(_segment.path_of(descriptor['name']))
+
+
+def slots(descriptor):
+    return _segment.slots_of(descriptor['name'])
+
+
+class Worker:
+    """The JSON worker (python -m dlpack_node) in a child process."""
+
+    def __init__(self):
+        env = dict(os.environ, PYTHONPATH=PYTHON_DIR)
+        self.process = subprocess.Popen([sys.executable, '-m', 'dlpack_node'], stdin=subprocess.PIPE,
+                                        stdout=subprocess.PIPE, text=True, env=env)
+        self.pid = self.process.pid
+
+    def call(self, op, **fields):
+        self.process.stdin.write(json.dumps({'op': op, **fields}) + '\n')
+        self.process.stdin.flush()
+        return json.loads(self.process.stdout.readline())
+
+    def ok(self, op, **fields):
+        reply = self.call(op, **fields)
+        assert reply['ok'], reply
+        return reply
+
+    def close(self):
+        if self.process.poll() is None:
+            try:
+                self.call('exit')
+                self.process.wait(timeout=30)  # its exit detaches what it still holds
+            except (BrokenPipeError, ValueError, subprocess.TimeoutExpired):
+                pass
+        self.kill()
+
+    def kill(self):
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGKILL)
+        self.process.wait()  # reaped: a zombie still counts as alive (kill(pid, 0) succeeds)
+        self.process.stdin.close()
+        self.process.stdout.close()
+
+
+class SegmentTestCase(unittest.TestCase):
+    def setUp(self):
+        self.names = []
+
+    def tearDown(self):
+        self.doCleanups()  # workers exit first
+        collect()
+        for name in self.names:
+            self.assertFalse(os.path.exists(_segment.path_of(name)), f'{name} outlived the test')
+
+    def share(self, array, **options):
+        descriptor = dl.share(array, **options)
+        self.names.append(descriptor['name'])
+        return descriptor
+
+    def worker(self):
+        w = Worker()
+        self.addCleanup(w.close)
+        return w
+
+
+class SameProcessTest(SegmentTestCase):
+    def test_empty_is_zeroed_and_writes_are_visible_both_ways(self):
+        a = dl.empty((4, 5))
+        self.assertEqual((a.dtype, a.shape), (np.float32, (4, 5)))
+        self.assertTrue(a.flags.c_contiguous and a.flags.writeable)
+        self.assertFalse(a.any())
+        d = self.share(a)
+        self.assertEqual(d, {'kind': 'shm', 'version': 1, 'name': d['name'], 'dataSize': 80, 'byteOffset': 0,
+                             'dtype': 'float32', 'shape': [4, 5], 'strides': [5, 1], 'readOnly': False})
+        self.assertRegex(d['name'], rf'^dlpack-{os.getpid()}-[0-9a-f]{{16}}$')
+        b = dl.open(d)
+        self.assertEqual(slots(d), [os.getpid(), os.getpid()])  # one slot per attachment
+        b[1, 2] = 7
+        a[3, 4] = 9
+        self.assertEqual((a[1, 2], b[3, 4]), (7, 9))
+
+    def test_header_layout(self):
+        a = dl.empty(3, 'int16')
+        d = self.share(a)
+        with open(_segment.path_of(d['name']), 'rb') as f:
+            raw = f.read()
+        self.assertEqual(len(raw), 4096 + 4096)  # 4096 + 6 rounded up to the page
+        self.assertEqual(raw[:8], b'DLPKSHM\x01')
+        self.assertEqual(np.frombuffer(raw, '<u4', 2, 8).tolist(), [4096, 128])
+        self.assertEqual(np.frombuffer(raw, '<u8', 2, 16).tolist(), [6, 0])
+        self.assertEqual(np.frombuffer(raw, '<i4', 128, 32).tolist(), [os.getpid()] + [0] * 127)
+        a[:] = [1, -2, 3]
+        with open(_segment.path_of(d['name']), 'rb') as f:
+            f.seek(4096)
+            self.assertEqual(np.frombuffer(f.read(6), '<i2').tolist(), [1, -2, 3])
+
+    def test_layout_round_trip(self):
+        base = dl.empty(60, 'float64')
+        base[:] = np.arange(60)
+        cube = base.reshape(3, 4, 5)
+        views = {
+            'negative and skipping strides': (cube[::-1, 1:, ::2], 40 * 8 + 5 * 8, [-20, 5, 2]),
+            'offset': (base[7:], 7 * 8, [1]),
+            'reversed': (base[::-3], 59 * 8, [-3]),
+            'transposed': (base.reshape(6, 10).T, 0, [1, 10]),
+            'broadcast': (np.broadcast_to(base[4:9], (2, 5)), 4 * 8, [0, 1]),
+            'empty': (base[5:5], None, [1]),  # NumPy moves empty slices to the start
+            'zero-dimensional': (cube[2, 3, 4, ...], 59 * 8, []),
+        }
+        for label, (view, byte_offset, strides) in views.items():
+            with self.subTest(label):
+                d = self.share(view)
+                self.assertEqual((d['strides'], d['shape']), (strides, list(view.shape)))
+                if byte_offset is not None:
+                    self.assertEqual(d['byteOffset'], byte_offset)
+                self.assertEqual(d['dataSize'], 480)
+                self.assertEqual(d['readOnly'], not view.flags.writeable)
+                opened = dl.open(d)
+                self.assertEqual((opened.shape, opened.strides, opened.dtype), (view.shape, view.strides, view.dtype))
+                np.testing.assert_array_equal(opened, view)
+                self.assertEqual(self.share(opened), d)  # and back
+        flipped = dl.open(self.share(cube[::-1, 1:, ::2]))
+        flipped[0, 0, 0] = -1
+        self.assertEqual(cube[2, 1, 0], -1)
+
+    def test_dtype_round_trip(self):
+        for name in NUMPY_DTYPES:
+            with self.subTest(name):
+                a = dl.empty((3, 2), name)
+                self.assertEqual(a.dtype, np.dtype(name))
+                a[...] = np.arange(6).reshape(3, 2) % 2 if name == 'bool' else np.arange(6).reshape(3, 2)
+                d = self.share(a[:, ::-1])
+                self.assertEqual((d['dtype'], d['strides']), (name, [2, -1]))
+                b = dl.open(d)
+                self.assertEqual(b.dtype, np.dtype(name))
+                np.testing.assert_array_equal(b, a[:, ::-1])
+                b[0, 0] = 1
+                self.assertEqual(a[0, 1], 1)
+
+    def test_descriptor_as_json_string_and_optional_fields(self):
+        a = dl.empty((2, 3), 'int32')
+        a[:] = [[1, 2, 3], [4, 5, 6]]
+        d = self.share(a)
+        np.testing.assert_array_equal(dl.open(json.dumps(d)), a)
+        minimal = {k: d[k] for k in ('kind', 'version', 'name', 'dataSize', 'dtype', 'shape')}
+        np.testing.assert_array_equal(dl.open(minimal), a)
+
+    def test_read_only(self):
+        a = dl.empty(4)
+        d = self.share(a)
+        b = dl.open(dict(d, readOnly=True))
+        self.assertFalse(b.flags.writeable)
+        with self.assertRaises(ValueError):
+            b[0] = 1
+        self.assertTrue(self.share(b)['readOnly'])
+
+    def test_unlinked_after_the_last_detach_and_not_before(self):
+        a = dl.empty(8)
+        d = self.share(a)
+        b = dl.open(d)
+        view = b[::2]
+        tail = a[4:]
+        del a
+        collect()
+        self.assertTrue(exists(d), 'tail still views the creating attachment')
+        del tail
+        collect()
+        self.assertEqual(slots(d), [os.getpid()])
+        self.assertTrue(exists(d))
+        del b
+        collect()
+        self.assertTrue(exists(d), 'a view keeps its attachment')
+        del view
+        collect()
+        self.assertFalse(exists(d))
+        with self.assertRaises(dl.SegmentGoneError) as caught:
+            dl.open(d)
+        self.assertIsInstance(caught.exception, FileNotFoundError)
+        self.assertIn(d['name'], str(caught.exception))
+
+    def test_name_must_still_name_the_object(self):
+        a = dl.empty(4)
+        d = self.share(a)
+        path = _segment.path_of(d['name'])
+        # Descriptors opened before the last detach, as by attaches racing it.
+        early = [os.open(path, os.O_RDWR) for _ in range(2)]
+        del a
+        collect()
+        self.assertFalse(os.path.exists(path))
+        with self.assertRaises(dl.SegmentGoneError):
+            _segment._attach_fd(d['name'], early[0], 0)  # unlinked: no file by that name
+        # The name reused by another valid segment: the inode differs.
+        other = dl.empty(4)
+        with open(_segment.path_of(self.share(other)['name']), 'rb') as f:
+            header = f.read()
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
+        try:
+            os.write(fd, header)
+            with self.assertRaises(dl.SegmentGoneError):
+                _segment._attach_fd(d['name'], early[1], 0)
+        finally:
+            os.close(fd)
+            os.unlink(path)
+
+    def test_slots_run_out_at_128(self):
+        a = dl.empty(2)
+        d = self.share(a)
+        more = [dl.open(d) for _ in range(127)]
+        with self.assertRaises(OSError) as caught:
+            dl.open(d)
+        self.assertEqual(caught.exception.errno, errno.EUSERS)
+        self.assertEqual(len(slots(d)), 128)
+        del more
+        collect()
+        self.assertEqual(slots(d), [os.getpid()])
+
+    def test_share_needs_shared_memory_or_copy(self):
+        private = np.arange(6.0).reshape(2, 3)
+        with self.assertRaisesRegex(ValueError, r'dlpack_node\.empty\(\).*copy=True'):
+            dl.share(private)
+        d = self.share(private[:, ::-1], copy=True)
+        self.assertEqual((d['shape'], d['strides'], d['byteOffset']), ([2, 3], [3, 1], 0))
+        collect()
+        self.assertTrue(exists(d), 'the module keeps the copy until release()')
+        opened = dl.open(d)
+        np.testing.assert_array_equal(opened, private[:, ::-1])
+        self.assertTrue(dl.release(d))
+        self.assertFalse(dl.release(d))
+        collect()
+        self.assertTrue(exists(d), 'the opened array still holds it')
+        del opened
+        d2 = self.share([[1, 2], [3, 4]], copy=True)
+        self.assertEqual(d2['dtype'], 'int64')
+        dl.release(d2)
+
+    def test_share_rejects_layouts_the_descriptor_cannot_express(self):
+        raw = dl.empty(16, 'uint8')
+        self.share(raw)
+        with self.assertRaisesRegex(ValueError, 'aligned'):
+            dl.share(raw[1:9].view(np.float32))
+        floats = raw.view(np.float32)
+        with self.assertRaisesRegex(ValueError, r'multiples of 4 for `array.strides`'):
+            dl.share(np.lib.stride_tricks.as_strided(floats, (2,), (6,)))
+        with self.assertRaisesRegex(TypeError, '`array.dtype`'):
+            dl.share(floats.view('>f4'))
+        with self.assertRaisesRegex(TypeError, '`array`'):
+            dl.share([1, 2, 3])
+
+    def test_bad_descriptors(self):
+        a = dl.empty((2, 3), 'float32')
+        good = self.share(a)
+        cases = [
+            ({'kind': 'sab'}, ValueError, '`descriptor.kind`'),
+            ({'version': 2}, ValueError, '`descriptor.version`'),
+            ({'name': 5}, TypeError, '`descriptor.name`'),
+            ({'name': '../etc/passwd'}, ValueError, '`descriptor.name`'),
+            ({'name': 'dlpack-1/x'}, ValueError, '`descriptor.name`'),
+            ({'dataSize': -1}, ValueError, '`descriptor.dataSize`'),
+            ({'dataSize': 4096}, ValueError, 'at least 4096 data bytes'),
+            ({'dtype': 'float8'}, ValueError, '`descriptor.dtype`'),
+            ({'dtype': 'bfloat16'}, TypeError, "like='torch'"),
+            ({'shape': [2, -3]}, ValueError, '`descriptor.shape`'),
+            ({'shape': [2, 3.0]}, ValueError, '`descriptor.shape`'),
+            ({'strides': [3]}, ValueError, '`descriptor.strides`'),
+            ({'byteOffset': 2}, ValueError, 'multiple of 4'),
+            ({'byteOffset': -4}, ValueError, '`descriptor.byteOffset`'),
+            ({'byteOffset': 4}, ValueError, 'inside the 24 shared bytes'),
+            ({'strides': [-3, 1]}, ValueError, 'inside the 24 shared bytes'),
+            ({'readOnly': 'yes'}, TypeError, '`descriptor.readOnly`'),
+        ]
+        for change, error, message in cases:
+            with self.subTest(change):
+                with self.assertRaisesRegex(error, message):
+                    dl.open(dict(good, **change))
+                self.assertEqual(slots(good), [os.getpid()], 'a refused descriptor attaches nothing')
+        with self.assertRaisesRegex(TypeError, '`descriptor`'):
+            dl.open(42)
+        with self.assertRaisesRegex(ValueError, 'JSON'):
+            dl.open('{"kind":')
+        with self.assertRaisesRegex(ValueError, '`like`'):
+            dl.open(good, like='jax')
+        with self.assertRaises(dl.SegmentGoneError):
+            dl.open(dict(good, name='dlpack-0-0000000000000000'))
+
+    def test_not_a_segment(self):
+        path = _segment.path_of(f'dlpack-{os.getpid()}-notasegment')
+        with open(path, 'wb') as f:
+            f.write(b'\0' * 8192)
+        try:
+            with self.assertRaisesRegex(ValueError, 'no dlpack header'):
+                dl.open({'kind': 'shm', 'version': 1, 'name': os.path.basename(path), 'dataSize': 4,
+                         'dtype': 'uint8', 'shape': [4]})
+            dl.sweep()
+            self.assertTrue(os.path.exists(path), 'sweep leaves files without a header alone')
+        finally:
+            os.unlink(path)
+
+    def test_sweep_keeps_live_segments_and_removes_dead_ones(self):
+        a = dl.empty(4)
+        d = self.share(a)
+        child = subprocess.Popen(['true'])
+        child.wait()  # reaped: its pid is free
+        # A segment whose only user died before detaching.
+        orphan = dl.empty(4)
+        od = self.share(orphan)
+        fd = os.open(_segment.path_of(od['name']), os.O_RDWR)
+        os.pwrite(fd, np.array([child.pid], '<i4').tobytes(), 32)
+        os.close(fd)
+        self.assertEqual(dl.sweep(), 1)
+        self.assertTrue(exists(d))
+        self.assertFalse(exists(od))
+        del orphan  # its detach finds its name gone and only unmaps
+        collect()
+
+    def test_no_resource_tracker(self):
+        script = (
+            'import sys, dlpack_node as dl\n'
+            'a = dl.empty(4); b = dl.open(dl.share(a)); del a, b\n'
+            'print(sorted(m for m in sys.modules if m.startswith("multiprocessing")))\n'
+        )
+        out = subprocess.run([sys.executable, '-c', script], env=dict(os.environ, PYTHONPATH=PYTHON_DIR),
+                             capture_output=True, text=True, check=True)
+        self.assertEqual(out.stdout.strip(), '[]')
+        self.assertEqual(out.stderr, '')
+
+    def test_torch_missing(self):
+        a = dl.empty(4)
+        d = self.share(a)
+        script = (
+            'import json, sys\n'
+            'sys.modules["torch"] = None  # as if not installed\n'
+            'import dlpack_node as dl\n'
+            'try:\n'
+            '    dl.open(json.loads(sys.argv[1]), like="torch")\n'
+            'except ImportError as error:\n'
+            '    print(error)\n'
+        )
+        out = subprocess.run([sys.executable, '-c', script, json.dumps(d)], env=dict(os.environ, PYTHONPATH=PYTHON_DIR),
+                             capture_output=True, text=True, check=True)
+        self.assertEqual(out.stdout.strip(), "like='torch' needs PyTorch, which could not be imported")
+        self.assertEqual(slots(d), [os.getpid()])
+
+    def test_finalizer_inside_a_segment_lock_is_deferred(self):
+        # Cyclic GC can run a holder's finalizer while this thread holds the
+        # flock of another descriptor of the same segment; blocking there
+        # would deadlock, so the detach waits for the lock's release.
+        script = (
+            'import gc, os, dlpack_node as dl\n'
+            'from dlpack_node import _segment\n'
+            'gc.disable()\n'
+            'a = dl.empty(4); d = dl.share(a)\n'
+            'cycle = [dl.open(d)]; cycle.append(cycle); del a, cycle  # a detach waits for gc\n'
+            'fd = os.open(_segment.path_of(d["name"]), os.O_RDWR)\n'
+            'with _segment._Lock(fd):\n'
+            '    gc.collect()\n'
+            '    assert len(_segment._deferred) == 1\n'
+            'assert not _segment._deferred and not _segment.live_segments()\n'
+            'assert not os.path.exists(_segment.path_of(d["name"]))\n'
+            'print("ok")\n'
+        )
+        out = subprocess.run([sys.executable, '-c', script], env=dict(os.environ, PYTHONPATH=PYTHON_DIR),
+                             capture_output=True, text=True, timeout=60)
+        self.assertEqual((out.stdout.strip(), out.stderr), ('ok', ''))
+
+    def test_exit_detaches(self):
+        script = (
+            'import json, dlpack_node as dl\n'
+            'a = dl.empty(4)\n'
+            'print(json.dumps(dl.share(a)))\n'
+        )
+        out = subprocess.run([sys.executable, '-c', script], env=dict(os.environ, PYTHONPATH=PYTHON_DIR),
+                             capture_output=True, text=True, check=True)
+        self.assertFalse(exists(json.loads(out.stdout)), 'a normal exit detaches, unlinking the last')
+
+
+@unittest.skipIf(torch is None, 'PyTorch is not installed')
+class TorchTest(SegmentTestCase):
+    def test_tensor_shares_memory(self):
+        a = dl.empty((2, 3))
+        d = self.share(a)
+        t = dl.open(d, like='torch')
+        self.assertIsInstance(t, torch.Tensor)
+        self.assertEqual((t.dtype, tuple(t.shape), t.stride()), (torch.float32, (2, 3), (3, 1)))
+        t[0, 1] = 5
+        a[1, 2] = 3
+        self.assertEqual((a[0, 1], t[1, 2].item()), (5, 3))
+        self.assertEqual(self.share(t[1:, ::2]),
+                         dict(d, byteOffset=12, shape=[1, 2], strides=[3, 2]))
+        del a
+        collect()
+        self.assertEqual(slots(d), [os.getpid()], 'the tensor keeps its own attachment')
+        view = t[1]
+        del t
+        collect()
+        self.assertTrue(exists(d), 'a view of the tensor keeps it')
+        del view
+        collect()
+        self.assertFalse(exists(d))
+
+    def test_dtypes(self):
+        for name in dl.DTYPES:
+            if not isinstance(getattr(torch, name, None), torch.dtype):
+                continue  # uint16/32/64 before torch 2.3
+            with self.subTest(name):
+                t = dl.empty((2, 2), name, like='torch')
+                self.assertEqual(t.dtype, getattr(torch, name))
+                t.copy_(torch.tensor([[1, 0], [1, 1]]).to(t.dtype))
+                d = self.share(t)
+                self.assertEqual(d['dtype'], name)
+                u = dl.open(d, like='torch')
+                self.assertTrue(torch.equal(u, t))
+                u[0, 1] = 1
+                self.assertEqual(t[0, 1].item(), 1)
+
+    def test_bfloat16(self):
+        t = dl.empty(4, 'bfloat16', like='torch')
+        t.copy_(torch.tensor([1.5, -2, 3, 0.25]))
+        d = self.share(t[::2])
+        self.assertEqual((d['dtype'], d['strides'], d['dataSize']), ('bfloat16', [2], 8))
+        u = dl.open(d, like='torch')
+        self.assertEqual(u.tolist(), [1.5, 3.0])
+        with self.assertRaisesRegex(TypeError, "like='torch'"):
+            dl.open(d)
+        with self.assertRaisesRegex(TypeError, "like='torch'"):
+            dl.empty(2, 'bfloat16')
+
+    def test_refusals(self):
+        a = dl.empty(4)
+        d = self.share(a[::-1])
+        with self.assertRaisesRegex(ValueError, 'negative strides'):
+            dl.open(d, like='torch')
+        if not isinstance(getattr(torch, 'uint32', None), torch.dtype):
+            with self.assertRaisesRegex(TypeError, 'uint32'):
+                dl.open(self.share(dl.empty(2, 'uint32')), like='torch')
+        with self.assertRaisesRegex(ValueError, 'copy=True'):
+            dl.share(torch.zeros(3))
+        c = torch.tensor([1 + 2j, 3 - 4j])
+        shared = dl.empty(2, 'complex64')
+        with self.assertRaisesRegex(ValueError, 'conjugate'):
+            dl.share(dl.open(self.share(shared), like='torch').conj())
+        dc = self.share(c.conj(), copy=True)
+        self.assertEqual(dl.open(dc).tolist(), [1 - 2j, 3 + 4j])
+        dl.release(dc)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter('always')
+            dl.open(dict(d, byteOffset=0, strides=[1], readOnly=True), like='torch')
+        self.assertEqual([str(w.message) for w in caught if 'read-only' in str(w.message)][:1],
+                         ['The descriptor is read-only but torch tensors cannot be: do not write to this tensor'])
+
+
+class TwoProcessTest(SegmentTestCase):
+    def test_writes_are_visible_both_ways(self):
+        a = dl.empty((3, 4), 'int32')
+        a[:] = np.arange(12).reshape(3, 4)
+        d = self.share(a)
+        w = self.worker()
+        opened = w.ok('open', descriptor=d)
+        self.assertEqual((opened['dtype'], opened['shape'], opened['strides'], opened['sum']),
+                         ('int32', [3, 4], [4, 1], 66))
+        self.assertEqual(sorted(slots(d)), sorted([os.getpid(), w.pid]))
+        w.ok('fill', id=opened['id'], value=7)
+        self.assertEqual(a.tolist(), [[7] * 4] * 3)
+        a[1] = -1
+        self.assertEqual(w.ok('read', id=opened['id'])['values'], [7] * 4 + [-1] * 4 + [7] * 4)
+
+    def test_layout_round_trip(self):
+        base = dl.empty(60, 'float64')
+        base[:] = np.arange(60)
+        view = base.reshape(3, 4, 5)[::-1, 1:, ::2]
+        d = self.share(view)
+        w = self.worker()
+        opened = w.ok('open', descriptor=d)
+        self.assertEqual((opened['shape'], opened['strides']), ([3, 3, 3], [-20, 5, 2]))
+        self.assertEqual(w.ok('read', id=opened['id'])['values'], view.ravel().tolist())
+        back = w.ok('share', id=opened['id'])['descriptor']
+        self.assertEqual(back, d)
+        w.ok('fill', id=opened['id'], values=list(range(27)))
+        np.testing.assert_array_equal(view.ravel(), np.arange(27))
+
+    def test_child_creates_and_parent_opens(self):
+        w = self.worker()
+        made = w.ok('empty', shape=[2, 2], dtype='complex128')
+        d = made['descriptor']
+        self.names.append(d['name'])
+        self.assertRegex(d['name'], rf'^dlpack-{w.pid}-')
+        a = dl.open(d)
+        self.assertEqual(a.dtype, np.complex128)
+        w.ok('fill', id=made['id'], value=[1, -2])
+        self.assertEqual(a.tolist(), [[1 - 2j] * 2] * 2)
+        a[0, 0] = 3j
+        self.assertEqual(w.ok('read', id=made['id'])['values'][0], [0, 3])
+        w.ok('release', id=made['id'])
+        self.assertEqual(slots(d), [os.getpid()])
+        self.assertTrue(exists(d), 'the parent is still attached')
+        del a
+        collect()
+        self.assertFalse(exists(d))
+
+    def test_parent_detaches_first(self):
+        a = dl.empty(4, 'uint8')
+        d = self.share(a)
+        w = self.worker()
+        opened = w.ok('open', descriptor=d)
+        del a
+        collect()
+        self.assertEqual(slots(d), [w.pid])
+        self.assertTrue(exists(d), 'the child is still attached')
+        w.ok('release', id=opened['id'])
+        self.assertFalse(exists(d))
+        failed = w.call('open', descriptor=d)
+        self.assertEqual((failed['ok'], failed['type']), (False, 'SegmentGoneError'))
+
+    def test_killed_child_does_not_keep_the_segment(self):
+        a = dl.empty(4)
+        d = self.share(a)
+        w = self.worker()
+        w.ok('open', descriptor=d)
+        self.assertIn(w.pid, slots(d))
+        w.kill()
+        self.assertIn(w.pid, slots(d), 'nobody pruned yet')
+        del a
+        collect()
+        self.assertFalse(exists(d), "the parent's detach pruned the dead child and unlinked")
+
+    def test_killed_creator_is_swept(self):
+        w = self.worker()
+        d = w.ok('empty', shape=[8], dtype='float32')['descriptor']
+        self.names.append(d['name'])
+        w.kill()
+        self.assertTrue(exists(d))
+        self.assertGreaterEqual(dl.sweep(), 1)
+        self.assertFalse(exists(d))
+
+    def test_killed_creator_pruned_by_the_next_attach(self):
+        w = self.worker()
+        d = w.ok('empty', shape=[8], dtype='float32')['descriptor']
+        self.names.append(d['name'])
+        w.kill()
+        a = dl.open(d)
+        self.assertEqual(slots(d), [os.getpid()])
+        del a
+        collect()
+        self.assertFalse(exists(d))
+
+    def test_worker_errors(self):
+        w = self.worker()
+        bad = w.call('open', descriptor={'kind': 'shm', 'version': 1})
+        self.assertEqual((bad['ok'], bad['type']), (False, 'TypeError'))
+        self.assertIn('`descriptor.name`', bad['error'])
+        self.assertEqual(w.call('nope')['type'], 'ValueError')
+        self.assertEqual(w.call('read', id=99)['type'], 'ValueError')
+
+    @unittest.skipIf(torch is None, 'PyTorch is not installed')
+    def test_worker_opens_as_torch(self):
+        a = dl.empty((2, 2), 'int64')
+        d = self.share(a)
+        w = self.worker()
+        opened = w.ok('open', descriptor=d, like='torch')
+        w.ok('fill', id=opened['id'], value=5)
+        self.assertEqual(a.sum(), 20)
+        made = w.ok('empty', shape=[3], dtype='bfloat16', like='torch')
+        self.names.append(made['descriptor']['name'])
+        w.ok('fill', id=made['id'], values=[0.5, 'Infinity', 'NaN'])
+        t = dl.open(made['descriptor'], like='torch')
+        self.assertEqual(t[:2].tolist(), [0.5, float('inf')])
+        self.assertTrue(t[2].isnan().item())
+        del t
+
+
+if __name__ == '__main__':
+    unittest.main()
