@@ -22,8 +22,9 @@ struct BufferHold {
 };
 
 struct OwnerState : Tagged {
-  explicit OwnerState(HostMemory* s) : Tagged(kStorageTag), storage(s) {}
+  OwnerState(HostMemory* s, int64_t r) : Tagged(kStorageTag), storage(s), reported(r) {}
   HostMemory* storage;  // nullptr once released
+  int64_t reported;     // bytes reported to V8 on adoption, given back on release
   BufferHold* buffer_hold = nullptr;  // the one external ArrayBuffer, if made
   std::vector<uint64_t> shares;       // 'local' ids this owner published
 };
@@ -35,7 +36,7 @@ void ReleaseOwner(node_api_basic_env env, OwnerState* state) {
   for (uint64_t id : state->shares) share_registry::Remove(id);
   state->shares.clear();
   int64_t ignored;
-  napi_adjust_external_memory(env, -static_cast<int64_t>(state->storage->length()), &ignored);
+  if (state->reported != 0) napi_adjust_external_memory(env, -state->reported, &ignored);
   state->storage->Release();
   state->storage = nullptr;
 }
@@ -54,8 +55,9 @@ void FinalizeBuffer(node_api_basic_env, void*, void* hint) {
 
 }  // namespace
 
-napi_value AdoptStorage(napi_env env, HostMemory* storage) {
-  auto* state = new OwnerState(storage);
+napi_value AdoptStorage(napi_env env, HostMemory* storage, Accounting accounting) {
+  const int64_t reported = accounting == Accounting::kReport ? static_cast<int64_t>(storage->length()) : 0;
+  auto* state = new OwnerState(storage, reported);
   napi_value handle;
   try {
     handle = NewHandle(env, state, &FinalizeOwner);
@@ -65,7 +67,7 @@ napi_value AdoptStorage(napi_env env, HostMemory* storage) {
     throw;
   }
   int64_t ignored;
-  napi_adjust_external_memory(env, static_cast<int64_t>(storage->length()), &ignored);
+  if (reported != 0) napi_adjust_external_memory(env, reported, &ignored);
   return handle;
 }
 

@@ -13,10 +13,15 @@
 
 namespace dlnode {
 
-// Takes over one reference of `storage` and returns a handle owning it;
-// reports the memory to V8 so that GC runs in time. On failure the
-// reference is released.
-napi_value AdoptStorage(napi_env env, HostMemory* storage);
+// Whether V8 is told about the memory: yes for memory this environment caused
+// to exist (a DLPack import, a new segment), so that GC runs in time; no for
+// memory another thread or process owns and this one only opened, which would
+// be counted once per opener (and a 256 MiB report forces a GC).
+enum class Accounting { kReport, kShared };
+
+// Takes over one reference of `storage` and returns a handle owning it. On
+// failure the reference is released.
+napi_value AdoptStorage(napi_env env, HostMemory* storage, Accounting accounting);
 
 // Publishes the memory behind `handle` for other threads ('local' sharing)
 // until the owner is released; returns the id.

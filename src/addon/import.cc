@@ -97,7 +97,7 @@ Napi::Value ImportCapsule(const Napi::CallbackInfo& info) {
     auto* storage = static_cast<HostMemory*>(keepalive);
     const uint64_t offset =
         layout.size == 0 ? 0 : layout.first - reinterpret_cast<uintptr_t>(storage->base());
-    napi_value handle = AdoptStorage(env, storage);  // the capsule's reference moves here
+    napi_value handle = AdoptStorage(env, storage, Accounting::kReport);  // the capsule's reference moves here
     WriteLayout(scratch, layout, flags, offset, ImportResult::kForeign);
     return Napi::Value(env, handle);
   }
@@ -120,7 +120,7 @@ Napi::Value ImportCapsule(const Napi::CallbackInfo& info) {
 
   auto* storage = new ForeignStorage(
       managed, layout.size == 0 ? nullptr : reinterpret_cast<void*>(layout.base()), layout.extent());
-  napi_value handle = AdoptStorage(env, storage);
+  napi_value handle = AdoptStorage(env, storage, Accounting::kReport);
   WriteLayout(scratch, layout, flags, layout.low, ImportResult::kForeign);
   return Napi::Value(env, handle);
 }

@@ -31,7 +31,7 @@ Napi::Value ShmCreate(const Napi::CallbackInfo& info) {
   if (segment == nullptr) ThrowShm(result);
   const std::string name = segment->name();
   Napi::Array pair = Napi::Array::New(env, 2);
-  pair.Set(0u, Napi::Value(env, AdoptStorage(env, segment)));
+  pair.Set(0u, Napi::Value(env, AdoptStorage(env, segment, Accounting::kReport)));
   pair.Set(1u, Napi::String::New(env, name));
   return pair;
 }
@@ -42,7 +42,7 @@ Napi::Value ShmOpen(const Napi::CallbackInfo& info) {
   ShmResult result;
   ShmSegment* segment = ShmSegment::Open(name, min_bytes, &result);
   if (segment == nullptr) ThrowShm(result);
-  return Napi::Value(info.Env(), AdoptStorage(info.Env(), segment));
+  return Napi::Value(info.Env(), AdoptStorage(info.Env(), segment, Accounting::kShared));
 }
 
 Napi::Value ShmSweep(const Napi::CallbackInfo& info) {
@@ -67,7 +67,7 @@ Napi::Value LocalOpen(const Napi::CallbackInfo& info) {
     throw Error{code::kDisposed, "Expected a live 'local' share, but id " + text +
                                      " was released by the sharing thread (or never existed)"};
   }
-  return Napi::Value(info.Env(), AdoptStorage(info.Env(), memory));
+  return Napi::Value(info.Env(), AdoptStorage(info.Env(), memory, Accounting::kShared));
 }
 
 Napi::Value LocalShares(const Napi::CallbackInfo& info) {

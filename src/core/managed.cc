@@ -95,6 +95,14 @@ bool AnyManaged::own() const {
                    : IsOwnDeleter(static_cast<DLManagedTensor*>(ptr));
 }
 
+bool HostMemory::TryRetain() noexcept {
+  int64_t refs = refs_.load(std::memory_order_relaxed);
+  while (refs > 0) {
+    if (refs_.compare_exchange_weak(refs, refs + 1, std::memory_order_acq_rel)) return true;
+  }
+  return false;
+}
+
 void HostMemory::Release() noexcept {
   if (refs_.fetch_sub(1, std::memory_order_acq_rel) == 1) Destroy();
 }

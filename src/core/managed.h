@@ -77,6 +77,8 @@ class HostMemory : public Keepalive {
 
   Kind kind() const override { return Kind::kHost; }
   void Retain() noexcept { refs_.fetch_add(1, std::memory_order_relaxed); }
+  // Retains unless the last reference is already gone (Destroy has begun).
+  bool TryRetain() noexcept;
   void Release() noexcept override;
 
   void* base() const { return base_; }

@@ -11,7 +11,9 @@
 #include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <mutex>
 #include <random>
+#include <unordered_map>
 
 namespace dlnode {
 namespace {
@@ -123,12 +125,36 @@ std::string NewName() {
   return name;
 }
 
+// This process's attachments by name: threads and repeated opens of one
+// segment share one attachment (one slot, one mapping). Process-wide on
+// purpose, like the slots themselves; never destroyed (deleters may run at exit).
+struct Attachments {
+  std::mutex mutex;
+  std::unordered_map<std::string, ShmSegment*> by_name;
+  pid_t pid = getpid();
+};
+
+// Callers hold the mutex. A fork()ed child inherits the parent's entries but
+// not its slots: it starts afresh.
+Attachments& attachments() {
+  static Attachments* a = new Attachments();
+  return *a;
+}
+
+std::unordered_map<std::string, ShmSegment*>& attached() {
+  Attachments& a = attachments();
+  if (a.pid != getpid()) {
+    a.by_name.clear();
+    a.pid = getpid();
+  }
+  return a.by_name;
+}
+
 }  // namespace
 
-ShmSegment::ShmSegment(std::string name, int fd, void* map, uint64_t map_size, uint64_t data_size)
+ShmSegment::ShmSegment(std::string name, void* map, uint64_t map_size, uint64_t data_size)
     : HostMemory(static_cast<char*>(map) + kShmHeaderSize, data_size),
       name_(std::move(name)),
-      fd_(fd),
       map_(map),
       map_size_(map_size) {}
 
@@ -146,8 +172,12 @@ ShmSegment* ShmSegment::Create(uint64_t data_size, ShmResult* result) {
     *result = Fail(FailureOf(error), "Could not create a shared-memory segment", error);
     return nullptr;
   }
-  if (ftruncate(fd, static_cast<off_t>(map_size)) != 0) {
-    const int error = errno;
+  // posix_fallocate reserves the pages now: on a small /dev/shm a later
+  // first touch would otherwise kill the process with SIGBUS.
+  int reserve = ftruncate(fd, static_cast<off_t>(map_size)) == 0 ? 0 : errno;
+  if (reserve == 0) reserve = posix_fallocate(fd, 0, static_cast<off_t>(map_size));
+  if (reserve != 0) {
+    const int error = reserve;
     shm_unlink(("/" + name).c_str());
     close(fd);
     *result = Fail(FailureOf(error), "Could not size the shared-memory segment", error);
@@ -170,7 +200,11 @@ ShmSegment* ShmSegment::Create(uint64_t data_size, ShmResult* result) {
     h->data_size = data_size;
     TakeSlot(h);  // a fresh header has every slot free
   }
-  return new ShmSegment(std::move(name), fd, map, map_size, data_size);
+  close(fd);  // the slot keeps the name linked; detach reopens it
+  auto* segment = new ShmSegment(name, map, map_size, data_size);
+  std::lock_guard<std::mutex> guard(attachments().mutex);
+  attached()[name] = segment;
+  return segment;
 }
 
 ShmSegment* ShmSegment::Open(const std::string& name, uint64_t min_data_size, ShmResult* result) {
@@ -179,6 +213,20 @@ ShmSegment* ShmSegment::Open(const std::string& name, uint64_t min_data_size, Sh
     *result = Fail(ShmFailure::kInvalid, "Expected a segment name starting with 'dlpack-', received '" +
                                              name + "'");
     return nullptr;
+  }
+  // Held across the attach so that two threads opening one segment share it.
+  std::lock_guard<std::mutex> guard(attachments().mutex);
+  auto existing = attached().find(name);
+  if (existing != attached().end() && existing->second->TryRetain()) {
+    if (existing->second->length() < min_data_size) {
+      existing->second->Release();
+      *result = Fail(ShmFailure::kInvalid, "Segment '" + name + "' holds " +
+                                               std::to_string(existing->second->length()) +
+                                               " bytes, fewer than the " + std::to_string(min_data_size) +
+                                               " the descriptor needs");
+      return nullptr;
+    }
+    return existing->second;
   }
   const int fd = shm_open(("/" + name).c_str(), O_RDWR | O_CLOEXEC, 0);
   if (fd < 0) {
@@ -225,20 +273,31 @@ ShmSegment* ShmSegment::Open(const std::string& name, uint64_t min_data_size, Sh
     *result = failure;
     return nullptr;
   }
-  return new ShmSegment(name, fd, map, map_size, h->data_size);
+  close(fd);  // the slot keeps the name linked; detach reopens it
+  auto* segment = new ShmSegment(name, map, map_size, h->data_size);
+  attached()[name] = segment;
+  return segment;
 }
 
 void ShmSegment::Destroy() noexcept {
-  auto* h = static_cast<Header*>(map_);
   {
-    FileLock lock(fd_);
+    std::lock_guard<std::mutex> guard(attachments().mutex);
+    auto it = attached().find(name_);
+    if (it != attached().end() && it->second == this) attached().erase(it);
+  }
+  // An attachment holds no descriptor (a process may hold thousands of
+  // attachments); this one's slot kept the name linked, so it reopens.
+  const int fd = shm_open(("/" + name_).c_str(), O_RDWR | O_CLOEXEC, 0);
+  if (fd >= 0) {
+    auto* h = static_cast<Header*>(map_);
+    FileLock lock(fd);
     DropSlot(h);
     // Unlink under the lock: an attach in progress either took its slot
     // first, or sees the name gone (StillNamed) and fails cleanly.
-    if (Prune(h) == 0) shm_unlink(("/" + name_).c_str());
+    if (Prune(h) == 0 && StillNamed(fd, name_)) shm_unlink(("/" + name_).c_str());
   }
+  if (fd >= 0) close(fd);
   munmap(map_, map_size_);
-  close(fd_);
   delete this;
 }
 

@@ -22,25 +22,25 @@ struct ShmResult {
   bool ok() const { return failure == ShmFailure::kNone; }
 };
 
-// One attachment of this process to a segment. Its data region is the
-// HostMemory; the last Release() detaches (and unlinks when no process is
-// attached any more).
+// This process's attachment to a segment (one per process: repeated opens and
+// other threads share it). Its data region is the HostMemory; the last
+// Release() detaches, and unlinks when no process is attached any more.
 class ShmSegment final : public HostMemory {
  public:
   // A new zeroed segment of `data_size` bytes, attached once.
   static ShmSegment* Create(uint64_t data_size, ShmResult* result);
-  // A new attachment to the segment `name` (no leading slash), whose data must
-  // hold at least `min_data_size` bytes.
+  // A reference to this process's attachment to the segment `name` (no
+  // leading slash), attaching if there is none; its data must hold at least
+  // `min_data_size` bytes.
   static ShmSegment* Open(const std::string& name, uint64_t min_data_size, ShmResult* result);
 
   const std::string& name() const { return name_; }
 
  private:
-  ShmSegment(std::string name, int fd, void* map, uint64_t map_size, uint64_t data_size);
+  ShmSegment(std::string name, void* map, uint64_t map_size, uint64_t data_size);
   void Destroy() noexcept override;
 
   std::string name_;
-  int fd_;
   void* map_;
   uint64_t map_size_;
 };

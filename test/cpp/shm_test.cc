@@ -155,3 +155,51 @@ TEST(ShareRegistry, OpenersHoldTheirOwnReferences) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(ShmSegment, OneProcessSharesOneAttachment) {
+  ShmResult r;
+  ShmSegment* a = ShmSegment::Create(8, &r);
+  const std::string name = a->name();
+  ShmSegment* b = ShmSegment::Open(name, 8, &r);
+  ShmSegment* c = ShmSegment::Open(name, 8, &r);
+  EXPECT_EQ(a, b);  // the same mapping, one slot
+  EXPECT_EQ(b, c);
+  EXPECT_EQ(ShmSegment::Open(name, 9, &r), nullptr);
+  a->Release();
+  b->Release();
+  EXPECT_TRUE(Exists(name));
+  c->Release();
+  EXPECT_FALSE(Exists(name));
+}
+
+TEST(ShmSegment, AForkedChildTakesItsOwnSlot) {
+  ShmResult r;
+  ShmSegment* a = ShmSegment::Create(8, &r);
+  const std::string name = a->name();
+  int ready[2];
+  ASSERT_EQ(pipe(ready), 0);
+  const pid_t child = fork();
+  if (child == 0) {
+    ShmResult cr;
+    ShmSegment* b = ShmSegment::Open(name, 8, &cr);
+    char c = b != nullptr && b != a ? 'y' : 'n';
+    (void)!write(ready[1], &c, 1);
+    pause();
+    _exit(0);
+  }
+  char c = 0;
+  ASSERT_EQ(read(ready[0], &c, 1), 1);
+  EXPECT_EQ(c, 'y');
+  a->Release();
+  EXPECT_TRUE(Exists(name));  // the live child's own slot keeps it
+  kill(child, SIGKILL);
+  waitpid(child, nullptr, 0);
+  EXPECT_EQ(dlnode::SweepShmSegments() >= 1, true);
+  EXPECT_FALSE(Exists(name));
+  close(ready[0]);
+  close(ready[1]);
+}
+
+}  // namespace
