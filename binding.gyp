@@ -1,11 +1,12 @@
 {
   "variables": {
-    "dlpack_test_targets%": "<!(node -p \"process.env.DLPACK_BUILD_TESTS === '0' ? 0 : 1\")"
+    "dlpack_test_targets%": "<!(node -p \"process.env.DLPACK_BUILD_TESTS === '0' ? 0 : 1\")",
+    "dlpack_cuda%": "<!(node scripts/cuda-config.js enabled)"
   },
   "target_defaults": {
     "cflags!": ["-fno-exceptions"],
     "cflags_cc!": ["-fno-exceptions"],
-    "cflags_cc": ["-std=c++17", "-Wall", "-Wextra", "-Wno-unused-parameter"],
+    "cflags_cc": ["-std=c++17", "-Wall", "-Wextra", "-Wno-unused-parameter", "-fvisibility=hidden"],
     "defines": [
       "NAPI_EXPERIMENTAL",
       "NAPI_CPP_EXCEPTIONS",
@@ -18,6 +19,14 @@
       "target_name": "dlpack",
       "sources": [
         "<!@(node -p \"const s = require('./src/sources.json'); s.core.concat(s.addon).join(' ')\")"
+      ],
+      "conditions": [
+        ["dlpack_cuda == 1", {
+          "defines": ["DLPACK_WITH_CUDA=1"],
+          "include_dirs": ["<!(node scripts/cuda-config.js include)"],
+          "libraries": ["<!@(node scripts/cuda-config.js libs)"],
+          "ldflags": ["-Wl,--exclude-libs,libcudart_static.a"]
+        }]
       ]
     }
   ],

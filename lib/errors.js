@@ -33,10 +33,11 @@ const classOf = {
   ERR_DLPACK_CUDA_UNAVAILABLE: CudaError,
 };
 
-function makeError(code, message) {
+// `detail` is the cudaError name for CUDA failures.
+function makeError(code, message, detail = undefined) {
   const Class = classOf[code];
   if (Class === undefined) return new DLPackError(message, code); // explicit fallback
-  if (Class === CudaError || Class === DLPackError) return new Class(message, code);
+  if (Class === CudaError) return new CudaError(message, code, detail);
   const error = new Class(message);
   error.code = code;
   return error;

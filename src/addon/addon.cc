@@ -5,6 +5,7 @@
 #include "../core/stats.h"
 #include "capsule.h"
 #include "copy.h"
+#include "cuda.h"
 #include "env_state.h"
 #include "export.h"
 #include "host_storage.h"
@@ -80,6 +81,12 @@ Napi::Object Initialize(Napi::Env env, Napi::Object exports) {
       {"localShare", Guarded<LocalShare>},
       {"localOpen", Guarded<LocalOpen>},
       {"localShares", Guarded<LocalShares>},
+      {"cudaInfo", Guarded<CudaInfo>},
+      {"cudaSynchronize", Guarded<CudaSynchronize>},
+      {"cudaStreamCreate", Guarded<CudaStreamCreate>},
+      {"cudaStreamDestroy", Guarded<CudaStreamDestroy>},
+      {"cudaStreamSynchronize", Guarded<CudaStreamSynchronize>},
+      {"cudaStreamWait", Guarded<CudaStreamWait>},
   };
   for (const auto& f : functions) exports.Set(f.name, Napi::Function::New(env, f.fn, f.name));
   return exports;

@@ -98,8 +98,9 @@ void EnvState::Throw(napi_env env, const Error& e) {
     throw err;
   }
   Napi::Function factory(env, fn);
-  Napi::Value error =
-      factory.Call({Napi::String::New(napi_env, e.code), Napi::String::New(napi_env, e.message)});
+  Napi::Value error = factory.Call({Napi::String::New(napi_env, e.code), Napi::String::New(napi_env, e.message),
+                                    e.detail.empty() ? napi_env.Undefined()
+                                                     : Napi::String::New(napi_env, e.detail)});
   throw Napi::Error(env, error);
 }
 

@@ -21,11 +21,13 @@ constexpr const char* kDetached = "ERR_DLPACK_DETACHED";
 constexpr const char* kDisposed = "ERR_DLPACK_DISPOSED";
 constexpr const char* kOutOfMemory = "ERR_DLPACK_OUT_OF_MEMORY";
 constexpr const char* kCudaUnavailable = "ERR_DLPACK_CUDA_UNAVAILABLE";
+constexpr const char* kCuda = "ERR_DLPACK_CUDA";
 }  // namespace code
 
 struct Error {
   const char* code;
   std::string message;
+  std::string detail = {};  // CUDA errors: the cudaError name (CudaError.cudaError)
 };
 
 // Throws a pending JS exception for a failed napi_status (programming errors

@@ -1,0 +1,48 @@
+'use strict';
+// CUDA detection for binding.gyp (and anyone curious): prints one value.
+//   node scripts/cuda-config.js enabled   -> 1 or 0
+//   node scripts/cuda-config.js include   -> the toolkit's include directory
+//   node scripts/cuda-config.js libs      -> what to link (static cudart)
+// DLPACK_CUDA=0 turns CUDA off, DLPACK_CUDA=1 requires it; otherwise it is on
+// when a toolkit is found in $CUDA_PATH, $CUDA_HOME or /usr/local/cuda.
+const fs = require('fs');
+const path = require('path');
+
+function findToolkit() {
+  const candidates = [process.env.CUDA_PATH, process.env.CUDA_HOME, '/usr/local/cuda'].filter(Boolean);
+  return candidates.find((dir) =>
+    fs.existsSync(path.join(dir, 'include', 'cuda_runtime_api.h')) &&
+    fs.existsSync(path.join(dir, 'lib64', 'libcudart_static.a')));
+}
+
+function config() {
+  const wanted = process.env.DLPACK_CUDA;
+  if (wanted === '0') return { enabled: false, reason: 'DLPACK_CUDA=0' };
+  const home = findToolkit();
+  if (home === undefined) {
+    if (wanted === '1') {
+      throw new Error('DLPACK_CUDA=1 but no CUDA toolkit (include/cuda_runtime_api.h and ' +
+        'lib64/libcudart_static.a) in $CUDA_PATH, $CUDA_HOME or /usr/local/cuda');
+    }
+    return { enabled: false, reason: 'no CUDA toolkit found' };
+  }
+  return {
+    enabled: true,
+    home,
+    include: path.join(home, 'include'),
+    // The runtime is linked statically: it loads libcuda.so (the driver) when
+    // first used, so the addon loads on machines without a driver or GPU.
+    libs: [path.join(home, 'lib64', 'libcudart_static.a'), '-ldl', '-lpthread', '-lrt'],
+  };
+}
+
+if (require.main === module) {
+  const c = config();
+  const what = process.argv[2];
+  if (what === 'enabled') console.log(c.enabled ? 1 : 0);
+  else if (what === 'include') console.log(c.enabled ? c.include : '');
+  else if (what === 'libs') console.log(c.enabled ? c.libs.join(' ') : '');
+  else console.log(JSON.stringify(c, null, 2));
+}
+
+module.exports = { config };

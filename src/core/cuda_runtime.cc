@@ -1,0 +1,137 @@
+#include "cuda_runtime.h"
+
+#include <atomic>
+#include <cstdlib>
+
+#ifdef DLPACK_WITH_CUDA
+#include <cuda_runtime_api.h>
+#endif
+
+namespace dlnode {
+namespace cuda {
+namespace {
+
+std::atomic<bool> exiting{false};
+
+// Registered once, before any CUDA object exists, so it runs after the ones
+// CUDA registers itself (atexit runs in reverse order).
+struct ExitWatch {
+  ExitWatch() { std::atexit([] { exiting.store(true); }); }
+};
+
+void WatchExit() { static ExitWatch watch; }
+
+#ifdef DLPACK_WITH_CUDA
+Status Check(cudaError_t error) {
+  if (error == cudaSuccess) return {};
+  cudaGetLastError();  // clear the sticky error state for the next call
+  Status s;
+  s.ok = false;
+  s.name = cudaGetErrorName(error);
+  s.message = cudaGetErrorString(error);
+  s.unavailable = error == cudaErrorNoDevice || error == cudaErrorInsufficientDriver ||
+                  error == cudaErrorInitializationError || error == cudaErrorStubLibrary ||
+                  error == cudaErrorDevicesUnavailable;
+  return s;
+}
+
+cudaStream_t StreamOf(uintptr_t value) {
+  if (value == 1) return cudaStreamLegacy;
+  if (value == 2) return cudaStreamPerThread;
+  return reinterpret_cast<cudaStream_t>(value);
+}
+#else
+Status NotCompiled() {
+  Status s;
+  s.ok = false;
+  s.unavailable = true;
+  s.name = "cudaErrorNotCompiled";
+  s.message = "this build of dlpack has no CUDA support (no toolkit was found when it was built)";
+  return s;
+}
+#endif
+
+}  // namespace
+
+bool ShuttingDown() { return exiting.load(); }
+
+#ifdef DLPACK_WITH_CUDA
+
+bool Compiled() { return true; }
+
+Status DeviceCount(int* count) {
+  WatchExit();
+  *count = 0;
+  Status s = Check(cudaGetDeviceCount(count));
+  if (!s.ok) *count = 0;
+  return s;
+}
+
+DeviceGuard::DeviceGuard(int device) {
+  status_ = Check(cudaGetDevice(&previous_));
+  if (status_.ok && previous_ != device) status_ = Check(cudaSetDevice(device));
+}
+
+DeviceGuard::~DeviceGuard() {
+  if (previous_ >= 0 && !exiting.load()) cudaSetDevice(previous_);
+}
+
+Status Synchronize(int device) {
+  DeviceGuard guard(device);
+  if (!guard.status().ok) return guard.status();
+  return Check(cudaDeviceSynchronize());
+}
+
+Status StreamCreate(int device, uintptr_t* stream) {
+  DeviceGuard guard(device);
+  if (!guard.status().ok) return guard.status();
+  cudaStream_t s = nullptr;
+  Status status = Check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  *stream = reinterpret_cast<uintptr_t>(s);
+  return status;
+}
+
+Status StreamDestroy(int device, uintptr_t stream) {
+  if (exiting.load()) return {};
+  DeviceGuard guard(device);
+  if (!guard.status().ok) return guard.status();
+  return Check(cudaStreamDestroy(StreamOf(stream)));
+}
+
+Status StreamSynchronize(int device, uintptr_t stream) {
+  DeviceGuard guard(device);
+  if (!guard.status().ok) return guard.status();
+  return Check(cudaStreamSynchronize(StreamOf(stream)));
+}
+
+Status MakeStreamWait(int device, uintptr_t consumer) {
+  DeviceGuard guard(device);
+  if (!guard.status().ok) return guard.status();
+  cudaEvent_t event = nullptr;
+  Status s = Check(cudaEventCreateWithFlags(&event, cudaEventDisableTiming));
+  if (!s.ok) return s;
+  s = Check(cudaEventRecord(event, cudaStreamLegacy));
+  if (s.ok) s = Check(cudaStreamWaitEvent(StreamOf(consumer), event, 0));
+  cudaEventDestroy(event);  // safe while pending: freed once it completes
+  return s;
+}
+
+#else  // no CUDA toolkit at build time
+
+bool Compiled() { return false; }
+Status DeviceCount(int* count) {
+  *count = 0;
+  return NotCompiled();
+}
+Status Synchronize(int) { return NotCompiled(); }
+Status StreamCreate(int, uintptr_t*) { return NotCompiled(); }
+Status StreamDestroy(int, uintptr_t) { return NotCompiled(); }
+Status StreamSynchronize(int, uintptr_t) { return NotCompiled(); }
+Status MakeStreamWait(int, uintptr_t) { return NotCompiled(); }
+DeviceGuard::DeviceGuard(int) : status_(NotCompiled()) {}
+DeviceGuard::~DeviceGuard() = default;
+
+#endif
+
+}  // namespace cuda
+}  // namespace dlnode

@@ -1,0 +1,64 @@
+// The CUDA runtime as this library uses it. Compiled in when DLPACK_WITH_CUDA
+// is defined (binding.gyp and CMake turn it on when a toolkit is found); the
+// runtime is linked statically and loads the driver on first use, so every
+// function here answers "unavailable" on a machine without a driver or GPU
+// instead of failing to load.
+#ifndef DLPACK_NODE_CORE_CUDA_RUNTIME_H_
+#define DLPACK_NODE_CORE_CUDA_RUNTIME_H_
+
+#include <cstdint>
+#include <string>
+
+namespace dlnode {
+namespace cuda {
+
+struct Status {
+  bool ok = true;
+  bool unavailable = false;  // no CUDA build, no driver, or no device
+  std::string name;          // e.g. "cudaErrorMemoryAllocation"
+  std::string message;
+};
+
+// Whether this build has CUDA support compiled in.
+bool Compiled();
+
+// Devices usable now; 0 with a status saying why when there are none.
+Status DeviceCount(int* count);
+
+// cudaDeviceSynchronize on `device`.
+Status Synchronize(int device);
+
+// Streams are passed around as their handle value (cudaStream_t as an
+// integer), as the DLPack protocol does.
+Status StreamCreate(int device, uintptr_t* stream);
+Status StreamDestroy(int device, uintptr_t stream);
+Status StreamSynchronize(int device, uintptr_t stream);
+
+// DLPack export ordering: record an event on the producer's stream (the
+// legacy default stream of `device`) and make `consumer` wait for it.
+// `consumer` follows the protocol: 1 legacy default, 2 per-thread default,
+// larger values a stream handle.
+Status MakeStreamWait(int device, uintptr_t consumer);
+
+// True once the process has begun to exit: no CUDA call may be made then
+// (the driver may already be gone); releases leak on purpose.
+bool ShuttingDown();
+
+// Restores the current device when it goes out of scope.
+class DeviceGuard {
+ public:
+  explicit DeviceGuard(int device);
+  ~DeviceGuard();
+  DeviceGuard(const DeviceGuard&) = delete;
+  DeviceGuard& operator=(const DeviceGuard&) = delete;
+  const Status& status() const { return status_; }
+
+ private:
+  int previous_ = -1;
+  Status status_;
+};
+
+}  // namespace cuda
+}  // namespace dlnode
+
+#endif  // DLPACK_NODE_CORE_CUDA_RUNTIME_H_
