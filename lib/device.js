@@ -62,10 +62,15 @@ function deviceFromCode(code, index) {
   return type === undefined ? undefined : device(type, type === 'cuda' ? index : 0);
 }
 
-// This build has no CUDA support yet; every CUDA device refuses the same way.
+// CUDA cannot do `what` here: no usable device (CudaError
+// ERR_DLPACK_CUDA_UNAVAILABLE), or CUDA memory this version does not manage
+// yet (ERR_DLPACK_UNSUPPORTED).
 function cudaUnavailable(what) {
-  return makeError('ERR_DLPACK_CUDA_UNAVAILABLE',
-    `Expected a usable CUDA device for ${what}, but this build of dlpack has no CUDA support`);
+  const cuda = require('./cuda'); // loads after this module
+  if (!cuda.isAvailable()) return cuda.unavailable(what);
+  return makeError('ERR_DLPACK_UNSUPPORTED',
+    `Expected CUDA memory support for ${what}, but this version of dlpack does not allocate or copy ` +
+    'CUDA memory yet (it imports and exports it zero-copy)');
 }
 
 module.exports = { Device, CPU, parseDevice, deviceFromCode, cudaUnavailable, codeOf };

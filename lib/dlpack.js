@@ -5,6 +5,7 @@ const { native, scratch, slot, writeShape } = require('./binding');
 const { makeError, invalidType, invalidValue, outOfRange } = require('./errors');
 const { byIndex } = require('./dtypes');
 const { parseDevice, deviceFromCode, cudaUnavailable, CPU } = require('./device');
+const { Stream, isAvailable } = require('./cuda');
 const { Storage } = require('./storage');
 const { Tensor, makeTensor, alive } = require('./tensor');
 const { kToken, kStorage, kFlags, kOffset, kInfo, kShape, kStrides, kDevice, kCapsule, kSize, kLow, kHigh,
@@ -177,6 +178,27 @@ function parseDlDevice(value) {
   return device;
 }
 
+// The consumer's stream as a BigInt (API.md: undefined/1 legacy default,
+// 2 per-thread default, larger a handle, -1 no synchronisation, 0 an error).
+// Host memory takes only undefined.
+function parseStream(stream, device) {
+  if (device.hostAccessible) {
+    if (stream !== undefined) throw invalidValue('stream', `undefined for a tensor on ${device}`, stream);
+    return -1n;
+  }
+  if (stream === undefined) return 1n;
+  const value = stream instanceof Stream ? stream.handle : stream;
+  if ((typeof value === 'number' && Number.isSafeInteger(value)) || typeof value === 'bigint') {
+    const n = BigInt(value);
+    if (n === 0n) {
+      throw invalidValue('stream', 'a stream other than 0 (ambiguous in DLPack: use 1 for the legacy ' +
+        'default stream, 2 for the per-thread one)', stream);
+    }
+    if (n >= -1n && n < 1n << 64n) return n;
+  }
+  throw invalidType('stream', 'undefined, -1, 1, 2, a stream handle or a cuda.Stream', stream);
+}
+
 function toDLPack(tensor, options) {
   alive(tensor);
   const { stream, maxVersion, dlDevice, copy } = parseOptions(options, 'options');
@@ -188,16 +210,22 @@ function toDLPack(tensor, options) {
   }
   const source = tensor[kDevice];
   const target = dlDevice === undefined ? source : parseDlDevice(dlDevice);
-  if (stream !== undefined && source.hostAccessible) {
-    throw invalidValue('stream', `undefined for a tensor on ${source}`, stream);
-  }
+  const consumerStream = parseStream(stream, source);
   // Host-accessible memory can be described as kDLCPU without a copy.
   const sameMemory = target === source || (target === CPU && source.hostAccessible);
-  if (!target.hostAccessible || !source.hostAccessible) throw cudaUnavailable('DLPack export');
   const mustCopy = copy === true || !sameMemory;
   if (mustCopy && copy === false) {
     throw makeError('ERR_DLPACK_COPY_REQUIRED',
       `Expected an export without a copy (copy: false), but ${source} -> ${target} needs one`);
+  }
+  if (mustCopy && (!target.hostAccessible || !source.hostAccessible)) {
+    throw cudaUnavailable(`a DLPack export from ${source} to ${target}`);
+  }
+  if (!source.hostAccessible && consumerStream > 1n) {
+    // The consumer's stream waits for work on ours (the legacy default
+    // stream); 1 is that stream itself and -1 asks for no ordering.
+    if (!isAvailable()) throw cudaUnavailable(`ordering stream ${consumerStream} after this tensor's work`);
+    native.cudaStreamWait(source.index, consumerStream);
   }
 
   let t = tensor;
@@ -249,6 +277,9 @@ function fromDLPack(x, options) {
       throw invalidType('x', 'a DLPackCapsule or an object with __dlpack__()', x);
     }
     const request = { maxVersion: [dlpackVersion.major, dlpackVersion.minor] };
+    const where = typeof x.__dlpack_device__ === 'function' ? x.__dlpack_device__() : undefined;
+    // CUDA producers order their work before our (legacy default) stream.
+    if (Array.isArray(where) && where[0] === 2) request.stream = 1;
     if (device !== undefined) request.dlDevice = [device.code, device.index];
     if (copy !== undefined) request.copy = copy;
     capsule = x.__dlpack__(request);

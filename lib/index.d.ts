@@ -121,8 +121,8 @@ export interface TensorOptions<N extends DTypeName> {
 }
 
 export interface DLPackOptions {
-  /** CUDA consumer stream; CPU tensors accept only undefined. */
-  stream?: number | bigint;
+  /** CUDA consumer stream (1 legacy default, 2 per-thread, a handle, -1 none; 0 is an error); CPU tensors accept only undefined. */
+  stream?: number | bigint | CudaStream;
   /** [major, minor]; major 0 gives a legacy DLManagedTensor. Default: versioned. */
   maxVersion?: readonly [number, number] | null;
   /** [deviceType, index]; a different device means a copy. */
@@ -241,8 +241,28 @@ export declare const wasm: {
     options: { ptr: number; dtype: N | DType<N>; shape: readonly number[] | number }): Tensor<N>;
 };
 
+export declare class CudaStream {
+  /** new dl.cuda.Stream(index = 0): a non-blocking stream on that device. */
+  constructor(index?: number);
+  readonly device: number;
+  /** The cudaStream_t as a BigInt (what DLPack's `stream` takes); null once disposed. */
+  readonly handle: bigint | null;
+  synchronize(): void;
+  dispose(): void;
+  [Symbol.dispose](): void;
+}
+
 export declare const cuda: {
-  /** Whether CUDA is compiled in and a device is usable (always false in this build). */
+  /** Whether CUDA is compiled in and a device is usable. */
   isAvailable(): boolean;
   deviceCount(): number;
+  synchronize(index?: number): void;
+  memoryStats(index?: number): { allocatedBytes: number; allocations: number; peakAllocatedBytes: number };
+  Stream: typeof CudaStream;
+};
+
+/** What this build and machine can do. */
+export declare function capabilities(): {
+  cuda: { compiled: boolean; available: boolean; deviceCount: number; reason: string | null };
+  externalArrayBuffers: boolean;
 };

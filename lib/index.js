@@ -8,11 +8,7 @@ const { DLPackCapsule, dlpackVersion, toDLPack, fromDLPack } = require('./dlpack
 const { fromBuffer, empty, zeros, tensor } = require('./create');
 const { open, wasm } = require('./sharing');
 
-// CUDA is not compiled into this build: the honest answers, no device calls.
-const cuda = Object.freeze({
-  isAvailable: () => false,
-  deviceCount: () => 0,
-});
+const { cuda, capabilities } = require('./cuda');
 
 module.exports = {
   dtypes,
@@ -34,4 +30,5 @@ module.exports = {
   open,
   wasm,
   cuda,
+  capabilities,
 };

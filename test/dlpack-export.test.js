@@ -107,7 +107,7 @@ describe('__dlpack__ / toDLPack', () => {
     const t = dl.tensor([1]);
     exported(t, { dlDevice: [1, 0] }).release();
     expectError(() => t.__dlpack__({ dlDevice: [2, 0] }), dl.CudaError, 'ERR_DLPACK_CUDA_UNAVAILABLE');
-    expectError(() => t.__dlpack__({ dlDevice: [2, 0], copy: false }), dl.CudaError, 'ERR_DLPACK_CUDA_UNAVAILABLE');
+    expectError(() => t.__dlpack__({ dlDevice: [2, 0], copy: false }), dl.DLPackError, 'ERR_DLPACK_COPY_REQUIRED');
     expectError(() => t.__dlpack__({ dlDevice: [10, 0] }), dl.DLPackError, 'ERR_DLPACK_UNSUPPORTED',
       /received 10/);
     expectError(() => t.__dlpack__({ dlDevice: 'cpu' }), TypeError, 'ERR_INVALID_ARG_TYPE', /`dlDevice`/);

@@ -3,6 +3,7 @@
 #include <cstring>
 #include <string>
 
+#include "../core/cuda_runtime.h"
 #include "../core/layout.h"
 #include "../core/managed.h"
 #include "capsule.h"
@@ -59,15 +60,18 @@ Napi::Value ImportCapsule(const Napi::CallbackInfo& info) {
 
   // 2-7. ndim, device, lanes, dtype, shape, strides, byte_offset.
   Layout layout;
-  const CheckResult check = CheckTensor(*managed.tensor(), null_strides_ok, state.dtypes(), &layout);
+  const CheckResult check =
+      CheckTensor(*managed.tensor(), null_strides_ok, state.dtypes(), &layout, cuda::Compiled());
   if (!check.ok()) {
     // CUDA device memory needs a CUDA build; the rest is malformed or foreign.
-    const bool cuda = check.failure == CheckFailure::kDevice &&
-                      managed.tensor()->device.device_type == kDLCUDA;
-    throw Error{cuda ? code::kCudaUnavailable : code::kUnsupported,
-                cuda ? check.message + "; this build of dlpack has no CUDA support" : check.message};
+    const bool cuda_memory = check.failure == CheckFailure::kDevice &&
+                             managed.tensor()->device.device_type == kDLCUDA;
+    throw Error{cuda_memory ? code::kCudaUnavailable : code::kUnsupported,
+                cuda_memory ? check.message + "; this build of dlpack has no CUDA support" : check.message};
   }
-  if (!state.external_buffers() && !allow_copy && !managed.own()) {
+  // Only host memory is ever wrapped in an ArrayBuffer, so only it may need a copy.
+  const bool host = IsHostAccessible(layout.device.device_type);
+  if (host && !state.external_buffers() && !allow_copy && !managed.own()) {
     throw Error{code::kCopyRequired,
                 "Expected zero-copy import (copy: false), but this runtime refuses external "
                 "ArrayBuffers, so the data would have to be copied"};
@@ -102,7 +106,7 @@ Napi::Value ImportCapsule(const Napi::CallbackInfo& info) {
     return Napi::Value(env, handle);
   }
 
-  if (!state.external_buffers()) {
+  if (host && !state.external_buffers()) {
     // The V8 sandbox (Electron) refuses external memory: copy, then release.
     void* copy = nullptr;
     napi_value buffer;

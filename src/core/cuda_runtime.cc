@@ -13,6 +13,7 @@ namespace {
 
 std::atomic<bool> exiting{false};
 
+#ifdef DLPACK_WITH_CUDA
 // Registered once, before any CUDA object exists, so it runs after the ones
 // CUDA registers itself (atexit runs in reverse order).
 struct ExitWatch {
@@ -21,7 +22,6 @@ struct ExitWatch {
 
 void WatchExit() { static ExitWatch watch; }
 
-#ifdef DLPACK_WITH_CUDA
 Status Check(cudaError_t error) {
   if (error == cudaSuccess) return {};
   cudaGetLastError();  // clear the sticky error state for the next call

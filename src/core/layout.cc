@@ -49,12 +49,13 @@ bool ComputeExtent(int ndim, const int64_t* shape, const int64_t* strides, uint6
 }
 
 CheckResult CheckTensor(const DLTensor& t, bool null_strides_ok, const DtypeTable& dtypes,
-                        Layout* out) {
+                        Layout* out, bool allow_cuda) {
   if (t.ndim < 0 || t.ndim > kMaxDims) {
     return Fail(CheckFailure::kNdim,
                 "Expected ndim between 0 and 64 in the DLPack tensor, received " + Num(t.ndim));
   }
-  if (!IsHostAccessible(t.device.device_type)) {
+  const bool cuda = allow_cuda && t.device.device_type == kDLCUDA && t.device.device_id >= 0;
+  if (!IsHostAccessible(t.device.device_type) && !cuda) {
     return Fail(CheckFailure::kDevice,
                 "Expected a CPU-accessible device (kDLCPU 1, kDLCUDAHost 3, kDLCUDAManaged 13) "
                 "in the DLPack tensor, received device type " +

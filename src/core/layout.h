@@ -57,8 +57,10 @@ bool IsHostAccessible(int32_t device_type);
 
 // Checks `t` and fills `out`. `null_strides_ok` is true for legacy capsules
 // and versioned ones older than 1.2, where NULL strides mean row-major.
+// `allow_cuda` admits kDLCUDA memory (a build with CUDA support): its address
+// is checked like any other but never read by the host.
 CheckResult CheckTensor(const DLTensor& t, bool null_strides_ok, const DtypeTable& dtypes,
-                        Layout* out);
+                        Layout* out, bool allow_cuda = false);
 
 // Byte extent [low, high) around element 0 of a tensor given in elements.
 // Returns false on overflow or when a value leaves the safe-integer range.

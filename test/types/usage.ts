@@ -16,7 +16,13 @@ dl.from_dlpack(legacy, { device: 'cpu', copy: true }).dispose();
 const nested = dl.tensor([[1, 2], [3, 4]], { dtype: 'complex64' }).toArray();
 const code: dl.ErrorCode | undefined = (new dl.DLPackError('x', 'ERR_DLPACK_CONSUMED')).code;
 const version: number = dl.dlpackVersion.major + dl.dtypes.float32.itemSize;
-const available: boolean = dl.cuda.isAvailable();
+const available: boolean = dl.cuda.isAvailable() && dl.capabilities().cuda.compiled;
+if (available) {
+  const stream = new dl.cuda.Stream(0);
+  const handle: bigint | null = stream.handle;
+  stream.dispose();
+  void handle;
+}
 const shared = dl.empty([4], { dtype: 'int32', shared: true });
 const descriptor: dl.ShareDescriptor = shared.share();
 if (descriptor.kind === 'shm') { const name: string = descriptor.name; void name; }

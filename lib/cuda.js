@@ -1,0 +1,102 @@
+'use strict';
+// dl.cuda (API.md "CUDA"): availability, devices, synchronisation, streams.
+// Whether CUDA is compiled in is fixed at build time; whether it is usable is
+// asked of the driver once per process (the answer does not change).
+const { native } = require('./binding');
+const { makeError, invalidType, outOfRange } = require('./errors');
+
+let cached = null;
+function info() {
+  if (cached === null) cached = Object.freeze(native.cudaInfo());
+  return cached;
+}
+
+const isAvailable = () => info().deviceCount > 0;
+const deviceCount = () => info().deviceCount;
+
+// Why CUDA cannot be used here, for error messages.
+function reason() {
+  const i = info();
+  if (!i.compiled) return 'this build of dlpack has no CUDA support (no toolkit when it was built)';
+  if (i.deviceCount === 0) return `no usable CUDA device (${i.errorName || 'no device'}: ${i.reason || 'none found'})`;
+  return null;
+}
+
+function unavailable(what) {
+  return makeError('ERR_DLPACK_CUDA_UNAVAILABLE', `Expected a usable CUDA device for ${what}, but ${reason()}`,
+    info().errorName || 'cudaErrorNoDevice');
+}
+
+// A device index that exists, or throws (unavailable first).
+function checkDevice(index, what, name = 'index') {
+  if (!Number.isSafeInteger(index) || index < 0) throw invalidType(name, 'a non-negative integer', index);
+  if (!isAvailable()) throw unavailable(what);
+  if (index >= deviceCount()) {
+    throw outOfRange(name, `a device index below ${deviceCount()}`, String(index));
+  }
+  return index;
+}
+
+function synchronize(index = 0) {
+  native.cudaSynchronize(checkDevice(index, 'cuda.synchronize()'));
+}
+
+const streams = new FinalizationRegistry(({ device, handle }) => {
+  try {
+    native.cudaStreamDestroy(device, handle);
+  } catch {
+    // A stream whose device went away cannot be destroyed; nothing leaks in JS.
+  }
+});
+
+class Stream {
+  constructor(index = 0) {
+    this.device = checkDevice(index, 'new cuda.Stream()');
+    this.handle = native.cudaStreamCreate(this.device);
+    this.token = { device: this.device, handle: this.handle };
+    streams.register(this, this.token, this.token);
+  }
+
+  synchronize() {
+    live(this);
+    native.cudaStreamSynchronize(this.device, this.handle);
+  }
+
+  dispose() {
+    if (this.handle === null) return;
+    const handle = this.handle;
+    this.handle = null;
+    streams.unregister(this.token);
+    native.cudaStreamDestroy(this.device, handle);
+  }
+
+  [Symbol.dispose]() {
+    this.dispose();
+  }
+}
+
+function live(stream) {
+  if (stream.handle === null) {
+    throw makeError('ERR_DLPACK_DISPOSED', 'Expected a live cuda.Stream, received a disposed one');
+  }
+}
+
+// Allocation counters (CUDA memory allocation arrives with the rest of the
+// CUDA memory work; see README).
+function memoryStats(index = 0) {
+  checkDevice(index, 'cuda.memoryStats()');
+  return { allocatedBytes: 0, allocations: 0, peakAllocatedBytes: 0 };
+}
+
+const cuda = Object.freeze({ isAvailable, deviceCount, synchronize, memoryStats, Stream });
+
+// dl.capabilities(): what this build and machine can do.
+function capabilities() {
+  const i = info();
+  return {
+    cuda: { compiled: i.compiled, available: i.deviceCount > 0, deviceCount: i.deviceCount, reason: reason() },
+    externalArrayBuffers: require('./binding').externalBuffers,
+  };
+}
+
+module.exports = { cuda, capabilities, unavailable, isAvailable, info, Stream };

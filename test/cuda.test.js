@@ -1,0 +1,136 @@
+'use strict';
+// API.md "CUDA". Ownership and protocol logic that needs no device runs
+// everywhere; what needs a GPU is skipped, with the reason printed, where
+// there is none.
+const dl = require('../lib');
+const { producer, collect, expectError } = require('./helpers');
+
+const caps = dl.capabilities().cuda;
+const hasGpu = caps.available;
+const itGpu = hasGpu ? test : test.skip;
+const itNoGpu = hasGpu ? test.skip : test;
+const itCompiled = caps.compiled ? test : test.skip;
+if (!hasGpu) console.log(`CUDA device tests skipped: ${caps.reason}`);
+if (!caps.compiled) console.log('CUDA import/export tests skipped: built without the CUDA toolkit');
+
+// A kDLCUDA tensor from the C producer. Its "device pointer" is host memory
+// the producer owns: nothing here may dereference it, which is the point.
+function cudaCapsule(deviceId = 0, shape = [2, 3]) {
+  const strides = [shape[1], 1];
+  const ptr = producer.make({ shape, strides, code: 2, bits: 32, deviceType: 2, deviceId });
+  return { ptr, capsule: dl.DLPackCapsule.fromPointer(ptr, { versioned: true }) };
+}
+
+describe('availability', () => {
+  test('the module loads and says what it can do', () => {
+    expect(typeof caps.compiled).toBe('boolean');
+    expect(dl.cuda.isAvailable()).toBe(caps.available);
+    expect(dl.cuda.deviceCount()).toBe(caps.deviceCount);
+    if (!caps.available) expect(typeof caps.reason).toBe('string');
+  });
+
+  itNoGpu('without a usable device every CUDA call is CudaError ERR_DLPACK_CUDA_UNAVAILABLE', () => {
+    for (const call of [() => dl.cuda.synchronize(), () => new dl.cuda.Stream(), () => dl.cuda.memoryStats(0),
+      () => dl.empty([2], { device: 'cuda' }), () => dl.zeros([2], { device: 'cuda:1' }),
+      () => dl.tensor([1], { device: 'cuda_host' }), () => dl.empty([1], { device: 'cuda_managed' }),
+      () => dl.tensor([1]).cuda(), () => dl.tensor([1]).to('cuda:0')]) {
+      const e = expectError(call, dl.CudaError, 'ERR_DLPACK_CUDA_UNAVAILABLE');
+      expect(e).toBeInstanceOf(dl.DLPackError);
+      expect(typeof e.cudaError).toBe('string');
+      expect(e.message).toMatch(/Expected a usable CUDA device for .*, but/);
+    }
+  });
+
+  test('bad device indexes are typed errors before anything else', () => {
+    expectError(() => dl.cuda.synchronize(-1), TypeError, 'ERR_INVALID_ARG_TYPE');
+    expectError(() => new dl.cuda.Stream(1.5), TypeError, 'ERR_INVALID_ARG_TYPE');
+  });
+});
+
+describe('CUDA memory through DLPack, zero-copy (no device needed)', () => {
+  itCompiled('a kDLCUDA tensor imports zero-copy on its device; host access is refused', () => {
+    const { ptr, capsule } = cudaCapsule(1);
+    const t = dl.fromDLPack(capsule);
+    expect(String(t.device)).toBe('cuda:1');
+    expect(t.device).toEqual({ type: 'cuda', index: 1 });
+    expect(t.__dlpack_device__()).toEqual([2, 1]);
+    expect(t.shape).toEqual([2, 3]);
+    for (const hostUse of [() => t.data, () => t.buffer, () => t.toArray(), () => t.clone(), () => t.share()]) {
+      expectError(hostUse, dl.DLPackError, 'ERR_DLPACK_WRONG_DEVICE', /on cuda:1/);
+    }
+    expect(String(t)).toBe('tensor(<2x3 on cuda:1>, dtype=float32)');
+    expect(producer.calls(ptr)).toBe(0);
+    t.dispose();
+    expect(producer.calls(ptr)).toBe(1);
+  });
+
+  itCompiled('the producer\'s deleter runs once when the tensor is garbage-collected', async () => {
+    const { ptr, capsule } = cudaCapsule();
+    (() => { dl.fromDLPack(capsule); })();
+    await collect();
+    expect(producer.calls(ptr)).toBe(1);
+  });
+
+  itCompiled('re-export keeps the device index; the struct points at the same device memory', () => {
+    const { ptr, capsule } = cudaCapsule(1);
+    const t = dl.fromDLPack(capsule);
+    const out = t.__dlpack__({ stream: -1 }).toPointer();
+    const seen = producer.inspect(out, true);
+    expect(seen).toMatchObject({ deviceType: 2, deviceId: 1, shape: [2, 3], strides: [3, 1] });
+    expect(seen.data).toBe(producer.inspect(ptr, true).data);
+    t.dispose();
+    expect(producer.calls(ptr)).toBe(0); // the exported struct still holds it
+    producer.releaseOnThread(out, true);
+    expect(producer.calls(ptr)).toBe(1);
+  });
+
+  itCompiled('stream rules: 0 is an error, -1 and 1 need no device, others order the consumer', () => {
+    const { capsule } = cudaCapsule();
+    const t = dl.fromDLPack(capsule);
+    expectError(() => t.__dlpack__({ stream: 0 }), TypeError, 'ERR_INVALID_ARG_VALUE', /ambiguous/);
+    expectError(() => t.__dlpack__({ stream: -2 }), TypeError, 'ERR_INVALID_ARG_TYPE');
+    expectError(() => t.__dlpack__({ stream: 'x' }), TypeError, 'ERR_INVALID_ARG_TYPE');
+    t.__dlpack__({ stream: -1 }).dispose();
+    t.__dlpack__({ stream: 1 }).dispose();
+    t.__dlpack__().dispose(); // undefined: the legacy default stream, ours
+    if (!hasGpu) {
+      expectError(() => t.__dlpack__({ stream: 2 }), dl.CudaError, 'ERR_DLPACK_CUDA_UNAVAILABLE');
+      expectError(() => t.__dlpack__({ stream: 0x7f00n }), dl.CudaError, 'ERR_DLPACK_CUDA_UNAVAILABLE');
+    }
+    t.dispose();
+  });
+
+  itCompiled('dlDevice CPU from CUDA needs a copy: copy: false is ERR_DLPACK_COPY_REQUIRED', () => {
+    const { capsule } = cudaCapsule();
+    const t = dl.fromDLPack(capsule);
+    expectError(() => t.__dlpack__({ dlDevice: [1, 0], copy: false }), dl.DLPackError, 'ERR_DLPACK_COPY_REQUIRED');
+    const e = expectError(() => t.__dlpack__({ dlDevice: [1, 0] }), dl.DLPackError,
+      hasGpu ? 'ERR_DLPACK_UNSUPPORTED' : 'ERR_DLPACK_CUDA_UNAVAILABLE');
+    expect(e.message).toMatch(/cuda:0 to cpu/);
+    t.dispose();
+  });
+
+  itCompiled('a producer object on CUDA is asked for the legacy default stream', () => {
+    const { capsule } = cudaCapsule();
+    const requests = [];
+    const producerObject = {
+      __dlpack_device__: () => [2, 0],
+      __dlpack__: (options) => { requests.push(options); return capsule; },
+    };
+    dl.fromDLPack(producerObject).dispose();
+    expect(requests[0]).toEqual({ maxVersion: [1, 3], stream: 1 });
+  });
+});
+
+describe('on a GPU', () => {
+  itGpu('streams are created, synchronised and disposed', () => {
+    const s = new dl.cuda.Stream(0);
+    expect(typeof s.handle).toBe('bigint');
+    s.synchronize();
+    s.dispose();
+    s.dispose();
+    expectError(() => s.synchronize(), dl.DLPackError, 'ERR_DLPACK_DISPOSED');
+    dl.cuda.synchronize(0);
+    expect(dl.cuda.memoryStats(0)).toEqual({ allocatedBytes: 0, allocations: 0, peakAllocatedBytes: 0 });
+  });
+});
