@@ -2,7 +2,8 @@
 // Creating tensors (API.md "Creating tensors"): fromBuffer, empty, zeros, tensor.
 const { makeError, invalidType, invalidValue, outOfRange, fail } = require('./errors');
 const { dtypeInfo, dtypeOfView, infos } = require('./dtypes');
-const { parseDevice, cudaUnavailable } = require('./device');
+const { parseDevice } = require('./device');
+const { cudaStorage } = require('./cuda');
 const { normalizeShape, product, contiguousStrides } = require('./shape');
 const { Storage, isDetached } = require('./storage');
 const { makeTensor, makeContiguous, allocate } = require('./tensor');
@@ -90,10 +91,14 @@ function allocateTensor(shapeValue, options) {
   const info = dtypeInfo(dtype, 'options.dtype');
   const target = parseDevice(device, 'options.device');
   if (typeof shared !== 'boolean') throw invalidType('options.shared', 'a boolean', shared);
-  if (target.type !== 'cpu') throw cudaUnavailable(`a tensor on ${target}`);
+  if (shared && target.type !== 'cpu') {
+    throw invalidValue('options.shared', `false for a tensor on ${target} (shared memory is CPU memory)`, shared);
+  }
   const shape = normalizeShape(shapeValue);
   const nbytes = product(shape) * info.itemSize;
-  const storage = shared ? sharedStorage(nbytes) : new Storage(allocate(nbytes), true);
+  let storage;
+  if (target.type !== 'cpu') storage = cudaStorage(target, nbytes);
+  else storage = shared ? sharedStorage(nbytes) : new Storage(allocate(nbytes), true);
   return makeTensor(storage, info, shape, contiguousStrides(shape), 0, 0);
 }
 
@@ -106,7 +111,13 @@ const zeros = (shape, options) => allocateTensor(shape, options);
 function tensor(values, options) {
   const { dtype, shape: shapeOption, device } = creationOptions(options);
   const target = parseDevice(device, 'options.device');
-  if (target.type !== 'cpu') throw cudaUnavailable(`a tensor on ${target}`);
+  if (target.type !== 'cpu') {
+    // Built on the CPU, then copied over.
+    const host = tensor(values, { dtype, shape: shapeOption });
+    const moved = host.to(target);
+    host.dispose();
+    return moved;
+  }
   let info = dtype === undefined ? undefined : dtypeInfo(dtype, 'options.dtype');
 
   let flat;

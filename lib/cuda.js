@@ -81,11 +81,28 @@ function live(stream) {
   }
 }
 
-// Allocation counters (CUDA memory allocation arrives with the rest of the
-// CUDA memory work; see README).
+// This process's CUDA allocations on the device (all threads).
 function memoryStats(index = 0) {
-  checkDevice(index, 'cuda.memoryStats()');
-  return { allocatedBytes: 0, allocations: 0, peakAllocatedBytes: 0 };
+  return native.cudaStats(checkDevice(index, 'cuda.memoryStats()'));
+}
+
+const KIND = { cuda: 0, cuda_host: 1, cuda_managed: 2 };
+
+// Zeroed CUDA memory of `nbytes` for `device` (a Device of a CUDA type).
+function cudaStorage(device, nbytes) {
+  checkDevice(device.index, `a tensor on ${device}`, 'device');
+  const { Storage } = require('./storage'); // loads after this module
+  const storage = new Storage(null, true, device);
+  storage.handle = native.cudaAlloc(KIND[device.type], device.index, nbytes);
+  storage.foreign = true;
+  return storage;
+}
+
+// Copies bytes between two storages (any devices), synchronously.
+function copyBytes(dst, dstOffset, src, srcOffset, nbytes) {
+  const dstArg = dst.foreign ? dst.handle : dst.getBytes();
+  const srcArg = src.foreign ? src.handle : src.getBytes();
+  native.cudaCopy(dstArg, dst.foreign, dstOffset, srcArg, src.foreign, srcOffset, nbytes);
 }
 
 const cuda = Object.freeze({ isAvailable, deviceCount, synchronize, memoryStats, Stream });
@@ -99,4 +116,4 @@ function capabilities() {
   };
 }
 
-module.exports = { cuda, capabilities, unavailable, isAvailable, info, Stream };
+module.exports = { cuda, capabilities, unavailable, isAvailable, info, Stream, cudaStorage, copyBytes };

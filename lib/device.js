@@ -63,14 +63,9 @@ function deviceFromCode(code, index) {
 }
 
 // CUDA cannot do `what` here: no usable device (CudaError
-// ERR_DLPACK_CUDA_UNAVAILABLE), or CUDA memory this version does not manage
-// yet (ERR_DLPACK_UNSUPPORTED).
+// ERR_DLPACK_CUDA_UNAVAILABLE, with the driver's reason).
 function cudaUnavailable(what) {
-  const cuda = require('./cuda'); // loads after this module
-  if (!cuda.isAvailable()) return cuda.unavailable(what);
-  return makeError('ERR_DLPACK_UNSUPPORTED',
-    `Expected CUDA memory support for ${what}, but this version of dlpack does not allocate or copy ` +
-    'CUDA memory yet (it imports and exports it zero-copy)');
+  return require('./cuda').unavailable(what); // lib/cuda.js loads after this module
 }
 
 module.exports = { Device, CPU, parseDevice, deviceFromCode, cudaUnavailable, codeOf };

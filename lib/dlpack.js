@@ -218,7 +218,7 @@ function toDLPack(tensor, options) {
     throw makeError('ERR_DLPACK_COPY_REQUIRED',
       `Expected an export without a copy (copy: false), but ${source} -> ${target} needs one`);
   }
-  if (mustCopy && (!target.hostAccessible || !source.hostAccessible)) {
+  if (mustCopy && (!target.hostAccessible || !source.hostAccessible) && !isAvailable()) {
     throw cudaUnavailable(`a DLPack export from ${source} to ${target}`);
   }
   if (!source.hostAccessible && consumerStream > 1n) {
@@ -231,7 +231,7 @@ function toDLPack(tensor, options) {
   let t = tensor;
   let flags = 0;
   if (mustCopy) {
-    t = tensor.clone();
+    t = sameMemory ? tensor.clone() : tensor.to(target);
     flags |= FLAG_IS_COPIED;
   } else if (tensor[kFlags] & READ_ONLY) {
     if (!versioned) {

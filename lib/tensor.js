@@ -4,6 +4,7 @@
 const { native, writeShape, slot, scratch } = require('./binding');
 const { makeError, invalidType, invalidValue, outOfRange } = require('./errors');
 const { parseDevice, cudaUnavailable, CPU } = require('./device');
+const { isAvailable, cudaStorage, copyBytes } = require('./cuda');
 const { normalizeShape, product, contiguousStrides, isContiguous, extent } = require('./shape');
 const { Storage } = require('./storage');
 const {
@@ -98,7 +99,8 @@ class Tensor {
   }
 
   clone() {
-    const storage = hostStorage(this, 'clone()');
+    if (!alive(this) || !this[kDevice].hostAccessible) return transfer(this, this[kDevice]);
+    const storage = this[kStorage];
     const info = this[kInfo];
     const shape = this[kShape].slice();
     const nbytes = this.nbytes;
@@ -119,19 +121,21 @@ class Tensor {
   }
 
   copyFrom(src) {
-    const storage = hostStorage(this, 'copyFrom()');
+    const storage = alive(this);
     if (this[kFlags] & READ_ONLY) {
       throw makeError('ERR_DLPACK_READ_ONLY', 'Expected a writable tensor for copyFrom(), received a readOnly one');
     }
     if (!(src instanceof Tensor)) {
       src = require('./create').tensor(src, { dtype: this[kInfo].name, shape: this[kShape].slice() });
     }
-    const srcStorage = hostStorage(src, 'copyFrom(src)');
+    alive(src);
     if (src[kShape].length !== this[kShape].length || src[kShape].some((d, i) => d !== this[kShape][i])) {
       throw invalidValue('src', `a tensor of shape [${this[kShape].join(', ')}]`,
         `shape [${src[kShape].join(', ')}]`);
     }
     if (this[kSize] === 0) return this;
+    if (!this[kDevice].hostAccessible || !src[kDevice].hostAccessible) return copyAcrossDevices(this, src);
+    const srcStorage = src[kStorage];
     checkedBuffer(this);
     checkedBuffer(src);
     if (srcStorage === storage) src = src.clone(); // overlapping memory: copy through a temporary
@@ -159,10 +163,9 @@ class Tensor {
       throw invalidType('options', 'an object', options);
     }
     if (target === this[kDevice]) return this;
-    if (!target.hostAccessible || !this[kDevice].hostAccessible) throw cudaUnavailable(`to('${target}')`);
-    if (target !== CPU) throw cudaUnavailable(`to('${target}')`);
-    const copy = this.clone();
-    return copy;
+    // Host-accessible memory to the CPU is a plain host copy.
+    if (target === CPU && this[kDevice].hostAccessible) return this.clone();
+    return transfer(this, target);
   }
 
   cpu() {
@@ -171,8 +174,7 @@ class Tensor {
 
   cuda(index = 0) {
     if (!Number.isSafeInteger(index) || index < 0) throw invalidValue('index', 'a non-negative integer', index);
-    alive(this);
-    throw cudaUnavailable(`cuda(${index})`);
+    return this.to(`cuda:${index}`);
   }
 
   toArray() {
@@ -239,6 +241,63 @@ class Tensor {
     const device = this[kDevice];
     return [device.code, device.index];
   }
+}
+
+// t's elements, row-major and contiguous, as { storage, offset } (t itself
+// when it is contiguous). A strided tensor is gathered on the host: host
+// memory directly, device memory after downloading the bytes it spans.
+function contiguousSource(t) {
+  if (t.isContiguous) return { storage: t[kStorage], offset: t[kOffset], temporary: null };
+  if (t[kDevice].hostAccessible) {
+    const c = t.clone();
+    return { storage: c[kStorage], offset: 0, temporary: c };
+  }
+  const span = t[kLow] + t[kHigh];
+  const staged = new Storage(allocate(span), true);
+  copyBytes(staged, 0, t[kStorage], t[kOffset] - t[kLow], span);
+  const view = makeTensor(staged, t[kInfo], t[kShape], t[kStrides], t[kLow], 0, CPU);
+  const c = view.clone();
+  view.dispose();
+  return { storage: c[kStorage], offset: 0, temporary: c };
+}
+
+// A contiguous copy of t on `target` (any devices; CUDA must be usable).
+function transfer(t, target) {
+  if (!isAvailable()) throw cudaUnavailable(`a copy from ${t[kDevice]} to ${target}`);
+  const shape = t[kShape].slice();
+  const nbytes = t[kSize] * t[kInfo].itemSize;
+  const storage = target === CPU ? new Storage(allocate(nbytes), true) : cudaStorage(target, nbytes);
+  const source = contiguousSource(t);
+  try {
+    copyBytes(storage, 0, source.storage, source.offset, nbytes);
+  } finally {
+    if (source.temporary !== null) source.temporary.dispose();
+  }
+  return makeTensor(storage, t[kInfo], shape, contiguousStrides(shape), 0, 0, target);
+}
+
+// copyFrom() where either side is CUDA memory: the destination must be
+// contiguous; other dtypes are converted on the host first.
+function copyAcrossDevices(dst, src) {
+  if (!isAvailable()) throw cudaUnavailable(`copyFrom() between ${src[kDevice]} and ${dst[kDevice]}`);
+  if (!dst.isContiguous) {
+    throw makeError('ERR_DLPACK_NOT_CONTIGUOUS',
+      `Expected a contiguous destination for copyFrom() on ${dst[kDevice]}, received a strided view`);
+  }
+  let from = src;
+  if (src[kInfo] !== dst[kInfo]) {
+    const host = src[kDevice].hostAccessible ? src : transfer(src, CPU);
+    from = require('./create').tensor(host.toArray(), { dtype: dst[kInfo].name, shape: dst[kShape].slice() });
+    if (host !== src) host.dispose();
+  }
+  const source = contiguousSource(from);
+  try {
+    copyBytes(dst[kStorage], dst[kOffset], source.storage, source.offset, dst[kSize] * dst[kInfo].itemSize);
+  } finally {
+    if (source.temporary !== null) source.temporary.dispose();
+    if (from !== src) from.dispose();
+  }
+  return dst;
 }
 
 function detached() {

@@ -87,6 +87,9 @@ Napi::Object Initialize(Napi::Env env, Napi::Object exports) {
       {"cudaStreamDestroy", Guarded<CudaStreamDestroy>},
       {"cudaStreamSynchronize", Guarded<CudaStreamSynchronize>},
       {"cudaStreamWait", Guarded<CudaStreamWait>},
+      {"cudaAlloc", Guarded<CudaAlloc>},
+      {"cudaCopy", Guarded<CudaCopy>},
+      {"cudaStats", Guarded<CudaStats>},
   };
   for (const auto& f : functions) exports.Set(f.name, Napi::Function::New(env, f.fn, f.name));
   return exports;

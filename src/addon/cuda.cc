@@ -4,8 +4,10 @@
 
 #include <string>
 
+#include "../core/cuda_memory.h"
 #include "../core/cuda_runtime.h"
 #include "env_state.h"
+#include "host_storage.h"
 
 namespace dlnode {
 namespace {
@@ -14,6 +16,26 @@ void Throw(const cuda::Status& s, const std::string& what) {
   if (s.ok) return;
   throw Error{s.unavailable ? code::kCudaUnavailable : code::kCuda,
               what + " failed: " + s.name + " (" + s.message + ")", s.name};
+}
+
+struct Span {
+  char* data;
+  uint64_t length;
+};
+
+// Memory a copy reads or writes: a storage handle (native memory, CUDA
+// included) or a typed array over JS memory.
+Span SpanOf(napi_env env, const Napi::Value& value, bool is_handle) {
+  if (is_handle) {
+    HostMemory* memory = StorageOf(env, value);
+    return {static_cast<char*>(memory->base()), memory->length()};
+  }
+  napi_typedarray_type type;
+  size_t length = 0;
+  void* data = nullptr;
+  Check(env, napi_get_typedarray_info(env, value, &type, &length, &data, nullptr, nullptr),
+        "napi_get_typedarray_info");
+  return {static_cast<char*>(data), length};  // JS passes Uint8Arrays
 }
 
 uintptr_t StreamArg(const Napi::Value& v) {
@@ -30,6 +52,8 @@ Napi::Value CudaInfo(const Napi::CallbackInfo& info) {
   Napi::Object result = Napi::Object::New(env);
   result.Set("compiled", cuda::Compiled());
   result.Set("deviceCount", count);
+  uint64_t total = 0;
+  if (count > 0 && cuda::TotalMemory(0, &total).ok) result.Set("totalMemory0", static_cast<double>(total));
   if (!s.ok) {
     result.Set("errorName", s.name);
     result.Set("reason", s.message);
@@ -66,6 +90,44 @@ Napi::Value CudaStreamWait(const Napi::CallbackInfo& info) {
   Throw(cuda::MakeStreamWait(info[0].As<Napi::Number>().Int32Value(), StreamArg(info[1])),
         "ordering the consumer's stream after the producer's");
   return info.Env().Undefined();
+}
+
+Napi::Value CudaAlloc(const Napi::CallbackInfo& info) {
+  const auto kind = static_cast<cuda::MemoryKind>(info[0].As<Napi::Number>().Int32Value());
+  const int device = info[1].As<Napi::Number>().Int32Value();
+  const auto bytes = static_cast<uint64_t>(info[2].As<Napi::Number>().Int64Value());
+  cuda::Status status;
+  cuda::CudaMemory* memory = cuda::CudaMemory::Allocate(kind, device, bytes, &status);
+  if (memory == nullptr) {
+    Throw(status, "allocating " + std::to_string(bytes) + " bytes of CUDA memory on device " +
+                      std::to_string(device));
+  }
+  return Napi::Value(info.Env(), AdoptStorage(info.Env(), memory, Accounting::kReport));
+}
+
+Napi::Value CudaCopy(const Napi::CallbackInfo& info) {
+  napi_env env = info.Env();
+  const Span dst = SpanOf(env, info[0], info[1].As<Napi::Boolean>().Value());
+  const auto dst_offset = static_cast<uint64_t>(info[2].As<Napi::Number>().Int64Value());
+  const Span src = SpanOf(env, info[3], info[4].As<Napi::Boolean>().Value());
+  const auto src_offset = static_cast<uint64_t>(info[5].As<Napi::Number>().Int64Value());
+  const auto bytes = static_cast<uint64_t>(info[6].As<Napi::Number>().Int64Value());
+  if (dst_offset + bytes > dst.length || src_offset + bytes > src.length) {
+    throw Error{code::kDetached, "Expected both buffers of a CUDA copy to hold its bytes, but one was "
+                                 "detached or shrunk"};
+  }
+  Throw(cuda::Copy(dst.data + dst_offset, src.data + src_offset, bytes), "cudaMemcpy");
+  return info.Env().Undefined();
+}
+
+Napi::Value CudaStats(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const cuda::MemoryStats s = cuda::Stats(info[0].As<Napi::Number>().Int32Value());
+  Napi::Object result = Napi::Object::New(env);
+  result.Set("allocatedBytes", static_cast<double>(s.allocated_bytes));
+  result.Set("allocations", static_cast<double>(s.allocations));
+  result.Set("peakAllocatedBytes", static_cast<double>(s.peak_allocated_bytes));
+  return result;
 }
 
 }  // namespace dlnode

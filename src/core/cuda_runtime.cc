@@ -76,6 +76,16 @@ DeviceGuard::~DeviceGuard() {
   if (previous_ >= 0 && !exiting.load()) cudaSetDevice(previous_);
 }
 
+Status TotalMemory(int device, uint64_t* bytes) {
+  DeviceGuard guard(device);
+  if (!guard.status().ok) return guard.status();
+  size_t free_bytes = 0;
+  size_t total = 0;
+  Status s = Check(cudaMemGetInfo(&free_bytes, &total));
+  *bytes = total;
+  return s;
+}
+
 Status Synchronize(int device) {
   DeviceGuard guard(device);
   if (!guard.status().ok) return guard.status();
@@ -123,6 +133,7 @@ Status DeviceCount(int* count) {
   *count = 0;
   return NotCompiled();
 }
+Status TotalMemory(int, uint64_t*) { return NotCompiled(); }
 Status Synchronize(int) { return NotCompiled(); }
 Status StreamCreate(int, uintptr_t*) { return NotCompiled(); }
 Status StreamDestroy(int, uintptr_t) { return NotCompiled(); }

@@ -25,6 +25,9 @@ bool Compiled();
 // Devices usable now; 0 with a status saying why when there are none.
 Status DeviceCount(int* count);
 
+// Total memory of `device` in bytes.
+Status TotalMemory(int device, uint64_t* bytes);
+
 // cudaDeviceSynchronize on `device`.
 Status Synchronize(int device);
 

@@ -1,0 +1,175 @@
+#include "cuda_memory.h"
+
+#include <atomic>
+#include <cstring>
+
+#ifdef DLPACK_WITH_CUDA
+#include <cuda_runtime_api.h>
+#endif
+
+namespace dlnode {
+namespace cuda {
+namespace {
+
+// Process-wide on purpose: memory may be freed on any thread, after the
+// environment that allocated it is gone.
+struct DeviceCounters {
+  std::atomic<int64_t> bytes{0};
+  std::atomic<int64_t> count{0};
+  std::atomic<int64_t> peak{0};
+};
+DeviceCounters counters[kMaxDevices];
+
+void CountAllocation(int device, int64_t bytes) {
+  DeviceCounters& c = counters[device];
+  const int64_t now = c.bytes.fetch_add(bytes) + bytes;
+  c.count.fetch_add(1);
+  int64_t peak = c.peak.load();
+  while (now > peak && !c.peak.compare_exchange_weak(peak, now)) {
+  }
+}
+
+void CountFree(int device, int64_t bytes) {
+  counters[device].bytes.fetch_sub(bytes);
+  counters[device].count.fetch_sub(1);
+}
+
+#ifdef DLPACK_WITH_CUDA
+Status Invalid(const char* message) {
+  Status s;
+  s.ok = false;
+  s.name = "cudaErrorInvalidValue";
+  s.message = message;
+  return s;
+}
+
+Status Check(cudaError_t error) {
+  if (error == cudaSuccess) return {};
+  cudaGetLastError();  // clear the sticky error
+  Status s;
+  s.ok = false;
+  s.name = cudaGetErrorName(error);
+  s.message = cudaGetErrorString(error);
+  s.unavailable = error == cudaErrorNoDevice || error == cudaErrorInsufficientDriver;
+  return s;
+}
+
+// Lets the device's default pool keep freed memory for reuse instead of
+// returning it at every synchronisation: a caching allocator.
+void KeepPoolMemory(int device) {
+  static std::atomic<bool> configured[kMaxDevices];
+  if (configured[device].exchange(true)) return;
+  cudaMemPool_t pool = nullptr;
+  if (cudaDeviceGetDefaultMemPool(&pool, device) == cudaSuccess) {
+    uint64_t threshold = UINT64_MAX;
+    cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &threshold);
+  }
+  cudaGetLastError();
+}
+#endif
+
+}  // namespace
+
+CudaMemory::CudaMemory(MemoryKind kind, int device, void* ptr, uint64_t bytes)
+    : HostMemory(ptr, bytes), kind_(kind), device_(device) {}
+
+MemoryStats Stats(int device) {
+  if (device < 0 || device >= kMaxDevices) return {0, 0, 0};
+  const DeviceCounters& c = counters[device];
+  return {c.bytes.load(), c.count.load(), c.peak.load()};
+}
+
+#ifdef DLPACK_WITH_CUDA
+
+CudaMemory* CudaMemory::Allocate(MemoryKind kind, int device, uint64_t bytes, Status* status) {
+  if (device < 0 || device >= kMaxDevices) {
+    *status = Invalid("device index out of range");
+    return nullptr;
+  }
+  DeviceGuard guard(device);
+  if (!guard.status().ok) {
+    *status = guard.status();
+    return nullptr;
+  }
+  void* ptr = nullptr;
+  const size_t size = bytes == 0 ? 1 : static_cast<size_t>(bytes);  // a valid pointer even when empty
+  switch (kind) {
+    case MemoryKind::kDevice:
+      KeepPoolMemory(device);
+      *status = Check(cudaMallocAsync(&ptr, size, cudaStreamLegacy));
+      if (status->ok) *status = Check(cudaMemsetAsync(ptr, 0, size, cudaStreamLegacy));
+      // Ordered on the legacy stream, which every later copy also uses.
+      break;
+    case MemoryKind::kPinned:
+      *status = Check(cudaMallocHost(&ptr, size));
+      if (status->ok) std::memset(ptr, 0, size);
+      break;
+    case MemoryKind::kManaged:
+      *status = Check(cudaMallocManaged(&ptr, size, cudaMemAttachGlobal));
+      if (status->ok) *status = Check(cudaMemset(ptr, 0, size));
+      break;
+  }
+  if (!status->ok) {
+    if (ptr != nullptr) {
+      if (kind == MemoryKind::kPinned) cudaFreeHost(ptr);
+      else if (kind == MemoryKind::kDevice) cudaFreeAsync(ptr, cudaStreamLegacy);
+      else cudaFree(ptr);
+    }
+    return nullptr;
+  }
+  CountAllocation(device, static_cast<int64_t>(bytes));
+  return new CudaMemory(kind, device, ptr, bytes);
+}
+
+void CudaMemory::Destroy() noexcept {
+  // After exit has begun the driver may be gone: leak rather than call it.
+  if (!ShuttingDown()) {
+    DeviceGuard guard(device_);
+    if (guard.status().ok) {
+      switch (kind_) {
+        case MemoryKind::kDevice:
+          cudaFreeAsync(base(), cudaStreamLegacy);
+          break;
+        case MemoryKind::kPinned:
+          cudaFreeHost(base());
+          break;
+        case MemoryKind::kManaged:
+          cudaFree(base());
+          break;
+      }
+      cudaGetLastError();
+    }
+  }
+  CountFree(device_, static_cast<int64_t>(length()));
+  delete this;
+}
+
+Status Copy(void* dst, const void* src, uint64_t bytes) {
+  if (bytes == 0) return {};
+  // cudaMemcpyDefault: unified addressing tells the direction; synchronous
+  // with the host and ordered after work on the legacy default stream.
+  return Check(cudaMemcpy(dst, src, static_cast<size_t>(bytes), cudaMemcpyDefault));
+}
+
+#else
+
+CudaMemory* CudaMemory::Allocate(MemoryKind, int, uint64_t, Status* status) {
+  int count = 0;
+  *status = DeviceCount(&count);  // says "not compiled"
+  return nullptr;
+}
+
+void CudaMemory::Destroy() noexcept {
+  CountFree(device_, static_cast<int64_t>(length()));
+  delete this;
+}
+
+Status Copy(void*, const void*, uint64_t) {
+  int count = 0;
+  return DeviceCount(&count);
+}
+
+#endif
+
+}  // namespace cuda
+}  // namespace dlnode

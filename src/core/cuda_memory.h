@@ -1,0 +1,52 @@
+// CUDA memory owned by this library (API.md "CUDA"): device memory from the
+// stream-ordered (caching) allocator, pinned host memory and managed memory.
+// Reference counted like every HostMemory; the last release frees it on the
+// releasing thread, or leaks it on purpose once the process is exiting.
+#ifndef DLPACK_NODE_CORE_CUDA_MEMORY_H_
+#define DLPACK_NODE_CORE_CUDA_MEMORY_H_
+
+#include <cstdint>
+
+#include "cuda_runtime.h"
+#include "managed.h"
+
+namespace dlnode {
+namespace cuda {
+
+enum class MemoryKind { kDevice = 0, kPinned = 1, kManaged = 2 };
+
+struct MemoryStats {
+  int64_t allocated_bytes;
+  int64_t allocations;
+  int64_t peak_allocated_bytes;
+};
+
+class CudaMemory final : public HostMemory {
+ public:
+  // Zeroed memory of `bytes` on `device`; nullptr with `status` on failure
+  // (out of memory is a status, never a crash).
+  static CudaMemory* Allocate(MemoryKind kind, int device, uint64_t bytes, Status* status);
+
+  MemoryKind memory_kind() const { return kind_; }
+  int device() const { return device_; }
+
+ private:
+  CudaMemory(MemoryKind kind, int device, void* ptr, uint64_t bytes);
+  void Destroy() noexcept override;
+  MemoryKind kind_;
+  int device_;
+};
+
+// Copies `bytes` between any two addresses CUDA can see (device, pinned,
+// managed or pageable host memory), synchronously with respect to the host.
+Status Copy(void* dst, const void* src, uint64_t bytes);
+
+// This process's allocations through CudaMemory on `device`.
+MemoryStats Stats(int device);
+
+constexpr int kMaxDevices = 64;
+
+}  // namespace cuda
+}  // namespace dlnode
+
+#endif  // DLPACK_NODE_CORE_CUDA_MEMORY_H_
