@@ -20,6 +20,12 @@ struct DeviceCounters {
 };
 DeviceCounters counters[kMaxDevices];
 
+void CountFree(int device, int64_t bytes) {
+  counters[device].bytes.fetch_sub(bytes);
+  counters[device].count.fetch_sub(1);
+}
+
+#ifdef DLPACK_WITH_CUDA
 void CountAllocation(int device, int64_t bytes) {
   DeviceCounters& c = counters[device];
   const int64_t now = c.bytes.fetch_add(bytes) + bytes;
@@ -29,12 +35,6 @@ void CountAllocation(int device, int64_t bytes) {
   }
 }
 
-void CountFree(int device, int64_t bytes) {
-  counters[device].bytes.fetch_sub(bytes);
-  counters[device].count.fetch_sub(1);
-}
-
-#ifdef DLPACK_WITH_CUDA
 Status Invalid(const char* message) {
   Status s;
   s.ok = false;
