@@ -14,8 +14,9 @@ namespace {
 std::atomic<bool> exiting{false};
 
 #ifdef DLPACK_WITH_CUDA
-// Registered once, before any CUDA object exists, so it runs after the ones
-// CUDA registers itself (atexit runs in reverse order).
+// Registered once, right after the runtime first initialised (and registered
+// its own teardown): atexit handlers run in reverse order, so this one runs
+// before the runtime tears down, and later frees are skipped.
 struct ExitWatch {
   ExitWatch() { std::atexit([] { exiting.store(true); }); }
 };
@@ -60,15 +61,16 @@ bool ShuttingDown() { return exiting.load(); }
 bool Compiled() { return true; }
 
 Status DeviceCount(int* count) {
-  WatchExit();
   *count = 0;
   Status s = Check(cudaGetDeviceCount(count));
+  WatchExit();
   if (!s.ok) *count = 0;
   return s;
 }
 
 DeviceGuard::DeviceGuard(int device) {
   status_ = Check(cudaGetDevice(&previous_));
+  WatchExit();
   if (status_.ok && previous_ != device) status_ = Check(cudaSetDevice(device));
 }
 
