@@ -372,14 +372,17 @@ const environment = {
 
 // The sharing cases hand tensors to a worker thread and a Python process.
 let sharingNote = null;
+let cudaNote = null;
 require('./sharing').sharingCases(record, python).then((note) => {
   sharingNote = note;
+  cudaNote = require('./cuda').cudaCases(record);
   if (json) {
     console.log(JSON.stringify({
       environment,
       results,
       reference,
       sharingNote,
+      cudaNote,
       issueReference: ISSUE_REFERENCE,
       checksum: sink,
     }, null, 2));
@@ -429,6 +432,7 @@ function printTable() {
     `numpy.frombuffer ~${numpyFrombuffer} ns`);
   if (!reference.available) console.log(`python reference: unavailable (${reference.reason})`);
   if (sharingNote) console.log(sharingNote);
+  if (cudaNote) console.log(cudaNote);
   for (const r of results) if (r.note) console.log(`  ${r.name}: ${r.note}`);
   const targeted = results.filter((r) => r.pass !== null);
   console.log(`${targeted.filter((r) => r.pass).length} of ${targeted.length} targets met ` +

@@ -1,0 +1,79 @@
+'use strict';
+// CUDA benchmarks (issue 3), run only where a GPU is usable: host<->device
+// copies from pinned and pageable memory, device-to-device copies, and small
+// allocation + free, each against bench/cuda_baseline.cu (built with nvcc in
+// this run) doing the same with the CUDA runtime directly.
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
+const { spawnSync } = require('child_process');
+const dl = require('../lib');
+
+const BYTES = 256 * 1024 * 1024;
+const REPS = 9;
+const now = process.hrtime.bigint;
+
+function medianSeconds(fn) {
+  fn();
+  const t = [];
+  for (let i = 0; i < REPS; i++) {
+    const start = now();
+    fn();
+    t.push(Number(now() - start) / 1e9);
+  }
+  return t.sort((a, b) => a - b)[Math.floor(t.length / 2)];
+}
+
+function baseline() {
+  const nvcc = [process.env.CUDA_PATH, process.env.CUDA_HOME, '/usr/local/cuda']
+    .filter(Boolean).map((d) => path.join(d, 'bin', 'nvcc')).find((p) => fs.existsSync(p)) || 'nvcc';
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dlpack-cuda-bench-'));
+  const exe = path.join(dir, 'cuda_baseline');
+  const build = spawnSync(nvcc, ['-O2', '-o', exe, path.join(__dirname, 'cuda_baseline.cu')], { encoding: 'utf8' });
+  if (build.status !== 0) throw new Error(`nvcc failed: ${build.stderr || build.error}`);
+  const run = spawnSync(exe, [String(BYTES), String(REPS)], { encoding: 'utf8' });
+  fs.rmSync(dir, { recursive: true, force: true });
+  if (run.status !== 0) throw new Error(`cuda_baseline failed: ${run.stderr}`);
+  return JSON.parse(run.stdout);
+}
+
+function cudaCases(record) {
+  if (!dl.cuda.isAvailable()) return `CUDA benchmarks skipped: ${dl.capabilities().cuda.reason}`;
+  const base = baseline();
+  const gb = BYTES / 1e9;
+  const n = BYTES;
+  const device = dl.empty([n], { dtype: 'uint8', device: 'cuda' });
+  const device2 = dl.empty([n], { dtype: 'uint8', device: 'cuda' });
+  const pageable = dl.empty([n], { dtype: 'uint8' });
+  pageable.data.fill(1);
+  const pinned = dl.empty([n], { dtype: 'uint8', device: 'cuda_host' });
+  pinned.data.fill(1);
+  const rate = (dst, src) => gb / medianSeconds(() => dst.copyFrom(src));
+  const rows = [
+    ['h2d_pageable', 'host -> device (pageable)', rate(device, pageable)],
+    ['h2d_pinned', 'host -> device (pinned)', rate(device, pinned)],
+    ['d2h_pageable', 'device -> host (pageable)', rate(pageable, device)],
+    ['d2h_pinned', 'device -> host (pinned)', rate(pinned, device)],
+    ['d2d', 'device -> device', rate(device2, device)],
+  ];
+  for (const [id, name, value] of rows) {
+    record({
+      id: `cuda_${id}`, name: `CUDA ${name}, 256 MiB`, unit: 'GB/s', value, baseline: base[id],
+      baselineName: `cudaMemcpy in bench/cuda_baseline.cu on ${base.gpu}`, ratio: value / base[id],
+      target: { on: 'ratio', op: '>=', limit: 0.9, text: 'ratio >= 0.9' },
+    });
+  }
+  const ops = 1000;
+  const allocNs = (medianSeconds(() => {
+    for (let i = 0; i < ops; i++) dl.empty([256], { dtype: 'float32', device: 'cuda' }).dispose();
+  }) / ops) * 1e9;
+  record({
+    id: 'cuda_alloc', name: 'CUDA empty([256]) + dispose()', unit: 'ns', value: allocNs,
+    baseline: base.alloc_free_ns, baselineName: 'cudaMalloc + cudaFree of 1 KiB', ratio: allocNs / base.alloc_free_ns,
+    target: { on: 'ratio', op: '<=', limit: 1, text: 'faster than cudaMalloc/cudaFree' },
+  });
+  for (const t of [device, device2, pageable, pinned]) t.dispose();
+  return `CUDA: ${base.gpu}`;
+}
+
+module.exports = { cudaCases };
