@@ -41,6 +41,11 @@ describe('availability', () => {
     }
   });
 
+  test('shared memory is CPU memory: shared: true on a CUDA device is refused first', () => {
+    expectError(() => dl.empty([2], { device: 'cuda', shared: true }), TypeError, 'ERR_INVALID_ARG_VALUE',
+      /shared memory is CPU memory/);
+  });
+
   test('bad device indexes are typed errors before anything else', () => {
     expectError(() => dl.cuda.synchronize(-1), TypeError, 'ERR_INVALID_ARG_TYPE');
     expectError(() => new dl.cuda.Stream(1.5), TypeError, 'ERR_INVALID_ARG_TYPE');
