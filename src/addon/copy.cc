@@ -2,24 +2,11 @@
 
 #include "../core/layout.h"
 #include "../core/strided_copy.h"
+#include "bytes.h"
 #include "env_state.h"
 
 namespace dlnode {
 namespace {
-
-struct Bytes {
-  char* data;
-  uint64_t length;
-};
-
-Bytes ViewBytes(napi_env env, napi_value view) {
-  napi_typedarray_type type;
-  size_t count = 0;
-  void* data = nullptr;
-  Check(env, napi_get_typedarray_info(env, view, &type, &count, &data, nullptr, nullptr),
-        "napi_get_typedarray_info");
-  return {static_cast<char*>(data), count};  // JS passes Uint8Arrays
-}
 
 void CheckInside(const Bytes& bytes, uint64_t offset, uint64_t low, uint64_t high, const char* which) {
   if (low == 0 && high == 0) return;
@@ -44,8 +31,8 @@ Napi::Value CopyStrided(const Napi::CallbackInfo& info) {
     src_strides[i] = static_cast<int64_t>(scratch[slot::kSourceStrides + i]);
   }
   const auto item = static_cast<uint64_t>(info[4].As<Napi::Number>().Int64Value());
-  const Bytes dst = ViewBytes(env, info[0]);
-  const Bytes src = ViewBytes(env, info[2]);
+  const Bytes dst = BytesOf(env, info[0]);
+  const Bytes src = BytesOf(env, info[2]);
   const auto dst_offset = static_cast<uint64_t>(info[1].As<Napi::Number>().Int64Value());
   const auto src_offset = static_cast<uint64_t>(info[3].As<Napi::Number>().Int64Value());
   uint64_t low = 0;

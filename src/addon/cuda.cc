@@ -6,6 +6,7 @@
 
 #include "../core/cuda_memory.h"
 #include "../core/cuda_runtime.h"
+#include "bytes.h"
 #include "env_state.h"
 #include "host_storage.h"
 
@@ -18,24 +19,12 @@ void Throw(const cuda::Status& s, const std::string& what) {
               what + " failed: " + s.name + " (" + s.message + ")", s.name};
 }
 
-struct Span {
-  char* data;
-  uint64_t length;
-};
-
 // Memory a copy reads or writes: a storage handle (native memory, CUDA
 // included) or a typed array over JS memory.
-Span SpanOf(napi_env env, const Napi::Value& value, bool is_handle) {
-  if (is_handle) {
-    HostMemory* memory = StorageOf(env, value);
-    return {static_cast<char*>(memory->base()), memory->length()};
-  }
-  napi_typedarray_type type;
-  size_t length = 0;
-  void* data = nullptr;
-  Check(env, napi_get_typedarray_info(env, value, &type, &length, &data, nullptr, nullptr),
-        "napi_get_typedarray_info");
-  return {static_cast<char*>(data), length};  // JS passes Uint8Arrays
+Bytes SpanOf(napi_env env, const Napi::Value& value, bool is_handle) {
+  if (!is_handle) return BytesOf(env, value);
+  HostMemory* memory = StorageOf(env, value);
+  return {static_cast<char*>(memory->base()), memory->length()};
 }
 
 uintptr_t StreamArg(const Napi::Value& v) {
@@ -107,9 +96,9 @@ Napi::Value CudaAlloc(const Napi::CallbackInfo& info) {
 
 Napi::Value CudaCopy(const Napi::CallbackInfo& info) {
   napi_env env = info.Env();
-  const Span dst = SpanOf(env, info[0], info[1].As<Napi::Boolean>().Value());
+  const Bytes dst = SpanOf(env, info[0], info[1].As<Napi::Boolean>().Value());
   const auto dst_offset = static_cast<uint64_t>(info[2].As<Napi::Number>().Int64Value());
-  const Span src = SpanOf(env, info[3], info[4].As<Napi::Boolean>().Value());
+  const Bytes src = SpanOf(env, info[3], info[4].As<Napi::Boolean>().Value());
   const auto src_offset = static_cast<uint64_t>(info[5].As<Napi::Number>().Int64Value());
   const auto bytes = static_cast<uint64_t>(info[6].As<Napi::Number>().Int64Value());
   if (dst_offset + bytes > dst.length || src_offset + bytes > src.length) {

@@ -2,6 +2,7 @@
 
 #include "../core/layout.h"
 #include "../core/managed.h"
+#include "bytes.h"
 #include "env_state.h"
 #include "host_storage.h"
 #include "js_keepalive.h"
@@ -48,13 +49,9 @@ Napi::Value ExportTensor(const Napi::CallbackInfo& info) {
     base = static_cast<char*>(storage->base());
     length = storage->length();
   } else {
-    napi_typedarray_type type;
-    size_t count = 0;
-    void* data = nullptr;
-    Check(env, napi_get_typedarray_info(env, info[0], &type, &count, &data, nullptr, nullptr),
-          "napi_get_typedarray_info");
-    base = static_cast<char*>(data);
-    length = count;  // JS passes a Uint8Array: elements are bytes
+    const Bytes bytes = BytesOf(env, info[0]);
+    base = bytes.data;
+    length = bytes.length;
   }
   const bool empty = low == 0 && high == 0;
   if (!empty && (byte_offset < low || byte_offset + high > length)) {

@@ -6,6 +6,7 @@
 #include "../core/cuda_runtime.h"
 #include "../core/layout.h"
 #include "../core/managed.h"
+#include "bytes.h"
 #include "capsule.h"
 #include "env_state.h"
 #include "host_storage.h"
@@ -89,12 +90,9 @@ Napi::Value ImportCapsule(const Napi::CallbackInfo& info) {
                                : TakeOwn(static_cast<DLManagedTensor*>(managed.ptr));
     if (keepalive->kind() == Keepalive::Kind::kJsBuffer) {
       napi_value view = static_cast<JsKeepalive*>(keepalive)->TakeView(env);
-      void* data = nullptr;
-      napi_typedarray_type type;
-      size_t length = 0;
-      Check(env, napi_get_typedarray_info(env, view, &type, &length, &data, nullptr, nullptr),
-            "napi_get_typedarray_info");
-      const uint64_t offset = layout.size == 0 ? 0 : layout.first - reinterpret_cast<uintptr_t>(data);
+      const Bytes bytes = BytesOf(env, view);
+      const uint64_t offset =
+          layout.size == 0 ? 0 : layout.first - reinterpret_cast<uintptr_t>(bytes.data);
       WriteLayout(scratch, layout, flags, offset, ImportResult::kJsBuffer);
       return Napi::Value(env, view);
     }
