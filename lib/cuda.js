@@ -92,10 +92,7 @@ const KIND = { cuda: 0, cuda_host: 1, cuda_managed: 2 };
 function cudaStorage(device, nbytes) {
   checkDevice(device.index, `a tensor on ${device}`, 'device');
   const { Storage } = require('./storage'); // loads after this module
-  const storage = new Storage(null, true, device);
-  storage.handle = native.cudaAlloc(KIND[device.type], device.index, nbytes);
-  storage.foreign = true;
-  return storage;
+  return Storage.adopt(native.cudaAlloc(KIND[device.type], device.index, nbytes), true, device);
 }
 
 // Copies bytes between two storages (any devices), synchronously.

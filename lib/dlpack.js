@@ -357,9 +357,7 @@ function importCapsule(capsule, allowCopy) {
     }
     byteOffset += result.byteOffset;
   } else if (kind === RESULT_FOREIGN) {
-    storage = new Storage(null, false, deviceFromCode(scratch[slot.deviceType], scratch[slot.deviceId]));
-    storage.handle = result;
-    storage.foreign = true;
+    storage = Storage.adopt(result, false, deviceFromCode(scratch[slot.deviceType], scratch[slot.deviceId]));
   } else {
     storage = new Storage(result, true); // copied: the runtime refused external memory
     flags |= IS_COPY;

@@ -5,7 +5,7 @@
 const { native } = require('./binding');
 const { makeError, invalidType, invalidValue, outOfRange } = require('./errors');
 const { dtypeInfo } = require('./dtypes');
-const { CPU, parseDevice } = require('./device');
+const { parseDevice } = require('./device');
 const { normalizeShape, product, contiguousStrides, extent } = require('./shape');
 const { Storage } = require('./storage');
 const { makeTensor, hostStorage } = require('./tensor');
@@ -28,9 +28,7 @@ function sweepOnce() {
 function sharedStorage(nbytes) {
   sweepOnce();
   const [handle, name] = native.shmCreate(nbytes);
-  const storage = new Storage(null, true);
-  storage.handle = handle;
-  storage.foreign = true;
+  const storage = Storage.adopt(handle, true);
   storage.shm = { name, dataSize: nbytes };
   return storage;
 }
@@ -91,13 +89,6 @@ function openLayout(d, available) {
   return { info, shape, strides: strides.slice(), byteOffset, flags: d.readOnly ? READ_ONLY : 0 };
 }
 
-function nativeStorage(handle, device = CPU) {
-  const storage = new Storage(null, false, device);
-  storage.handle = handle;
-  storage.foreign = true;
-  return storage;
-}
-
 function open(d) {
   if (d === null || typeof d !== 'object') throw invalidType('descriptor', 'a share() descriptor', d);
   switch (d.kind) {
@@ -114,7 +105,7 @@ function open(d) {
       }
       const l = openLayout(d, d.dataSize);
       sweepOnce();
-      const storage = nativeStorage(native.shmOpen(d.name, d.dataSize));
+      const storage = Storage.adopt(native.shmOpen(d.name, d.dataSize), false);
       storage.shm = { name: d.name, dataSize: d.dataSize };
       return makeTensor(storage, l.info, l.shape, l.strides, l.byteOffset, l.flags);
     }
@@ -126,7 +117,7 @@ function open(d) {
       if (typeof d.id !== 'string') throw invalidType('descriptor.id', 'an id string', d.id);
       const l = openLayout(d, Number.MAX_SAFE_INTEGER);
       const device = parseDevice(d.device === undefined ? 'cpu' : d.device, 'descriptor.device');
-      const storage = nativeStorage(native.localOpen(d.id), device);
+      const storage = Storage.adopt(native.localOpen(d.id), false, device);
       // The memory's own length bounds the layout; checked once the handle is held.
       const available = storage.getBuffer().byteLength;
       const { low, high } = extent(l.shape, l.strides, l.info.itemSize);

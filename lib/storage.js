@@ -33,6 +33,14 @@ class Storage {
     this.holders = 0;
   }
 
+  // Natively owned memory behind `handle` (host_storage.cc).
+  static adopt(handle, owned, device = CPU) {
+    const storage = new Storage(null, owned, device);
+    storage.handle = handle;
+    storage.foreign = true;
+    return storage;
+  }
+
   getBuffer() {
     if (this.memory !== null) return this.memory.buffer;
     if (this.buffer === null) {
