@@ -1,6 +1,6 @@
 'use strict';
 // Devices (API.md "Devices"): string forms, DLPack codes, frozen Device objects.
-const { invalidType, invalidValue, makeError } = require('./errors');
+const { invalidType, invalidValue } = require('./errors');
 
 const codeOf = { cpu: 1, cuda: 2, cuda_host: 3, cuda_managed: 13 };
 const typeOf = { 1: 'cpu', 2: 'cuda', 3: 'cuda_host', 13: 'cuda_managed' };

@@ -9,8 +9,7 @@ const { parseDevice } = require('./device');
 const { normalizeShape, product, contiguousStrides, extent } = require('./shape');
 const { Storage } = require('./storage');
 const { makeTensor, hostStorage } = require('./tensor');
-const { kStorage, kInfo, kShape, kStrides, kOffset, kFlags, kDevice, kSize, kLow, kHigh, READ_ONLY } =
-  require('./internal');
+const { kInfo, kShape, kStrides, kOffset, kFlags, kDevice, READ_ONLY } = require('./internal');
 const { isSharedArrayBuffer } = require('util').types;
 
 const SHM_VERSION = 1;
