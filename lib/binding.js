@@ -7,6 +7,8 @@ const { makeError } = require('./errors');
 const { byIndex } = require('./dtypes');
 
 function load() {
+  // DLPACK_ADDON_PATH loads another build (a sanitizer build in CI, say).
+  if (process.env.DLPACK_ADDON_PATH) return require(path.resolve(process.env.DLPACK_ADDON_PATH));
   const candidates = ['../build/Release/dlpack.node', '../build/Debug/dlpack.node'];
   const errors = [];
   for (const candidate of candidates) {
