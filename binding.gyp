@@ -1,6 +1,6 @@
 {
   "variables": {
-    "dlpack_test_targets%": "<!(node -p \"process.env.DLPACK_BUILD_TESTS === '0' ? 0 : 1\")",
+    "dlpack_test_targets%": "<!(node -p \"process.env.DLPACK_BUILD_TESTS === '0' || !require('fs').existsSync('test/native/producer.cc') ? 0 : 1\")",
     "dlpack_cuda%": "<!(node scripts/cuda-config.js enabled)"
   },
   "target_defaults": {

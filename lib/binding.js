@@ -6,22 +6,29 @@ const path = require('path');
 const { makeError } = require('./errors');
 const { byIndex } = require('./dtypes');
 
+// A local build (a checkout, or a source build) wins over the prebuilt binary
+// shipped in the package; DLPACK_ADDON_PATH names another build outright.
 function load() {
-  // DLPACK_ADDON_PATH loads another build (a sanitizer build in CI, say).
   if (process.env.DLPACK_ADDON_PATH) return require(path.resolve(process.env.DLPACK_ADDON_PATH));
-  const candidates = ['../build/Release/dlpack.node', '../build/Debug/dlpack.node'];
-  const errors = [];
+  const target = `${process.platform}-${process.arch}`;
+  const candidates = [
+    '../build/Release/dlpack.node',
+    `../prebuilds/${target}/dlpack.node`,
+    '../build/Debug/dlpack.node',
+  ];
+  const tried = [];
   for (const candidate of candidates) {
     try {
       return require(candidate);
     } catch (error) {
-      if (error.code !== 'MODULE_NOT_FOUND') throw error;
-      errors.push(path.resolve(__dirname, candidate));
+      if (error.code !== 'MODULE_NOT_FOUND') throw error; // present but broken: say so
+      tried.push(path.resolve(__dirname, candidate));
     }
   }
   throw new Error(
-    `The dlpack native addon is not built (looked for ${errors.join(', ')}). ` +
-    'Run `npm rebuild dlpack` (needs a C++ toolchain and python3).');
+    `dlpack: no native addon for ${target} (looked for ${tried.join(', ')}). ` +
+    'Build it from source with `npm rebuild dlpack --foreground-scripts` ' +
+    '(needs a C++ compiler, make and python3).');
 }
 
 const native = load();
