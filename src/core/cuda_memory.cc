@@ -43,16 +43,7 @@ Status Invalid(const char* message) {
   return s;
 }
 
-Status Check(cudaError_t error) {
-  if (error == cudaSuccess) return {};
-  cudaGetLastError();  // clear the sticky error
-  Status s;
-  s.ok = false;
-  s.name = cudaGetErrorName(error);
-  s.message = cudaGetErrorString(error);
-  s.unavailable = error == cudaErrorNoDevice || error == cudaErrorInsufficientDriver;
-  return s;
-}
+Status Check(cudaError_t error) { return StatusOf(static_cast<int>(error)); }
 
 // Lets the device's default pool keep freed memory for reuse instead of
 // returning it at every synchronisation: a caching allocator.

@@ -23,18 +23,7 @@ struct ExitWatch {
 
 void WatchExit() { static ExitWatch watch; }
 
-Status Check(cudaError_t error) {
-  if (error == cudaSuccess) return {};
-  cudaGetLastError();  // clear the sticky error state for the next call
-  Status s;
-  s.ok = false;
-  s.name = cudaGetErrorName(error);
-  s.message = cudaGetErrorString(error);
-  s.unavailable = error == cudaErrorNoDevice || error == cudaErrorInsufficientDriver ||
-                  error == cudaErrorInitializationError || error == cudaErrorStubLibrary ||
-                  error == cudaErrorDevicesUnavailable;
-  return s;
-}
+Status Check(cudaError_t error) { return StatusOf(static_cast<int>(error)); }
 
 cudaStream_t StreamOf(uintptr_t value) {
   if (value == 1) return cudaStreamLegacy;
@@ -59,6 +48,20 @@ bool ShuttingDown() { return exiting.load(); }
 #ifdef DLPACK_WITH_CUDA
 
 bool Compiled() { return true; }
+
+Status StatusOf(int code) {
+  const auto error = static_cast<cudaError_t>(code);
+  if (error == cudaSuccess) return {};
+  cudaGetLastError();  // clear the sticky error state for the next call
+  Status s;
+  s.ok = false;
+  s.name = cudaGetErrorName(error);
+  s.message = cudaGetErrorString(error);
+  s.unavailable = error == cudaErrorNoDevice || error == cudaErrorInsufficientDriver ||
+                  error == cudaErrorInitializationError || error == cudaErrorStubLibrary ||
+                  error == cudaErrorDevicesUnavailable;
+  return s;
+}
 
 Status DeviceCount(int* count) {
   *count = 0;

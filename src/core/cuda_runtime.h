@@ -22,6 +22,10 @@ struct Status {
 // Whether this build has CUDA support compiled in.
 bool Compiled();
 
+// The Status of a cudaError_t (passed as int so that this header needs no
+// CUDA header), clearing the runtime's sticky error. Only in CUDA builds.
+Status StatusOf(int error);
+
 // Devices usable now; 0 with a status saying why when there are none.
 Status DeviceCount(int* count);
 
