@@ -61,8 +61,8 @@ function share(t) {
     'native memory for share(), received one over a plain ArrayBuffer, which only its own thread can use');
 }
 
-// Checks a descriptor's layout against the bytes it may address.
-function openLayout(d, available) {
+// A descriptor's layout, checked for shape, strides and alignment.
+function openLayout(d) {
   const info = dtypeInfo(d.dtype, 'descriptor.dtype');
   const shape = normalizeShape(d.shape, 'descriptor.shape');
   const strides = d.strides === undefined ? contiguousStrides(shape) : d.strides;
@@ -77,15 +77,19 @@ function openLayout(d, available) {
     throw makeError('ERR_DLPACK_MISALIGNED', `Expected a multiple of ${info.itemSize} for ` +
       `\`descriptor.byteOffset\`, received ${byteOffset}`);
   }
-  const { low, high } = extent(shape, strides, info.itemSize);
-  if (product(shape) !== 0 && (byteOffset < low || byteOffset + high > available)) {
-    throw outOfRange('descriptor', `a layout inside the ${available} shared bytes`,
-      `elements from byte ${byteOffset - low} to ${byteOffset + high}`);
-  }
   if (d.readOnly !== undefined && typeof d.readOnly !== 'boolean') {
     throw invalidType('descriptor.readOnly', 'a boolean', d.readOnly);
   }
-  return { info, shape, strides: strides.slice(), byteOffset, flags: d.readOnly ? READ_ONLY : 0 };
+  const { low, high } = extent(shape, strides, info.itemSize);
+  return { info, shape, strides: strides.slice(), byteOffset, flags: d.readOnly ? READ_ONLY : 0, low, high };
+}
+
+// Every element of layout `l` lies inside the `available` shared bytes.
+function checkInside(l, available) {
+  if (product(l.shape) !== 0 && (l.byteOffset < l.low || l.byteOffset + l.high > available)) {
+    throw outOfRange('descriptor', `a layout inside the ${available} shared bytes`,
+      `elements from byte ${l.byteOffset - l.low} to ${l.byteOffset + l.high}`);
+  }
 }
 
 function open(d) {
@@ -93,7 +97,8 @@ function open(d) {
   switch (d.kind) {
     case 'sab': {
       if (!isSharedArrayBuffer(d.buffer)) throw invalidType('descriptor.buffer', 'a SharedArrayBuffer', d.buffer);
-      const l = openLayout(d, d.buffer.byteLength);
+      const l = openLayout(d);
+      checkInside(l, d.buffer.byteLength);
       return makeTensor(new Storage(d.buffer, false), l.info, l.shape, l.strides, l.byteOffset, l.flags);
     }
     case 'shm': {
@@ -102,7 +107,8 @@ function open(d) {
       if (!Number.isSafeInteger(d.dataSize) || d.dataSize < 0) {
         throw invalidValue('descriptor.dataSize', 'a non-negative integer', d.dataSize);
       }
-      const l = openLayout(d, d.dataSize);
+      const l = openLayout(d);
+      checkInside(l, d.dataSize);
       sweepOnce();
       const storage = Storage.adopt(native.shmOpen(d.name, d.dataSize), false);
       storage.shm = { name: d.name, dataSize: d.dataSize };
@@ -114,17 +120,17 @@ function open(d) {
           'between threads of one process; use dl.empty(shape, { shared: true }) across processes', d.pid);
       }
       if (typeof d.id !== 'string') throw invalidType('descriptor.id', 'an id string', d.id);
-      const l = openLayout(d, Number.MAX_SAFE_INTEGER);
+      const l = openLayout(d);
       const device = parseDevice(d.device === undefined ? 'cpu' : d.device, 'descriptor.device');
       const storage = Storage.adopt(native.localOpen(d.id), false, device);
-      // The memory's own length bounds the layout; checked once the handle is held.
-      const available = storage.getBuffer().byteLength;
-      const { low, high } = extent(l.shape, l.strides, l.info.itemSize);
-      if (product(l.shape) !== 0 && (l.byteOffset < low || l.byteOffset + high > available)) {
+      // The memory's own length bounds the layout; known once the handle is held
+      // (read natively: the memory may be on a CUDA device).
+      try {
+        checkInside(l, native.storageLength(storage.handle));
+      } catch (error) {
         storage.holders = 1;
         storage.release();
-        throw outOfRange('descriptor', `a layout inside the ${available} shared bytes`,
-          `elements up to byte ${l.byteOffset + high}`);
+        throw error;
       }
       return makeTensor(storage, l.info, l.shape, l.strides, l.byteOffset, l.flags, device);
     }

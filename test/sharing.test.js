@@ -283,3 +283,15 @@ describe('orphaned segments', () => {
     expect(segments()).not.toContain(name);
   });
 });
+
+describe("'local' layout bounds", () => {
+  test('a layout past the shared memory is ERR_OUT_OF_RANGE and takes no reference', async () => {
+    const ptr = producer.make({ shape: [4], strides: [1], code: 2, bits: 32 });
+    const t = dl.fromDLPack(dl.DLPackCapsule.fromPointer(ptr, { versioned: true }));
+    const d = t.share();
+    expectError(() => dl.open({ ...d, shape: [5] }), RangeError, 'ERR_OUT_OF_RANGE', /inside the 16 shared bytes/);
+    t.dispose();
+    await collect();
+    expect(producer.calls(ptr)).toBe(1); // the refused open released what it took
+  });
+});

@@ -69,6 +69,7 @@ Napi::Object Initialize(Napi::Env env, Napi::Object exports) {
       {"capsuleDispose", Guarded<CapsuleDispose>},
       {"capsuleOwns", Guarded<CapsuleOwns>},
       {"storageBuffer", Guarded<StorageBuffer>},
+      {"storageLength", Guarded<StorageLength>},
       {"storageRelease", Guarded<StorageRelease>},
       {"copyStrided", Guarded<CopyStrided>},
       {"detachBuffer", Guarded<DetachBuffer>},

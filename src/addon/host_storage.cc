@@ -85,6 +85,10 @@ HostMemory* StorageOf(napi_env env, napi_value handle) {
   return state->storage;
 }
 
+Napi::Value StorageLength(const Napi::CallbackInfo& info) {
+  return Napi::Number::New(info.Env(), static_cast<double>(StorageOf(info.Env(), info[0])->length()));
+}
+
 Napi::Value StorageBuffer(const Napi::CallbackInfo& info) {
   napi_env env = info.Env();
   auto* state = HandleOf<OwnerState>(env, info[0], kStorageTag, "storage");

@@ -30,6 +30,7 @@ uint64_t PublishLocal(napi_env env, napi_value handle);
 // The HostMemory behind `handle`, or throws ERR_DLPACK_DISPOSED.
 HostMemory* StorageOf(napi_env env, napi_value handle);
 
+Napi::Value StorageLength(const Napi::CallbackInfo& info);   // (handle) -> bytes
 Napi::Value StorageBuffer(const Napi::CallbackInfo& info);   // (handle) -> ArrayBuffer
 Napi::Value StorageRelease(const Napi::CallbackInfo& info);  // (handle, buffer) -> undefined
 
