@@ -7,7 +7,7 @@ const { byIndex } = require('./dtypes');
 const { parseDevice, deviceFromCode, cudaUnavailable, CPU } = require('./device');
 const { Stream, isAvailable } = require('./cuda');
 const { Storage } = require('./storage');
-const { Tensor, makeTensor, alive } = require('./tensor');
+const { Tensor, makeTensor, alive, checkedBuffer } = require('./tensor');
 const { kToken, kStorage, kFlags, kOffset, kInfo, kShape, kStrides, kDevice, kCapsule, kSize, kLow, kHigh,
   READ_ONLY, IS_COPY } = require('./internal');
 
@@ -242,10 +242,9 @@ function toDLPack(tensor, options) {
   }
 
   const storage = t[kStorage];
-  if (!storage.foreign && t[kSize] !== 0 && t[kOffset] + t[kHigh] > storage.getBuffer().byteLength) {
-    throw makeError('ERR_DLPACK_DETACHED',
-      'Expected the tensor\'s buffer to still hold its bytes, but it was detached or shrunk');
-  }
+  // JS memory can be detached or shrunk under us (native memory cannot);
+  // asking native memory for its buffer would make one needlessly.
+  if (!storage.foreign) checkedBuffer(t);
   const capsule = new DLPackCapsule(kToken, versioned, versioned ? dlpackVersion : LEGACY_VERSION);
   const state = capsule[kCapsule];
   storage.holders++; // the capsule's hold, until it is consumed, handed out or disposed

@@ -402,4 +402,4 @@ function frozen(array) {
   return Object.isFrozen(array) ? array : Object.freeze(array);
 }
 
-module.exports = { Tensor, makeTensor, makeContiguous, allocate, alive, hostStorage };
+module.exports = { Tensor, makeTensor, makeContiguous, allocate, alive, hostStorage, checkedBuffer };
