@@ -2,7 +2,7 @@
 // dl.cuda (API.md "CUDA"): availability, devices, synchronisation, streams.
 // Whether CUDA is compiled in is fixed at build time; whether it is usable is
 // asked of the driver once per process (the answer does not change).
-const { native } = require('./binding');
+const { native, externalBuffers } = require('./binding');
 const { makeError, invalidType, outOfRange } = require('./errors');
 
 let cached = null;
@@ -109,7 +109,7 @@ function capabilities() {
   const i = info();
   return {
     cuda: { compiled: i.compiled, available: i.deviceCount > 0, deviceCount: i.deviceCount, reason: reason() },
-    externalArrayBuffers: require('./binding').externalBuffers,
+    externalArrayBuffers: externalBuffers,
   };
 }
 

@@ -68,4 +68,4 @@ function cudaUnavailable(what) {
   return require('./cuda').unavailable(what); // lib/cuda.js loads after this module
 }
 
-module.exports = { Device, CPU, parseDevice, deviceFromCode, cudaUnavailable, codeOf };
+module.exports = { Device, CPU, parseDevice, deviceFromCode, cudaUnavailable };
