@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <cstring>
+#include <functional>
 #include <string>
 
 #include "share_registry.h"
@@ -23,6 +24,44 @@ bool Exists(const std::string& name) {
   struct stat st;
   return stat(("/dev/shm/" + name).c_str(), &st) == 0;
 }
+
+// A fork()ed child that runs `attach`, sends back what it returns, and stays
+// alive (still attached) until Kill(): a process that dies without detaching.
+class AttachedChild {
+ public:
+  explicit AttachedChild(const std::function<std::string()>& attach) {
+    if (pipe(pipe_) != 0) return;
+    pid_ = fork();
+    if (pid_ == 0) {
+      const std::string reply = attach();
+      (void)!write(pipe_[1], reply.c_str(), reply.size() + 1);
+      pause();
+      _exit(0);
+    }
+    char buffer[256] = {};
+    if (read(pipe_[0], buffer, sizeof buffer - 1) > 0) reply_ = buffer;
+  }
+  ~AttachedChild() {
+    Kill();
+    close(pipe_[0]);
+    close(pipe_[1]);
+  }
+  AttachedChild(const AttachedChild&) = delete;
+  AttachedChild& operator=(const AttachedChild&) = delete;
+
+  const std::string& reply() const { return reply_; }
+  void Kill() {
+    if (pid_ <= 0) return;
+    kill(pid_, SIGKILL);
+    waitpid(pid_, nullptr, 0);  // reaped: a zombie would still count as alive
+    pid_ = -1;
+  }
+
+ private:
+  int pipe_[2] = {-1, -1};
+  pid_t pid_ = -1;
+  std::string reply_;
+};
 
 TEST(ShmSegment, CreateGivesZeroedPageAlignedData) {
   ShmResult r;
@@ -84,53 +123,32 @@ TEST(ShmSegment, ADeadProcessIsPrunedAndTheSegmentRemoved) {
   ShmResult r;
   ShmSegment* a = ShmSegment::Create(8, &r);
   const std::string name = a->name();
-  int ready[2];
-  ASSERT_EQ(pipe(ready), 0);
-  const pid_t child = fork();
-  if (child == 0) {
+  AttachedChild child([&] {
     ShmResult cr;
-    ShmSegment* b = ShmSegment::Open(name, 8, &cr);
-    char c = b != nullptr ? 'y' : 'n';
-    (void)!write(ready[1], &c, 1);
-    pause();  // killed below, still attached
-    _exit(0);
-  }
-  char c = 0;
-  ASSERT_EQ(read(ready[0], &c, 1), 1);
-  EXPECT_EQ(c, 'y');
-  kill(child, SIGKILL);
-  waitpid(child, nullptr, 0);
+    return std::string(ShmSegment::Open(name, 8, &cr) != nullptr ? "y" : "n");
+  });
+  EXPECT_EQ(child.reply(), "y");
+  child.Kill();
   a->Release();  // prunes the dead child's slot: nobody is left
   EXPECT_FALSE(Exists(name));
-  close(ready[0]);
-  close(ready[1]);
 }
 
 TEST(ShmSegment, SweepRemovesOrphansAndKeepsLiveSegments) {
   ShmResult r;
   ShmSegment* live = ShmSegment::Create(8, &r);
-  int ready[2];
-  ASSERT_EQ(pipe(ready), 0);
-  const pid_t child = fork();
-  if (child == 0) {
+  AttachedChild child([] {
     ShmResult cr;
     ShmSegment* orphan = ShmSegment::Create(8, &cr);
-    const std::string name = orphan != nullptr ? orphan->name() : "";
-    (void)!write(ready[1], name.c_str(), name.size() + 1);
-    pause();
-    _exit(0);
-  }
-  char name[128] = {};
-  ASSERT_GT(read(ready[0], name, sizeof name), 0);
-  kill(child, SIGKILL);
-  waitpid(child, nullptr, 0);
+    return orphan != nullptr ? orphan->name() : std::string();
+  });
+  const std::string name = child.reply();
+  ASSERT_FALSE(name.empty());
+  child.Kill();
   ASSERT_TRUE(Exists(name));
   EXPECT_GE(dlnode::SweepShmSegments(), 1);
   EXPECT_FALSE(Exists(name));
   EXPECT_TRUE(Exists(live->name()));
   live->Release();
-  close(ready[0]);
-  close(ready[1]);
 }
 
 TEST(ShareRegistry, OpenersHoldTheirOwnReferences) {
@@ -178,28 +196,17 @@ TEST(ShmSegment, AForkedChildTakesItsOwnSlot) {
   ShmResult r;
   ShmSegment* a = ShmSegment::Create(8, &r);
   const std::string name = a->name();
-  int ready[2];
-  ASSERT_EQ(pipe(ready), 0);
-  const pid_t child = fork();
-  if (child == 0) {
+  AttachedChild child([&] {
     ShmResult cr;
     ShmSegment* b = ShmSegment::Open(name, 8, &cr);
-    char c = b != nullptr && b != a ? 'y' : 'n';
-    (void)!write(ready[1], &c, 1);
-    pause();
-    _exit(0);
-  }
-  char c = 0;
-  ASSERT_EQ(read(ready[0], &c, 1), 1);
-  EXPECT_EQ(c, 'y');
+    return std::string(b != nullptr && b != a ? "y" : "n");
+  });
+  EXPECT_EQ(child.reply(), "y");
   a->Release();
   EXPECT_TRUE(Exists(name));  // the live child's own slot keeps it
-  kill(child, SIGKILL);
-  waitpid(child, nullptr, 0);
-  EXPECT_EQ(dlnode::SweepShmSegments() >= 1, true);
+  child.Kill();
+  EXPECT_GE(dlnode::SweepShmSegments(), 1);
   EXPECT_FALSE(Exists(name));
-  close(ready[0]);
-  close(ready[1]);
 }
 
 }  // namespace
