@@ -80,6 +80,16 @@ int Prune(Header* h) {
   return used;
 }
 
+// Slots held by live processes other than this one.
+int Others(const Header* h) {
+  const auto self = static_cast<int32_t>(getpid());
+  int others = 0;
+  for (uint32_t i = 0; i < kShmSlots; ++i) {
+    if (h->pids[i] != 0 && h->pids[i] != self) ++others;
+  }
+  return others;
+}
+
 bool TakeSlot(Header* h) {
   for (uint32_t i = 0; i < kShmSlots; ++i) {
     if (h->pids[i] == 0) {
@@ -148,6 +158,14 @@ std::unordered_map<std::string, ShmSegment*>& attached() {
     a.pid = getpid();
   }
   return a.by_name;
+}
+
+// Removes `segment` from this process's attachments, if it is still listed.
+// Callers hold the mutex.
+void Unlist(const ShmSegment* segment) {
+  auto& by_name = attached();
+  auto it = by_name.find(segment->name());
+  if (it != by_name.end() && it->second == segment) by_name.erase(it);
 }
 
 }  // namespace
@@ -282,8 +300,7 @@ ShmSegment* ShmSegment::Open(const std::string& name, uint64_t min_data_size, Sh
 void ShmSegment::Destroy() noexcept {
   {
     std::lock_guard<std::mutex> guard(attachments().mutex);
-    auto it = attached().find(name_);
-    if (it != attached().end() && it->second == this) attached().erase(it);
+    Unlist(this);
   }
   // An attachment holds no descriptor (a process may hold thousands of
   // attachments); this one's slot kept the name linked, so it reopens.
@@ -299,6 +316,30 @@ void ShmSegment::Destroy() noexcept {
   if (fd >= 0) close(fd);
   munmap(map_, map_size_);
   delete this;
+}
+
+bool ShmSegment::RetireIfAlone() {
+  std::lock_guard<std::mutex> guard(attachments().mutex);
+  const int fd = shm_open(("/" + name_).c_str(), O_RDWR | O_CLOEXEC, 0);
+  if (fd < 0) {
+    if (errno != ENOENT) return false;  // cannot tell now; the caller asks again later
+    Unlist(this);                       // unlinked already: nobody else can attach
+    return true;
+  }
+  bool alone = false;
+  {
+    auto* h = static_cast<Header*>(map_);
+    FileLock lock(fd);
+    Prune(h);
+    alone = Others(h) == 0;
+    if (alone) {
+      Unlist(this);  // this process stops reusing it too
+      DropSlot(h);
+      if (StillNamed(fd, name_)) shm_unlink(("/" + name_).c_str());
+    }
+  }
+  close(fd);
+  return alone;
 }
 
 int SweepShmSegments() {

@@ -36,6 +36,13 @@ class ShmSegment final : public HostMemory {
 
   const std::string& name() const { return name_; }
 
+  // Ends the segment's life if no other process is attached: gives up this
+  // process's slot and unlinks the name, so that no process can attach any
+  // more; returns false, changing nothing, while another process is
+  // attached. The mapping stays until the last Release(). Used by CUDA IPC
+  // exports, whose ticket segment counts the importing processes.
+  bool RetireIfAlone();
+
  private:
   ShmSegment(std::string name, void* map, uint64_t map_size, uint64_t data_size);
   void Destroy() noexcept override;

@@ -209,4 +209,39 @@ TEST(ShmSegment, AForkedChildTakesItsOwnSlot) {
   EXPECT_FALSE(Exists(name));
 }
 
+TEST(ShmSegment, RetireIfAloneWaitsForOtherProcessesThenStopsAttaches) {
+  ShmResult r;
+  ShmSegment* ticket = ShmSegment::Create(0, &r);
+  ASSERT_NE(ticket, nullptr) << r.message;
+  const std::string name = ticket->name();
+  {
+    AttachedChild child([&] {
+      ShmResult cr;
+      return std::string(ShmSegment::Open(name, 0, &cr) != nullptr ? "y" : "n");
+    });
+    ASSERT_EQ(child.reply(), "y");
+    EXPECT_FALSE(ticket->RetireIfAlone());  // the child is attached
+    EXPECT_TRUE(Exists(name));
+    child.Kill();
+  }
+  EXPECT_TRUE(ticket->RetireIfAlone());  // the dead child's slot is pruned
+  EXPECT_FALSE(Exists(name));
+  ShmResult late;
+  EXPECT_EQ(ShmSegment::Open(name, 0, &late), nullptr);  // nobody attaches a retired ticket
+  EXPECT_EQ(late.failure, ShmFailure::kGone);
+  EXPECT_TRUE(ticket->RetireIfAlone());  // again: still alone, nothing to undo
+  ticket->Release();                     // unmaps; the name is gone already
+}
+
+TEST(ShmSegment, RetireIfAloneIgnoresThisProcessesOtherReferences) {
+  ShmResult r;
+  ShmSegment* ticket = ShmSegment::Create(0, &r);
+  ASSERT_NE(ticket, nullptr) << r.message;
+  ShmSegment* again = ShmSegment::Open(ticket->name(), 0, &r);  // the same attachment
+  ASSERT_EQ(again, ticket);
+  EXPECT_TRUE(ticket->RetireIfAlone());
+  again->Release();
+  ticket->Release();
+}
+
 }  // namespace
