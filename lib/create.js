@@ -91,13 +91,14 @@ function allocateTensor(shapeValue, options) {
   const info = dtypeInfo(dtype, 'options.dtype');
   const target = parseDevice(device, 'options.device');
   if (typeof shared !== 'boolean') throw invalidType('options.shared', 'a boolean', shared);
-  if (shared && target.type !== 'cpu') {
-    throw invalidValue('options.shared', `false for a tensor on ${target} (shared memory is CPU memory)`, shared);
+  if (shared && target.type !== 'cpu' && target.type !== 'cuda') {
+    throw invalidValue('options.shared', `false for a tensor on ${target} (CUDA IPC shares device memory only)`,
+      shared);
   }
   const shape = normalizeShape(shapeValue);
   const nbytes = product(shape) * info.itemSize;
   let storage;
-  if (target.type !== 'cpu') storage = cudaStorage(target, nbytes);
+  if (target.type !== 'cpu') storage = cudaStorage(target, nbytes, shared);
   else storage = shared ? sharedStorage(nbytes) : new Storage(allocate(nbytes), true);
   return makeTensor(storage, info, shape, contiguousStrides(shape), 0, 0);
 }

@@ -87,12 +87,17 @@ function memoryStats(index = 0) {
 }
 
 const KIND = { cuda: 0, cuda_host: 1, cuda_managed: 2 };
+const SHAREABLE = 3; // plain cudaMalloc: CUDA IPC cannot export pool memory
 
-// Zeroed CUDA memory of `nbytes` for `device` (a Device of a CUDA type).
-function cudaStorage(device, nbytes) {
+// Zeroed CUDA memory of `nbytes` for `device` (a Device of a CUDA type);
+// `shareable` device memory can be shared with other processes ('cuda-ipc').
+function cudaStorage(device, nbytes, shareable = false) {
   checkDevice(device.index, `a tensor on ${device}`, 'device');
   const { Storage } = require('./storage'); // loads after this module
-  return Storage.adopt(native.cudaAlloc(KIND[device.type], device.index, nbytes), true, device);
+  const storage = Storage.adopt(native.cudaAlloc(shareable ? SHAREABLE : KIND[device.type], device.index, nbytes),
+    true, device);
+  storage.cudaIpc = shareable;
+  return storage;
 }
 
 // Copies bytes between two storages (any devices), synchronously.
@@ -113,4 +118,4 @@ function capabilities() {
   };
 }
 
-module.exports = { cuda, capabilities, unavailable, isAvailable, info, Stream, cudaStorage, copyBytes };
+module.exports = { cuda, capabilities, unavailable, isAvailable, info, Stream, cudaStorage, copyBytes, checkDevice };

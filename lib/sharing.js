@@ -1,18 +1,22 @@
 'use strict';
 // Sharing without copies (API.md "Sharing"): descriptors for worker threads
-// ('sab', 'local') and other processes ('shm'), dl.open(), and tensors over
-// WebAssembly memory.
+// ('sab', 'local') and other processes ('shm', 'cuda-ipc'), dl.open(), and
+// tensors over WebAssembly memory.
 const { native } = require('./binding');
 const { makeError, invalidType, invalidValue, outOfRange } = require('./errors');
 const { dtypeInfo } = require('./dtypes');
 const { parseDevice } = require('./device');
 const { normalizeShape, product, contiguousStrides, extent } = require('./shape');
 const { Storage } = require('./storage');
-const { makeTensor, hostStorage } = require('./tensor');
+const { makeTensor, alive } = require('./tensor');
+const { checkDevice } = require('./cuda');
 const { kInfo, kShape, kStrides, kOffset, kFlags, kDevice, READ_ONLY } = require('./internal');
 const { isSharedArrayBuffer } = require('util').types;
 
 const SHM_VERSION = 1;
+const CUDA_IPC_VERSION = 1;
+const SEGMENT_PREFIX = 'dlpack-';
+const IPC_HANDLE = /^[0-9a-f]{128}$/;
 
 // Segments whose every process died are removed once, when this process
 // first touches shared memory (python/FORMAT.md "sweep").
@@ -43,7 +47,8 @@ function layoutOf(t) {
 }
 
 function share(t) {
-  const storage = hostStorage(t, 'share()');
+  const storage = alive(t);
+  if (!t[kDevice].hostAccessible) return shareDevice(t, storage);
   if (storage.shm !== null) {
     return { kind: 'shm', version: SHM_VERSION, name: storage.shm.name, dataSize: storage.shm.dataSize,
       ...layoutOf(t) };
@@ -52,13 +57,40 @@ function share(t) {
   if (buffer !== null && isSharedArrayBuffer(buffer)) {
     return { kind: 'sab', buffer, ...layoutOf(t) };
   }
-  if (storage.foreign) {
-    return { kind: 'local', id: native.localShare(storage.handle), pid: process.pid,
-      device: String(t[kDevice]), ...layoutOf(t) };
-  }
+  if (storage.foreign) return shareLocal(t, storage);
   throw makeError('ERR_DLPACK_UNSUPPORTED',
     'Expected a tensor over a SharedArrayBuffer, shared memory (dl.empty(shape, { shared: true })) or ' +
     'native memory for share(), received one over a plain ArrayBuffer, which only its own thread can use');
+}
+
+function shareLocal(t, storage) {
+  return { kind: 'local', id: native.localShare(storage.handle), pid: process.pid,
+    device: String(t[kDevice]), ...layoutOf(t) };
+}
+
+// CUDA memory: other processes can map device memory allocated for sharing
+// (or opened from such a share); any other is for this process's threads.
+function shareDevice(t, storage) {
+  if (!storage.cudaIpc) return shareLocal(t, storage);
+  const s = native.cudaIpcShare(storage.handle);
+  collectLater();
+  return { kind: 'cuda-ipc', version: CUDA_IPC_VERSION, handle: s.handle, ticket: s.ticket,
+    device: String(t[kDevice]), dataSize: s.size, ...layoutOf(t) };
+}
+
+// An exporter whose tensor is gone while other processes still map it frees
+// the memory once they let go (src/core/cuda_ipc.h): asked here, unref'd,
+// while this process has shareable CUDA memory or frees waiting.
+let collector = null;
+function collectLater() {
+  if (collector !== null) return;
+  collector = setInterval(() => {
+    if (native.cudaIpcCollect() === 0 && native.cudaIpcCounts().exported === 0) {
+      clearInterval(collector);
+      collector = null;
+    }
+  }, 500);
+  collector.unref();
 }
 
 // A descriptor's layout, checked for shape, strides and alignment.
@@ -102,13 +134,10 @@ function open(d) {
       return makeTensor(new Storage(d.buffer, false), l.info, l.shape, l.strides, l.byteOffset, l.flags);
     }
     case 'shm': {
-      if (d.version !== SHM_VERSION) invalidVersion(d.version);
+      if (d.version !== SHM_VERSION) invalidVersion(d.kind, SHM_VERSION, d.version);
       if (typeof d.name !== 'string') throw invalidType('descriptor.name', 'a segment name string', d.name);
-      if (!Number.isSafeInteger(d.dataSize) || d.dataSize < 0) {
-        throw invalidValue('descriptor.dataSize', 'a non-negative integer', d.dataSize);
-      }
       const l = openLayout(d);
-      checkInside(l, d.dataSize);
+      checkInside(l, checkDataSize(d.dataSize));
       sweepOnce();
       const storage = Storage.adopt(native.shmOpen(d.name, d.dataSize), false);
       storage.shm = { name: d.name, dataSize: d.dataSize };
@@ -134,14 +163,45 @@ function open(d) {
       }
       return makeTensor(storage, l.info, l.shape, l.strides, l.byteOffset, l.flags, device);
     }
+    case 'cuda-ipc':
+      return openCudaIpc(d);
     default:
-      throw invalidValue('descriptor.kind', "'sab', 'local' or 'shm'", d.kind);
+      throw invalidValue('descriptor.kind', "'sab', 'local', 'shm' or 'cuda-ipc'", d.kind);
   }
 }
 
-function invalidVersion(version) {
-  throw makeError('ERR_DLPACK_UNSUPPORTED',
-    `Expected shared-memory descriptor version ${SHM_VERSION}, received ${version}`);
+function openCudaIpc(d) {
+  if (d.version !== CUDA_IPC_VERSION) invalidVersion(d.kind, CUDA_IPC_VERSION, d.version);
+  if (typeof d.handle !== 'string' || !IPC_HANDLE.test(d.handle)) {
+    throw invalidValue('descriptor.handle', '128 lowercase hex digits (a cudaIpcMemHandle_t)', d.handle);
+  }
+  checkSegmentName('descriptor.ticket', d.ticket);
+  const device = parseDevice(d.device, 'descriptor.device');
+  if (device.type !== 'cuda') throw invalidValue('descriptor.device', "a 'cuda:N' device", d.device);
+  const l = openLayout(d);
+  checkInside(l, checkDataSize(d.dataSize));
+  checkDevice(device.index, "dl.open() of a 'cuda-ipc' descriptor", 'descriptor.device');
+  const storage = Storage.adopt(native.cudaIpcOpen(d.handle, d.ticket, device.index, d.dataSize), false, device);
+  storage.cudaIpc = true;
+  return makeTensor(storage, l.info, l.shape, l.strides, l.byteOffset, l.flags, device);
+}
+
+function checkSegmentName(field, name) {
+  if (typeof name !== 'string') throw invalidType(field, 'a segment name string', name);
+  if (!name.startsWith(SEGMENT_PREFIX) || name.includes('/') || name.length > 200) {
+    throw invalidValue(field, `a segment name starting with '${SEGMENT_PREFIX}', without slashes`, name);
+  }
+}
+
+function checkDataSize(dataSize) {
+  if (!Number.isSafeInteger(dataSize) || dataSize < 0) {
+    throw invalidValue('descriptor.dataSize', 'a non-negative integer', dataSize);
+  }
+  return dataSize;
+}
+
+function invalidVersion(kind, expected, version) {
+  throw makeError('ERR_DLPACK_UNSUPPORTED', `Expected '${kind}' descriptor version ${expected}, received ${version}`);
 }
 
 // dl.wasm.view(memory, { ptr, dtype, shape }): a tensor over WebAssembly

@@ -41,9 +41,14 @@ describe('availability', () => {
     }
   });
 
-  test('shared memory is CPU memory: shared: true on a CUDA device is refused first', () => {
-    expectError(() => dl.empty([2], { device: 'cuda', shared: true }), TypeError, 'ERR_INVALID_ARG_VALUE',
-      /shared memory is CPU memory/);
+  test('shared: true is for CPU and CUDA device memory; pinned and managed memory are refused first', () => {
+    for (const device of ['cuda_host', 'cuda_managed']) {
+      expectError(() => dl.empty([2], { device, shared: true }), TypeError, 'ERR_INVALID_ARG_VALUE',
+        /CUDA IPC shares device memory only/);
+    }
+    if (!hasGpu) {
+      expectError(() => dl.empty([2], { device: 'cuda', shared: true }), dl.CudaError, 'ERR_DLPACK_CUDA_UNAVAILABLE');
+    }
   });
 
   test('bad device indexes are typed errors before anything else', () => {
@@ -60,13 +65,29 @@ describe('CUDA memory through DLPack, zero-copy (no device needed)', () => {
     expect(t.device).toEqual({ type: 'cuda', index: 1 });
     expect(t.__dlpack_device__()).toEqual([2, 1]);
     expect(t.shape).toEqual([2, 3]);
-    for (const hostUse of [() => t.data, () => t.buffer, () => t.toArray(), () => t.share()]) {
+    for (const hostUse of [() => t.data, () => t.buffer, () => t.toArray()]) {
       expectError(hostUse, dl.DLPackError, 'ERR_DLPACK_WRONG_DEVICE', /on cuda:1/);
     }
     if (!hasGpu) expectError(() => t.clone(), dl.CudaError, 'ERR_DLPACK_CUDA_UNAVAILABLE');
     expect(String(t)).toBe('tensor(<2x3 on cuda:1>, dtype=float32)');
     expect(producer.calls(ptr)).toBe(0);
     t.dispose();
+    expect(producer.calls(ptr)).toBe(1);
+  });
+
+  itCompiled('share() of CUDA memory not allocated for sharing is \'local\': the same memory for this process', () => {
+    const { ptr, capsule } = cudaCapsule(1);
+    const t = dl.fromDLPack(capsule);
+    const d = t.share();
+    expect(d).toMatchObject({ kind: 'local', pid: process.pid, device: 'cuda:1', dtype: 'float32', shape: [2, 3] });
+    const opened = dl.open(d);
+    expect(String(opened.device)).toBe('cuda:1');
+    const out = opened.__dlpack__({ stream: -1 }).toPointer();
+    expect(producer.inspect(out, true).data).toBe(producer.inspect(ptr, true).data);
+    producer.releaseOnThread(out, true);
+    t.dispose();
+    expect(producer.calls(ptr)).toBe(0); // the opened tensor still holds it
+    opened.dispose();
     expect(producer.calls(ptr)).toBe(1);
   });
 

@@ -12,7 +12,7 @@ Napi::Value CudaStreamCreate(const Napi::CallbackInfo& info);       // (device) 
 Napi::Value CudaStreamDestroy(const Napi::CallbackInfo& info);      // (device, bigint)
 Napi::Value CudaStreamSynchronize(const Napi::CallbackInfo& info);  // (device, bigint)
 Napi::Value CudaStreamWait(const Napi::CallbackInfo& info);         // (device, consumer bigint)
-Napi::Value CudaAlloc(const Napi::CallbackInfo& info);   // (kind 0 device/1 pinned/2 managed, device, nbytes) -> handle
+Napi::Value CudaAlloc(const Napi::CallbackInfo& info);   // (kind 0 device/1 pinned/2 managed/3 shareable, device, nbytes) -> handle
 // (dst, dstIsHandle, dstOffset, src, srcIsHandle, srcOffset, nbytes): handles or Uint8Arrays
 Napi::Value CudaCopy(const Napi::CallbackInfo& info);
 Napi::Value CudaStats(const Napi::CallbackInfo& info);   // (device) -> { allocatedBytes, allocations, peak... }

@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "../core/cuda_ipc.h"
 #include "../core/share_registry.h"
 #include "../core/shm.h"
 #include "env_state.h"
@@ -18,6 +19,21 @@ namespace {
       throw Error{code::kOutOfMemory, r.message};
     default:
       throw Error{code::kUnsupported, r.message};
+  }
+}
+
+[[noreturn]] void ThrowIpc(const cuda::IpcResult& r) {
+  switch (r.failure) {
+    case cuda::IpcFailure::kNotShareable:
+      throw Error{code::kUnsupported, r.message};
+    case cuda::IpcFailure::kGone:
+      throw Error{code::kDisposed, r.message + " (before it was opened)"};
+    case cuda::IpcFailure::kNoMemory:
+      throw Error{code::kOutOfMemory, r.message};
+    case cuda::IpcFailure::kCuda:
+      throw Error{r.cuda.unavailable ? code::kCudaUnavailable : code::kCuda, r.message, r.cuda.name};
+    default:
+      throw Error{code::kInvalidArgValue, r.message};
   }
 }
 
@@ -72,6 +88,45 @@ Napi::Value LocalOpen(const Napi::CallbackInfo& info) {
 
 Napi::Value LocalShares(const Napi::CallbackInfo& info) {
   return Napi::Number::New(info.Env(), static_cast<double>(share_registry::Size()));
+}
+
+Napi::Value CudaIpcShare(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  cuda::IpcShare share;
+  const cuda::IpcResult result = cuda::ShareIpc(StorageOf(env, info[0]), &share);
+  if (!result.ok()) ThrowIpc(result);
+  Napi::Object d = Napi::Object::New(env);
+  d.Set("handle", share.handle);
+  d.Set("ticket", share.ticket);
+  d.Set("device", share.device);
+  d.Set("size", static_cast<double>(share.size));
+  return d;
+}
+
+Napi::Value CudaIpcOpen(const Napi::CallbackInfo& info) {
+  cuda::IpcShare share;
+  share.handle = info[0].As<Napi::String>().Utf8Value();
+  share.ticket = info[1].As<Napi::String>().Utf8Value();
+  share.device = info[2].As<Napi::Number>().Int32Value();
+  share.size = static_cast<uint64_t>(info[3].As<Napi::Number>().Int64Value());
+  cuda::IpcResult result;
+  HostMemory* memory = cuda::OpenIpc(share, &result);
+  if (memory == nullptr) ThrowIpc(result);
+  return Napi::Value(info.Env(), AdoptStorage(info.Env(), memory, Accounting::kShared));
+}
+
+Napi::Value CudaIpcCollect(const Napi::CallbackInfo& info) {
+  return Napi::Number::New(info.Env(), cuda::CollectIpc());
+}
+
+Napi::Value CudaIpcCounts(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const cuda::IpcCounts counts = cuda::CountIpc();
+  Napi::Object result = Napi::Object::New(env);
+  result.Set("exported", counts.exported);
+  result.Set("opened", counts.opened);
+  result.Set("waiting", counts.waiting);
+  return result;
 }
 
 }  // namespace dlnode

@@ -1,5 +1,6 @@
-// Bindings for API.md "Sharing": POSIX shared-memory segments ('shm') and
-// ids of natively owned memory for worker threads ('local').
+// Bindings for API.md "Sharing": POSIX shared-memory segments ('shm'), ids
+// of natively owned memory for worker threads ('local') and CUDA memory for
+// other processes ('cuda-ipc').
 #ifndef DLPACK_NODE_ADDON_SHARING_H_
 #define DLPACK_NODE_ADDON_SHARING_H_
 
@@ -13,6 +14,12 @@ Napi::Value ShmSweep(const Napi::CallbackInfo& info);     // () -> removed count
 Napi::Value LocalShare(const Napi::CallbackInfo& info);   // (handle) -> id string
 Napi::Value LocalOpen(const Napi::CallbackInfo& info);    // (id string) -> handle
 Napi::Value LocalShares(const Napi::CallbackInfo& info);  // () -> registered count
+// (handle) -> { handle (hex), ticket, device, size }
+Napi::Value CudaIpcShare(const Napi::CallbackInfo& info);
+// (handle hex, ticket, device, size) -> storage handle
+Napi::Value CudaIpcOpen(const Napi::CallbackInfo& info);
+Napi::Value CudaIpcCollect(const Napi::CallbackInfo& info);  // () -> frees still waiting
+Napi::Value CudaIpcCounts(const Napi::CallbackInfo& info);   // () -> { exported, opened, waiting }
 
 }  // namespace dlnode
 

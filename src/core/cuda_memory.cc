@@ -3,6 +3,8 @@
 #include <atomic>
 #include <cstring>
 
+#include "cuda_ipc.h"
+
 #ifdef DLPACK_WITH_CUDA
 #include <cuda_runtime_api.h>
 #endif
@@ -82,6 +84,7 @@ CudaMemory* CudaMemory::Allocate(MemoryKind kind, int device, uint64_t bytes, St
     *status = guard.status();
     return nullptr;
   }
+  CollectIpc();  // frees that waited for importers come first
   void* ptr = nullptr;
   const size_t size = bytes == 0 ? 1 : static_cast<size_t>(bytes);  // a valid pointer even when empty
   switch (kind) {
@@ -99,6 +102,10 @@ CudaMemory* CudaMemory::Allocate(MemoryKind kind, int device, uint64_t bytes, St
       *status = Check(cudaMallocManaged(&ptr, size, cudaMemAttachGlobal));
       if (status->ok) *status = Check(cudaMemset(ptr, 0, size));
       break;
+    case MemoryKind::kShareable:
+      *status = Check(cudaMalloc(&ptr, size));
+      if (status->ok) *status = Check(cudaMemset(ptr, 0, size));
+      break;
   }
   if (!status->ok) {
     if (ptr != nullptr) {
@@ -109,10 +116,18 @@ CudaMemory* CudaMemory::Allocate(MemoryKind kind, int device, uint64_t bytes, St
     return nullptr;
   }
   CountAllocation(device, static_cast<int64_t>(bytes));
-  return new CudaMemory(kind, device, ptr, bytes);
+  auto* memory = new CudaMemory(kind, device, ptr, bytes);
+  if (kind == MemoryKind::kShareable) AddShareable(memory, device);
+  return memory;
 }
 
 void CudaMemory::Destroy() noexcept {
+  if (kind_ == MemoryKind::kShareable) {
+    // Another process may still have it mapped: then the free waits.
+    if (!ReleaseShareable(this, device_)) FreeShareable(base(), device_, length());
+    delete this;
+    return;
+  }
   // After exit has begun the driver may be gone: leak rather than call it.
   if (!ShuttingDown()) {
     DeviceGuard guard(device_);
@@ -125,6 +140,7 @@ void CudaMemory::Destroy() noexcept {
           cudaFreeHost(base());
           break;
         case MemoryKind::kManaged:
+        case MemoryKind::kShareable:
           cudaFree(base());
           break;
       }
@@ -133,6 +149,15 @@ void CudaMemory::Destroy() noexcept {
   }
   CountFree(device_, static_cast<int64_t>(length()));
   delete this;
+}
+
+void FreeShareable(void* ptr, int device, uint64_t bytes) {
+  if (!ShuttingDown()) {
+    DeviceGuard guard(device);
+    if (guard.status().ok) cudaFree(ptr);
+    cudaGetLastError();
+  }
+  CountFree(device, static_cast<int64_t>(bytes));
 }
 
 Status Copy(void* dst, const void* src, uint64_t bytes) {
@@ -154,6 +179,8 @@ void CudaMemory::Destroy() noexcept {
   CountFree(device_, static_cast<int64_t>(length()));
   delete this;
 }
+
+void FreeShareable(void*, int device, uint64_t bytes) { CountFree(device, static_cast<int64_t>(bytes)); }
 
 Status Copy(void*, const void*, uint64_t) {
   int count = 0;

@@ -1,5 +1,6 @@
 // CUDA memory owned by this library (API.md "CUDA"): device memory from the
-// stream-ordered (caching) allocator, pinned host memory and managed memory.
+// stream-ordered (caching) allocator, device memory other processes can map
+// (cuda_ipc.h), pinned host memory and managed memory.
 // Reference counted like every HostMemory; the last release frees it on the
 // releasing thread, or leaks it on purpose once the process is exiting.
 #ifndef DLPACK_NODE_CORE_CUDA_MEMORY_H_
@@ -13,7 +14,9 @@
 namespace dlnode {
 namespace cuda {
 
-enum class MemoryKind { kDevice = 0, kPinned = 1, kManaged = 2 };
+// kShareable is plain cudaMalloc memory: legacy CUDA IPC cannot export
+// memory from a stream-ordered pool.
+enum class MemoryKind { kDevice = 0, kPinned = 1, kManaged = 2, kShareable = 3 };
 
 struct MemoryStats {
   int64_t allocated_bytes;
@@ -40,6 +43,10 @@ class CudaMemory final : public HostMemory {
 // Copies `bytes` between any two addresses CUDA can see (device, pinned,
 // managed or pageable host memory), synchronously with respect to the host.
 Status Copy(void* dst, const void* src, uint64_t bytes);
+
+// Frees a kShareable allocation whose CudaMemory is gone, after its
+// importers let go (cuda_ipc.cc); counted in Stats until then.
+void FreeShareable(void* ptr, int device, uint64_t bytes);
 
 // This process's allocations through CudaMemory on `device`.
 MemoryStats Stats(int device);

@@ -1,0 +1,335 @@
+#include "cuda_ipc.h"
+
+#include <atomic>
+#include <cstring>
+#include <mutex>
+#include <unordered_map>
+#include <vector>
+
+#include "cuda_memory.h"
+#include "shm.h"
+
+#ifdef DLPACK_WITH_CUDA
+#include <cuda_runtime_api.h>
+#endif
+
+namespace dlnode {
+namespace cuda {
+namespace {
+
+// What this process knows of one allocation it exported or opened.
+struct Entry {
+  ShmSegment* ticket = nullptr;  // null until first shared
+  std::string handle;
+  int device = 0;
+  bool opened = false;  // a mapping of another process's allocation
+};
+
+// An exported allocation whose CudaMemory is gone while importers hold it.
+struct Waiting {
+  void* ptr;
+  int device;
+  uint64_t bytes;
+  ShmSegment* ticket;
+};
+
+// Process-wide on purpose, like the memory: any thread may share, open or
+// release. Never destroyed (releases may run at exit). Lock order: this
+// mutex, then the shared-memory attachments' (shm.cc).
+struct Registry {
+  std::mutex mutex;
+  std::unordered_map<const HostMemory*, Entry> by_memory;
+  std::unordered_map<std::string, HostMemory*> by_ticket;
+  std::vector<Waiting> waiting;
+  std::atomic<int> waiting_count{0};
+};
+
+Registry& registry() {
+  static Registry* r = new Registry();
+  return *r;
+}
+
+IpcResult Fail(IpcFailure failure, std::string message) { return {failure, std::move(message), {}}; }
+
+IpcResult FailCuda(const Status& status, const std::string& what) {
+  IpcResult r = Fail(IpcFailure::kCuda, what + " failed: " + status.name + " (" + status.message + ")");
+  r.cuda = status;
+  return r;
+}
+
+IpcResult FailShm(const ShmResult& shm, const std::string& ticket) {
+  switch (shm.failure) {
+    case ShmFailure::kGone:
+      return Fail(IpcFailure::kGone, "The CUDA memory of ticket '" + ticket + "' was released by its exporter");
+    case ShmFailure::kNoMemory:
+      return Fail(IpcFailure::kNoMemory, shm.message);
+    default:
+      return Fail(IpcFailure::kInvalid, shm.message);
+  }
+}
+
+std::string Hex(const unsigned char* bytes, int n) {
+  static const char kDigits[] = "0123456789abcdef";
+  std::string text(static_cast<size_t>(n) * 2, '0');
+  for (int i = 0; i < n; ++i) {
+    text[2 * i] = kDigits[bytes[i] >> 4];
+    text[2 * i + 1] = kDigits[bytes[i] & 15];
+  }
+  return text;
+}
+
+int DigitValue(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  return -1;
+}
+
+bool Unhex(const std::string& text, unsigned char* bytes, int n) {
+  if (text.size() != static_cast<size_t>(n) * 2) return false;
+  for (int i = 0; i < n; ++i) {
+    const int high = DigitValue(text[2 * i]);
+    const int low = DigitValue(text[2 * i + 1]);
+    if (high < 0 || low < 0) return false;
+    bytes[i] = static_cast<unsigned char>(high * 16 + low);
+  }
+  return true;
+}
+
+// The CUDA side of sharing. Each returns a Status ("not compiled" without
+// CUDA support, where no shareable memory can exist).
+#ifdef DLPACK_WITH_CUDA
+static_assert(sizeof(cudaIpcMemHandle_t) == kIpcHandleBytes, "CUDA IPC handles are 64 bytes");
+
+Status GetHandle(void* ptr, int device, unsigned char* handle) {
+  DeviceGuard guard(device);
+  if (!guard.status().ok) return guard.status();
+  cudaIpcMemHandle_t h;
+  const Status s = StatusOf(cudaIpcGetMemHandle(&h, ptr));
+  if (s.ok) std::memcpy(handle, h.reserved, kIpcHandleBytes);
+  return s;
+}
+
+// cuMemGetAddressRange (driver API, reached through the runtime so that no
+// driver library is linked): the size of the allocation holding `ptr`.
+bool AllocationSize(void* ptr, uint64_t* size) {
+  using GetAddressRange = int (*)(unsigned long long*, size_t*, unsigned long long);  // NOLINT
+  static const GetAddressRange get = [] {
+    void* fn = nullptr;
+    cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
+    if (cudaGetDriverEntryPointByVersion("cuMemGetAddressRange", &fn, 12000, cudaEnableDefault, &found) !=
+            cudaSuccess ||
+        found != cudaDriverEntryPointSuccess) {
+      cudaGetLastError();
+      fn = nullptr;
+    }
+    return reinterpret_cast<GetAddressRange>(fn);
+  }();
+  unsigned long long base = 0;  // NOLINT: CUdeviceptr
+  size_t bytes = 0;
+  if (get == nullptr || get(&base, &bytes, reinterpret_cast<uintptr_t>(ptr)) != 0) return false;
+  *size = bytes - (reinterpret_cast<uintptr_t>(ptr) - base);
+  return true;
+}
+
+Status OpenHandle(const unsigned char* handle, int device, uint64_t size, void** ptr, IpcResult* result) {
+  DeviceGuard guard(device);
+  if (!guard.status().ok) return guard.status();
+  cudaIpcMemHandle_t h;
+  std::memcpy(h.reserved, handle, kIpcHandleBytes);
+  const Status s = StatusOf(cudaIpcOpenMemHandle(ptr, h, cudaIpcMemLazyEnablePeerAccess));
+  if (!s.ok) return s;
+  uint64_t mapped = 0;
+  if (AllocationSize(*ptr, &mapped) && mapped < size) {
+    cudaIpcCloseMemHandle(*ptr);
+    *result = Fail(IpcFailure::kInvalid, "The shared CUDA allocation holds " + std::to_string(mapped) +
+                                             " bytes, fewer than the " + std::to_string(size) +
+                                             " the descriptor says");
+  }
+  return s;
+}
+
+void CloseHandle(void* ptr, int device) {
+  if (ShuttingDown()) return;  // the driver may be gone: leave it to process exit
+  DeviceGuard guard(device);
+  if (guard.status().ok) cudaIpcCloseMemHandle(ptr);
+  cudaGetLastError();
+}
+#else
+Status NoCuda() {
+  int count = 0;
+  return DeviceCount(&count);  // says "not compiled"
+}
+Status GetHandle(void*, int, unsigned char*) { return NoCuda(); }
+Status OpenHandle(const unsigned char*, int, uint64_t, void**, IpcResult*) { return NoCuda(); }
+void CloseHandle(void*, int) {}
+#endif
+
+// Another process's allocation mapped into this one.
+class OpenedMemory final : public HostMemory {
+ public:
+  OpenedMemory(void* ptr, uint64_t size, int device, ShmSegment* ticket)
+      : HostMemory(ptr, size), device_(device), ticket_(ticket) {}
+
+ private:
+  void Destroy() noexcept override {
+    {
+      Registry& r = registry();
+      std::lock_guard<std::mutex> guard(r.mutex);
+      r.by_memory.erase(this);
+      auto it = r.by_ticket.find(ticket_->name());
+      if (it != r.by_ticket.end() && it->second == this) r.by_ticket.erase(it);
+    }
+    // Unmapped before the slot goes: the exporter frees once no slot is left.
+    CloseHandle(base(), device_);
+    ticket_->Release();
+    delete this;
+  }
+
+  int device_;
+  ShmSegment* ticket_;
+};
+
+}  // namespace
+
+void AddShareable(HostMemory* memory, int device) {
+  Registry& r = registry();
+  std::lock_guard<std::mutex> guard(r.mutex);
+  Entry& e = r.by_memory[memory];
+  e.device = device;
+}
+
+bool ReleaseShareable(HostMemory* memory, int device) {
+  Registry& r = registry();
+  std::lock_guard<std::mutex> guard(r.mutex);
+  auto it = r.by_memory.find(memory);
+  if (it == r.by_memory.end()) return false;
+  ShmSegment* ticket = it->second.ticket;
+  r.by_memory.erase(it);
+  if (ticket == nullptr) return false;  // never shared
+  // Retired under the mutex, before the ticket leaves by_ticket: an open in
+  // this process meanwhile finds the memory gone, never a stale mapping.
+  const bool alone = ticket->RetireIfAlone();
+  r.by_ticket.erase(ticket->name());
+  if (alone) {
+    ticket->Release();
+    return false;
+  }
+  r.waiting.push_back({memory->base(), device, memory->length(), ticket});
+  r.waiting_count.store(static_cast<int>(r.waiting.size()));
+  return true;
+}
+
+IpcResult ShareIpc(HostMemory* memory, IpcShare* out) {
+  Registry& r = registry();
+  std::lock_guard<std::mutex> guard(r.mutex);
+  auto it = r.by_memory.find(memory);
+  if (it == r.by_memory.end()) {
+    return Fail(IpcFailure::kNotShareable,
+                "Expected CUDA device memory allocated for sharing (dl.empty(shape, { device: 'cuda', shared: "
+                "true })) or opened from a 'cuda-ipc' descriptor, received other CUDA memory");
+  }
+  Entry& e = it->second;
+  if (e.ticket == nullptr) {
+    unsigned char handle[kIpcHandleBytes];
+    const Status s = GetHandle(memory->base(), e.device, handle);
+    if (!s.ok) return FailCuda(s, "cudaIpcGetMemHandle");
+    ShmResult shm;
+    ShmSegment* ticket = ShmSegment::Create(0, &shm);
+    if (ticket == nullptr) return FailShm(shm, "(new)");
+    e.ticket = ticket;
+    e.handle = Hex(handle, kIpcHandleBytes);
+    r.by_ticket[ticket->name()] = memory;
+  }
+  *out = {e.handle, e.ticket->name(), e.device, memory->length()};
+  return {};
+}
+
+HostMemory* OpenIpc(const IpcShare& share, IpcResult* result) {
+  unsigned char handle[kIpcHandleBytes];
+  if (!Unhex(share.handle, handle, kIpcHandleBytes)) {
+    *result = Fail(IpcFailure::kInvalid, "Expected 128 lowercase hex digits for the CUDA IPC handle");
+    return nullptr;
+  }
+  Registry& r = registry();
+  std::unique_lock<std::mutex> lock(r.mutex);
+  // Exported or opened here already: the same memory (a process cannot map
+  // its own allocation, and maps another's once).
+  auto known = r.by_ticket.find(share.ticket);
+  if (known != r.by_ticket.end()) {
+    HostMemory* memory = known->second;
+    if (!memory->TryRetain()) {
+      *result = Fail(IpcFailure::kGone, "The CUDA memory of ticket '" + share.ticket + "' is being released");
+      return nullptr;
+    }
+    lock.unlock();  // a last Release() takes the lock
+    if (memory->length() < share.size) {
+      *result = Fail(IpcFailure::kInvalid, "The shared CUDA allocation holds " +
+                                               std::to_string(memory->length()) + " bytes, fewer than the " +
+                                               std::to_string(share.size) + " the descriptor says");
+      memory->Release();
+      return nullptr;
+    }
+    return memory;
+  }
+  for (const Waiting& w : r.waiting) {
+    if (w.ticket->name() == share.ticket) {
+      *result = Fail(IpcFailure::kGone, "The CUDA memory of ticket '" + share.ticket +
+                                            "' was released by its exporter (this process)");
+      return nullptr;
+    }
+  }
+  ShmResult shm;
+  ShmSegment* ticket = ShmSegment::Open(share.ticket, 0, &shm);
+  if (ticket == nullptr) {
+    *result = FailShm(shm, share.ticket);
+    return nullptr;
+  }
+  void* ptr = nullptr;
+  IpcResult sized;
+  const Status s = OpenHandle(handle, share.device, share.size, &ptr, &sized);
+  if (!s.ok || !sized.ok()) {
+    ticket->Release();
+    *result = s.ok ? sized : FailCuda(s, "cudaIpcOpenMemHandle");
+    return nullptr;
+  }
+  auto* memory = new OpenedMemory(ptr, share.size, share.device, ticket);
+  r.by_memory[memory] = {ticket, share.handle, share.device, true};
+  r.by_ticket[share.ticket] = memory;
+  return memory;
+}
+
+int CollectIpc() {
+  Registry& r = registry();
+  if (r.waiting_count.load() == 0) return 0;
+  std::lock_guard<std::mutex> guard(r.mutex);
+  for (size_t i = 0; i < r.waiting.size();) {
+    Waiting& w = r.waiting[i];
+    if (!w.ticket->RetireIfAlone()) {
+      ++i;
+      continue;
+    }
+    w.ticket->Release();
+    FreeShareable(w.ptr, w.device, w.bytes);
+    r.waiting[i] = r.waiting.back();
+    r.waiting.pop_back();
+  }
+  r.waiting_count.store(static_cast<int>(r.waiting.size()));
+  return r.waiting_count.load();
+}
+
+IpcCounts CountIpc() {
+  Registry& r = registry();
+  std::lock_guard<std::mutex> guard(r.mutex);
+  IpcCounts counts{0, 0, static_cast<int>(r.waiting.size())};
+  for (const auto& entry : r.by_memory) {
+    if (entry.second.opened) {
+      ++counts.opened;
+    } else {
+      ++counts.exported;
+    }
+  }
+  return counts;
+}
+
+}  // namespace cuda
+}  // namespace dlnode

@@ -1,0 +1,79 @@
+// CUDA device memory shared with other processes (API.md "Sharing", kind
+// 'cuda-ipc'), through the CUDA runtime's legacy IPC: a 64-byte handle names
+// a whole cudaMalloc allocation, and another process maps it with
+// cudaIpcOpenMemHandle. Stream-ordered pool memory cannot be exported that
+// way, so only memory allocated as MemoryKind::kShareable is shared.
+//
+// Lifetime: the first share creates a "ticket", a data-less shared-memory
+// segment (shm.h) in which every process that opened the allocation holds a
+// slot. When the exporter lets go of the allocation while another process
+// still holds the ticket, the free waits: CollectIpc() frees it once the
+// ticket is retired (no other process attached; a killed process's slot is
+// pruned). Importers close their mapping before giving up their slot.
+#ifndef DLPACK_NODE_CORE_CUDA_IPC_H_
+#define DLPACK_NODE_CORE_CUDA_IPC_H_
+
+#include <cstdint>
+#include <string>
+
+#include "cuda_runtime.h"
+#include "managed.h"
+
+namespace dlnode {
+namespace cuda {
+
+constexpr int kIpcHandleBytes = 64;
+
+struct IpcShare {
+  std::string handle;  // the cudaIpcMemHandle_t as 128 lowercase hex digits
+  std::string ticket;  // the ticket segment's name
+  int device = 0;
+  uint64_t size = 0;   // bytes of the allocation the handle names
+};
+
+enum class IpcFailure {
+  kNone,
+  kNotShareable,  // memory that was not allocated for sharing
+  kGone,          // the exporter released it before this open
+  kInvalid,       // a malformed handle or ticket, or a size the mapping lacks
+  kNoMemory,      // no room for the ticket segment
+  kCuda,          // the CUDA call failed: see `cuda`
+};
+
+struct IpcResult {
+  IpcFailure failure = IpcFailure::kNone;
+  std::string message;
+  Status cuda;
+  bool ok() const { return failure == IpcFailure::kNone; }
+};
+
+// The share of `memory`: device memory allocated as MemoryKind::kShareable
+// (exported on the first call) or memory opened from another process's share.
+IpcResult ShareIpc(HostMemory* memory, IpcShare* out);
+
+// A reference to the memory of `share` in this process, `share.size` bytes
+// long: the exporting allocation itself when this process made it, otherwise
+// this process's one mapping of the handle (later opens share it).
+HostMemory* OpenIpc(const IpcShare& share, IpcResult* result);
+
+// Frees exported allocations whose exporter let go, once no other process
+// holds their ticket; returns how many still wait.
+int CollectIpc();
+
+struct IpcCounts {
+  int exported;  // shareable allocations alive in this process
+  int opened;    // mappings of other processes' allocations
+  int waiting;   // frees waiting for importers (CollectIpc)
+};
+IpcCounts CountIpc();
+
+// For cuda_memory.cc. A new kShareable allocation; and the exporter letting
+// go of one: true when the free must wait for importers (the allocation is
+// then CollectIpc's to free), false when the caller frees it now.
+void AddShareable(HostMemory* memory, int device);
+bool ReleaseShareable(HostMemory* memory, int device);
+
+}  // namespace cuda
+}  // namespace dlnode
+
+#endif  // DLPACK_NODE_CORE_CUDA_IPC_H_
