@@ -2,6 +2,8 @@
 // Shared test helpers: the test-only native producer, GC with a turn of the
 // event loop (so posted releases and finalizers run), and live counters.
 const path = require('path');
+const readline = require('readline');
+const { spawn } = require('child_process');
 
 const producer = require(path.join(__dirname, '..', 'build', 'Release', 'dlpack_test_producer.node'));
 const { native } = require('../lib/binding');
@@ -36,4 +38,32 @@ function expectError(fn, Class, code, pattern) {
 
 const nativeStats = () => native.stats();
 
-module.exports = { producer, native, collect, turn, expectError, nativeStats };
+// A Python with NumPy (and PyTorch): Debian's, unless DLPACK_TEST_PYTHON names another.
+const PYTHON = process.env.DLPACK_TEST_PYTHON || '/usr/bin/python3';
+
+// The JSON worker of python/dlpack_node/__main__.py: ask(command) resolves
+// with its reply (or rejects with its error); stop() ends it.
+function startPython(python = PYTHON) {
+  const child = spawn(python, ['-m', 'dlpack_node'], {
+    env: { ...process.env, PYTHONPATH: path.join(__dirname, '..', 'python') },
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  const lines = readline.createInterface({ input: child.stdout });
+  const waiting = [];
+  lines.on('line', (line) => {
+    const answer = waiting.shift();
+    if (answer) answer(JSON.parse(line)); // the reply to 'exit' has nobody waiting
+  });
+  const exited = new Promise((resolve) => child.on('exit', resolve));
+  const ask = (command) => new Promise((resolve, reject) => {
+    waiting.push((reply) => (reply.ok ? resolve(reply) : reject(new Error(`${reply.type}: ${reply.error}`))));
+    child.stdin.write(`${JSON.stringify(command)}\n`);
+  });
+  const stop = async () => {
+    child.stdin.end(`${JSON.stringify({ op: 'exit' })}\n`);
+    return exited;
+  };
+  return { ask, stop, child };
+}
+
+module.exports = { producer, native, collect, turn, expectError, nativeStats, PYTHON, startPython };

@@ -4,11 +4,10 @@
 // shares and shares back; each side writes what the other reads.
 const fs = require('fs');
 const path = require('path');
-const readline = require('readline');
-const { spawn, spawnSync } = require('child_process');
+const { spawnSync } = require('child_process');
 const dl = require('../lib');
 
-const PYTHON = process.env.DLPACK_TEST_PYTHON || '/usr/bin/python3';
+const { PYTHON, startPython } = require('./helpers');
 const probe = (code) => spawnSync(PYTHON, ['-c', code], { encoding: 'utf8' }).status === 0;
 const hasNumpy = probe('import numpy');
 const hasTorch = hasNumpy && probe('import torch');
@@ -18,30 +17,6 @@ const itPython = hasNumpy ? test : test.skip;
 const itTorch = hasTorch ? test : test.skip;
 
 const segments = () => fs.readdirSync('/dev/shm').filter((n) => n.startsWith('dlpack-'));
-
-// The JSON worker of python/dlpack_node/__main__.py.
-function startPython() {
-  const child = spawn(PYTHON, ['-m', 'dlpack_node'], {
-    env: { ...process.env, PYTHONPATH: path.join(__dirname, '..', 'python') },
-    stdio: ['pipe', 'pipe', 'inherit'],
-  });
-  const lines = readline.createInterface({ input: child.stdout });
-  const waiting = [];
-  lines.on('line', (line) => {
-    const answer = waiting.shift();
-    if (answer) answer(JSON.parse(line)); // the reply to 'exit' has nobody waiting
-  });
-  const exited = new Promise((resolve) => child.on('exit', resolve));
-  const ask = (command) => new Promise((resolve, reject) => {
-    waiting.push((reply) => (reply.ok ? resolve(reply) : reject(new Error(`${reply.type}: ${reply.error}`))));
-    child.stdin.write(`${JSON.stringify(command)}\n`);
-  });
-  const stop = async () => {
-    child.stdin.end(`${JSON.stringify({ op: 'exit' })}\n`);
-    return exited;
-  };
-  return { ask, stop, child };
-}
 
 describe('Python worker process', () => {
   let py;

@@ -12,14 +12,14 @@ import weakref
 
 import numpy as np
 
-from . import _dtypes, _segment
+from . import _cuda_ipc, _dtypes, _segment
 from ._errors import SegmentGoneError, expected
 
 __all__ = ['open', 'empty', 'share', 'release', 'sweep', 'SegmentGoneError', 'DTYPES']
 
 DTYPES = tuple(_dtypes.ITEMSIZE)
 VERSION = _segment.VERSION
-_LIKE = ('numpy', 'torch')
+_LIKE = ('numpy', 'torch', 'cupy')
 
 # Copies made by share(copy=True), by segment name, kept attached for the
 # other side until release() (see share()).
@@ -50,9 +50,9 @@ def _torch():
     return torch
 
 
-def _check_like(like):
-    if like not in _LIKE:
-        raise ValueError(expected('like', "'numpy' or 'torch'", like))
+def _check_like(like, allowed=_LIKE[:2]):
+    if like not in allowed:
+        raise ValueError(expected('like', ' or '.join(repr(a) for a in allowed), like))
 
 
 def _extent(shape, strides, itemsize):
@@ -116,16 +116,22 @@ def _parse(descriptor):
     if not isinstance(descriptor, dict):
         raise TypeError(expected('descriptor', 'a share() descriptor (dict or JSON string)', descriptor))
     d = descriptor
-    if d.get('kind') != 'shm':
-        raise ValueError(expected('descriptor.kind', "'shm' (other kinds live in one Node process)", d.get('kind')))
-    if not _is_int(d.get('version')) or d['version'] != VERSION:
-        raise ValueError(expected('descriptor.version', VERSION, d.get('version')))
-    name = d.get('name')
-    if not isinstance(name, str):
-        raise TypeError(expected('descriptor.name', 'a segment name string', name))
-    if not name.startswith(_segment.PREFIX) or '/' in name or '\0' in name or len(name) > 200:
-        raise ValueError(expected('descriptor.name', f"a segment name starting with '{_segment.PREFIX}' "
-                                  'and without slashes', name))
+    kind = d.get('kind')
+    if kind == 'cuda-ipc':
+        _cuda_ipc.parse(d)
+        name = None
+    elif kind != 'shm':
+        raise ValueError(expected('descriptor.kind', "'shm' or 'cuda-ipc' (other kinds live in one Node process)",
+                                  kind))
+    else:
+        if not _is_int(d.get('version')) or d['version'] != VERSION:
+            raise ValueError(expected('descriptor.version', VERSION, d.get('version')))
+        name = d.get('name')
+        if not isinstance(name, str):
+            raise TypeError(expected('descriptor.name', 'a segment name string', name))
+        if not name.startswith(_segment.PREFIX) or '/' in name or '\0' in name or len(name) > 200:
+            raise ValueError(expected('descriptor.name', f"a segment name starting with '{_segment.PREFIX}' "
+                                      'and without slashes', name))
     data_size = d.get('dataSize')
     if not _is_int(data_size) or data_size < 0:
         raise ValueError(expected('descriptor.dataSize', 'a non-negative integer', data_size))
@@ -150,18 +156,28 @@ def _parse(descriptor):
     if extent is not None and (byte_offset + extent[0] < 0 or byte_offset + extent[1] > data_size):
         raise ValueError(f'Expected a layout inside the {data_size} shared bytes for `descriptor`, received '
                          f'elements from byte {byte_offset + extent[0]} to {byte_offset + extent[1]}')
-    return name, int(data_size), dtype, [int(n) for n in shape], [int(s) for s in strides], int(byte_offset), read_only
+    return d, name, int(data_size), dtype, [int(n) for n in shape], [int(s) for s in strides], int(byte_offset), \
+        read_only
 
 
-def open(descriptor, like='numpy'):  # noqa: A001 - the API's name, as dl.open() in Node
-    """Attaches to the segment of a share() descriptor (a dict or its JSON).
+def open(descriptor, like=None):  # noqa: A001 - the API's name, as dl.open() in Node
+    """Attaches to the memory of a share() descriptor (a dict or its JSON).
 
-    Returns a NumPy array, or with like='torch' a torch tensor, over the
-    shared bytes without copying. The attachment lasts until that array and
-    every view of it (tensors included) have been garbage-collected.
+    'shm': returns a NumPy array (like='numpy', the default) or a torch tensor
+    (like='torch') over the shared bytes without copying. The attachment
+    lasts until that array and every view of it (tensors included) have been
+    garbage-collected.
+    'cuda-ipc': returns a CuPy array (like='cupy', the default) or a torch
+    tensor (like='torch') over the CUDA memory, mapped without copying until
+    the last array over it is collected. Needs CuPy.
     """
+    d, name, data_size, dtype, shape, strides, byte_offset, read_only = _parse(descriptor)
+    if d['kind'] == 'cuda-ipc':
+        like = 'cupy' if like is None else like
+        _check_like(like, ('cupy', 'torch'))
+        return _cuda_ipc.open_array(d, data_size, dtype, shape, strides, byte_offset, like)
+    like = 'numpy' if like is None else like
     _check_like(like)
-    name, data_size, dtype, shape, strides, byte_offset, read_only = _parse(descriptor)
     # Everything that can refuse the layout refuses it before attaching.
     if like == 'numpy':
         _dtypes.numpy_dtype(dtype, 'descriptor.dtype')

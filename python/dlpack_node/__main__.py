@@ -28,6 +28,7 @@ if not __package__:  # run as a file: make the package importable
 import numpy as np  # noqa: E402
 
 import dlpack_node as dl  # noqa: E402
+from dlpack_node import _dtypes  # noqa: E402
 
 
 def _out(value):
@@ -58,20 +59,37 @@ def _is_numpy(array):
 
 
 def _dtype_name(array):
-    return dl._layout(array)[0]
+    if _is_numpy(array) or _is_cupy(array):
+        return _dtypes.name_of_numpy(array.dtype)
+    return _dtypes.name_of_torch(sys.modules['torch'], array.dtype)
 
 
 def _strides(array):
-    return dl._layout(array)[3]
+    """In elements; CUDA tensors and CuPy arrays included."""
+    if _is_numpy(array) or _is_cupy(array):
+        return [s // array.itemsize for s in array.strides]
+    return list(array.stride())
+
+
+def _is_cupy(array):
+    cupy = sys.modules.get('cupy')  # a CuPy array implies CuPy is imported already
+    return cupy is not None and isinstance(array, cupy.ndarray)
+
+
+def _host(array):
+    """A CuPy array's values as a NumPy array (a copy, for replies); other arrays as they are."""
+    return array.get() if _is_cupy(array) else array
 
 
 def _sum(array):
+    array = _host(array)
     if _is_numpy(array):
         return array.sum().item()
     return (array.float() if _dtype_name(array) == 'bfloat16' else array).sum().item()
 
 
 def _values(array):
+    array = _host(array)
     return (array.ravel() if _is_numpy(array) else array.flatten()).tolist()
 
 
@@ -80,14 +98,15 @@ def _fill(array, command):
     convert = _complex_in if is_complex else _in
     if 'values' in command:
         values = [convert(v) for v in command['values']]
-        if _is_numpy(array):
-            array[...] = np.asarray(values, dtype=array.dtype).reshape(array.shape)
+        if _is_numpy(array) or _is_cupy(array):
+            host = np.asarray(values, dtype=array.dtype).reshape(array.shape)
+            array[...] = sys.modules['cupy'].asarray(host) if _is_cupy(array) else host
         else:
             import torch
             array.copy_(torch.tensor(values, dtype=array.dtype).reshape(array.shape))
     elif 'value' not in command:
         raise ValueError('Expected `value` or `values` in a fill command')
-    elif _is_numpy(array):
+    elif _is_numpy(array) or _is_cupy(array):
         array[...] = convert(command['value'])
     else:
         array.fill_(convert(command['value']))
@@ -115,7 +134,7 @@ class Worker:
             raise TypeError('Expected a JSON object per line')
         op = command.get('op')
         if op == 'open':
-            array = dl.open(command.get('descriptor'), like=command.get('like', 'numpy'))
+            array = dl.open(command.get('descriptor'), like=command.get('like'))
             return {'id': self._keep(array), 'dtype': _dtype_name(array), 'shape': list(array.shape),
                     'strides': _strides(array), 'sum': _out(_sum(array))}
         if op == 'empty':

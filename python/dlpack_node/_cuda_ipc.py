@@ -1,0 +1,101 @@
+"""'cuda-ipc' descriptors: CUDA device memory a Node process shared.
+
+The Node side (src/core/cuda_ipc.h) gives the 64-byte handle of a whole
+cudaMalloc allocation and a ticket, a data-less segment in the format of
+FORMAT.md whose slots count the processes that mapped the allocation. The
+exporter frees it only once no other process holds a slot. This process maps
+a handle once (CuPy's ipcOpenMemHandle) while holding a slot, and closes the
+mapping before giving the slot up, when the last array over it is collected.
+"""
+import re
+import weakref
+
+from . import _dtypes, _segment
+from ._errors import expected
+
+VERSION = 1
+_HANDLE = re.compile(r'[0-9a-f]{128}\Z')
+_DEVICE = re.compile(r'cuda:(\d+)\Z')
+
+# ticket -> this process's mapping, while some array uses it.
+_mappings = weakref.WeakValueDictionary()
+
+
+def _cupy():
+    try:
+        import cupy
+    except ImportError as error:
+        raise ImportError("'cuda-ipc' descriptors need CuPy, which could not be imported") from error
+    return cupy
+
+
+def parse(d):
+    """The handle bytes, ticket and device index of a 'cuda-ipc' descriptor."""
+    if not isinstance(d.get('version'), int) or d['version'] != VERSION:
+        raise ValueError(expected('descriptor.version', VERSION, d.get('version')))
+    handle = d.get('handle')
+    if not isinstance(handle, str) or not _HANDLE.match(handle):
+        raise ValueError(expected('descriptor.handle', '128 lowercase hex digits (a cudaIpcMemHandle_t)', handle))
+    ticket = d.get('ticket')
+    if not isinstance(ticket, str) or not ticket.startswith(_segment.PREFIX) or '/' in ticket or len(ticket) > 200:
+        raise ValueError(expected('descriptor.ticket', f"a segment name starting with '{_segment.PREFIX}'", ticket))
+    device = d.get('device')
+    match = _DEVICE.match(device) if isinstance(device, str) else None
+    if match is None:
+        raise ValueError(expected('descriptor.device', "a 'cuda:N' device", device))
+    return bytes.fromhex(handle), ticket, int(match.group(1))
+
+
+class _Mapping:
+    """One mapping of another process's allocation, owner of the CuPy memory over it."""
+
+    __slots__ = ('ptr', 'size', 'device', '__weakref__')
+
+    def __init__(self, cupy, handle, ticket, device, size):
+        segment = _segment.attach(ticket, 0)
+        try:
+            with cupy.cuda.Device(device):
+                self.ptr = cupy.cuda.runtime.ipcOpenMemHandle(handle)
+        except BaseException:
+            segment.detach()
+            raise
+        self.size = size
+        self.device = device
+        weakref.finalize(self, _close, cupy, self.ptr, device, segment)
+
+
+def _close(cupy, ptr, device, segment):
+    """Unmaps, then gives up the slot: the exporter may free once no slot is left."""
+    try:
+        with cupy.cuda.Device(device):
+            cupy.cuda.runtime.ipcCloseMemHandle(ptr)
+    finally:
+        segment.detach()
+
+
+def open_array(d, data_size, name, shape, strides, byte_offset, like):
+    """A CuPy array (like='cupy') or a torch tensor (like='torch') over the shared memory."""
+    handle, ticket, device = parse(d)
+    cupy = _cupy()
+    torch = None
+    if like == 'torch':
+        import torch
+        _dtypes.torch_dtype(torch, name, 'descriptor.dtype')
+        if any(s < 0 for s in strides):
+            raise ValueError(expected('descriptor.strides', "non-negative strides for like='torch'", strides))
+        dtype = _dtypes.carrier_dtype(name)
+    else:
+        dtype = _dtypes.numpy_dtype(name, 'descriptor.dtype')
+    mapping = _mappings.get(ticket)
+    if mapping is None:
+        mapping = _Mapping(cupy, handle, ticket, device, data_size)
+        _mappings[ticket] = mapping
+    memory = cupy.cuda.UnownedMemory(mapping.ptr, mapping.size, mapping, device_id=device)
+    itemsize = _dtypes.ITEMSIZE[name]
+    with cupy.cuda.Device(device):
+        array = cupy.ndarray(tuple(shape), dtype=dtype, memptr=cupy.cuda.MemoryPointer(memory, byte_offset),
+                             strides=tuple(s * itemsize for s in strides))
+    if torch is None:
+        return array
+    tensor = torch.as_tensor(array, device=f'cuda:{device}')  # __cuda_array_interface__: no copy
+    return tensor.view(torch.bfloat16) if name == 'bfloat16' else tensor

@@ -1,0 +1,99 @@
+// CUDA IPC bookkeeping (src/core/cuda_ipc.h) on the paths that need no
+// device: handles and tickets are checked before CUDA is asked, a failed open
+// keeps no ticket attachment, and memory that was not allocated for sharing
+// is refused. The device paths are tested from Node (test/cuda-ipc.test.js).
+#include "cuda_ipc.h"
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <string>
+
+#include "managed.h"
+#include "shm.h"
+
+namespace {
+
+namespace cuda = dlnode::cuda;
+
+bool Exists(const std::string& name) {
+  struct stat st;
+  return stat(("/dev/shm/" + name).c_str(), &st) == 0;
+}
+
+// Plain host memory: not a shareable CUDA allocation.
+class PlainMemory final : public dlnode::HostMemory {
+ public:
+  PlainMemory() : HostMemory(bytes_, sizeof bytes_) {}
+
+ private:
+  void Destroy() noexcept override { delete this; }
+  char bytes_[16] = {};
+};
+
+cuda::IpcShare Share(const std::string& ticket, std::string handle = std::string(128, '0')) {
+  cuda::IpcShare share;
+  share.handle = std::move(handle);
+  share.ticket = ticket;
+  share.device = 0;
+  share.size = 64;
+  return share;
+}
+
+bool HasDevice() {
+  int count = 0;
+  return cuda::DeviceCount(&count).ok && count > 0;
+}
+
+TEST(CudaIpc, MalformedHandlesAreInvalidBeforeAnythingIsOpened) {
+  for (const std::string& handle : {std::string("xyz"), std::string(128, 'A'), std::string(127, '0'),
+                                   std::string(130, '0'), std::string(127, '0') + "g"}) {
+    cuda::IpcResult r;
+    EXPECT_EQ(cuda::OpenIpc(Share("dlpack-1-none", handle), &r), nullptr);
+    EXPECT_EQ(r.failure, cuda::IpcFailure::kInvalid) << handle;
+  }
+}
+
+TEST(CudaIpc, ATicketThatIsGoneOrMalformedIsRefused) {
+  cuda::IpcResult gone;
+  EXPECT_EQ(cuda::OpenIpc(Share("dlpack-1-0000000000000000"), &gone), nullptr);
+  EXPECT_EQ(gone.failure, cuda::IpcFailure::kGone);
+  cuda::IpcResult bad;
+  EXPECT_EQ(cuda::OpenIpc(Share("../etc/passwd"), &bad), nullptr);
+  EXPECT_EQ(bad.failure, cuda::IpcFailure::kInvalid);
+}
+
+TEST(CudaIpc, AFailedOpenGivesItsTicketAttachmentBack) {
+  if (HasDevice()) GTEST_SKIP() << "a CUDA device is present: the open would reach the driver";
+  dlnode::ShmResult shm;
+  dlnode::ShmSegment* ticket = dlnode::ShmSegment::Create(0, &shm);
+  ASSERT_NE(ticket, nullptr) << shm.message;
+  const std::string name = ticket->name();
+  cuda::IpcResult r;
+  EXPECT_EQ(cuda::OpenIpc(Share(name), &r), nullptr);
+  EXPECT_EQ(r.failure, cuda::IpcFailure::kCuda);
+  EXPECT_TRUE(r.cuda.unavailable) << r.cuda.name;
+  EXPECT_FALSE(r.message.empty());
+  ticket->Release();  // the last reference: had the open kept one, the name would stay
+  EXPECT_FALSE(Exists(name));
+  EXPECT_EQ(cuda::CountIpc().opened, 0);
+}
+
+TEST(CudaIpc, MemoryNotAllocatedForSharingIsRefused) {
+  auto* memory = new PlainMemory();
+  cuda::IpcShare share;
+  const cuda::IpcResult r = cuda::ShareIpc(memory, &share);
+  EXPECT_EQ(r.failure, cuda::IpcFailure::kNotShareable);
+  EXPECT_NE(r.message.find("shared: true"), std::string::npos) << r.message;
+  EXPECT_FALSE(cuda::ReleaseShareable(memory, 0));  // unknown memory: the caller frees it now
+  memory->Release();
+}
+
+TEST(CudaIpc, NothingWaitsWhenNothingWasExported) {
+  EXPECT_EQ(cuda::CollectIpc(), 0);
+  const cuda::IpcCounts counts = cuda::CountIpc();
+  EXPECT_EQ(counts.exported, 0);
+  EXPECT_EQ(counts.waiting, 0);
+}
+
+}  // namespace

@@ -1,0 +1,189 @@
+'use strict';
+// API.md "Sharing", kind 'cuda-ipc': CUDA device memory shared with other
+// processes (src/core/cuda_ipc.h). Descriptor checks need no device; the rest
+// runs on a GPU and is skipped, with the reason printed, where there is none.
+const path = require('path');
+const readline = require('readline');
+const { spawn, spawnSync } = require('child_process');
+const { Worker } = require('worker_threads');
+const dl = require('../lib');
+const { native, collect, expectError, PYTHON, startPython } = require('./helpers');
+
+const caps = dl.capabilities().cuda;
+const hasGpu = caps.available;
+const itGpu = hasGpu ? test : test.skip;
+const itNoGpu = hasGpu ? test.skip : test;
+if (!hasGpu) console.log(`cuda-ipc device tests skipped: ${caps.reason}`);
+const hasCupy = hasGpu && spawnSync(PYTHON, ['-c', 'import cupy, torch'], { encoding: 'utf8' }).status === 0;
+const itCupy = hasCupy ? test : test.skip;
+if (hasGpu && !hasCupy) console.log(`cuda-ipc Python tests skipped: ${PYTHON} cannot import cupy and torch`);
+
+const wellFormed = (changes = {}) => ({
+  kind: 'cuda-ipc', version: 1, handle: '0'.repeat(128), ticket: 'dlpack-1-0123456789abcdef', device: 'cuda:0',
+  dataSize: 64, byteOffset: 0, dtype: 'float32', shape: [4], strides: [1], readOnly: false, ...changes,
+});
+
+describe("'cuda-ipc' descriptors (no device needed)", () => {
+  test('malformed fields are coded errors before CUDA is asked', () => {
+    expectError(() => dl.open(wellFormed({ version: 2 })), dl.DLPackError, 'ERR_DLPACK_UNSUPPORTED', /version 1/);
+    for (const handle of ['xyz', 'A'.repeat(128), '0'.repeat(127), 7]) {
+      expectError(() => dl.open(wellFormed({ handle })), TypeError, 'ERR_INVALID_ARG_VALUE', /descriptor\.handle/);
+    }
+    expectError(() => dl.open(wellFormed({ ticket: 5 })), TypeError, 'ERR_INVALID_ARG_TYPE', /descriptor\.ticket/);
+    for (const ticket of ['elsewhere', 'dlpack-../x']) {
+      expectError(() => dl.open(wellFormed({ ticket })), TypeError, 'ERR_INVALID_ARG_VALUE', /descriptor\.ticket/);
+    }
+    for (const device of ['cpu', 'cuda_host']) {
+      expectError(() => dl.open(wellFormed({ device })), TypeError, 'ERR_INVALID_ARG_VALUE', /descriptor\.device/);
+    }
+    expectError(() => dl.open(wellFormed({ dataSize: -1 })), TypeError, 'ERR_INVALID_ARG_VALUE', /dataSize/);
+    expectError(() => dl.open(wellFormed({ shape: [100] })), RangeError, 'ERR_OUT_OF_RANGE', /64 shared bytes/);
+    expectError(() => dl.open(wellFormed({ byteOffset: 2 })), RangeError, 'ERR_DLPACK_MISALIGNED');
+  });
+
+  itNoGpu('a well-formed descriptor without a usable device is CudaError ERR_DLPACK_CUDA_UNAVAILABLE', () => {
+    expectError(() => dl.open(wellFormed()), dl.CudaError, 'ERR_DLPACK_CUDA_UNAVAILABLE', /cuda-ipc/);
+    expectError(() => dl.empty([4], { device: 'cuda', shared: true }), dl.CudaError, 'ERR_DLPACK_CUDA_UNAVAILABLE');
+    expect(native.cudaIpcCounts()).toEqual({ exported: 0, opened: 0, waiting: 0 });
+  });
+});
+
+// A child Node process holding a 'cuda-ipc' tensor (fixtures/cuda-ipc-child.js).
+function startChild(descriptor) {
+  const child = spawn(process.execPath, [path.join(__dirname, 'fixtures', 'cuda-ipc-child.js'),
+    JSON.stringify(descriptor)], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const lines = readline.createInterface({ input: child.stdout });
+  const replies = [];
+  const waiting = [];
+  lines.on('line', (line) => {
+    const value = JSON.parse(line);
+    if (waiting.length > 0) waiting.shift()(value);
+    else replies.push(value);
+  });
+  const next = () => (replies.length > 0 ? Promise.resolve(replies.shift())
+    : new Promise((resolve) => waiting.push(resolve)));
+  const send = (line) => { child.stdin.write(`${line}\n`); return next(); };
+  const exited = new Promise((resolve) => child.on('exit', resolve));
+  return { child, next, send, exited };
+}
+
+// Frees that wait for importers happen on the exporter's next collection.
+async function settle() {
+  await collect();
+  native.cudaIpcCollect();
+}
+
+describe("'cuda-ipc' on a GPU", () => {
+  afterEach(settle);
+
+  itGpu('share() gives a JSON descriptor; this process and its workers open the same memory', async () => {
+    const t = dl.empty([2, 3], { dtype: 'float32', device: 'cuda', shared: true });
+    t.copyFrom([[1, 2, 3], [4, 5, 6]]);
+    const d = JSON.parse(JSON.stringify(t.share()));
+    expect(d).toMatchObject({ kind: 'cuda-ipc', version: 1, device: 'cuda:0', dataSize: 24, byteOffset: 0,
+      dtype: 'float32', shape: [2, 3], strides: [3, 1], readOnly: false });
+    expect(d.handle).toMatch(/^[0-9a-f]{128}$/);
+    expect(t.share()).toEqual(d); // one export per allocation
+    const same = dl.open(d);
+    same.copyFrom([[7, 8, 9], [10, 11, 12]]);
+    expect(t.cpu().toArray()).toEqual([[7, 8, 9], [10, 11, 12]]);
+    same.dispose();
+    const worker = new Worker(`
+      const { parentPort, workerData } = require('worker_threads');
+      const dl = require(${JSON.stringify(path.join(__dirname, '..', 'lib'))});
+      const w = dl.open(workerData);
+      parentPort.postMessage(w.cpu().toArray());
+      w.dispose();`, { eval: true, workerData: d });
+    const [seen] = await Promise.all([new Promise((resolve) => worker.once('message', resolve)),
+      new Promise((resolve) => worker.once('exit', resolve))]);
+    expect(seen).toEqual([[7, 8, 9], [10, 11, 12]]);
+    expect(native.cudaIpcCounts()).toMatchObject({ exported: 1, opened: 0, waiting: 0 });
+    t.dispose();
+  });
+
+  itGpu('another Node process sees a strided view with an offset, and later writes', async () => {
+    const t = dl.empty([6], { dtype: 'int32', device: 'cuda:0', shared: true });
+    t.copyFrom([0, 1, 2, 3, 4, 5]);
+    const c = startChild({ ...t.share(), byteOffset: 20, shape: [3], strides: [-2] });
+    expect(await c.next()).toEqual([5, 3, 1]);
+    t.copyFrom([10, 11, 12, 13, 14, 15]);
+    dl.cuda.synchronize(0);
+    expect(await c.send('read')).toEqual([15, 13, 11]);
+    await c.send('release');
+    await c.send('exit');
+    expect(await c.exited).toBe(0);
+    t.dispose();
+  });
+
+  itGpu('the exporter\'s free waits while another process maps the memory, and happens once it lets go', async () => {
+    const base = dl.cuda.memoryStats(0).allocatedBytes;
+    let t = dl.empty([1 << 20], { dtype: 'float32', device: 'cuda', shared: true });
+    t.copyFrom(new Float32Array(1 << 20).fill(3));
+    const d = t.share();
+    const c = startChild({ ...d, shape: [4] });
+    expect(await c.next()).toEqual([3, 3, 3, 3]);
+    t.dispose();
+    t = null;
+    expect(native.cudaIpcCounts()).toMatchObject({ exported: 0, waiting: 1 });
+    expect(dl.cuda.memoryStats(0).allocatedBytes).toBe(base + 4 * (1 << 20)); // still there for the child
+    expect(await c.send('read')).toEqual([3, 3, 3, 3]);
+    expect(native.cudaIpcCollect()).toBe(1);
+    await c.send('release');
+    expect(native.cudaIpcCollect()).toBe(0);
+    expect(dl.cuda.memoryStats(0).allocatedBytes).toBe(base);
+    await c.send('exit');
+    await c.exited;
+    expectError(() => dl.open(d), dl.DLPackError, 'ERR_DLPACK_DISPOSED', /released/);
+  });
+
+  itGpu('another process writes; one killed while mapping the memory does not keep it forever', async () => {
+    const base = dl.cuda.memoryStats(0).allocatedBytes;
+    const t = dl.empty([256], { dtype: 'uint8', device: 'cuda', shared: true });
+    const c = startChild(t.share());
+    await c.next();
+    expect(await c.send('write 7')).toBe('written');
+    expect(t.cpu().toArray().slice(0, 2)).toEqual([7, 0]);
+    c.child.kill('SIGKILL');
+    await c.exited;
+    t.dispose(); // the dead child's slot is pruned: freed at once
+    expect(native.cudaIpcCounts().waiting).toBe(0);
+    expect(dl.cuda.memoryStats(0).allocatedBytes).toBe(base);
+  });
+
+  itGpu('an exporter that drops its tensor without dispose() frees it through GC', async () => {
+    const base = dl.cuda.memoryStats(0).allocatedBytes;
+    (() => { dl.empty([1024], { device: 'cuda', shared: true }).share(); })();
+    await collect();
+    expect(dl.cuda.memoryStats(0).allocatedBytes).toBe(base);
+    expect(native.cudaIpcCounts()).toEqual({ exported: 0, opened: 0, waiting: 0 });
+  });
+
+  itGpu('CUDA memory not allocated for sharing gives a \'local\' descriptor', () => {
+    const t = dl.zeros([4], { device: 'cuda' });
+    expect(t.share()).toMatchObject({ kind: 'local', device: 'cuda:0' });
+    t.dispose();
+  });
+
+  itCupy('Python opens it with CuPy and with torch, zero-copy, and writes back', async () => {
+    const py = startPython();
+    try {
+      const t = dl.empty([2, 2], { dtype: 'float32', device: 'cuda', shared: true });
+      t.copyFrom([[1, 2], [3, 4]]);
+      const d = t.share();
+      const viaCupy = await py.ask({ op: 'open', descriptor: d });
+      expect(viaCupy).toMatchObject({ dtype: 'float32', shape: [2, 2], strides: [2, 1], sum: 10 });
+      await py.ask({ op: 'fill', id: viaCupy.id, values: [5, 6, 7, 8] });
+      expect(t.cpu().toArray()).toEqual([[5, 6], [7, 8]]);
+      const viaTorch = await py.ask({ op: 'open', descriptor: d, like: 'torch' });
+      expect(viaTorch).toMatchObject({ dtype: 'float32', shape: [2, 2], sum: 26 });
+      t.dispose(); // Python still maps it
+      expect(native.cudaIpcCounts().waiting).toBe(1);
+      expect((await py.ask({ op: 'read', id: viaTorch.id })).values).toEqual([5, 6, 7, 8]);
+      await py.ask({ op: 'release', id: viaCupy.id });
+      await py.ask({ op: 'release', id: viaTorch.id });
+      expect(native.cudaIpcCollect()).toBe(0);
+    } finally {
+      await py.stop();
+    }
+  });
+});
