@@ -74,7 +74,11 @@ export interface FromBufferOptions<N extends DTypeName> {
 export interface CreateOptions<N extends DTypeName> {
   dtype?: N | DType<N>;
   device?: DeviceLike;
-  /** POSIX shared memory that other processes can map (share() gives a 'shm' descriptor). */
+  /**
+   * Memory other processes can map: POSIX shared memory on the CPU (share() gives a 'shm'
+   * descriptor), CUDA IPC-capable memory on 'cuda:N' (a 'cuda-ipc' descriptor). Not for
+   * 'cuda_host' or 'cuda_managed'.
+   */
   shared?: boolean;
 }
 
@@ -112,7 +116,21 @@ export interface ShmDescriptor extends SharedLayout {
   dataSize: number;
 }
 
-export type ShareDescriptor = SabDescriptor | LocalDescriptor | ShmDescriptor;
+/** CUDA device memory, for other processes (Node or Python with CuPy/torch); JSON-serialisable. */
+export interface CudaIpcDescriptor extends SharedLayout {
+  kind: 'cuda-ipc';
+  version: 1;
+  /** The cudaIpcMemHandle_t of the whole allocation, as 128 lowercase hex digits. */
+  handle: string;
+  /** Name of the segment that counts the processes mapping the allocation. */
+  ticket: string;
+  /** 'cuda:N', in the exporter's device numbering. */
+  device: string;
+  /** Bytes of the allocation; byteOffset is from its start. */
+  dataSize: number;
+}
+
+export type ShareDescriptor = SabDescriptor | LocalDescriptor | ShmDescriptor | CudaIpcDescriptor;
 
 export interface TensorOptions<N extends DTypeName> {
   dtype?: N | DType<N>;
