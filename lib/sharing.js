@@ -72,6 +72,7 @@ function shareLocal(t, storage) {
 // (or opened from such a share); any other is for this process's threads.
 function shareDevice(t, storage) {
   if (!storage.cudaIpc) return shareLocal(t, storage);
+  sweepOnce(); // tickets are segments too
   const s = native.cudaIpcShare(storage.handle);
   collectLater();
   return { kind: 'cuda-ipc', version: CUDA_IPC_VERSION, handle: s.handle, ticket: s.ticket,
@@ -181,6 +182,7 @@ function openCudaIpc(d) {
   const l = openLayout(d);
   checkInside(l, checkDataSize(d.dataSize));
   checkDevice(device.index, "dl.open() of a 'cuda-ipc' descriptor", 'descriptor.device');
+  sweepOnce();
   const storage = Storage.adopt(native.cudaIpcOpen(d.handle, d.ticket, device.index, d.dataSize), false, device);
   storage.cudaIpc = true;
   return makeTensor(storage, l.info, l.shape, l.strides, l.byteOffset, l.flags, device);
