@@ -118,6 +118,24 @@ describe('our capsules: the deleter runs exactly once and releases the buffer', 
     expect(now.managedLive).toBe(base.managedLive);
     expect(now.jsKeepaliveLive).toBe(base.jsKeepaliveLive);
   });
+
+  test('running totals count each struct and each adopted tensor once when made and once when freed', () => {
+    const base = nativeStats();
+    const since = () => {
+      const now = nativeStats();
+      return ['managedMade', 'managedFreed', 'foreignMade', 'foreignFreed'].map((k) => now[k] - base[k]);
+    };
+    const t = dl.tensor([1, 2, 3]);
+    producer.release(t.__dlpack__().toPointer(), true); // made, freed by a native consumer
+    const legacy = t.__dlpack__({ maxVersion: [0, 8] }).toPointer();
+    dl.fromDLPack(dl.DLPackCapsule.fromPointer(legacy, { versioned: false })).dispose(); // made, freed on import
+    dl.fromDLPack(t.__dlpack__()).dispose(); // no struct between JavaScript consumers
+    expect(since()).toEqual([2, 2, 0, 0]);
+    const f = dl.fromDLPack(capsuleOf(make()));
+    expect(since()).toEqual([2, 2, 1, 0]);
+    f.dispose();
+    expect(since()).toEqual([2, 2, 1, 1]);
+  });
 });
 
 describe('threads and environments', () => {
