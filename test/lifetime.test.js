@@ -52,6 +52,15 @@ describe('foreign tensors: the producer\'s deleter runs exactly once', () => {
     expect(producer.calls(ptr)).toBe(1);
   });
 
+  test('the producer forgets a deleted tensor only at the second prune() after its deletion', () => {
+    const ptr = make();
+    dl.fromDLPack(capsuleOf(ptr)).dispose();
+    producer.prune();
+    expect(producer.calls(ptr)).toBe(1); // kept a round: a late second call would still be counted
+    producer.prune();
+    expect(producer.calls(ptr)).toBe(-1);
+  });
+
   test('capsule disposed, or garbage-collected unconsumed', async () => {
     const a = make();
     capsuleOf(a).dispose();
