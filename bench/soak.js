@@ -212,7 +212,7 @@ function makeSource(name, dtype, shape) {
       return dl.empty(shape, { dtype });
     case 'zeros':
       return dl.zeros(shape, { dtype });
-    case 'tensor': {
+    case 'tensor': { // copies from a JS array, element by element: kept small
       const small = n <= 256 ? shape : [1 + below(64)];
       const element = dtype === 'bool' ? () => true : dtype.startsWith('complex') ? () => [1, 0] : () => 1;
       return dl.tensor(Array.from({ length: product(small) }, element), { dtype, shape: small });
