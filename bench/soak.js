@@ -158,14 +158,15 @@ function expectCode(fn, code) {
 
 // One cycle's objects: each is disposed or dropped at the end.
 let held = [];
-// Pointers a native consumer keeps for a few cycles, so that it often lets
-// go after JavaScript did and the memory is freed on its thread.
-const nativeHeld = [];
-const NATIVE_HOLD = 16;
 const hold = (x) => {
   held.push(x);
   return x;
 };
+
+// Pointers a native consumer keeps for a few cycles, so that it often lets
+// go after JavaScript did and the memory is freed on its thread.
+const nativeHeld = [];
+const NATIVE_HOLD = 16;
 
 function produce(dtype, shape, { versioned, readOnly = false, strided = false, reject = false }) {
   const info = dl.dtypes[dtype];
