@@ -52,6 +52,15 @@ describe('foreign tensors: the producer\'s deleter runs exactly once', () => {
     expect(producer.calls(ptr)).toBe(1);
   });
 
+  test('the producer forgets a deleted tensor only at the second prune() after its deletion', () => {
+    const ptr = make();
+    dl.fromDLPack(capsuleOf(ptr)).dispose();
+    producer.prune();
+    expect(producer.calls(ptr)).toBe(1); // kept a round: a late second call would still be counted
+    producer.prune();
+    expect(producer.calls(ptr)).toBe(-1);
+  });
+
   test('capsule disposed, or garbage-collected unconsumed', async () => {
     const a = make();
     capsuleOf(a).dispose();
@@ -117,6 +126,24 @@ describe('our capsules: the deleter runs exactly once and releases the buffer', 
     const now = nativeStats();
     expect(now.managedLive).toBe(base.managedLive);
     expect(now.jsKeepaliveLive).toBe(base.jsKeepaliveLive);
+  });
+
+  test('running totals count each struct and each adopted tensor once when made and once when freed', () => {
+    const base = nativeStats();
+    const since = () => {
+      const now = nativeStats();
+      return ['managedMade', 'managedFreed', 'foreignMade', 'foreignFreed'].map((k) => now[k] - base[k]);
+    };
+    const t = dl.tensor([1, 2, 3]);
+    producer.release(t.__dlpack__().toPointer(), true); // made, freed by a native consumer
+    const legacy = t.__dlpack__({ maxVersion: [0, 8] }).toPointer();
+    dl.fromDLPack(dl.DLPackCapsule.fromPointer(legacy, { versioned: false })).dispose(); // made, freed on import
+    dl.fromDLPack(t.__dlpack__()).dispose(); // no struct between JavaScript consumers
+    expect(since()).toEqual([2, 2, 0, 0]);
+    const f = dl.fromDLPack(capsuleOf(make()));
+    expect(since()).toEqual([2, 2, 1, 0]);
+    f.dispose();
+    expect(since()).toEqual([2, 2, 1, 1]);
   });
 });
 

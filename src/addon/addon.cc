@@ -42,6 +42,10 @@ Napi::Value Stats(const Napi::CallbackInfo& info) {
   result.Set("foreignLive", Napi::Number::New(env, static_cast<double>(stats::foreign_live.load())));
   result.Set("jsKeepaliveLive",
              Napi::Number::New(env, static_cast<double>(stats::js_keepalive_live.load())));
+  result.Set("managedMade", Napi::Number::New(env, static_cast<double>(stats::managed_made.load())));
+  result.Set("managedFreed", Napi::Number::New(env, static_cast<double>(stats::managed_freed.load())));
+  result.Set("foreignMade", Napi::Number::New(env, static_cast<double>(stats::foreign_made.load())));
+  result.Set("foreignFreed", Napi::Number::New(env, static_cast<double>(stats::foreign_freed.load())));
   return result;
 }
 

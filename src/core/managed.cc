@@ -30,6 +30,7 @@ Managed* Allocate(const ExportSpec& spec) {
   }  // ndim == 0: shape and strides stay NULL (DLPack 1.3 allows it)
   self->manager_ctx = spec.keepalive;
   stats::managed_live.fetch_add(1, std::memory_order_relaxed);
+  stats::managed_made.fetch_add(1, std::memory_order_relaxed);
   return self;
 }
 
@@ -70,6 +71,7 @@ static Keepalive* TakeOwnImpl(Managed* t) {
   auto* keepalive = static_cast<Keepalive*>(t->manager_ctx);
   std::free(t);
   stats::managed_live.fetch_sub(1, std::memory_order_relaxed);
+  stats::managed_freed.fetch_add(1, std::memory_order_relaxed);
   return keepalive;
 }
 Keepalive* TakeOwn(DLManagedTensorVersioned* t) { return TakeOwnImpl(t); }
@@ -110,11 +112,13 @@ void HostMemory::Release() noexcept {
 ForeignStorage::ForeignStorage(AnyManaged managed, void* base, uint64_t length)
     : HostMemory(base, length), managed_(managed) {
   stats::foreign_live.fetch_add(1, std::memory_order_relaxed);
+  stats::foreign_made.fetch_add(1, std::memory_order_relaxed);
 }
 
 void ForeignStorage::Destroy() noexcept {
   managed_.CallDeleter();
   stats::foreign_live.fetch_sub(1, std::memory_order_relaxed);
+  stats::foreign_freed.fetch_add(1, std::memory_order_relaxed);
   delete this;
 }
 

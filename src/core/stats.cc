@@ -6,6 +6,10 @@ namespace stats {
 std::atomic<int64_t> managed_live{0};
 std::atomic<int64_t> foreign_live{0};
 std::atomic<int64_t> js_keepalive_live{0};
+std::atomic<int64_t> managed_made{0};
+std::atomic<int64_t> managed_freed{0};
+std::atomic<int64_t> foreign_made{0};
+std::atomic<int64_t> foreign_freed{0};
 
 }  // namespace stats
 }  // namespace dlnode

@@ -15,6 +15,14 @@ extern std::atomic<int64_t> managed_live;      // our DLManagedTensor(Versioned)
 extern std::atomic<int64_t> foreign_live;      // adopted foreign tensors not yet deleted
 extern std::atomic<int64_t> js_keepalive_live;  // JS buffers pinned by an export
 
+// Running totals since the process started, so that a long run can prove
+// every struct made was freed (and none twice), not only that the live
+// counts happen to match.
+extern std::atomic<int64_t> managed_made;
+extern std::atomic<int64_t> managed_freed;
+extern std::atomic<int64_t> foreign_made;
+extern std::atomic<int64_t> foreign_freed;
+
 }  // namespace stats
 }  // namespace dlnode
 

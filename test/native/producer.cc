@@ -5,8 +5,9 @@
 //
 // Deleted managed structs are kept (not freed) in a registry so that a
 // second deleter call is detected and counted instead of being a
-// use-after-free. The registry is process-wide on purpose: deleters run on
-// any thread and after worker environments are gone.
+// use-after-free; prune() lets a long run bound that. The registry is
+// process-wide on purpose: deleters run on any thread and after worker
+// environments are gone.
 #include <napi.h>
 
 #include <atomic>
@@ -26,10 +27,12 @@ struct Entry {
   int64_t bytes = 0;
   bool deleted = false;
   int64_t calls = 0;  // deleter calls on this tensor
+  int64_t deleted_round = 0;  // the prune() round in which it was deleted
 };
 
 std::mutex registry_mutex;
 std::unordered_map<void*, Entry> registry;
+int64_t prune_round = 0;  // guarded by registry_mutex
 std::atomic<int64_t> made{0};
 std::atomic<int64_t> deleter_calls{0};
 std::atomic<int64_t> double_deletes{0};
@@ -51,6 +54,7 @@ void OnDelete(void* self) {
   }
   Entry& e = it->second;
   e.deleted = true;
+  e.deleted_round = prune_round;
   std::free(e.data);
   std::free(e.arrays);
   e.data = nullptr;
@@ -268,6 +272,26 @@ Napi::Value Calls(const Napi::CallbackInfo& info) {
   return Napi::Number::New(info.Env(), it == registry.end() ? -1 : static_cast<double>(it->second.calls));
 }
 
+// prune() -> number freed: frees the structs of tensors deleted before the
+// previous prune() and forgets them, so that a long run's registry stays
+// bounded. Tensors deleted since then stay one more round: a late second
+// deleter call on them is still found and counted.
+Napi::Value Prune(const Napi::CallbackInfo& info) {
+  std::lock_guard<std::mutex> lock(registry_mutex);
+  int64_t freed = 0;
+  for (auto it = registry.begin(); it != registry.end();) {
+    if (it->second.deleted && it->second.deleted_round < prune_round) {
+      std::free(it->first);
+      it = registry.erase(it);
+      ++freed;
+    } else {
+      ++it;
+    }
+  }
+  ++prune_round;
+  return Napi::Number::New(info.Env(), static_cast<double>(freed));
+}
+
 Napi::Value ResetPeak(const Napi::CallbackInfo& info) {
   peak_live_bytes.store(live_bytes.load());
   return info.Env().Undefined();
@@ -286,6 +310,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("stats", Napi::Function::New(env, Stats));
   exports.Set("calls", Napi::Function::New(env, Calls));
   exports.Set("resetPeak", Napi::Function::New(env, ResetPeak));
+  exports.Set("prune", Napi::Function::New(env, Prune));
   return exports;
 }
 
