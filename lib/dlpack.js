@@ -30,7 +30,8 @@ const RESULT_FOREIGN = 1;
 class DLPackCapsule {
   constructor(token, versioned, version) {
     if (token !== kToken) {
-      throw new TypeError('Capsules come from tensor.__dlpack__() or DLPackCapsule.fromPointer()');
+      throw makeError('ERR_ILLEGAL_CONSTRUCTOR',
+        'Capsules come from tensor.__dlpack__() or DLPackCapsule.fromPointer(), not by `new DLPackCapsule()`');
     }
     this[kCapsule] = {
       versioned, version, consumed: false,

@@ -24,8 +24,8 @@ class Tensor {
   // know (makeTensor computes them), so creation does no shape arithmetic.
   constructor(token, storage, info, shape, strides, byteOffset, flags, size, low, high, device) {
     if (token !== kToken) {
-      throw new TypeError('Tensors are made by dl.fromBuffer, dl.empty, dl.zeros, dl.tensor or ' +
-                          'dl.fromDLPack, not by `new Tensor()`');
+      throw makeError('ERR_ILLEGAL_CONSTRUCTOR', 'Tensors are made by dl.fromBuffer, dl.empty, dl.zeros, ' +
+        'dl.tensor or dl.fromDLPack, not by `new Tensor()`');
     }
     storage.holders++;
     this[kStorage] = storage;

@@ -526,6 +526,11 @@ describe('devices', () => {
 // --- Tensor ----------------------------------------------------------------------------
 
 describe('Tensor', () => {
+  row('T01', TypeError, 'ERR_ILLEGAL_CONSTRUCTOR', (throws) => {
+    throws(() => new dl.Tensor(), /not by `new Tensor\(\)`/);
+    throws(() => Reflect.construct(dl.Tensor, [Symbol('dlpack.internal')]));
+  });
+
   row('T03', dl.DLPackError, 'ERR_DLPACK_DISPOSED', async (throws) => {
     await leakFree(() => {
       const ptr = foreign();
@@ -718,6 +723,11 @@ describe('__dlpack__ / toDLPack', () => {
 // --- capsules ------------------------------------------------------------------------------
 
 describe('DLPackCapsule', () => {
+  row('K01', TypeError, 'ERR_ILLEGAL_CONSTRUCTOR', (throws) => {
+    throws(() => new dl.DLPackCapsule(), /not by `new DLPackCapsule\(\)`/);
+    throws(() => new dl.DLPackCapsule(Symbol('dlpack.internal'), true, dl.dlpackVersion));
+  });
+
   row('K02', dl.DLPackError, 'ERR_DLPACK_CONSUMED', async (throws) => {
     await leakFree(() => {
       const ptr = foreign();
