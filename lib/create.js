@@ -8,7 +8,7 @@ const { normalizeShape, product, contiguousStrides } = require('./shape');
 const { Storage, isDetached } = require('./storage');
 const { makeTensor, makeContiguous, allocate } = require('./tensor');
 const { sharedStorage } = require('./sharing');
-const { isAnyArrayBuffer } = require('util').types;
+const { isAnyArrayBuffer, isTypedArray } = require('util').types;
 
 const ONE = Object.freeze([1]);
 
@@ -28,8 +28,12 @@ function fromBuffer(source, options) {
     length = source.byteLength;
   } else if (ArrayBuffer.isView(source)) {
     buffer = source.buffer;
-    base = source.byteOffset;
-    length = source.byteLength;
+    const bytes = viewBytes(source);
+    if (bytes === null) {
+      throw makeError('ERR_DLPACK_DETACHED', 'Expected a view inside its buffer for `source`, received one ' +
+        'whose buffer was detached or shrunk below it');
+    }
+    ({ base, length } = bytes);
   } else {
     throw invalidType('source', 'an ArrayBuffer, SharedArrayBuffer, TypedArray, DataView or Buffer', source);
   }
@@ -79,6 +83,34 @@ function fromBuffer(source, options) {
   }
   return makeContiguous(storage, info, dims, contiguousStrides(dims), base + offset, n);
 }
+
+// A view's { base, length } in its buffer, or null when nothing is left to
+// view: its buffer was detached, or is a resizable ArrayBuffer shrunk below
+// it. A DataView then throws on byteOffset; a typed array reports 0 bytes at
+// offset 0, so an empty one is told apart by subarray(), which re-reads the
+// offset it was made with and throws when that is out of bounds.
+function viewBytes(view) {
+  let base;
+  let length;
+  try {
+    base = view.byteOffset;
+    length = view.byteLength;
+  } catch {
+    return null;
+  }
+  if (length === 0) {
+    if (isDetached(view.buffer)) return null;
+    if (view.buffer.resizable === true && isTypedArray(view)) {
+      try {
+        TypedArraySubarray.call(view, 0);
+      } catch {
+        return null;
+      }
+    }
+  }
+  return { base, length };
+}
+const TypedArraySubarray = Object.getPrototypeOf(Uint8Array.prototype).subarray;
 
 function creationOptions(options) {
   if (options === undefined) return {};

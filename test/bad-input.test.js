@@ -254,9 +254,23 @@ describe('fromBuffer', () => {
     const ab = new ArrayBuffer(16);
     const typed = new Float32Array(ab);
     const bytes = new Uint8Array(ab, 4, 8);
+    const dv = new DataView(ab, 4);
     structuredClone(ab, { transfer: [ab] });
     throws(() => dl.fromBuffer(typed, { dtype: 'float32' }), /detached/);
     throws(() => dl.fromBuffer(bytes, { dtype: 'uint8' }), /detached/);
+    throws(() => dl.fromBuffer(dv, { dtype: 'uint8' }), /detached/);
+  });
+
+  row('F17', dl.DLPackError, 'ERR_DLPACK_DETACHED', (throws) => {
+    const rab = new ArrayBuffer(16, { maxByteLength: 32 });
+    const views = [new Uint8Array(rab, 8, 4), new Float64Array(rab, 8), new Uint8Array(rab, 8, 0),
+      new DataView(rab, 8, 4), Buffer.from(rab, 12)];
+    const inBounds = [new Uint8Array(rab, 4, 0), new Uint8Array(rab), new Uint8Array(rab, 0, 4)];
+    rab.resize(4);
+    for (const view of views) throws(() => dl.fromBuffer(view, { dtype: 'uint8' }), /shrunk below it/);
+    expect(inBounds.map((v) => dl.fromBuffer(v, { dtype: 'uint8' }).size)).toEqual([0, 4, 4]);
+    rab.resize(32);
+    expect(views.map((v) => dl.fromBuffer(v, { dtype: 'uint8' }).size)).toEqual([4, 24, 0, 4, 4]);
   });
 
   row('F18', RangeError, 'ERR_OUT_OF_RANGE', (throws) => {
