@@ -324,10 +324,14 @@ function hostStorage(t, what) {
 
 // The buffer, after checking it still covers the tensor (detach, shrink).
 function checkedBuffer(t) {
-  const buffer = t[kStorage].getBuffer();
-  if (t[kSize] !== 0 && (t[kOffset] - t[kLow] < 0 || t[kOffset] + t[kHigh] > buffer.byteLength)) {
-    throw detached();
-  }
+  return coveredBuffer(t[kStorage], t[kOffset], t[kLow], t[kHigh], t[kSize]);
+}
+
+// The storage's buffer, after checking that it still holds the `size`
+// elements spanning [offset - low, offset + high).
+function coveredBuffer(storage, offset, low, high, size) {
+  const buffer = storage.getBuffer();
+  if (size !== 0 && (offset - low < 0 || offset + high > buffer.byteLength)) throw detached();
   return buffer;
 }
 
@@ -402,4 +406,6 @@ function frozen(array) {
   return Object.isFrozen(array) ? array : Object.freeze(array);
 }
 
-module.exports = { Tensor, makeTensor, makeContiguous, allocate, alive, hostStorage, checkedBuffer };
+module.exports = {
+  Tensor, makeTensor, makeContiguous, allocate, alive, hostStorage, checkedBuffer, coveredBuffer,
+};

@@ -363,6 +363,27 @@ describe('memory that changes under a tensor', () => {
       producer.release(ptr, false);
     });
   });
+
+  row('M06', dl.DLPackError, 'ERR_DLPACK_DETACHED', async (throws) => {
+    await leakFree(() => {
+      const ab = new ArrayBuffer(8);
+      const a = dl.fromBuffer(ab, { dtype: 'float32' }).__dlpack__();
+      structuredClone(ab, { transfer: [ab] });
+      throws(() => dl.fromDLPack(a), /detached/);
+      throws(() => dl.fromDLPack(a, { copy: true }), /detached/);
+      expect(a.consumed).toBe(false);
+      a.dispose();
+      const rab = new ArrayBuffer(16, { maxByteLength: 16 });
+      const t = dl.fromBuffer(rab, { dtype: 'float32', offset: 8 });
+      t.data.set([1, 2]);
+      const b = t.__dlpack__();
+      rab.resize(12);
+      throws(() => dl.fromDLPack(b), /detached or shrunk/);
+      expect(b.consumed).toBe(false);
+      rab.resize(16);
+      expect(dl.fromDLPack(b).toArray()).toEqual([1, 0]); // regrown: the same capsule imports
+    });
+  });
 });
 
 // --- empty / zeros / tensor --------------------------------------------------------
@@ -855,6 +876,50 @@ describe('fromDLPack', () => {
       dl.fromDLPack(c).dispose();
     });
   });
+
+  // A capsule of each kind on `device`: ours (from __dlpack__) and a producer's.
+  const capsules = (deviceType = 1) => {
+    const ptr = foreign({ deviceType });
+    const ours = dl.fromDLPack(adopt(foreign({ deviceType })));
+    return [adopt(ptr), ours.__dlpack__({ stream: deviceType === 2 ? -1 : undefined }), ours];
+  };
+
+  row('I05', dl.DLPackError, 'ERR_DLPACK_COPY_REQUIRED', async (throws) => {
+    await leakFree(() => {
+      const [theirs, ours, source] = capsules(3); // pinned host memory
+      for (const c of [theirs, ours]) {
+        throws(() => dl.fromDLPack(c, { device: 'cpu', copy: false }), /cuda_host -> cpu needs one/);
+        throws(() => dl.fromDLPack(c, { device: 'cuda:0', copy: false }), /cuda_host -> cuda:0/);
+        expect(c.consumed).toBe(false);
+        const t = dl.fromDLPack(c, { device: 'cuda_host', copy: false }); // where it is: fine
+        expect(t.isCopy).toBe(false);
+        t.dispose();
+      }
+      source.dispose();
+      throws(() => dl.fromDLPack(dl.tensor([1]), { device: 'cuda_host', copy: false }), /cpu -> cuda_host/);
+    });
+  });
+
+  row('I06', dl.CudaError, 'ERR_DLPACK_CUDA_UNAVAILABLE', async (throws) => {
+    await leakFree(() => {
+      const [theirs, ours, source] = capsules(1);
+      for (const c of [theirs, ours]) {
+        throws(() => dl.fromDLPack(c, { device: 'cuda' }), /cpu to cuda:0/);
+        throws(() => dl.fromDLPack(c, { device: 'cuda_managed', copy: true }), /cpu to cuda_managed/);
+        expect(c.consumed).toBe(false);
+        dl.fromDLPack(c, { device: 'cpu', copy: true }).dispose();
+      }
+      source.dispose();
+      const [pinned, pinnedOurs, pinnedSource] = capsules(3);
+      for (const c of [pinned, pinnedOurs]) {
+        throws(() => dl.fromDLPack(c, { device: 'cuda_managed' }), /cuda_host to cuda_managed/);
+        const host = dl.fromDLPack(c, { device: 'cpu' }); // host to host: no CUDA needed
+        expect(host.isCopy).toBe(true);
+        host.dispose();
+      }
+      pinnedSource.dispose();
+    });
+  }, onlyNoDevice);
 
   row('I07', dl.DLPackError, 'ERR_DLPACK_DISPOSED', (throws) => {
     const t = dl.tensor([1]);
