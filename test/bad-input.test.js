@@ -495,6 +495,16 @@ describe('devices', () => {
     }
   });
 
+  row('D03', TypeError, 'ERR_INVALID_ARG_VALUE', (throws) => {
+    const t = dl.tensor([1, 2]);
+    for (const device of [new dl.Device('tpu', 0), new dl.Device('cuda', -1), new dl.Device('cuda', 1.5)]) {
+      throws(() => dl.empty([1], { device }), /`options.device`/);
+      throws(() => t.to(device), /for `device`/);
+    }
+    expect(t.to(new dl.Device('cpu', 0))).toBe(t); // the same device as 'cpu': no copy
+    expect(dl.zeros([1], { device: new dl.Device('cpu', 0) }).device).toBe(t.device);
+  });
+
   row('D04', dl.CudaError, 'ERR_DLPACK_CUDA_UNAVAILABLE', (throws) => {
     for (const device of ['cuda', 'cuda:1', 'cuda_host', 'cuda_managed']) {
       const e = throws(() => dl.empty([2], { device }), /Expected a usable CUDA device/);
