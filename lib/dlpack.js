@@ -85,17 +85,17 @@ class DLPackCapsule {
   }
 
   [Symbol.dispose]() {
-    this.dispose();
+    DLPackCapsule.prototype.dispose.call(this);
   }
 
   toString() {
-    const { versioned, version, consumed } = this[kCapsule];
+    const { versioned, version, consumed } = capsuleState(this);
     return `DLPackCapsule(${versioned ? 'DLManagedTensorVersioned' : 'DLManagedTensor'}, ` +
       `version=${version.major}.${version.minor}${consumed ? ', consumed' : ''})`;
   }
 
   [Symbol.for('nodejs.util.inspect.custom')]() {
-    return this.toString();
+    return DLPackCapsule.prototype.toString.call(this);
   }
 
   // Adopts a managed tensor made by native code. Unsafe: the pointer is

@@ -169,10 +169,12 @@ class Tensor {
   }
 
   cpu() {
+    alive(this);
     return this.to(CPU);
   }
 
   cuda(index = 0) {
+    alive(this);
     if (!Number.isSafeInteger(index) || index < 0) throw invalidValue('index', 'a non-negative integer', index);
     return this.to(`cuda:${index}`);
   }
@@ -194,6 +196,7 @@ class Tensor {
   }
 
   toString() {
+    if (!(this instanceof Tensor)) throw invalidType('this', 'a Tensor', this);
     if (this[kFlags] & DISPOSED) return `tensor(<disposed>, dtype=${this[kInfo].name})`;
     if (!this[kDevice].hostAccessible || this[kStorage].released) {
       return `tensor(<${this[kShape].join('x') || 'scalar'} on ${this[kDevice]}>, dtype=${this[kInfo].name})`;
@@ -212,10 +215,11 @@ class Tensor {
   }
 
   [inspectSymbol]() {
-    return this.toString();
+    return Tensor.prototype.toString.call(this);
   }
 
   dispose() {
+    if (!(this instanceof Tensor)) throw invalidType('this', 'a Tensor', this);
     if (this[kFlags] & DISPOSED) return;
     this[kFlags] |= DISPOSED;
     this[kView] = null;
@@ -225,7 +229,7 @@ class Tensor {
   }
 
   [Symbol.dispose]() {
-    this.dispose();
+    Tensor.prototype.dispose.call(this);
   }
 
   __dlpack__(options = undefined) {

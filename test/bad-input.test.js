@@ -576,6 +576,20 @@ describe('Tensor', () => {
     throws(() => Reflect.construct(dl.Tensor, [Symbol('dlpack.internal')]));
   });
 
+  row('T02', TypeError, 'ERR_INVALID_ARG_TYPE', (throws) => {
+    const t = dl.tensor([1, 2]);
+    const inspect = t[Symbol.for('nodejs.util.inspect.custom')];
+    for (const name of ['reshape', 'contiguous', 'clone', 'to', 'cpu', 'cuda', 'copyFrom', 'toArray', 'toString',
+      'dispose', '__dlpack__', '__dlpack_device__', 'share']) {
+      const method = t[name];
+      throws(() => method(), /a Tensor for `this`/);
+      throws(() => method.call({}), /a Tensor for `this`/);
+    }
+    throws(() => t[Symbol.dispose].call(undefined), /`this`/);
+    throws(() => inspect.call(5), /`this`/);
+    expect(t.toArray()).toEqual([1, 2]);
+  });
+
   row('T03', dl.DLPackError, 'ERR_DLPACK_DISPOSED', async (throws) => {
     await leakFree(() => {
       const ptr = foreign();
@@ -818,6 +832,9 @@ describe('DLPackCapsule', () => {
     throws(() => toPointer.call({}), /for `capsule`/);
     throws(() => dispose.call(undefined), /for `capsule`/);
     throws(() => toPointer.call(dl.tensor([1])), /for `capsule`/);
+    throws(() => c.toString.call({}), /for `capsule`/);
+    throws(() => c[Symbol.dispose].call(undefined), /for `capsule`/);
+    throws(() => dl.DLPackCapsule.prototype[Symbol.for('nodejs.util.inspect.custom')].call(null), /for `capsule`/);
     expect(c.consumed).toBe(false);
     c.dispose();
   });
