@@ -5,7 +5,7 @@ const { native, scratch, slot, writeShape } = require('./binding');
 const { makeError, invalidType, invalidValue, outOfRange } = require('./errors');
 const { byIndex } = require('./dtypes');
 const { parseDevice, deviceFromCode, cudaUnavailable, CPU } = require('./device');
-const { Stream, isAvailable } = require('./cuda');
+const { streamHandle, isAvailable } = require('./cuda');
 const { Storage } = require('./storage');
 const { Tensor, makeTensor, alive, checkedBuffer, coveredBuffer } = require('./tensor');
 const { kToken, kStorage, kFlags, kOffset, kInfo, kShape, kStrides, kDevice, kCapsule, kSize, kLow, kHigh,
@@ -190,17 +190,7 @@ function parseStream(stream, device) {
     if (stream !== undefined) throw invalidValue('stream', `undefined for a tensor on ${device}`, stream);
     return -1n;
   }
-  if (stream === undefined) return 1n;
-  const value = stream instanceof Stream ? stream.handle : stream;
-  if ((typeof value === 'number' && Number.isSafeInteger(value)) || typeof value === 'bigint') {
-    const n = BigInt(value);
-    if (n === 0n) {
-      throw invalidValue('stream', 'a stream other than 0 (ambiguous in DLPack: use 1 for the legacy ' +
-        'default stream, 2 for the per-thread one)', stream);
-    }
-    if (n >= -1n && n < 1n << 64n) return n;
-  }
-  throw invalidType('stream', 'undefined, -1, 1, 2, a stream handle or a cuda.Stream', stream);
+  return streamHandle(stream);
 }
 
 function toDLPack(tensor, options) {

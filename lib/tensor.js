@@ -4,7 +4,7 @@
 const { native, writeShape, slot, scratch } = require('./binding');
 const { makeError, invalidType, invalidValue, outOfRange } = require('./errors');
 const { parseDevice, cudaUnavailable, CPU } = require('./device');
-const { isAvailable, cudaStorage, copyBytes } = require('./cuda');
+const { isAvailable, cudaStorage, copyBytes, streamHandle } = require('./cuda');
 const { normalizeShape, product, contiguousStrides, isContiguous, extent } = require('./shape');
 const { Storage } = require('./storage');
 const {
@@ -159,8 +159,9 @@ class Tensor {
   to(device, options = undefined) {
     alive(this);
     const target = parseDevice(device);
-    if (options !== undefined && (options === null || typeof options !== 'object')) {
-      throw invalidType('options', 'an object', options);
+    if (options !== undefined) {
+      if (options === null || typeof options !== 'object') throw invalidType('options', 'an object', options);
+      streamHandle(options.stream); // checked, though copies are synchronous for now (README "CUDA")
     }
     if (target === this[kDevice]) return this;
     // Host-accessible memory to the CPU is a plain host copy.

@@ -647,6 +647,17 @@ describe('Tensor', () => {
     throws(() => t.to('cpu', null), /for `options`/);
   });
 
+  row('T10', TypeError, 'ERR_INVALID_ARG_TYPE', (throws) => {
+    const t = dl.tensor([1]);
+    for (const stream of ['x', 1.5, {}, null, -2, 2n ** 64n]) {
+      throws(() => t.to('cpu', { stream }), /for `stream`/);
+      throws(() => t.to('cuda', { stream }), /for `stream`/); // checked before the device is
+    }
+    expectError(() => t.to('cpu', { stream: 0 }), TypeError, 'ERR_INVALID_ARG_VALUE', /ambiguous/);
+    expect(t.to('cpu', { stream: -1 })).toBe(t);
+    expect(t.to('cpu', { stream: 7n })).toBe(t);
+  });
+
   row('T11', TypeError, 'ERR_INVALID_ARG_VALUE', (throws) => {
     const t = dl.tensor([1]);
     for (const index of [-1, 1.5, '0', null]) throws(() => t.cuda(index), /for `index`/);
