@@ -128,6 +128,10 @@ function allocateTensor(shapeValue, options) {
   }
   const shape = normalizeShape(shapeValue);
   const nbytes = product(shape) * info.itemSize;
+  if (!Number.isSafeInteger(nbytes)) {
+    // Native allocators take the size as an integer; this many bytes exist nowhere anyway.
+    throw outOfRange('shape', 'a tensor of at most 2^53 - 1 bytes', `${nbytes} bytes`);
+  }
   let storage;
   if (target.type !== 'cpu') storage = cudaStorage(target, nbytes);
   else storage = shared ? sharedStorage(nbytes) : new Storage(allocate(nbytes), true);

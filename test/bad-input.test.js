@@ -412,6 +412,17 @@ describe('empty, zeros, tensor', () => {
     throws(() => dl.zeros([2 ** 30, 2 ** 30, 2 ** 10], { dtype: 'complex128' }), /for `shape`/);
   });
 
+  row('C04', RangeError, 'ERR_OUT_OF_RANGE', async (throws) => {
+    await leakFree(() => {
+      const huge = [2 ** 30, 2 ** 30, 2 ** 10];
+      throws(() => dl.empty(huge, { dtype: 'uint8', shared: true }), /at most 2\^53 - 1 bytes for `shape`/);
+      throws(() => dl.zeros([2 ** 27, 2 ** 27], { dtype: 'float64', shared: true }), /for `shape`/);
+      for (const device of ['cuda', 'cuda_host', 'cuda_managed']) {
+        throws(() => dl.zeros(huge, { device }), /for `shape`/); // before any device is asked for
+      }
+    });
+  });
+
   row('C05', TypeError, 'ERR_INVALID_ARG_TYPE', (throws) => {
     for (const options of ['float32', null, 3]) {
       throws(() => dl.empty([1], options), /for `options`/);
