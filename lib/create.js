@@ -165,9 +165,10 @@ function tensor(values, options) {
     info = info || implied;
     shape = [values.length];
     if (info === implied) {
+      if (shapeOption !== undefined) shape = requestedShape(shapeOption, values.length);
       const t = allocateTensor(shape, { dtype: info.name });
       new Uint8Array(t.buffer).set(new Uint8Array(values.buffer, values.byteOffset, values.byteLength));
-      return shapeOption === undefined ? t : t.reshape(normalizeShape(shapeOption, 'options.shape'));
+      return t;
     }
     flat = Array.from(values);
   } else if (isAnyArrayBuffer(values) || values instanceof DataView ||
@@ -177,14 +178,7 @@ function tensor(values, options) {
     info = info || infos.float32;
     ({ flat, shape } = flatten(values, info.viewLanes === 2));
   }
-  if (shapeOption !== undefined) {
-    const requested = normalizeShape(shapeOption, 'options.shape');
-    if (product(requested) !== flat.length) {
-      throw outOfRange('options.shape', `a shape whose product is ${flat.length} (the number of values)`,
-        `[${requested.join(', ')}]`);
-    }
-    shape = requested;
-  }
+  if (shapeOption !== undefined) shape = requestedShape(shapeOption, flat.length);
   const t = allocateTensor(shape, { dtype: info.name });
   const view = new info.View(t.buffer);
   const write = info.write;
@@ -198,6 +192,16 @@ function tensor(values, options) {
     }
   }
   return t;
+}
+
+// tensor()'s `shape` option for `count` values.
+function requestedShape(value, count) {
+  const requested = normalizeShape(value, 'options.shape');
+  if (product(requested) !== count) {
+    throw outOfRange('options.shape', `a shape whose product is ${count} (the number of values)`,
+      `[${requested.join(', ')}]`);
+  }
+  return requested;
 }
 
 const isScalar = (v) => typeof v === 'number' || typeof v === 'bigint' || typeof v === 'boolean';

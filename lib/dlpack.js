@@ -194,6 +194,7 @@ function parseStream(stream, device) {
 }
 
 function toDLPack(tensor, options) {
+  if (!(tensor instanceof Tensor)) throw invalidType('tensor', 'a Tensor', tensor);
   alive(tensor);
   const { stream, maxVersion, dlDevice, copy } = parseOptions(options, 'options');
   parseCopy(copy);

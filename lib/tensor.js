@@ -2,7 +2,7 @@
 // The Tensor class (API.md "Tensor"). Public methods are small forwarders;
 // state lives under module-private symbols.
 const { native, writeShape, slot, scratch } = require('./binding');
-const { makeError, invalidType, invalidValue, outOfRange } = require('./errors');
+const { makeError, invalidType, invalidValue, outOfRange, fail } = require('./errors');
 const { parseDevice, cudaUnavailable, CPU } = require('./device');
 const { isAvailable, cudaStorage, copyBytes, streamHandle } = require('./cuda');
 const { normalizeShape, product, contiguousStrides, isContiguous, extent } = require('./shape');
@@ -130,8 +130,8 @@ class Tensor {
     }
     alive(src);
     if (src[kShape].length !== this[kShape].length || src[kShape].some((d, i) => d !== this[kShape][i])) {
-      throw invalidValue('src', `a tensor of shape [${this[kShape].join(', ')}]`,
-        `shape [${src[kShape].join(', ')}]`);
+      throw fail('ERR_INVALID_ARG_VALUE', 'src', `a tensor of shape [${this[kShape].join(', ')}]`,
+        `one of shape [${src[kShape].join(', ')}]`);
     }
     if (this[kSize] === 0) return this;
     if (!this[kDevice].hostAccessible || !src[kDevice].hostAccessible) return copyAcrossDevices(this, src);
@@ -234,6 +234,7 @@ class Tensor {
   }
 
   __dlpack__(options = undefined) {
+    if (!(this instanceof Tensor)) throw invalidType('this', 'a Tensor', this);
     return protocol().toDLPack(this, options);
   }
 

@@ -477,6 +477,13 @@ describe('empty, zeros, tensor', () => {
     throws(() => dl.tensor(new Float32Array([NaN]), { dtype: 'int64' }), /`values \(element 0\)`/);
   });
 
+  row('C13', RangeError, 'ERR_OUT_OF_RANGE', (throws) => {
+    throws(() => dl.tensor([1, 2, 3], { shape: [2, 2] }), /product is 3.*for `options.shape`/);
+    throws(() => dl.tensor(new Float32Array(4), { shape: [3] }), /product is 4.*for `options.shape`/);
+    throws(() => dl.tensor(new Int8Array(4), { shape: [-1, 2] }), /`options.shape\[0\]`/);
+    throws(() => dl.tensor([[1, 2], [3, 4]], { shape: [-1] }), /`options.shape\[0\]`/);
+  });
+
   row('C14', RangeError, 'ERR_OUT_OF_RANGE', (throws) => {
     let deep = 1;
     for (let i = 0; i < 70; i++) deep = [deep];
@@ -683,7 +690,7 @@ describe('Tensor', () => {
 
   row('T13', TypeError, 'ERR_INVALID_ARG_VALUE', (throws) => {
     const t = dl.tensor([[1, 2, 3], [4, 5, 6]]);
-    throws(() => t.copyFrom(dl.zeros([3, 2])), /shape \[2, 3\] for `src`/);
+    throws(() => t.copyFrom(dl.zeros([3, 2])), /shape \[2, 3\] for `src`, received one of shape \[3, 2\]$/);
     throws(() => t.copyFrom(dl.zeros([6])), /for `src`/);
     throws(() => t.copyFrom(dl.zeros([1, 3])), /for `src`/); // no broadcasting
     expect(t.toArray()).toEqual([[1, 2, 3], [4, 5, 6]]);
@@ -799,6 +806,15 @@ describe('__dlpack__ / toDLPack', () => {
     t.__dlpack__({ stream: -1 }).dispose(); // no ordering asked: fine without a device
     t.dispose();
   }, onlyCompiledNoDevice);
+
+  exportRow('E13', TypeError, 'ERR_INVALID_ARG_TYPE', (throws) => {
+    const capsule = dl.tensor([1]).__dlpack__();
+    for (const x of [undefined, {}, capsule, { __dlpack__: () => null }]) {
+      throws(() => dl.toDLPack(x), /a Tensor for `tensor`/);
+      throws(() => dl.to_dlpack(x, {}), /a Tensor for `tensor`/);
+    }
+    capsule.dispose();
+  });
 });
 
 // --- capsules ------------------------------------------------------------------------------
