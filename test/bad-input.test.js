@@ -1051,6 +1051,8 @@ describe('foreign capsules that lie', () => {
   lieRow('L14', [[{ byteOffset: 2n ** 64n - 8n }, /byte_offset/]]);
 
   lieRow('L15', [[{ nullData: true }, /non-NULL data/]]);
+
+  lieRow('L16', [[{ deviceType: 2, deviceId: -1 }, /non-negative device_id.*received -1/]], { skip: onlyCompiled });
 });
 
 // --- sharing ---------------------------------------------------------------------------
