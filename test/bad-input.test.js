@@ -1229,7 +1229,10 @@ describe('open', () => {
   row('S19', TypeError, 'ERR_INVALID_ARG_VALUE', async (throws) => {
     await leakFree(() => {
       const { t, d } = local();
-      for (const id of ['abc', '', '1'.repeat(30), ' ', 'x1']) throws(() => dl.open({ ...d, id }), /`descriptor.id`/);
+      for (const id of ['abc', '', '1'.repeat(30), ' ', 'x1', `${d.id}x`, ` ${d.id}`, `+${d.id}`, `0${d.id}`, '-1',
+        '0x10', '1e3']) {
+        throws(() => dl.open({ ...d, id }), /`descriptor.id`/);
+      }
       t.dispose();
     });
   });
