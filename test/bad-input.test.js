@@ -889,6 +889,28 @@ describe('DLPackCapsule', () => {
     }
   });
 
+  row('K08', dl.DLPackError, 'ERR_DLPACK_CONSUMED', async (throws) => {
+    await leakFree(() => {
+      const ptr = foreign();
+      const first = adopt(ptr);
+      throws(() => adopt(ptr), /already adopted/);
+      throws(() => adopt(ptr, false), /already adopted/); // the address is what is owned
+      const t = dl.fromDLPack(first);
+      throws(() => adopt(ptr), /already adopted/); // the tensor holds it now
+      expect(t.toArray()).toHaveLength(4);
+      t.dispose();
+      expect(producer.calls(ptr)).toBe(1);
+      // Our own struct: adopted, handed back, adopted again, imported once.
+      const own = dl.tensor([1, 2]).__dlpack__().toPointer();
+      const a = adopt(own);
+      throws(() => adopt(own), /already adopted/);
+      expect(a.toPointer()).toBe(own);
+      const b = adopt(own);
+      expect(dl.fromDLPack(b).toArray()).toEqual([1, 2]);
+      expect(a.consumed && b.consumed).toBe(true);
+    });
+  });
+
   row('K07', TypeError, 'ERR_INVALID_ARG_TYPE', async (throws) => {
     await leakFree(() => {
       const ptr = foreign();

@@ -40,11 +40,16 @@ Napi::Value CapsuleFromPointer(const Napi::CallbackInfo& info) {
   const bool known_layout = !managed.versioned || versioned->version.major <= 1;
   scratch[slot::kDeviceType] = known_layout ? managed.tensor()->device.device_type : -1;
   scratch[slot::kDeviceId] = known_layout ? managed.tensor()->device.device_id : 0;
+  if (!managed.Adopt()) {
+    throw Error{code::kConsumed, "Expected a pointer no DLPackCapsule or tensor holds, received one that was "
+                                 "already adopted with fromPointer() and not yet deleted or handed back"};
+  }
   auto* state = new CapsuleState(managed);
   try {
     return Napi::Value(info.Env(), NewHandle(info.Env(), state, &FinalizeCapsule));
   } catch (...) {
     delete state;  // the caller still owns the pointer
+    managed.Disown();
     throw;
   }
 }
@@ -52,6 +57,7 @@ Napi::Value CapsuleFromPointer(const Napi::CallbackInfo& info) {
 Napi::Value CapsuleToPointer(const Napi::CallbackInfo& info) {
   CapsuleState& state = LiveCapsule(info.Env(), info[0]);
   const auto address = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(state.managed.ptr));
+  state.managed.Disown();
   state.managed.ptr = nullptr;  // native code owns it now and calls the deleter
   return Napi::BigInt::New(info.Env(), address);
 }

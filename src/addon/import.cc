@@ -86,6 +86,7 @@ Napi::Value ImportCapsule(const Napi::CallbackInfo& info) {
   if (managed.own()) {
     // Our own export: take the keepalive back instead of wrapping our memory
     // in a second layer of ownership.
+    managed.Disown();
     Keepalive* keepalive = managed.versioned
                                ? TakeOwn(static_cast<DLManagedTensorVersioned*>(managed.ptr))
                                : TakeOwn(static_cast<DLManagedTensor*>(managed.ptr));
