@@ -1038,7 +1038,8 @@ describe('foreign capsules that lie', () => {
 
   lieRow('L03', [[{ shape: [1], ndim: 2 ** 31 - 1 }, /received 2147483647/]]);
 
-  lieRow('L04', [4, 7, 8, 9, 10, 14, 0, 99].map((deviceType) => [{ deviceType }, new RegExp(`device type ${deviceType}\\b`)]));
+  lieRow('L04', [4, 7, 8, 9, 10, 14, 0, 99].map((deviceType) =>
+    [{ deviceType }, new RegExp(`device type ${deviceType}\\b`)]));
 
   lieRow('L05', [[{ lanes: 4 }, /lanes 1.*received 4/], [{ lanes: 0 }, /received 0/]]);
 
@@ -1243,7 +1244,9 @@ describe('open', () => {
   row('S18', TypeError, 'ERR_INVALID_ARG_TYPE', async (throws) => {
     await leakFree(() => {
       const { t, d } = local();
-      for (const id of [Number(d.id), undefined, null, BigInt(d.id)]) throws(() => dl.open({ ...d, id }), /`descriptor.id`/);
+      for (const id of [Number(d.id), undefined, null, BigInt(d.id)]) {
+        throws(() => dl.open({ ...d, id }), /`descriptor.id`/);
+      }
       t.dispose();
     });
   });

@@ -11,6 +11,7 @@ declare const t: dl.Tensor<'float32'>;
 declare const capsule: dl.DLPackCapsule;
 declare const pointer: bigint;
 declare const descriptor: dl.ShareDescriptor;
+const layout: dl.SharedLayout = { byteOffset: 0, dtype: 'int32', shape: [4], strides: [1], readOnly: false };
 
 // --- dtype names ---
 // @ts-expect-error not a dtype
@@ -120,13 +121,13 @@ new dl.DLPackError('boom', 'ERR_NOPE');
 // @ts-expect-error not a descriptor kind
 dl.open({ ...descriptor, kind: 'nfs' });
 // @ts-expect-error an 'shm' descriptor names its segment
-dl.open({ kind: 'shm', version: 1, dataSize: 16, byteOffset: 0, dtype: 'int32', shape: [4], strides: [1], readOnly: false });
+dl.open({ ...layout, kind: 'shm', version: 1, dataSize: 16 });
 // @ts-expect-error a 'sab' descriptor carries a SharedArrayBuffer
-dl.open({ kind: 'sab', buffer: ab, byteOffset: 0, dtype: 'int32', shape: [4], strides: [1], readOnly: false });
+dl.open({ ...layout, kind: 'sab', buffer: ab });
 // @ts-expect-error only version 1 exists
-dl.open({ kind: 'shm', version: 2, name: 'dlpack-1-0', dataSize: 16, byteOffset: 0, dtype: 'int32', shape: [4], strides: [1], readOnly: false });
+dl.open({ ...layout, kind: 'shm', version: 2, name: 'dlpack-1-0', dataSize: 16 });
 // @ts-expect-error descriptor dtypes are names
-dl.open({ kind: 'sab', buffer: sab, byteOffset: 0, dtype: 'f4', shape: [4], strides: [1], readOnly: false });
+dl.open({ ...layout, kind: 'sab', buffer: sab, dtype: 'f4' });
 if (descriptor.kind === 'sab') {
   // @ts-expect-error a 'sab' descriptor has no segment name
   void descriptor.name;
