@@ -8,7 +8,7 @@ const { normalizeShape, product, contiguousStrides } = require('./shape');
 const { Storage, isDetached } = require('./storage');
 const { makeTensor, makeContiguous, allocate } = require('./tensor');
 const { sharedStorage } = require('./sharing');
-const { isAnyArrayBuffer } = require('util').types;
+const { isAnyArrayBuffer, isTypedArray } = require('util').types;
 
 const ONE = Object.freeze([1]);
 
@@ -28,8 +28,12 @@ function fromBuffer(source, options) {
     length = source.byteLength;
   } else if (ArrayBuffer.isView(source)) {
     buffer = source.buffer;
-    base = source.byteOffset;
-    length = source.byteLength;
+    const bytes = viewBytes(source);
+    if (bytes === null) {
+      throw makeError('ERR_DLPACK_DETACHED', 'Expected a view inside its buffer for `source`, received one ' +
+        'whose buffer was detached or shrunk below it');
+    }
+    ({ base, length } = bytes);
   } else {
     throw invalidType('source', 'an ArrayBuffer, SharedArrayBuffer, TypedArray, DataView or Buffer', source);
   }
@@ -80,6 +84,34 @@ function fromBuffer(source, options) {
   return makeContiguous(storage, info, dims, contiguousStrides(dims), base + offset, n);
 }
 
+// A view's { base, length } in its buffer, or null when nothing is left to
+// view: its buffer was detached, or is a resizable ArrayBuffer shrunk below
+// it. A DataView then throws on byteOffset; a typed array reports 0 bytes at
+// offset 0, so an empty one is told apart by subarray(), which re-reads the
+// offset it was made with and throws when that is out of bounds.
+function viewBytes(view) {
+  let base;
+  let length;
+  try {
+    base = view.byteOffset;
+    length = view.byteLength;
+  } catch {
+    return null;
+  }
+  if (length === 0) {
+    if (isDetached(view.buffer)) return null;
+    if (view.buffer.resizable === true && isTypedArray(view)) {
+      try {
+        TypedArraySubarray.call(view, 0);
+      } catch {
+        return null;
+      }
+    }
+  }
+  return { base, length };
+}
+const TypedArraySubarray = Object.getPrototypeOf(Uint8Array.prototype).subarray;
+
 function creationOptions(options) {
   if (options === undefined) return {};
   if (options === null || typeof options !== 'object') throw invalidType('options', 'an object', options);
@@ -97,6 +129,10 @@ function allocateTensor(shapeValue, options) {
   }
   const shape = normalizeShape(shapeValue);
   const nbytes = product(shape) * info.itemSize;
+  if (!Number.isSafeInteger(nbytes)) {
+    // Native allocators take the size as an integer; this many bytes exist nowhere anyway.
+    throw outOfRange('shape', 'a tensor of at most 2^53 - 1 bytes', `${nbytes} bytes`);
+  }
   let storage;
   if (target.type !== 'cpu') storage = cudaStorage(target, nbytes, shared);
   else storage = shared ? sharedStorage(nbytes) : new Storage(allocate(nbytes), true);
@@ -130,9 +166,10 @@ function tensor(values, options) {
     info = info || implied;
     shape = [values.length];
     if (info === implied) {
+      if (shapeOption !== undefined) shape = requestedShape(shapeOption, values.length);
       const t = allocateTensor(shape, { dtype: info.name });
       new Uint8Array(t.buffer).set(new Uint8Array(values.buffer, values.byteOffset, values.byteLength));
-      return shapeOption === undefined ? t : t.reshape(normalizeShape(shapeOption, 'options.shape'));
+      return t;
     }
     flat = Array.from(values);
   } else if (isAnyArrayBuffer(values) || values instanceof DataView ||
@@ -142,14 +179,7 @@ function tensor(values, options) {
     info = info || infos.float32;
     ({ flat, shape } = flatten(values, info.viewLanes === 2));
   }
-  if (shapeOption !== undefined) {
-    const requested = normalizeShape(shapeOption, 'options.shape');
-    if (product(requested) !== flat.length) {
-      throw outOfRange('options.shape', `a shape whose product is ${flat.length} (the number of values)`,
-        `[${requested.join(', ')}]`);
-    }
-    shape = requested;
-  }
+  if (shapeOption !== undefined) shape = requestedShape(shapeOption, flat.length);
   const t = allocateTensor(shape, { dtype: info.name });
   const view = new info.View(t.buffer);
   const write = info.write;
@@ -163,6 +193,16 @@ function tensor(values, options) {
     }
   }
   return t;
+}
+
+// tensor()'s `shape` option for `count` values.
+function requestedShape(value, count) {
+  const requested = normalizeShape(value, 'options.shape');
+  if (product(requested) !== count) {
+    throw outOfRange('options.shape', `a shape whose product is ${count} (the number of values)`,
+      `[${requested.join(', ')}]`);
+  }
+  return requested;
 }
 
 const isScalar = (v) => typeof v === 'number' || typeof v === 'bigint' || typeof v === 'boolean';

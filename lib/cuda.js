@@ -3,7 +3,7 @@
 // Whether CUDA is compiled in is fixed at build time; whether it is usable is
 // asked of the driver once per process (the answer does not change).
 const { native, externalBuffers } = require('./binding');
-const { makeError, invalidType, outOfRange } = require('./errors');
+const { makeError, invalidType, invalidValue, outOfRange } = require('./errors');
 
 let cached = null;
 function info() {
@@ -81,6 +81,23 @@ function live(stream) {
   }
 }
 
+// A CUDA stream argument as a BigInt (API.md: undefined/1 the legacy default
+// stream, 2 per-thread default, larger a handle, -1 no synchronisation, 0 an
+// error), for `__dlpack__({ stream })` and `to(device, { stream })`.
+function streamHandle(stream) {
+  if (stream === undefined) return 1n;
+  const value = stream instanceof Stream ? stream.handle : stream;
+  if ((typeof value === 'number' && Number.isSafeInteger(value)) || typeof value === 'bigint') {
+    const n = BigInt(value);
+    if (n === 0n) {
+      throw invalidValue('stream', 'a stream other than 0 (ambiguous in DLPack: use 1 for the legacy ' +
+        'default stream, 2 for the per-thread one)', stream);
+    }
+    if (n >= -1n && n < 1n << 64n) return n;
+  }
+  throw invalidType('stream', 'undefined, -1, 1, 2, a stream handle or a cuda.Stream', stream);
+}
+
 // This process's CUDA allocations on the device (all threads).
 function memoryStats(index = 0) {
   return native.cudaStats(checkDevice(index, 'cuda.memoryStats()'));
@@ -118,4 +135,6 @@ function capabilities() {
   };
 }
 
-module.exports = { cuda, capabilities, unavailable, isAvailable, info, Stream, cudaStorage, copyBytes, checkDevice };
+module.exports = {
+  cuda, capabilities, unavailable, isAvailable, info, Stream, streamHandle, cudaStorage, copyBytes, checkDevice,
+};

@@ -42,7 +42,9 @@ const DEVICE_RE = /^(cpu|cuda|cuda_host|cuda_managed)(?::(\d+))?$/;
 
 function parseDevice(value, name = 'device') {
   if (value === undefined) return CPU;
-  if (value instanceof Device) return value;
+  // Our own Device objects are canonical (compared by identity); one made
+  // with `new dl.Device(type, index)` is read like any { type, index }.
+  if (value instanceof Device && cache.get(`${value.type}:${value.index}`) === value) return value;
   if (typeof value === 'string') {
     const m = DEVICE_RE.exec(value);
     if (m !== null && (m[2] === undefined || m[1] === 'cuda')) {

@@ -5,9 +5,9 @@ const { native, scratch, slot, writeShape } = require('./binding');
 const { makeError, invalidType, invalidValue, outOfRange } = require('./errors');
 const { byIndex } = require('./dtypes');
 const { parseDevice, deviceFromCode, cudaUnavailable, CPU } = require('./device');
-const { Stream, isAvailable } = require('./cuda');
+const { streamHandle, isAvailable } = require('./cuda');
 const { Storage } = require('./storage');
-const { Tensor, makeTensor, alive, checkedBuffer } = require('./tensor');
+const { Tensor, makeTensor, alive, checkedBuffer, coveredBuffer } = require('./tensor');
 const { kToken, kStorage, kFlags, kOffset, kInfo, kShape, kStrides, kDevice, kCapsule, kSize, kLow, kHigh,
   READ_ONLY, IS_COPY } = require('./internal');
 
@@ -30,7 +30,8 @@ const RESULT_FOREIGN = 1;
 class DLPackCapsule {
   constructor(token, versioned, version) {
     if (token !== kToken) {
-      throw new TypeError('Capsules come from tensor.__dlpack__() or DLPackCapsule.fromPointer()');
+      throw makeError('ERR_ILLEGAL_CONSTRUCTOR',
+        'Capsules come from tensor.__dlpack__() or DLPackCapsule.fromPointer(), not by `new DLPackCapsule()`');
     }
     this[kCapsule] = {
       versioned, version, consumed: false,
@@ -84,17 +85,17 @@ class DLPackCapsule {
   }
 
   [Symbol.dispose]() {
-    this.dispose();
+    DLPackCapsule.prototype.dispose.call(this);
   }
 
   toString() {
-    const { versioned, version, consumed } = this[kCapsule];
+    const { versioned, version, consumed } = capsuleState(this);
     return `DLPackCapsule(${versioned ? 'DLManagedTensorVersioned' : 'DLManagedTensor'}, ` +
       `version=${version.major}.${version.minor}${consumed ? ', consumed' : ''})`;
   }
 
   [Symbol.for('nodejs.util.inspect.custom')]() {
-    return this.toString();
+    return DLPackCapsule.prototype.toString.call(this);
   }
 
   // Adopts a managed tensor made by native code. Unsafe: the pointer is
@@ -111,6 +112,9 @@ class DLPackCapsule {
     const state = capsule[kCapsule];
     state.handle = native.capsuleFromPointer(pointer, versioned);
     if (versioned) state.version = versionOf(scratch[slot.major], scratch[slot.minor]);
+    // Where the memory is, if the struct says so in a way we can name; the
+    // import checklist still checks it.
+    state.device = deviceFromCode(scratch[slot.deviceType], scratch[slot.deviceId]) || null;
     return capsule;
   }
 }
@@ -186,20 +190,11 @@ function parseStream(stream, device) {
     if (stream !== undefined) throw invalidValue('stream', `undefined for a tensor on ${device}`, stream);
     return -1n;
   }
-  if (stream === undefined) return 1n;
-  const value = stream instanceof Stream ? stream.handle : stream;
-  if ((typeof value === 'number' && Number.isSafeInteger(value)) || typeof value === 'bigint') {
-    const n = BigInt(value);
-    if (n === 0n) {
-      throw invalidValue('stream', 'a stream other than 0 (ambiguous in DLPack: use 1 for the legacy ' +
-        'default stream, 2 for the per-thread one)', stream);
-    }
-    if (n >= -1n && n < 1n << 64n) return n;
-  }
-  throw invalidType('stream', 'undefined, -1, 1, 2, a stream handle or a cuda.Stream', stream);
+  return streamHandle(stream);
 }
 
 function toDLPack(tensor, options) {
+  if (!(tensor instanceof Tensor)) throw invalidType('tensor', 'a Tensor', tensor);
   alive(tensor);
   const { stream, maxVersion, dlDevice, copy } = parseOptions(options, 'options');
   parseCopy(copy);
@@ -287,25 +282,46 @@ function fromDLPack(x, options) {
     }
   }
   unconsumed(capsule);
-  let t = capsule[kCapsule].storage !== null ? takeLayout(capsule[kCapsule]) : importCapsule(capsule, copy !== false);
-  if (copy === true && !t.isCopy) {
-    const c = t.clone();
-    t.dispose();
-    c[kFlags] |= IS_COPY;
-    t = c;
+  const state = capsule[kCapsule];
+  // What can be refused is refused before the capsule is consumed (API.md:
+  // a failed import does not consume it).
+  if (state.storage !== null && !state.storage.foreign) {
+    coveredBuffer(state.storage, state.byteOffset, state.low, state.high, state.size);
   }
-  if (device !== undefined && device !== t[kDevice]) {
-    if (copy === false) {
+  if (device !== undefined) checkMove(state.device, device, copy);
+  let t = state.storage !== null ? takeLayout(state) : importCapsule(capsule, copy !== false);
+  try {
+    if (copy === true && !t.isCopy) {
+      const c = t.clone();
       t.dispose();
-      throw makeError('ERR_DLPACK_COPY_REQUIRED',
-        `Expected an import without a copy (copy: false), but ${t[kDevice]} -> ${device} needs one`);
+      c[kFlags] |= IS_COPY;
+      t = c;
     }
-    const moved = t.to(device);
-    if (moved !== t) t.dispose();
-    moved[kFlags] |= IS_COPY;
-    t = moved;
+    if (device !== undefined && device !== t[kDevice]) {
+      checkMove(t[kDevice], device, copy);
+      const moved = t.to(device);
+      if (moved !== t) t.dispose();
+      moved[kFlags] |= IS_COPY;
+      t = moved;
+    }
+  } catch (error) {
+    t.dispose(); // consumed, but nothing is left behind (a copy failed at run time)
+    throw error;
   }
   return t;
+}
+
+// fromDLPack(..., { device: target, copy }) from memory on `source` (null:
+// not known before the import): a copy that copy: false forbids, or one
+// that needs CUDA where there is none.
+function checkMove(source, target, copy) {
+  if (source === null || source === target) return;
+  if (copy === false) {
+    throw makeError('ERR_DLPACK_COPY_REQUIRED',
+      `Expected an import without a copy (copy: false), but ${source} -> ${target} needs one`);
+  }
+  const hostCopy = target === CPU && source.hostAccessible;
+  if (!hostCopy && !isAvailable()) throw cudaUnavailable(`a copy from ${source} to ${target}`);
 }
 
 // A capsule of ours: the tensor is rebuilt from the layout it carries, and

@@ -27,6 +27,7 @@ class CudaError extends DLPackError {
 const classOf = {
   ERR_INVALID_ARG_TYPE: TypeError,
   ERR_INVALID_ARG_VALUE: TypeError,
+  ERR_ILLEGAL_CONSTRUCTOR: TypeError,
   ERR_OUT_OF_RANGE: RangeError,
   ERR_DLPACK_MISALIGNED: RangeError,
   ERR_DLPACK_CUDA: CudaError,

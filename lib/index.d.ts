@@ -16,8 +16,33 @@ export interface DType<N extends DTypeName = DTypeName> {
 
 export declare const dtypes: { readonly [N in DTypeName]: DType<N> };
 
+/** Float16Array where the TypeScript lib declares it, else never. */
+type Float16ArrayType = typeof globalThis extends { Float16Array: new (...args: any[]) => infer F } ? F : never;
 /** Float16Array where the runtime has it (Node 24), else Uint16Array of raw bits. */
-type Float16View = typeof globalThis extends { Float16Array: new (...args: any[]) => infer F } ? F | Uint16Array : Uint16Array;
+type Float16View = Float16ArrayType | Uint16Array;
+
+/** The typed arrays dl.tensor() copies from, inferring the dtype (DTypeOfArray). */
+export type TypedArray =
+  | Int8Array | Uint8Array | Uint8ClampedArray | Int16Array | Uint16Array | Int32Array | Uint32Array
+  | Float32Array | Float64Array | BigInt64Array | BigUint64Array | Float16ArrayType;
+
+/** The dtype dl.tensor(typedArray) gives without a `dtype` option. */
+export type DTypeOfArray<A> =
+  A extends Int8Array ? 'int8' : A extends Uint8Array | Uint8ClampedArray ? 'uint8' :
+  A extends Int16Array ? 'int16' : A extends Uint16Array ? 'uint16' :
+  A extends Int32Array ? 'int32' : A extends Uint32Array ? 'uint32' :
+  A extends Float32Array ? 'float32' : A extends Float64Array ? 'float64' :
+  A extends BigInt64Array ? 'int64' : A extends BigUint64Array ? 'uint64' :
+  A extends Float16ArrayType ? 'float16' : DTypeName;
+
+/** One element dl.tensor() takes (a complex one may be a [re, im] pair). */
+type TensorLeaf = number | bigint | boolean | TypedArray;
+/**
+ * What dl.tensor() and copyFrom() copy from: a scalar, a typed array, or nested
+ * arrays (or iterables) of them. Strings, plain objects and raw buffers are not
+ * values (use dl.fromBuffer for bytes).
+ */
+export type TensorValues = TensorLeaf | readonly TensorValues[] | Iterable<TensorLeaf | readonly TensorValues[]>;
 
 /** The CPU view type of `tensor.data` for each dtype. */
 export interface DataViewOf {
@@ -138,6 +163,9 @@ export interface TensorOptions<N extends DTypeName> {
   device?: DeviceLike;
 }
 
+/** dl.tensor() options without a dtype: inferred from a typed array, else float32. */
+export type InferredTensorOptions = Omit<TensorOptions<DTypeName>, 'dtype'> & { dtype?: undefined };
+
 export interface DLPackOptions {
   /** CUDA consumer stream (1 legacy default, 2 per-thread, a handle, -1 none; 0 is an error); CPU tensors accept only undefined. */
   stream?: number | bigint | CudaStream;
@@ -184,10 +212,12 @@ export declare class Tensor<N extends DTypeName = DTypeName> implements DLPackPr
   reshape(shape: readonly number[] | number): Tensor<N>;
   contiguous(): Tensor<N>;
   clone(): Tensor<N>;
-  to(device: DeviceLike, options?: { stream?: number | bigint }): Tensor<N>;
+  /** `stream` is checked as in __dlpack__ (copies are synchronous for now). */
+  to(device: DeviceLike, options?: { stream?: number | bigint | CudaStream }): Tensor<N>;
   cpu(): Tensor<N>;
   cuda(index?: number): Tensor<N>;
-  copyFrom(src: Tensor | ArrayLike<unknown> | Iterable<unknown>): this;
+  /** Same shape, any dtype (converted); values as dl.tensor() takes them. */
+  copyFrom(src: Tensor | TensorValues): this;
   toArray(): NestedArray<ElementOf[N]>;
   toString(): string;
   dispose(): void;
@@ -213,7 +243,8 @@ export declare class DLPackCapsule {
 }
 
 export type ErrorCode =
-  | 'ERR_INVALID_ARG_TYPE' | 'ERR_INVALID_ARG_VALUE' | 'ERR_OUT_OF_RANGE' | 'ERR_DLPACK_MISALIGNED'
+  | 'ERR_INVALID_ARG_TYPE' | 'ERR_INVALID_ARG_VALUE' | 'ERR_ILLEGAL_CONSTRUCTOR'
+  | 'ERR_OUT_OF_RANGE' | 'ERR_DLPACK_MISALIGNED'
   | 'ERR_DLPACK_UNSUPPORTED' | 'ERR_DLPACK_CONSUMED' | 'ERR_DLPACK_COPY_REQUIRED' | 'ERR_DLPACK_DETACHED'
   | 'ERR_DLPACK_DISPOSED' | 'ERR_DLPACK_READ_ONLY' | 'ERR_DLPACK_NOT_CONTIGUOUS' | 'ERR_DLPACK_WRONG_DEVICE'
   | 'ERR_DLPACK_OUT_OF_MEMORY' | 'ERR_DLPACK_CUDA' | 'ERR_DLPACK_CUDA_UNAVAILABLE';
@@ -237,8 +268,12 @@ export declare function empty<N extends DTypeName = 'float32'>(
   shape: readonly number[] | number, options?: CreateOptions<N>): Tensor<N>;
 export declare function zeros<N extends DTypeName = 'float32'>(
   shape: readonly number[] | number, options?: CreateOptions<N>): Tensor<N>;
-export declare function tensor<N extends DTypeName = 'float32'>(
-  values: unknown, options?: TensorOptions<N>): Tensor<N>;
+/** Copies `values`; the dtype is `options.dtype`, else the typed array's, else float32. */
+export declare function tensor<N extends DTypeName>(
+  values: TensorValues, options: TensorOptions<N> & { dtype: N | DType<N> }): Tensor<N>;
+export declare function tensor<A extends TypedArray>(values: A, options?: InferredTensorOptions): Tensor<DTypeOfArray<A>>;
+export declare function tensor(values: TensorValues, options?: InferredTensorOptions): Tensor<'float32'>;
+export declare function fromDLPack<N extends DTypeName>(x: Tensor<N>, options?: FromDLPackOptions): Tensor<N>;
 export declare function fromDLPack(x: DLPackCapsule | DLPackProducer, options?: FromDLPackOptions): Tensor;
 export declare const from_dlpack: typeof fromDLPack;
 export declare function toDLPack(tensor: Tensor, options?: DLPackOptions): DLPackCapsule;
@@ -259,7 +294,8 @@ export declare const wasm: {
     options: { ptr: number; dtype: N | DType<N>; shape: readonly number[] | number }): Tensor<N>;
 };
 
-export declare class CudaStream {
+/** dl.cuda.Stream (a type here: the class is reached through dl.cuda, not exported by name). */
+declare class CudaStream {
   /** new dl.cuda.Stream(index = 0): a non-blocking stream on that device. */
   constructor(index?: number);
   readonly device: number;
@@ -269,6 +305,8 @@ export declare class CudaStream {
   dispose(): void;
   [Symbol.dispose](): void;
 }
+
+export type { CudaStream };
 
 export declare const cuda: {
   /** Whether CUDA is compiled in and a device is usable. */

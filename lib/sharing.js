@@ -150,6 +150,9 @@ function open(d) {
           'between threads of one process; use dl.empty(shape, { shared: true }) across processes', d.pid);
       }
       if (typeof d.id !== 'string') throw invalidType('descriptor.id', 'an id string', d.id);
+      // share() writes ids in plain decimal; anything else names no share
+      // (a lax parse would read '12x' or ' 12' as 12).
+      if (!/^[1-9][0-9]{0,19}$/.test(d.id)) throw invalidValue('descriptor.id', 'a decimal id string', d.id);
       const l = openLayout(d);
       const device = parseDevice(d.device === undefined ? 'cpu' : d.device, 'descriptor.device');
       const storage = Storage.adopt(native.localOpen(d.id), false, device);

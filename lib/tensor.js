@@ -2,9 +2,9 @@
 // The Tensor class (API.md "Tensor"). Public methods are small forwarders;
 // state lives under module-private symbols.
 const { native, writeShape, slot, scratch } = require('./binding');
-const { makeError, invalidType, invalidValue, outOfRange } = require('./errors');
+const { makeError, invalidType, invalidValue, outOfRange, fail } = require('./errors');
 const { parseDevice, cudaUnavailable, CPU } = require('./device');
-const { isAvailable, cudaStorage, copyBytes } = require('./cuda');
+const { isAvailable, cudaStorage, copyBytes, streamHandle } = require('./cuda');
 const { normalizeShape, product, contiguousStrides, isContiguous, extent } = require('./shape');
 const { Storage } = require('./storage');
 const {
@@ -24,8 +24,8 @@ class Tensor {
   // know (makeTensor computes them), so creation does no shape arithmetic.
   constructor(token, storage, info, shape, strides, byteOffset, flags, size, low, high, device) {
     if (token !== kToken) {
-      throw new TypeError('Tensors are made by dl.fromBuffer, dl.empty, dl.zeros, dl.tensor or ' +
-                          'dl.fromDLPack, not by `new Tensor()`');
+      throw makeError('ERR_ILLEGAL_CONSTRUCTOR', 'Tensors are made by dl.fromBuffer, dl.empty, dl.zeros, ' +
+        'dl.tensor or dl.fromDLPack, not by `new Tensor()`');
     }
     storage.holders++;
     this[kStorage] = storage;
@@ -130,8 +130,8 @@ class Tensor {
     }
     alive(src);
     if (src[kShape].length !== this[kShape].length || src[kShape].some((d, i) => d !== this[kShape][i])) {
-      throw invalidValue('src', `a tensor of shape [${this[kShape].join(', ')}]`,
-        `shape [${src[kShape].join(', ')}]`);
+      throw fail('ERR_INVALID_ARG_VALUE', 'src', `a tensor of shape [${this[kShape].join(', ')}]`,
+        `one of shape [${src[kShape].join(', ')}]`);
     }
     if (this[kSize] === 0) return this;
     if (!this[kDevice].hostAccessible || !src[kDevice].hostAccessible) return copyAcrossDevices(this, src);
@@ -159,8 +159,9 @@ class Tensor {
   to(device, options = undefined) {
     alive(this);
     const target = parseDevice(device);
-    if (options !== undefined && (options === null || typeof options !== 'object')) {
-      throw invalidType('options', 'an object', options);
+    if (options !== undefined) {
+      if (options === null || typeof options !== 'object') throw invalidType('options', 'an object', options);
+      streamHandle(options.stream); // checked, though copies are synchronous for now (README "CUDA")
     }
     if (target === this[kDevice]) return this;
     // Host-accessible memory to the CPU is a plain host copy.
@@ -169,10 +170,12 @@ class Tensor {
   }
 
   cpu() {
+    alive(this);
     return this.to(CPU);
   }
 
   cuda(index = 0) {
+    alive(this);
     if (!Number.isSafeInteger(index) || index < 0) throw invalidValue('index', 'a non-negative integer', index);
     return this.to(`cuda:${index}`);
   }
@@ -194,6 +197,7 @@ class Tensor {
   }
 
   toString() {
+    if (!(this instanceof Tensor)) throw invalidType('this', 'a Tensor', this);
     if (this[kFlags] & DISPOSED) return `tensor(<disposed>, dtype=${this[kInfo].name})`;
     if (!this[kDevice].hostAccessible || this[kStorage].released) {
       return `tensor(<${this[kShape].join('x') || 'scalar'} on ${this[kDevice]}>, dtype=${this[kInfo].name})`;
@@ -212,10 +216,11 @@ class Tensor {
   }
 
   [inspectSymbol]() {
-    return this.toString();
+    return Tensor.prototype.toString.call(this);
   }
 
   dispose() {
+    if (!(this instanceof Tensor)) throw invalidType('this', 'a Tensor', this);
     if (this[kFlags] & DISPOSED) return;
     this[kFlags] |= DISPOSED;
     this[kView] = null;
@@ -225,10 +230,11 @@ class Tensor {
   }
 
   [Symbol.dispose]() {
-    this.dispose();
+    Tensor.prototype.dispose.call(this);
   }
 
   __dlpack__(options = undefined) {
+    if (!(this instanceof Tensor)) throw invalidType('this', 'a Tensor', this);
     return protocol().toDLPack(this, options);
   }
 
@@ -324,10 +330,14 @@ function hostStorage(t, what) {
 
 // The buffer, after checking it still covers the tensor (detach, shrink).
 function checkedBuffer(t) {
-  const buffer = t[kStorage].getBuffer();
-  if (t[kSize] !== 0 && (t[kOffset] - t[kLow] < 0 || t[kOffset] + t[kHigh] > buffer.byteLength)) {
-    throw detached();
-  }
+  return coveredBuffer(t[kStorage], t[kOffset], t[kLow], t[kHigh], t[kSize]);
+}
+
+// The storage's buffer, after checking that it still holds the `size`
+// elements spanning [offset - low, offset + high).
+function coveredBuffer(storage, offset, low, high, size) {
+  const buffer = storage.getBuffer();
+  if (size !== 0 && (offset - low < 0 || offset + high > buffer.byteLength)) throw detached();
   return buffer;
 }
 
@@ -402,4 +412,6 @@ function frozen(array) {
   return Object.isFrozen(array) ? array : Object.freeze(array);
 }
 
-module.exports = { Tensor, makeTensor, makeContiguous, allocate, alive, hostStorage, checkedBuffer };
+module.exports = {
+  Tensor, makeTensor, makeContiguous, allocate, alive, hostStorage, checkedBuffer, coveredBuffer,
+};

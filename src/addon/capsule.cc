@@ -29,16 +29,27 @@ Napi::Value CapsuleFromPointer(const Napi::CallbackInfo& info) {
   // JS has checked the range; the pointer itself is trusted (API.md: unsafe).
   const AnyManaged managed{reinterpret_cast<void*>(static_cast<uintptr_t>(address)),
                            info[1].As<Napi::Boolean>().Value()};
-  // The version is in the stable prefix: safe to read whatever it says.
+  // The version is in the stable prefix: safe to read whatever it says. The
+  // device is read only where the version says the DLTensor layout is known
+  // (type -1 otherwise), so that fromDLPack can refuse a copy it would need
+  // before it consumes the capsule.
   double* scratch = EnvState::Of(info.Env()).scratch();
   const auto* versioned = static_cast<const DLManagedTensorVersioned*>(managed.ptr);
   scratch[slot::kMajor] = managed.versioned ? versioned->version.major : 0;
   scratch[slot::kMinor] = managed.versioned ? versioned->version.minor : 0;
+  const bool known_layout = !managed.versioned || versioned->version.major <= 1;
+  scratch[slot::kDeviceType] = known_layout ? managed.tensor()->device.device_type : -1;
+  scratch[slot::kDeviceId] = known_layout ? managed.tensor()->device.device_id : 0;
+  if (!managed.Adopt()) {
+    throw Error{code::kConsumed, "Expected a pointer no DLPackCapsule or tensor holds, received one that was "
+                                 "already adopted with fromPointer() and not yet deleted or handed back"};
+  }
   auto* state = new CapsuleState(managed);
   try {
     return Napi::Value(info.Env(), NewHandle(info.Env(), state, &FinalizeCapsule));
   } catch (...) {
     delete state;  // the caller still owns the pointer
+    managed.Disown();
     throw;
   }
 }
@@ -46,6 +57,7 @@ Napi::Value CapsuleFromPointer(const Napi::CallbackInfo& info) {
 Napi::Value CapsuleToPointer(const Napi::CallbackInfo& info) {
   CapsuleState& state = LiveCapsule(info.Env(), info[0]);
   const auto address = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(state.managed.ptr));
+  state.managed.Disown();
   state.managed.ptr = nullptr;  // native code owns it now and calls the deleter
   return Napi::BigInt::New(info.Env(), address);
 }

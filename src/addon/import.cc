@@ -64,8 +64,9 @@ Napi::Value ImportCapsule(const Napi::CallbackInfo& info) {
   const CheckResult check =
       CheckTensor(*managed.tensor(), null_strides_ok, state.dtypes(), &layout, cuda::Compiled());
   if (!check.ok()) {
-    // CUDA device memory needs a CUDA build; the rest is malformed or foreign.
-    const bool cuda_memory = check.failure == CheckFailure::kDevice &&
+    // CUDA device memory needs a CUDA build; the rest is malformed or foreign
+    // (in a CUDA build, a kDLCUDA tensor refused here has a bad device_id).
+    const bool cuda_memory = check.failure == CheckFailure::kDevice && !cuda::Compiled() &&
                              managed.tensor()->device.device_type == kDLCUDA;
     throw Error{cuda_memory ? code::kCudaUnavailable : code::kUnsupported,
                 cuda_memory ? check.message + "; this build of dlpack has no CUDA support" : check.message};
@@ -85,6 +86,7 @@ Napi::Value ImportCapsule(const Napi::CallbackInfo& info) {
   if (managed.own()) {
     // Our own export: take the keepalive back instead of wrapping our memory
     // in a second layer of ownership.
+    managed.Disown();
     Keepalive* keepalive = managed.versioned
                                ? TakeOwn(static_cast<DLManagedTensorVersioned*>(managed.ptr))
                                : TakeOwn(static_cast<DLManagedTensor*>(managed.ptr));

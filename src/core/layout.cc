@@ -54,7 +54,11 @@ CheckResult CheckTensor(const DLTensor& t, bool null_strides_ok, const DtypeTabl
     return Fail(CheckFailure::kNdim,
                 "Expected ndim between 0 and 64 in the DLPack tensor, received " + Num(t.ndim));
   }
-  const bool cuda = allow_cuda && t.device.device_type == kDLCUDA && t.device.device_id >= 0;
+  const bool cuda = allow_cuda && t.device.device_type == kDLCUDA;
+  if (cuda && t.device.device_id < 0) {
+    return Fail(CheckFailure::kDevice, "Expected a non-negative device_id for the kDLCUDA tensor, received " +
+                                           Num(t.device.device_id));
+  }
   if (!IsHostAccessible(t.device.device_type) && !cuda) {
     return Fail(CheckFailure::kDevice,
                 "Expected a CPU-accessible device (kDLCPU 1, kDLCUDAHost 3, kDLCUDAManaged 13) "

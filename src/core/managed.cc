@@ -2,6 +2,8 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
+#include <unordered_set>
 
 #include "stats.h"
 
@@ -32,6 +34,18 @@ Managed* Allocate(const ExportSpec& spec) {
   stats::managed_live.fetch_add(1, std::memory_order_relaxed);
   stats::managed_made.fetch_add(1, std::memory_order_relaxed);
   return self;
+}
+
+// Process-wide on purpose (like the share registry): a struct may be adopted
+// on one thread and deleted on another, after its environment is gone.
+struct Adopted {
+  std::mutex mutex;
+  std::unordered_set<const void*> pointers;
+};
+
+Adopted& AdoptedPointers() {
+  static Adopted* adopted = new Adopted();  // never destroyed: deleters may run at exit
+  return *adopted;
 }
 
 template <typename Managed>
@@ -82,7 +96,20 @@ DLTensor* AnyManaged::tensor() const {
                    : &static_cast<DLManagedTensor*>(ptr)->dl_tensor;
 }
 
+bool AnyManaged::Adopt() const {
+  Adopted& adopted = AdoptedPointers();
+  std::lock_guard<std::mutex> lock(adopted.mutex);
+  return adopted.pointers.insert(ptr).second;
+}
+
+void AnyManaged::Disown() const noexcept {
+  Adopted& adopted = AdoptedPointers();
+  std::lock_guard<std::mutex> lock(adopted.mutex);
+  adopted.pointers.erase(ptr);
+}
+
 void AnyManaged::CallDeleter() const noexcept {
+  Disown();  // before the deleter: the address may be reused as soon as it returns
   if (versioned) {
     auto* t = static_cast<DLManagedTensorVersioned*>(ptr);
     if (t->deleter != nullptr) t->deleter(t);

@@ -61,9 +61,18 @@ struct AnyManaged {
 
   // The DLTensor inside; the caller has checked the version first.
   DLTensor* tensor() const;
-  // Calls the producer's deleter unless it is NULL (DLPack allows NULL).
+  // Calls the producer's deleter unless it is NULL (DLPack allows NULL), and
+  // ends the adoption (Disown) first.
   void CallDeleter() const noexcept;
   bool own() const;
+
+  // Process-wide record of the structs adopted from native code and not yet
+  // deleted or handed back: adopting one twice would call its deleter twice.
+  // Adopt() returns false when `ptr` is already adopted; Disown() ends the
+  // adoption where the struct leaves without its deleter (handed back by
+  // toPointer, or freed by TakeOwn). Any thread.
+  bool Adopt() const;
+  void Disown() const noexcept;
 };
 
 // CPU-accessible memory owned natively and shared by reference count: the JS

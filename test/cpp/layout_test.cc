@@ -103,6 +103,17 @@ TEST_F(CheckTensorTest, RejectsCudaDevice) {
   ExpectFailure(tensor, CheckFailure::kDevice, "received device type 2");
 }
 
+TEST_F(CheckTensorTest, AdmitsCudaOnlyWithANonNegativeDeviceIdWhereCudaIsAllowed) {
+  Tensor tensor({4}, {1}, buffer_);
+  tensor.t.device = {kDLCUDA, 1};
+  ASSERT_TRUE(CheckTensor(tensor.get(), false, dtypes_, &layout_, true).ok());
+  EXPECT_EQ(layout_.device.device_id, 1);
+  tensor.t.device = {kDLCUDA, -1};
+  const CheckResult r = CheckTensor(tensor.get(), false, dtypes_, &layout_, true);
+  EXPECT_EQ(r.failure, CheckFailure::kDevice);
+  EXPECT_NE(r.message.find("non-negative device_id"), std::string::npos) << r.message;
+}
+
 TEST_F(CheckTensorTest, RejectsOpenClDevice) {
   Tensor tensor({4}, {1}, buffer_);
   tensor.t.device = {kDLOpenCL, 0};

@@ -1,7 +1,8 @@
 // Managed tensors: the fields NewVersioned/NewLegacy fill in, the single
-// allocation, the deleter releasing the Keepalive exactly once, TakeOwn, and
-// ForeignStorage's reference count across threads. Every test checks that the
-// process-wide live counters return to where they started.
+// allocation, the deleter releasing the Keepalive exactly once, TakeOwn,
+// ForeignStorage's reference count across threads, and the record of adopted
+// structs. Every test checks that the process-wide live counters return to
+// where they started.
 #include "managed.h"
 
 #include <gtest/gtest.h>
@@ -353,3 +354,18 @@ TEST_F(ForeignStorageTest, ReExportingAdoptedMemoryChainsTheReleases) {
 }
 
 }  // namespace
+
+TEST(AnyManagedAdopt, AStructIsAdoptedOnceUntilItsDeleterRunsOrItIsDisowned) {
+  DLManagedTensorVersioned producer{};  // NULL deleter: CallDeleter only ends the adoption
+  const AnyManaged managed{&producer, true};
+  const AnyManaged same_address_as_legacy{&producer, false};
+  ASSERT_TRUE(managed.Adopt());
+  EXPECT_FALSE(managed.Adopt());
+  EXPECT_FALSE(same_address_as_legacy.Adopt());  // the address is what is owned
+  managed.Disown();                               // handed back (toPointer)
+  ASSERT_TRUE(managed.Adopt());
+  std::thread([managed] { managed.CallDeleter(); }).join();  // deleted, on another thread
+  ASSERT_TRUE(managed.Adopt());
+  managed.Disown();
+  managed.Disown();  // disowning what is not adopted is a no-op
+}

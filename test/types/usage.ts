@@ -31,3 +31,114 @@ declare const memory: dl.WasmMemory; // a WebAssembly.Memory
 const wasmView: Int32Array = dl.wasm.view(memory, { ptr: 0, dtype: 'int32', shape: [4] }).data;
 void [opened, wasmView];
 void [view, bigs, shape, device, nested, code, version, available];
+
+// --- the rest of the API (API.md), as a caller writes it ---
+const viaAlias: dl.Tensor<'uint8'> = dl.frombuffer(new Uint8Array(8), { dtype: dl.dtypes.uint8, shape: [2, 4] });
+const fromShared: dl.Tensor<'int16'> = dl.fromBuffer(new SharedArrayBuffer(8), { dtype: 'int16' });
+const fromView: dl.Tensor<'float64'> = dl.fromBuffer(new DataView(new ArrayBuffer(16)), { dtype: 'float64' });
+const everywhere: dl.Tensor[] = [
+  dl.empty(4), dl.empty([2, 2], { device: 'cpu' }), dl.zeros([1], { device: 'cuda' }),
+  dl.zeros([1], { device: 'cuda:1', dtype: 'bfloat16' }), dl.empty([1], { device: 'cuda_host' }),
+  dl.empty([1], { device: 'cuda_managed' }), dl.zeros([1], { device: t.device }),
+];
+const defaultDtype: dl.Tensor<'float32'> = dl.zeros([3]);
+
+// dl.tensor infers the dtype from a typed array, else float32; `dtype` wins.
+const f64: Float64Array = dl.tensor(new Float64Array([1, 2])).data;
+const i64: BigInt64Array = dl.tensor(new BigInt64Array([1n])).data;
+const u8: Uint8Array = dl.tensor(new Uint8ClampedArray([1, 2])).data;
+const u16: dl.Tensor<'uint16'> = dl.tensor(new Uint16Array(2), { shape: [2, 1] });
+const fromNested: dl.Tensor<'float32'> = dl.tensor([[1, 2], [3, 4]]);
+const fromIterable: dl.Tensor<'int32'> = dl.tensor(new Set([1, 2]), { dtype: 'int32' });
+const bools: dl.Tensor<'bool'> = dl.tensor([true, false], { dtype: dl.dtypes.bool });
+const complex: dl.Tensor<'complex128'> = dl.tensor([[1, -1], [2, 0]], { dtype: 'complex128' });
+const scalar: dl.Tensor<'float32'> = dl.tensor(3);
+declare const someDtype: dl.DTypeName;
+const anyDtype: dl.Tensor = dl.zeros([2], { dtype: someDtype });
+
+// Properties.
+const props: [string, readonly number[], readonly number[], number, number, number, number, number] =
+  [t.dtype, t.shape, t.strides, t.ndim, t.size, t.itemSize, t.nbytes, t.byteOffset];
+const flags: boolean[] = [t.readOnly, t.isCopy, t.isContiguous, t.disposed];
+const deviceType: dl.DeviceType = t.device.type;
+const deviceIndex: number = t.device.index;
+const backing: ArrayBuffer | SharedArrayBuffer = t.buffer;
+const bf16Bits: Uint16Array = dl.zeros([1], { dtype: 'bfloat16' }).data;
+const complexParts: Float32Array = dl.zeros([1], { dtype: 'complex64' }).data;
+
+// Methods.
+const views: dl.Tensor<'float32'>[] = [t.reshape([4]), t.reshape(4), t.reshape([-1, 2]), t.contiguous(), t.clone(),
+  t.to('cpu'), t.to('cuda:0', { stream: 2 }), t.to(t.device), t.cpu(), t.cuda(), t.cuda(1)];
+const same: dl.Tensor<'float32'> = t.copyFrom(dl.zeros([2, 2], { dtype: 'int64' })).copyFrom([[1, 2], [3, 4]]);
+const int64Values: dl.NestedArray<bigint> = dl.tensor([1, 2], { dtype: 'int64' }).toArray();
+const boolValues: dl.NestedArray<boolean> = bools.toArray();
+const pairs: dl.NestedArray<[number, number]> = complex.toArray();
+const text: string = t.toString() + String(t.device);
+const where: [number, number] = t.__dlpack_device__();
+t.dispose();
+t[Symbol.dispose]();
+{
+  using scoped = dl.zeros([1]); // disposed at the end of the block
+  void scoped;
+}
+
+// DLPack.
+const full: dl.DLPackCapsule = t.__dlpack__({ maxVersion: null, dlDevice: [1, 0], copy: undefined, stream: undefined });
+const versioned: boolean = full.versioned && !full.consumed;
+const minor: number = full.version.minor;
+full.dispose();
+full[Symbol.dispose]();
+const adopted: dl.Tensor = dl.fromDLPack(dl.DLPackCapsule.fromPointer(pointer, { versioned: false }), { copy: false });
+const keepsDtype: dl.Tensor<'float32'> = dl.from_dlpack(t, { device: 'cpu' });
+const producerObject: dl.DLPackProducer = {
+  __dlpack__: (options?: dl.DLPackOptions) => t.__dlpack__(options),
+  __dlpack_device__: () => [1, 0],
+};
+const fromProducer: dl.Tensor = dl.fromDLPack(producerObject);
+const exported: dl.DLPackCapsule = dl.toDLPack(t, { maxVersion: [1, 3] });
+
+// CUDA.
+if (dl.cuda.isAvailable()) {
+  const stream = new dl.cuda.Stream();
+  const typed: dl.CudaStream = stream;
+  t.__dlpack__({ stream });
+  t.to('cuda', { stream });
+  t.__dlpack__({ stream: 2n });
+  stream.synchronize();
+  stream[Symbol.dispose]();
+  dl.cuda.synchronize(0);
+  const stats: number = dl.cuda.memoryStats(0).peakAllocatedBytes + dl.cuda.deviceCount();
+  void [typed, stats];
+}
+const caps = dl.capabilities();
+const why: string | null = caps.cuda.reason;
+const external: boolean = caps.externalArrayBuffers;
+
+// Errors.
+try {
+  dl.tensor([1]).dispose();
+} catch (error) {
+  if (error instanceof dl.CudaError) {
+    const name: string | undefined = error.cudaError;
+    void name;
+  } else if (error instanceof dl.DLPackError) {
+    const errorCode: dl.ErrorCode = error.code;
+    void errorCode;
+  }
+}
+const constructed = new dl.CudaError('no device', 'ERR_DLPACK_CUDA_UNAVAILABLE', 'cudaErrorNoDevice');
+
+// Sharing: each descriptor kind narrows by `kind`.
+const d: dl.ShareDescriptor = dl.empty([2], { shared: true }).share();
+if (d.kind === 'sab') { const buffer: SharedArrayBuffer = d.buffer; void buffer; }
+if (d.kind === 'local') { const id: string = d.id; const pid: number = d.pid; void [id, pid]; }
+if (d.kind === 'shm') { const size: number = d.dataSize; const version: 1 = d.version; void [size, version]; }
+const layout: [number, dl.DTypeName, number[], number[], boolean] =
+  [d.byteOffset, d.dtype, d.shape, d.strides, d.readOnly];
+const reopened: dl.Tensor = dl.open(JSON.parse(JSON.stringify(d)) as dl.ShareDescriptor);
+const wasmDefault: dl.Tensor<'float64'> = dl.wasm.view(memory, { ptr: 8, dtype: dl.dtypes.float64, shape: 2 });
+
+void [viaAlias, fromShared, fromView, everywhere, defaultDtype, f64, i64, u8, u16, fromNested, fromIterable, complex,
+  scalar, anyDtype, props, flags, deviceType, deviceIndex, backing, bf16Bits, complexParts, views, same, int64Values,
+  boolValues, pairs, text, where, versioned, minor, adopted, keepsDtype, fromProducer, exported, why, external,
+  constructed, layout, reopened, wasmDefault];

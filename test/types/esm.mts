@@ -1,0 +1,11 @@
+// The ESM entry (lib/index.mjs) has the same objects as the CommonJS one, and
+// a default export of the whole module: both type-check under node16.
+import dl, { tensor, fromDLPack, type Tensor, type ShareDescriptor } from 'dlpack';
+
+const t: Tensor<'float32'> = tensor([1, 2, 3]);
+const u: Tensor = dl.fromDLPack(t.__dlpack__());
+const same: typeof dl.fromDLPack = fromDLPack;
+const d: ShareDescriptor | null = null;
+// @ts-expect-error the default export is the module, not a function
+dl();
+void [u, same, d];

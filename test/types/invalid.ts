@@ -1,0 +1,191 @@
+// Compiled with `tsc --noEmit` (npm run typecheck): every line marked
+// `@ts-expect-error` must NOT compile. If lib/index.d.ts loosens and one of
+// them compiles, tsc reports the directive as unused and the check fails.
+// The runtime errors these misuses get are in the README's "Bad input" table.
+import * as dl from 'dlpack';
+
+declare const ab: ArrayBuffer;
+declare const sab: SharedArrayBuffer;
+declare const memory: dl.WasmMemory;
+declare const t: dl.Tensor<'float32'>;
+declare const capsule: dl.DLPackCapsule;
+declare const pointer: bigint;
+declare const descriptor: dl.ShareDescriptor;
+const layout: dl.SharedLayout = { byteOffset: 0, dtype: 'int32', shape: [4], strides: [1], readOnly: false };
+
+// --- dtype names ---
+// @ts-expect-error not a dtype
+dl.fromBuffer(ab, { dtype: 'float8' });
+// @ts-expect-error dtype names are lower case
+dl.zeros([2], { dtype: 'Float32' });
+// @ts-expect-error not a dtype
+dl.tensor([1], { dtype: 'double' });
+// @ts-expect-error not a dtype
+dl.wasm.view(memory, { ptr: 0, dtype: 'f32', shape: [1] });
+// @ts-expect-error a dtype is a name or a dl.dtypes entry, not a code
+dl.empty([1], { dtype: 2 });
+// @ts-expect-error the entry of another dtype than the name says
+const wrongEntry: dl.DType<'int8'> = dl.dtypes.uint8;
+
+// --- required arguments and options ---
+// @ts-expect-error fromBuffer needs options with a dtype
+dl.fromBuffer(ab);
+// @ts-expect-error dtype is required
+dl.fromBuffer(ab, { count: 4 });
+// @ts-expect-error `versioned` has no default
+dl.DLPackCapsule.fromPointer(pointer);
+// @ts-expect-error `versioned` has no default
+dl.DLPackCapsule.fromPointer(pointer, {});
+// @ts-expect-error wasm.view needs ptr
+dl.wasm.view(memory, { dtype: 'int32', shape: [1] });
+// @ts-expect-error dl.open needs a descriptor
+dl.open();
+
+// --- wrong argument and option types ---
+// @ts-expect-error a string is not a buffer
+dl.fromBuffer('abc', { dtype: 'uint8' });
+// @ts-expect-error an array is not a buffer (use dl.tensor)
+dl.fromBuffer([1, 2], { dtype: 'uint8' });
+// @ts-expect-error offset is a number of bytes
+dl.fromBuffer(ab, { dtype: 'uint8', offset: '4' });
+// @ts-expect-error count is a number
+dl.fromBuffer(ab, { dtype: 'uint8', count: 2n });
+// @ts-expect-error shape is an array
+dl.fromBuffer(ab, { dtype: 'uint8', shape: '2,2' });
+// @ts-expect-error shape holds numbers
+dl.zeros(['2']);
+// @ts-expect-error shared is a boolean
+dl.empty([1], { shared: 'yes' });
+// @ts-expect-error not a device
+dl.empty([1], { device: 'tpu' });
+// @ts-expect-error not a device
+dl.zeros([1], { device: 'gpu:0' });
+// @ts-expect-error a CUDA index is a number
+dl.zeros([1], { device: 'cuda:x' });
+// @ts-expect-error a string is not tensor values
+dl.tensor('abc');
+// @ts-expect-error nor are strings inside arrays
+dl.tensor(['1', '2']);
+// @ts-expect-error nor plain objects
+dl.tensor({ a: 1 });
+// @ts-expect-error raw bytes go through dl.fromBuffer
+dl.tensor(ab);
+// @ts-expect-error nor a DataView
+dl.tensor(new DataView(ab));
+// @ts-expect-error not a device
+t.to('gpu');
+// @ts-expect-error a stream is a number, bigint or cuda.Stream
+t.to('cuda', { stream: 'default' });
+// @ts-expect-error an index is a number
+t.cuda('0');
+// @ts-expect-error reshape takes numbers
+t.reshape(['2', '2']);
+// @ts-expect-error a string is not values
+t.copyFrom('ab');
+// @ts-expect-error maxVersion is [major, minor]
+t.__dlpack__({ maxVersion: [1] });
+// @ts-expect-error maxVersion is [major, minor]
+t.__dlpack__({ maxVersion: '1.3' });
+// @ts-expect-error dlDevice is [deviceType, index]
+t.__dlpack__({ dlDevice: 'cpu' });
+// @ts-expect-error copy is a boolean
+t.__dlpack__({ copy: 'never' });
+// @ts-expect-error stream is a number, bigint or cuda.Stream
+t.__dlpack__({ stream: 'legacy' });
+// @ts-expect-error not an option of __dlpack__
+t.__dlpack__({ device: 'cpu' });
+// @ts-expect-error copy is a boolean
+dl.fromDLPack(capsule, { copy: 1 });
+// @ts-expect-error not a device
+dl.fromDLPack(capsule, { device: 'tpu' });
+// @ts-expect-error not a capsule or producer
+dl.fromDLPack({});
+// @ts-expect-error a producer's __dlpack__ returns a capsule
+dl.fromDLPack({ __dlpack__: () => 5 });
+// @ts-expect-error toDLPack takes a tensor of this library
+dl.toDLPack({ __dlpack__: () => capsule });
+// @ts-expect-error a pointer is a bigint
+dl.DLPackCapsule.fromPointer(4096, { versioned: true });
+// @ts-expect-error versioned is a boolean
+dl.DLPackCapsule.fromPointer(pointer, { versioned: 1 });
+// @ts-expect-error ptr is a number
+dl.wasm.view(memory, { ptr: 0n, dtype: 'int32', shape: [1] });
+// @ts-expect-error an index is a number
+dl.cuda.synchronize('0');
+// @ts-expect-error an index is a number
+new dl.cuda.Stream('1');
+// @ts-expect-error not an error code
+new dl.DLPackError('boom', 'ERR_NOPE');
+
+// --- descriptors ---
+// @ts-expect-error not a descriptor kind
+dl.open({ ...descriptor, kind: 'nfs' });
+// @ts-expect-error an 'shm' descriptor names its segment
+dl.open({ ...layout, kind: 'shm', version: 1, dataSize: 16 });
+// @ts-expect-error a 'sab' descriptor carries a SharedArrayBuffer
+dl.open({ ...layout, kind: 'sab', buffer: ab });
+// @ts-expect-error only version 1 exists
+dl.open({ ...layout, kind: 'shm', version: 2, name: 'dlpack-1-0', dataSize: 16 });
+// @ts-expect-error descriptor dtypes are names
+dl.open({ ...layout, kind: 'sab', buffer: sab, dtype: 'f4' });
+if (descriptor.kind === 'sab') {
+  // @ts-expect-error a 'sab' descriptor has no segment name
+  void descriptor.name;
+}
+if (descriptor.kind === 'local') {
+  // @ts-expect-error a 'local' id is a string
+  const id: number = descriptor.id;
+  void id;
+}
+
+// --- read-only properties and frozen objects ---
+// @ts-expect-error read-only
+t.shape = [4];
+// @ts-expect-error frozen: no push
+t.shape.push(1);
+// @ts-expect-error frozen
+t.strides[0] = 2;
+// @ts-expect-error read-only
+t.dtype = 'float32';
+// @ts-expect-error read-only
+t.data = new Float32Array(4);
+// @ts-expect-error read-only
+t.disposed = true;
+// @ts-expect-error read-only
+t.readOnly = false;
+// @ts-expect-error read-only
+t.device.index = 1;
+// @ts-expect-error read-only
+capsule.consumed = false;
+// @ts-expect-error read-only
+capsule.version.major = 0;
+// @ts-expect-error frozen
+dl.dtypes.float32 = dl.dtypes.float64;
+// @ts-expect-error frozen
+dl.dtypes.float32.itemSize = 8;
+// @ts-expect-error frozen
+dl.dlpackVersion.minor = 0;
+
+// --- constructors and what is not exported ---
+// @ts-expect-error tensors come from fromBuffer, empty, zeros, tensor, fromDLPack
+new dl.Tensor();
+// @ts-expect-error capsules come from __dlpack__ and fromPointer
+new dl.DLPackCapsule();
+// @ts-expect-error devices are written as strings
+new dl.Device('cpu', 0);
+// @ts-expect-error the stream class is dl.cuda.Stream; there is no dl.CudaStream value
+void dl.CudaStream;
+
+// --- what the types infer ---
+// @ts-expect-error tensor(Float64Array) is float64
+const inferred: Float32Array = dl.tensor(new Float64Array(2)).data;
+// @ts-expect-error int8 data is an Int8Array
+const int8View: Float32Array = dl.zeros([2], { dtype: 'int8' }).data;
+// @ts-expect-error int64 elements are bigints
+const int64Elements: number[] = dl.tensor([1, 2], { dtype: 'int64' }).toArray() as number[];
+// @ts-expect-error an import of a float32 tensor is float32
+const imported: dl.Tensor<'int32'> = dl.fromDLPack(t);
+// @ts-expect-error a dtype entry's name is its dtype
+const entryName: 'int8' = dl.dtypes.uint8.name;
+
+void [wrongEntry, inferred, int8View, int64Elements, imported, entryName];
