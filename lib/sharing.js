@@ -64,8 +64,8 @@ function share(t) {
 }
 
 function shareLocal(t, storage) {
-  return { kind: 'local', id: native.localShare(storage.handle), pid: process.pid,
-    device: String(t[kDevice]), ...layoutOf(t) };
+  const device = String(t[kDevice]);
+  return { kind: 'local', id: native.localShare(storage.handle, device), pid: process.pid, device, ...layoutOf(t) };
 }
 
 // CUDA memory: other processes can map device memory allocated for sharing
@@ -155,10 +155,14 @@ function open(d) {
       if (!/^[1-9][0-9]{0,19}$/.test(d.id)) throw invalidValue('descriptor.id', 'a decimal id string', d.id);
       const l = openLayout(d);
       const device = parseDevice(d.device === undefined ? 'cpu' : d.device, 'descriptor.device');
-      const storage = Storage.adopt(native.localOpen(d.id), false, device);
-      // The memory's own length bounds the layout; known once the handle is held
-      // (read natively: the memory may be on a CUDA device).
+      const [handle, sharedFrom] = native.localOpen(d.id);
+      const storage = Storage.adopt(handle, false, device);
+      // The device and length the memory was shared with bound what the
+      // descriptor may say (CUDA memory must never be read as host memory).
       try {
+        if (String(device) !== sharedFrom) {
+          throw invalidValue('descriptor.device', `'${sharedFrom}' (the device the memory was shared from)`, d.device);
+        }
         checkInside(l, native.storageLength(storage.handle));
       } catch (error) {
         storage.holders = 1;

@@ -71,10 +71,10 @@ napi_value AdoptStorage(napi_env env, HostMemory* storage, Accounting accounting
   return handle;
 }
 
-uint64_t PublishLocal(napi_env env, napi_value handle) {
+uint64_t PublishLocal(napi_env env, napi_value handle, const std::string& device) {
   auto* state = HandleOf<OwnerState>(env, handle, kStorageTag, "storage");
   if (state->storage == nullptr) throw Error{code::kDisposed, "The tensor's memory was released"};
-  const uint64_t id = share_registry::Add(state->storage);
+  const uint64_t id = share_registry::Add(state->storage, device);
   state->shares.push_back(id);
   return id;
 }

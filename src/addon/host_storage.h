@@ -9,6 +9,8 @@
 
 #include <napi.h>
 
+#include <string>
+
 #include "../core/managed.h"
 
 namespace dlnode {
@@ -23,9 +25,9 @@ enum class Accounting { kReport, kShared };
 // failure the reference is released.
 napi_value AdoptStorage(napi_env env, HostMemory* storage, Accounting accounting);
 
-// Publishes the memory behind `handle` for other threads ('local' sharing)
-// until the owner is released; returns the id.
-uint64_t PublishLocal(napi_env env, napi_value handle);
+// Publishes the memory behind `handle`, on `device`, for other threads
+// ('local' sharing) until the owner is released; returns the id.
+uint64_t PublishLocal(napi_env env, napi_value handle, const std::string& device);
 
 // The HostMemory behind `handle`, or throws ERR_DLPACK_DISPOSED.
 HostMemory* StorageOf(napi_env env, napi_value handle);

@@ -66,7 +66,7 @@ Napi::Value ShmSweep(const Napi::CallbackInfo& info) {
 }
 
 Napi::Value LocalShare(const Napi::CallbackInfo& info) {
-  const uint64_t id = PublishLocal(info.Env(), info[0]);
+  const uint64_t id = PublishLocal(info.Env(), info[0], info[1].As<Napi::String>().Utf8Value());
   return Napi::String::New(info.Env(), std::to_string(id));
 }
 
@@ -78,12 +78,18 @@ Napi::Value LocalOpen(const Napi::CallbackInfo& info) {
   } catch (...) {
     throw Error{code::kInvalidArgValue, "Expected a decimal id for `descriptor.id`, received '" + text + "'"};
   }
-  HostMemory* memory = share_registry::Acquire(id);
+  std::string device;
+  HostMemory* memory = share_registry::Acquire(id, &device);
   if (memory == nullptr) {
     throw Error{code::kDisposed, "Expected a live 'local' share, but id " + text +
                                      " was released by the sharing thread (or never existed)"};
   }
-  return Napi::Value(info.Env(), AdoptStorage(info.Env(), memory, Accounting::kShared));
+  Napi::Env env = info.Env();
+  Napi::Value handle(env, AdoptStorage(env, memory, Accounting::kShared));
+  Napi::Array pair = Napi::Array::New(env, 2);
+  pair.Set(0u, handle);
+  pair.Set(1u, Napi::String::New(env, device));
+  return pair;
 }
 
 Napi::Value LocalShares(const Napi::CallbackInfo& info) {

@@ -11,8 +11,8 @@ namespace dlnode {
 Napi::Value ShmCreate(const Napi::CallbackInfo& info);    // (nbytes) -> [handle, name]
 Napi::Value ShmOpen(const Napi::CallbackInfo& info);      // (name, minBytes) -> handle
 Napi::Value ShmSweep(const Napi::CallbackInfo& info);     // () -> removed count
-Napi::Value LocalShare(const Napi::CallbackInfo& info);   // (handle) -> id string
-Napi::Value LocalOpen(const Napi::CallbackInfo& info);    // (id string) -> handle
+Napi::Value LocalShare(const Napi::CallbackInfo& info);   // (handle, device name) -> id string
+Napi::Value LocalOpen(const Napi::CallbackInfo& info);    // (id string) -> [handle, device name]
 Napi::Value LocalShares(const Napi::CallbackInfo& info);  // () -> registered count
 // (handle) -> { handle (hex), ticket, device, size }
 Napi::Value CudaIpcShare(const Napi::CallbackInfo& info);

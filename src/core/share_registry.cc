@@ -9,7 +9,11 @@ namespace {
 
 struct Registry {
   std::mutex mutex;
-  std::unordered_map<uint64_t, HostMemory*> entries;
+  struct Entry {
+    HostMemory* memory;
+    std::string device;
+  };
+  std::unordered_map<uint64_t, Entry> entries;
   uint64_t next_id = 1;
 };
 
@@ -20,22 +24,23 @@ Registry& Instance() {
 
 }  // namespace
 
-uint64_t Add(HostMemory* memory) {
+uint64_t Add(HostMemory* memory, const std::string& device) {
   Registry& r = Instance();
   memory->Retain();
   std::lock_guard<std::mutex> lock(r.mutex);
   const uint64_t id = r.next_id++;
-  r.entries.emplace(id, memory);
+  r.entries.emplace(id, Registry::Entry{memory, device});
   return id;
 }
 
-HostMemory* Acquire(uint64_t id) {
+HostMemory* Acquire(uint64_t id, std::string* device) {
   Registry& r = Instance();
   std::lock_guard<std::mutex> lock(r.mutex);
   auto it = r.entries.find(id);
   if (it == r.entries.end()) return nullptr;
-  it->second->Retain();
-  return it->second;
+  it->second.memory->Retain();
+  *device = it->second.device;
+  return it->second.memory;
 }
 
 void Remove(uint64_t id) {
@@ -45,7 +50,7 @@ void Remove(uint64_t id) {
     std::lock_guard<std::mutex> lock(r.mutex);
     auto it = r.entries.find(id);
     if (it == r.entries.end()) return;
-    memory = it->second;
+    memory = it->second.memory;
     r.entries.erase(it);
   }
   memory->Release();  // outside the lock: it may run a producer's deleter

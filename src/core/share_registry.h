@@ -6,17 +6,20 @@
 #define DLPACK_NODE_CORE_SHARE_REGISTRY_H_
 
 #include <cstdint>
+#include <string>
 
 #include "managed.h"
 
 namespace dlnode {
 namespace share_registry {
 
-// Registers `memory` (taking a reference) and returns a new id, never 0.
-uint64_t Add(HostMemory* memory);
-// A new reference to the memory registered as `id`, or nullptr if it was
-// removed (the sharing side let go).
-HostMemory* Acquire(uint64_t id);
+// Registers `memory` (taking a reference) on `device` (its name, e.g.
+// "cuda:1": an opener must not read device memory as host memory) and
+// returns a new id, never 0.
+uint64_t Add(HostMemory* memory, const std::string& device);
+// A new reference to the memory registered as `id`, with its device, or
+// nullptr if it was removed (the sharing side let go).
+HostMemory* Acquire(uint64_t id, std::string* device);
 // Drops the registry's reference. Unknown ids are ignored.
 void Remove(uint64_t id);
 // Entries currently registered (for tests).
