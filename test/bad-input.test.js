@@ -1280,6 +1280,8 @@ describe('open', () => {
     await leakFree(() => {
       const { t, d } = local();
       for (const device of ['tpu', 'cpu:0', 'cuda:x']) throws(() => dl.open({ ...d, device }), /`descriptor.device`/);
+      // Host memory opened as CUDA memory, or the reverse, would be misread: refused.
+      throws(() => dl.open({ ...d, device: 'cuda:0' }), /'cpu' \(the device the memory was shared from\)/);
       t.dispose();
     });
   });
