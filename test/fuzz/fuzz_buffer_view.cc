@@ -106,7 +106,9 @@ struct Expected {
   i128 count = 0;
 };
 
-bool SafeUnsigned(const Exact& x) { return x.integer && !x.huge && x.value >= 0 && x.value <= kSafe; }
+bool SafeUnsigned(const Exact& x) {
+  return x.integer && !x.huge && x.value >= 0 && x.value <= kSafe;
+}
 
 // API.md "fromBuffer", in lib/create.js's order once the types are checked.
 Expected Model(const Exact& length, const Exact& base, const Exact& item, const Exact& offset,

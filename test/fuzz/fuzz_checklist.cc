@@ -114,7 +114,9 @@ Expected Model(const DLTensor& t, bool null_strides_ok, bool allow_cuda) {
     // Row-major, an empty dimension stepping like a size-1 one.
     for (int i = 0; i < n; ++i) {
       i128 stride = 1;
-      for (int j = i + 1; j < n; ++j) stride = Saturate(stride * (t.shape[j] == 0 ? 1 : t.shape[j]));
+      for (int j = i + 1; j < n; ++j) {
+        stride = Saturate(stride * (t.shape[j] == 0 ? 1 : t.shape[j]));
+      }
       if (stride > kSafe) return fail(CheckFailure::kStrides);
       m.strides[i] = stride;
     }
@@ -285,7 +287,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   v->flags = in.Raw<uint64_t>();
   v->deleter = &CountingDeleter;
   legacy->deleter = &CountingLegacyDeleter;
-  const dlnode::AnyManaged managed{versioned ? static_cast<void*>(v.get()) : legacy.get(), versioned};
+  void* ptr = versioned ? static_cast<void*>(v.get()) : static_cast<void*>(legacy.get());
+  const dlnode::AnyManaged managed{ptr, versioned};
   DLTensor& t = *managed.tensor();
   FUZZ_REQUIRE(&t == (versioned ? &dlnode::TensorOf(v.get()) : &dlnode::TensorOf(legacy.get())));
 
@@ -319,7 +322,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
 
   if (t.ndim >= 0 && t.ndim <= kMaxDims && !null_shape && !null_strides) {
-    // Item sizes are 1 to 32 bytes (dtypes have at least one).
+    // Callers pass item sizes of at least 1 byte; 1 to 32 here.
     CheckComputeExtent(t.ndim, shape.get(), strides.get(), t.dtype.bits / 8u + 1u);
   }
 
