@@ -38,7 +38,7 @@ const scratch = new Float64Array(scratchBuffer);
 
 const slot = {
   ndim: 0, dtype: 1, deviceType: 2, deviceId: 3, flags: 4, byteOffset: 5, extent: 6,
-  major: 7, minor: 8, result: 9, shape: 16, strides: 80, sourceStrides: 144,
+  major: 7, minor: 8, result: 9, view: 10, shape: 16, strides: 80, sourceStrides: 144,
 };
 
 function writeShape(shape, strides, stridesSlot = slot.strides) {

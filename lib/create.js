@@ -8,6 +8,7 @@ const { normalizeShape, product, contiguousStrides } = require('./shape');
 const { Storage, isDetached } = require('./storage');
 const { makeTensor, makeContiguous, allocate } = require('./tensor');
 const { sharedStorage } = require('./sharing');
+const { native, scratch, slot } = require('./binding');
 const { isAnyArrayBuffer, isTypedArray } = require('util').types;
 
 const ONE = Object.freeze([1]);
@@ -41,39 +42,21 @@ function fromBuffer(source, options) {
     throw makeError('ERR_DLPACK_DETACHED', 'Expected an attached buffer for `source`, received a detached one');
   }
 
-  const itemSize = info.itemSize;
   const { offset = 0, count = -1, shape } = options;
   if (typeof offset !== 'number' || !Number.isInteger(offset)) {
     throw invalidType('options.offset', 'an integer', offset);
   }
-  if (offset < 0 || offset > length) {
-    throw outOfRange('options.offset', `an integer from 0 to ${length} (the byte length)`, String(offset));
-  }
-  if ((base + offset) % itemSize !== 0) {
-    throw fail('ERR_DLPACK_MISALIGNED', 'options.offset',
-      `a byte offset that puts the first element on a multiple of ${itemSize} (the ${info.name} size)`,
-      base === 0 ? String(offset) : `${offset} (at byte ${base + offset} of the buffer)`);
-  }
   if (typeof count !== 'number' || !Number.isInteger(count)) {
     throw invalidType('options.count', 'an integer', count);
   }
-  let n;
-  if (count === -1) {
-    const rest = length - offset;
-    if (rest % itemSize !== 0) {
-      throw outOfRange('options.count',
-        `-1 only when the ${rest} bytes after the offset are a whole number of ${info.name} elements (${itemSize} bytes each)`,
-        String(count));
-    }
-    n = rest / itemSize;
-  } else {
-    if (count < -1 || offset + count * itemSize > length) {
-      throw outOfRange('options.count',
-        `-1 or a count whose ${itemSize}-byte elements fit in the ${length - offset} bytes after the offset`,
-        String(count));
-    }
-    n = count;
-  }
+  // Range, alignment and element count: src/core/buffer_view.cc.
+  scratch[slot.view] = length;
+  scratch[slot.view + 1] = base;
+  scratch[slot.view + 2] = info.itemSize;
+  scratch[slot.view + 3] = offset;
+  scratch[slot.view + 4] = count;
+  const n = native.bufferViewCount();
+  if (n < 0) throw viewError(n, info, length, base, offset, count);
 
   const storage = new Storage(buffer, false);
   if (shape === undefined) return makeContiguous(storage, info, [n], ONE, base + offset, n);
@@ -111,6 +94,32 @@ function viewBytes(view) {
   return { base, length };
 }
 const TypedArraySubarray = Object.getPrototypeOf(Uint8Array.prototype).subarray;
+
+// Minus the ViewFailure numbers of src/core/buffer_view.h.
+const VIEW_OFFSET = -2;
+const VIEW_MISALIGNED = -3;
+const VIEW_REMAINDER = -4;
+
+function viewError(failure, info, length, base, offset, count) {
+  const { itemSize, name } = info;
+  const rest = length - offset;
+  switch (failure) {
+    case VIEW_OFFSET:
+      return outOfRange('options.offset', `an integer from 0 to ${length} (the byte length)`, String(offset));
+    case VIEW_MISALIGNED:
+      return fail('ERR_DLPACK_MISALIGNED', 'options.offset',
+        `a byte offset that puts the first element on a multiple of ${itemSize} (the ${name} size)`,
+        base === 0 ? String(offset) : `${offset} (at byte ${base + offset} of the buffer)`);
+    case VIEW_REMAINDER:
+      return outOfRange('options.count',
+        `-1 only when the ${rest} bytes after the offset are a whole number of ${name} elements (${itemSize} bytes each)`,
+        String(count));
+    default: // VIEW_COUNT (-5)
+      return outOfRange('options.count',
+        `-1 or a count whose ${itemSize}-byte elements fit in the ${rest} bytes after the offset`,
+        String(count));
+  }
+}
 
 function creationOptions(options) {
   if (options === undefined) return {};

@@ -180,3 +180,41 @@ describe('fromBuffer: shape', () => {
       'ERR_OUT_OF_RANGE');
   });
 });
+
+describe('fromBuffer: numbers at the edges (checked natively, src/core/buffer_view.cc)', () => {
+  const ab = new ArrayBuffer(16);
+
+  test('-0 is 0 for offset and count', () => {
+    expect(dl.fromBuffer(ab, { dtype: 'float32', offset: -0 }).shape).toEqual([4]);
+    const t = dl.fromBuffer(ab, { dtype: 'float32', count: -0 });
+    expect(t.shape).toEqual([0]);
+    expect(Object.is(t.shape[0], 0)).toBe(true);
+  });
+
+  test.each([2 ** 53, 2 ** 53 + 2, 2 ** 64, 1e300, Number.MAX_VALUE, -(2 ** 53), -1e300])(
+    'offset %d is out of range', (offset) => {
+      expectError(() => dl.fromBuffer(ab, { dtype: 'uint8', offset }), RangeError, 'ERR_OUT_OF_RANGE',
+        new RegExp(`\`options.offset\`, received ${String(offset).replace('+', '\\+')}$`));
+    });
+
+  test.each([Number.MAX_SAFE_INTEGER, 2 ** 53, 2 ** 62, 1e300, Number.MAX_VALUE, -2, -(2 ** 53), -1e300])(
+    'count %d does not fit', (count) => {
+      expectError(() => dl.fromBuffer(ab, { dtype: 'float64', count }), RangeError, 'ERR_OUT_OF_RANGE',
+        /-1 or a count whose 8-byte elements fit in the 16 bytes after the offset/);
+    });
+
+  test.each([NaN, Infinity, -Infinity, 0.5, 2 ** 51 + 0.5])('offset and count %d are not integers', (v) => {
+    expectError(() => dl.fromBuffer(ab, { dtype: 'uint8', offset: v }), TypeError, 'ERR_INVALID_ARG_TYPE');
+    expectError(() => dl.fromBuffer(ab, { dtype: 'uint8', count: v }), TypeError, 'ERR_INVALID_ARG_TYPE');
+  });
+
+  test('a count exactly filling the buffer after the offset', () => {
+    expect(dl.fromBuffer(ab, { dtype: 'int16', offset: 6, count: 5 }).shape).toEqual([5]);
+    expectError(() => dl.fromBuffer(ab, { dtype: 'int16', offset: 6, count: 6 }), RangeError, 'ERR_OUT_OF_RANGE');
+  });
+
+  test('type errors come before range errors', () => {
+    expectError(() => dl.fromBuffer(ab, { dtype: 'float32', offset: 99, count: 'x' }), TypeError,
+      'ERR_INVALID_ARG_TYPE', /`options.count`/);
+  });
+});

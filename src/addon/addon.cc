@@ -3,6 +3,7 @@
 #include <napi.h>
 
 #include "../core/stats.h"
+#include "buffer_view.h"
 #include "capsule.h"
 #include "copy.h"
 #include "cuda.h"
@@ -66,6 +67,7 @@ Napi::Object Initialize(Napi::Env env, Napi::Object exports) {
     Napi::Function::Callback fn;
   } functions[] = {
       {"init", Guarded<Init>},
+      {"bufferViewCount", Guarded<BufferViewCount>},
       {"exportTensor", Guarded<ExportTensor>},
       {"importCapsule", Guarded<ImportCapsule>},
       {"capsuleFromPointer", Guarded<CapsuleFromPointer>},

@@ -29,6 +29,7 @@ constexpr int kExtent = 6;
 constexpr int kMajor = 7;
 constexpr int kMinor = 8;
 constexpr int kResult = 9;
+constexpr int kView = 10;  // 5 slots: fromBuffer's numbers (buffer_view.h)
 constexpr int kShape = 16;
 constexpr int kStrides = kShape + kMaxDims;
 constexpr int kSourceStrides = kStrides + kMaxDims;  // copy source
