@@ -157,14 +157,16 @@ TEST(ShareRegistry, OpenersHoldTheirOwnReferences) {
   ShmSegment* s = ShmSegment::Create(8, &r);
   const std::string name = s->name();
   const int64_t before = reg::Size();
-  const uint64_t id = reg::Add(s);
+  const uint64_t id = reg::Add(s, "cpu");
   EXPECT_NE(id, 0u);
   EXPECT_EQ(reg::Size(), before + 1);
-  dlnode::HostMemory* opened = reg::Acquire(id);
+  std::string device;
+  dlnode::HostMemory* opened = reg::Acquire(id, &device);
   ASSERT_EQ(opened, s);
+  EXPECT_EQ(device, "cpu");  // what the sharer said, for the opener to check
   s->Release();       // the sharer's own reference
   reg::Remove(id);    // the sharer unpublishes
-  EXPECT_EQ(reg::Acquire(id), nullptr);
+  EXPECT_EQ(reg::Acquire(id, &device), nullptr);
   EXPECT_TRUE(Exists(name));  // the opener still holds it
   opened->Release();
   EXPECT_FALSE(Exists(name));
