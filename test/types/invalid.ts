@@ -132,6 +132,11 @@ if (descriptor.kind === 'sab') {
   // @ts-expect-error a 'sab' descriptor has no segment name
   void descriptor.name;
 }
+// @ts-expect-error a 'cuda-ipc' descriptor names its ticket segment
+dl.open({ ...layout, kind: 'cuda-ipc', version: 1, handle: 'ab', device: 'cuda:0', dataSize: 16 });
+// @ts-expect-error a 'cuda-ipc' handle is a hex string, not bytes
+dl.open({ ...layout, kind: 'cuda-ipc', version: 1, handle: new Uint8Array(64), ticket: 'dlpack-1-0', device: 'cuda:0',
+  dataSize: 16 });
 if (descriptor.kind === 'local') {
   // @ts-expect-error a 'local' id is a string
   const id: number = descriptor.id;

@@ -133,6 +133,11 @@ const d: dl.ShareDescriptor = dl.empty([2], { shared: true }).share();
 if (d.kind === 'sab') { const buffer: SharedArrayBuffer = d.buffer; void buffer; }
 if (d.kind === 'local') { const id: string = d.id; const pid: number = d.pid; void [id, pid]; }
 if (d.kind === 'shm') { const size: number = d.dataSize; const version: 1 = d.version; void [size, version]; }
+if (d.kind === 'cuda-ipc') {
+  const ipc: [string, string, string, number] = [d.handle, d.ticket, d.device, d.dataSize];
+  void ipc;
+}
+const onGpu: dl.Tensor<'float16'> = dl.empty([2], { dtype: 'float16', device: 'cuda:0', shared: true });
 const layout: [number, dl.DTypeName, number[], number[], boolean] =
   [d.byteOffset, d.dtype, d.shape, d.strides, d.readOnly];
 const reopened: dl.Tensor = dl.open(JSON.parse(JSON.stringify(d)) as dl.ShareDescriptor);
@@ -141,4 +146,4 @@ const wasmDefault: dl.Tensor<'float64'> = dl.wasm.view(memory, { ptr: 8, dtype: 
 void [viaAlias, fromShared, fromView, everywhere, defaultDtype, f64, i64, u8, u16, fromNested, fromIterable, complex,
   scalar, anyDtype, props, flags, deviceType, deviceIndex, backing, bf16Bits, complexParts, views, same, int64Values,
   boolValues, pairs, text, where, versioned, minor, adopted, keepsDtype, fromProducer, exported, why, external,
-  constructed, layout, reopened, wasmDefault];
+  constructed, layout, reopened, wasmDefault, onGpu];
