@@ -275,7 +275,11 @@ describe('fromBuffer', () => {
     for (const view of views) throws(() => dl.fromBuffer(view, { dtype: 'uint8' }), /shrunk below it/);
     expect(inBounds.map((v) => dl.fromBuffer(v, { dtype: 'uint8' }).size)).toEqual([0, 4, 4]);
     rab.resize(32);
-    expect(views.map((v) => dl.fromBuffer(v, { dtype: 'uint8' }).size)).toEqual([4, 24, 0, 4, 4]);
+    // Back in bounds, each covers its view's bytes again (a length-tracking view's grown
+    // length included; whether Buffer.from(rab, 12) tracks differs between Node 20 and 22).
+    const sizes = views.map((v) => dl.fromBuffer(v, { dtype: 'uint8' }).size);
+    expect(sizes).toEqual(views.map((v) => v.byteLength));
+    expect(sizes.slice(0, 4)).toEqual([4, 24, 0, 4]);
   });
 
   row('F18', RangeError, 'ERR_OUT_OF_RANGE', (throws) => {
