@@ -41,28 +41,19 @@ Napi::Value ImportCapsule(const Napi::CallbackInfo& info) {
   const bool allow_copy = info[1].As<Napi::Boolean>().Value();
   AnyManaged managed = capsule.managed;
 
-  // 1. Major version. Only the stable prefix may be read before this check;
-  //    an unknown major means "call the deleter and read nothing else".
-  uint64_t flags = 0;
-  bool null_strides_ok = true;
-  if (managed.versioned) {
-    const auto* t = static_cast<const DLManagedTensorVersioned*>(managed.ptr);
-    if (t->version.major > 1) {
-      const std::string major = std::to_string(t->version.major);
-      capsule.managed.ptr = nullptr;
-      managed.CallDeleter();
-      throw Error{code::kUnsupported, "Expected DLPack major version 0 or 1, received " + major +
-                                          " (the producer's deleter was called)"};
-    }
-    flags = t->flags;
-    // NULL strides mean row-major only before DLPack 1.2.
-    null_strides_ok = t->version.major == 0 || t->version.minor < 2;
-  }
-
-  // 2-7. ndim, device, lanes, dtype, shape, strides, byte_offset.
+  // 1-7. Major version (only the stable prefix is read before it; an unknown
+  //      major means "call the deleter and read nothing else"), then ndim,
+  //      device, lanes, dtype, shape, strides, byte_offset.
+  const auto* versioned = static_cast<const DLManagedTensorVersioned*>(managed.versioned ? managed.ptr : nullptr);
   Layout layout;
-  const CheckResult check =
-      CheckTensor(*managed.tensor(), null_strides_ok, state.dtypes(), &layout, cuda::Compiled());
+  const CheckResult check = CheckManagedTensor(versioned != nullptr ? &versioned->version : nullptr,
+                                               *managed.tensor(), state.dtypes(), &layout, cuda::Compiled());
+  if (check.failure == CheckFailure::kVersion) {
+    capsule.managed.ptr = nullptr;
+    managed.CallDeleter();
+    throw Error{code::kUnsupported, check.message + " (the producer's deleter was called)"};
+  }
+  const uint64_t flags = versioned != nullptr ? versioned->flags : 0;
   if (!check.ok()) {
     // CUDA device memory needs a CUDA build; the rest is malformed or foreign
     // (in a CUDA build, a kDLCUDA tensor refused here has a bad device_id).

@@ -48,6 +48,15 @@ bool ComputeExtent(int ndim, const int64_t* shape, const int64_t* strides, uint6
   return true;
 }
 
+CheckResult CheckManagedTensor(const DLPackVersion* version, const DLTensor& t, const DtypeTable& dtypes,
+                               Layout* out, bool allow_cuda) {
+  if (version != nullptr && version->major > 1) {
+    return Fail(CheckFailure::kVersion, "Expected DLPack major version 0 or 1, received " + Num(version->major));
+  }
+  const bool null_strides_ok = version == nullptr || version->major == 0 || version->minor < 2;
+  return CheckTensor(t, null_strides_ok, dtypes, out, allow_cuda);
+}
+
 CheckResult CheckTensor(const DLTensor& t, bool null_strides_ok, const DtypeTable& dtypes,
                         Layout* out, bool allow_cuda) {
   if (t.ndim < 0 || t.ndim > kMaxDims) {

@@ -209,6 +209,25 @@ TEST_F(CheckTensorTest, NullStridesMeanRowMajorWhenAllowed) {
   EXPECT_EQ(layout_.high, 48u);
 }
 
+TEST_F(CheckTensorTest, TheVersionDecidesFirstAndSaysWhenNullStridesAreRowMajor) {
+  Tensor tensor({2, 3}, {}, buffer_);  // NULL strides
+  const DLTensor& t = tensor.get();
+  for (const DLPackVersion version : {DLPackVersion{0, 9}, DLPackVersion{1, 0}, DLPackVersion{1, 1}}) {
+    EXPECT_TRUE(dlnode::CheckManagedTensor(&version, t, dtypes_, &layout_).ok()) << version.minor;
+    EXPECT_EQ(layout_.strides[0], 3);
+  }
+  EXPECT_TRUE(dlnode::CheckManagedTensor(nullptr, t, dtypes_, &layout_).ok());  // legacy
+  for (const DLPackVersion version : {DLPackVersion{1, 2}, DLPackVersion{1, 3}, DLPackVersion{1, 99}}) {
+    EXPECT_EQ(dlnode::CheckManagedTensor(&version, t, dtypes_, &layout_).failure, CheckFailure::kStrides);
+  }
+  // An unknown major fails before the tensor is looked at, even a malformed one.
+  Tensor bad({-1}, {1}, buffer_);
+  const DLPackVersion two{2, 0};
+  const CheckResult r = dlnode::CheckManagedTensor(&two, bad.get(), dtypes_, &layout_);
+  EXPECT_EQ(r.failure, CheckFailure::kVersion);
+  EXPECT_NE(r.message.find("received 2"), std::string::npos) << r.message;
+}
+
 TEST_F(CheckTensorTest, NullStridesOfAZeroSizeTensorStepOverTheZeroDim) {
   Tensor tensor({1, 8, 0, 128}, {}, nullptr);
   ASSERT_TRUE(Check(tensor, /*null_strides_ok=*/true).ok());

@@ -10,7 +10,7 @@
 //
 // Input (fuzz_input.h encodings; missing bytes read as 0):
 //   u8      bit 0 versioned, bit 1 shape NULL, bit 2 strides NULL
-//   u32 u32 version major, minor (versioned only; the checklist ignores it)
+//   u32 u32 version major, minor (versioned only: CheckManagedTensor's rules)
 //   u64     flags (versioned only)
 //   small32 ndim
 //   u8 u8 u16  dtype code, bits, lanes
@@ -317,6 +317,21 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       FUZZ_REQUIRE(r.failure == m.failure);
       FUZZ_REQUIRE(r.ok() == r.message.empty());
       if (t.ndim > kMaxDims) FUZZ_REQUIRE(r.failure == CheckFailure::kNdim);
+      if (r.ok()) CheckAccepted(t, layout, m, dtypes);
+    }
+  }
+
+  // The whole checklist as the import runs it: the version decides first.
+  for (const bool allow_cuda : {false, true}) {
+    Layout layout;
+    const DLPackVersion* version = versioned ? &v->version : nullptr;
+    const CheckResult r = dlnode::CheckManagedTensor(version, t, dtypes, &layout, allow_cuda);
+    if (version != nullptr && version->major > 1) {
+      FUZZ_REQUIRE(r.failure == CheckFailure::kVersion && !r.message.empty());
+    } else {
+      const bool null_strides_ok = version == nullptr || version->major == 0 || version->minor < 2;
+      const Expected m = Model(t, null_strides_ok, allow_cuda);
+      FUZZ_REQUIRE(r.failure == m.failure);
       if (r.ok()) CheckAccepted(t, layout, m, dtypes);
     }
   }
