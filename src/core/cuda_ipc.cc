@@ -68,6 +68,11 @@ IpcResult FailShm(const ShmResult& shm, const std::string& ticket) {
   }
 }
 
+IpcResult TooSmall(uint64_t holds, uint64_t says) {
+  return Fail(IpcFailure::kInvalid, "The shared CUDA allocation holds " + std::to_string(holds) +
+                                        " bytes, fewer than the " + std::to_string(says) + " the descriptor says");
+}
+
 std::string Hex(const unsigned char* bytes, int n) {
   static const char kDigits[] = "0123456789abcdef";
   std::string text(static_cast<size_t>(n) * 2, '0');
@@ -131,20 +136,15 @@ bool AllocationSize(void* ptr, uint64_t* size) {
   return true;
 }
 
-Status OpenHandle(const unsigned char* handle, int device, uint64_t size, void** ptr, IpcResult* result) {
+// Maps `handle`; `*mapped` is the size of the allocation mapped, or
+// UINT64_MAX when the driver cannot say.
+Status OpenHandle(const unsigned char* handle, int device, void** ptr, uint64_t* mapped) {
   DeviceGuard guard(device);
   if (!guard.status().ok) return guard.status();
   cudaIpcMemHandle_t h;
   std::memcpy(h.reserved, handle, kIpcHandleBytes);
   const Status s = StatusOf(cudaIpcOpenMemHandle(ptr, h, cudaIpcMemLazyEnablePeerAccess));
-  if (!s.ok) return s;
-  uint64_t mapped = 0;
-  if (AllocationSize(*ptr, &mapped) && mapped < size) {
-    cudaIpcCloseMemHandle(*ptr);
-    *result = Fail(IpcFailure::kInvalid, "The shared CUDA allocation holds " + std::to_string(mapped) +
-                                             " bytes, fewer than the " + std::to_string(size) +
-                                             " the descriptor says");
-  }
+  if (s.ok && !AllocationSize(*ptr, mapped)) *mapped = UINT64_MAX;
   return s;
 }
 
@@ -160,7 +160,7 @@ Status NoCuda() {
   return DeviceCount(&count);  // says "not compiled"
 }
 Status GetHandle(void*, int, unsigned char*) { return NoCuda(); }
-Status OpenHandle(const unsigned char*, int, uint64_t, void**, IpcResult*) { return NoCuda(); }
+Status OpenHandle(const unsigned char*, int, void**, uint64_t*) { return NoCuda(); }
 void CloseHandle(void*, int) {}
 #endif
 
@@ -263,9 +263,7 @@ HostMemory* OpenIpc(const IpcShare& share, IpcResult* result) {
     }
     lock.unlock();  // a last Release() takes the lock
     if (memory->length() < share.size) {
-      *result = Fail(IpcFailure::kInvalid, "The shared CUDA allocation holds " +
-                                               std::to_string(memory->length()) + " bytes, fewer than the " +
-                                               std::to_string(share.size) + " the descriptor says");
+      *result = TooSmall(memory->length(), share.size);
       memory->Release();
       return nullptr;
     }
@@ -285,11 +283,12 @@ HostMemory* OpenIpc(const IpcShare& share, IpcResult* result) {
     return nullptr;
   }
   void* ptr = nullptr;
-  IpcResult sized;
-  const Status s = OpenHandle(handle, share.device, share.size, &ptr, &sized);
-  if (!s.ok || !sized.ok()) {
-    ticket->Release();
-    *result = s.ok ? sized : FailCuda(s, "cudaIpcOpenMemHandle");
+  uint64_t mapped = 0;
+  const Status s = OpenHandle(handle, share.device, &ptr, &mapped);
+  if (!s.ok || mapped < share.size) {
+    if (s.ok) CloseHandle(ptr, share.device);
+    ticket->Release();  // after the unmapping, as every importer does
+    *result = s.ok ? TooSmall(mapped, share.size) : FailCuda(s, "cudaIpcOpenMemHandle");
     return nullptr;
   }
   auto* memory = new OpenedMemory(ptr, share.size, share.device, ticket);

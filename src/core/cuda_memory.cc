@@ -121,44 +121,39 @@ CudaMemory* CudaMemory::Allocate(MemoryKind kind, int device, uint64_t bytes, St
   return memory;
 }
 
-void CudaMemory::Destroy() noexcept {
-  if (kind_ == MemoryKind::kShareable) {
-    // Another process may still have it mapped: then the free waits.
-    if (!ReleaseShareable(this, device_)) FreeShareable(base(), device_, length());
-    delete this;
-    return;
-  }
-  // After exit has begun the driver may be gone: leak rather than call it.
+// Frees an allocation of `kind` and stops counting it. After exit has begun
+// the driver may be gone: the memory is leaked rather than freed then.
+static void Free(MemoryKind kind, void* ptr, int device, uint64_t bytes) {
   if (!ShuttingDown()) {
-    DeviceGuard guard(device_);
+    DeviceGuard guard(device);
     if (guard.status().ok) {
-      switch (kind_) {
+      switch (kind) {
         case MemoryKind::kDevice:
-          cudaFreeAsync(base(), cudaStreamLegacy);
+          cudaFreeAsync(ptr, cudaStreamLegacy);
           break;
         case MemoryKind::kPinned:
-          cudaFreeHost(base());
+          cudaFreeHost(ptr);
           break;
         case MemoryKind::kManaged:
         case MemoryKind::kShareable:
-          cudaFree(base());
+          cudaFree(ptr);
           break;
       }
-      cudaGetLastError();
     }
-  }
-  CountFree(device_, static_cast<int64_t>(length()));
-  delete this;
-}
-
-void FreeShareable(void* ptr, int device, uint64_t bytes) {
-  if (!ShuttingDown()) {
-    DeviceGuard guard(device);
-    if (guard.status().ok) cudaFree(ptr);
     cudaGetLastError();
   }
   CountFree(device, static_cast<int64_t>(bytes));
 }
+
+void CudaMemory::Destroy() noexcept {
+  // Shareable memory another process still maps is freed later (CollectIpc).
+  if (kind_ != MemoryKind::kShareable || !ReleaseShareable(this, device_)) {
+    Free(kind_, base(), device_, length());
+  }
+  delete this;
+}
+
+void FreeShareable(void* ptr, int device, uint64_t bytes) { Free(MemoryKind::kShareable, ptr, device, bytes); }
 
 Status Copy(void* dst, const void* src, uint64_t bytes) {
   if (bytes == 0) return {};
