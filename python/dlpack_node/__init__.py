@@ -106,7 +106,11 @@ def _view(segment, name, shape, strides, byte_offset, read_only, like):
 
 
 def _parse(descriptor):
-    """Checks a descriptor as the Node side's open() does; returns its layout."""
+    """Checks a descriptor as the Node side's open() does.
+
+    Returns its kind, its source (the segment name for 'shm', the handle,
+    ticket and device index for 'cuda-ipc') and its layout.
+    """
     if isinstance(descriptor, (str, bytes)):
         try:
             descriptor = json.loads(descriptor)
@@ -118,20 +122,17 @@ def _parse(descriptor):
     d = descriptor
     kind = d.get('kind')
     if kind == 'cuda-ipc':
-        _cuda_ipc.parse(d)
-        name = None
+        source = _cuda_ipc.parse(d)
     elif kind != 'shm':
         raise ValueError(expected('descriptor.kind', "'shm' or 'cuda-ipc' (other kinds live in one Node process)",
                                   kind))
     else:
         if not _is_int(d.get('version')) or d['version'] != VERSION:
             raise ValueError(expected('descriptor.version', VERSION, d.get('version')))
-        name = d.get('name')
-        if not isinstance(name, str):
-            raise TypeError(expected('descriptor.name', 'a segment name string', name))
-        if not name.startswith(_segment.PREFIX) or '/' in name or '\0' in name or len(name) > 200:
-            raise ValueError(expected('descriptor.name', f"a segment name starting with '{_segment.PREFIX}' "
-                                      'and without slashes', name))
+        source = d.get('name')
+        if not isinstance(source, str):
+            raise TypeError(expected('descriptor.name', 'a segment name string', source))
+        _segment.check_name('descriptor.name', source)
     data_size = d.get('dataSize')
     if not _is_int(data_size) or data_size < 0:
         raise ValueError(expected('descriptor.dataSize', 'a non-negative integer', data_size))
@@ -156,7 +157,7 @@ def _parse(descriptor):
     if extent is not None and (byte_offset + extent[0] < 0 or byte_offset + extent[1] > data_size):
         raise ValueError(f'Expected a layout inside the {data_size} shared bytes for `descriptor`, received '
                          f'elements from byte {byte_offset + extent[0]} to {byte_offset + extent[1]}')
-    return d, name, int(data_size), dtype, [int(n) for n in shape], [int(s) for s in strides], int(byte_offset), \
+    return kind, source, int(data_size), dtype, [int(n) for n in shape], [int(s) for s in strides], int(byte_offset), \
         read_only
 
 
@@ -171,11 +172,11 @@ def open(descriptor, like=None):  # noqa: A001 - the API's name, as dl.open() in
     tensor (like='torch') over the CUDA memory, mapped without copying until
     the last array over it is collected. Needs CuPy.
     """
-    d, name, data_size, dtype, shape, strides, byte_offset, read_only = _parse(descriptor)
-    if d['kind'] == 'cuda-ipc':
+    kind, source, data_size, dtype, shape, strides, byte_offset, read_only = _parse(descriptor)
+    if kind == 'cuda-ipc':
         like = 'cupy' if like is None else like
         _check_like(like, ('cupy', 'torch'))
-        return _cuda_ipc.open_array(d, data_size, dtype, shape, strides, byte_offset, like)
+        return _cuda_ipc.open_array(source, data_size, dtype, shape, strides, byte_offset, like)
     like = 'numpy' if like is None else like
     _check_like(like)
     # Everything that can refuse the layout refuses it before attaching.
@@ -187,7 +188,7 @@ def open(descriptor, like=None):  # noqa: A001 - the API's name, as dl.open() in
         if any(s < 0 for s in strides):
             raise ValueError(expected('descriptor.strides', "non-negative strides for like='torch' "
                                       "(torch has no negative strides; use like='numpy')", strides))
-    segment = _segment.attach(name, data_size)
+    segment = _segment.attach(source, data_size)
     return _view(segment, dtype, shape, strides, byte_offset, read_only, like)
 
 

@@ -37,8 +37,9 @@ def parse(d):
     if not isinstance(handle, str) or not _HANDLE.match(handle):
         raise ValueError(expected('descriptor.handle', '128 lowercase hex digits (a cudaIpcMemHandle_t)', handle))
     ticket = d.get('ticket')
-    if not isinstance(ticket, str) or not ticket.startswith(_segment.PREFIX) or '/' in ticket or len(ticket) > 200:
-        raise ValueError(expected('descriptor.ticket', f"a segment name starting with '{_segment.PREFIX}'", ticket))
+    if not isinstance(ticket, str):
+        raise ValueError(expected('descriptor.ticket', 'a segment name string', ticket))
+    _segment.check_name('descriptor.ticket', ticket)
     device = d.get('device')
     match = _DEVICE.match(device) if isinstance(device, str) else None
     if match is None:
@@ -73,9 +74,12 @@ def _close(cupy, ptr, device, segment):
         segment.detach()
 
 
-def open_array(d, data_size, name, shape, strides, byte_offset, like):
-    """A CuPy array (like='cupy') or a torch tensor (like='torch') over the shared memory."""
-    handle, ticket, device = parse(d)
+def open_array(source, data_size, name, shape, strides, byte_offset, like):
+    """A CuPy array (like='cupy') or a torch tensor (like='torch') over the shared memory.
+
+    `source` is what parse() returned for the descriptor.
+    """
+    handle, ticket, device = source
     cupy = _cupy()
     torch = None
     if like == 'torch':

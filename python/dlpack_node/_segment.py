@@ -19,7 +19,7 @@ import threading
 
 import numpy as np
 
-from ._errors import SegmentGoneError
+from ._errors import SegmentGoneError, expected
 
 SHM_DIR = '/dev/shm'
 PREFIX = 'dlpack-'
@@ -89,6 +89,12 @@ def run_deferred():
         except IndexError:  # another thread took the last one
             return
         segment.detach()
+
+
+def check_name(field, name):
+    """A segment name from a descriptor: 'dlpack-...', without slashes or NULs."""
+    if not name.startswith(PREFIX) or '/' in name or '\0' in name or len(name) > 200:
+        raise ValueError(expected(field, f"a segment name starting with '{PREFIX}' and without slashes", name))
 
 
 def path_of(name):
