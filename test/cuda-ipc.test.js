@@ -3,11 +3,10 @@
 // processes (src/core/cuda_ipc.h). Descriptor checks need no device; the rest
 // runs on a GPU and is skipped, with the reason printed, where there is none.
 const path = require('path');
-const readline = require('readline');
 const { spawn, spawnSync } = require('child_process');
 const { Worker } = require('worker_threads');
 const dl = require('../lib');
-const { native, collect, expectError, PYTHON, startPython } = require('./helpers');
+const { native, collect, expectError, PYTHON, startPython, jsonLines } = require('./helpers');
 
 const caps = dl.capabilities().cuda;
 const hasGpu = caps.available;
@@ -50,21 +49,8 @@ describe("'cuda-ipc' descriptors (no device needed)", () => {
 
 // A child Node process holding a 'cuda-ipc' tensor (fixtures/cuda-ipc-child.js).
 function startChild(descriptor) {
-  const child = spawn(process.execPath, [path.join(__dirname, 'fixtures', 'cuda-ipc-child.js'),
-    JSON.stringify(descriptor)], { stdio: ['pipe', 'pipe', 'inherit'] });
-  const lines = readline.createInterface({ input: child.stdout });
-  const replies = [];
-  const waiting = [];
-  lines.on('line', (line) => {
-    const value = JSON.parse(line);
-    if (waiting.length > 0) waiting.shift()(value);
-    else replies.push(value);
-  });
-  const next = () => (replies.length > 0 ? Promise.resolve(replies.shift())
-    : new Promise((resolve) => waiting.push(resolve)));
-  const send = (line) => { child.stdin.write(`${line}\n`); return next(); };
-  const exited = new Promise((resolve) => child.on('exit', resolve));
-  return { child, next, send, exited };
+  return jsonLines(spawn(process.execPath, [path.join(__dirname, 'fixtures', 'cuda-ipc-child.js'),
+    JSON.stringify(descriptor)], { stdio: ['pipe', 'pipe', 'inherit'] }));
 }
 
 // Frees that wait for importers happen on the exporter's next collection.

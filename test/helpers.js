@@ -41,24 +41,36 @@ const nativeStats = () => native.stats();
 // A Python with NumPy (and PyTorch): Debian's, unless DLPACK_TEST_PYTHON names another.
 const PYTHON = process.env.DLPACK_TEST_PYTHON || '/usr/bin/python3';
 
+// A child process that answers in JSON lines: next() resolves with the next
+// line it writes (kept until asked for), send(line) writes one and waits for
+// the answer, exited resolves with its exit code.
+function jsonLines(child) {
+  const replies = [];
+  const waiting = [];
+  readline.createInterface({ input: child.stdout }).on('line', (line) => {
+    const value = JSON.parse(line);
+    if (waiting.length > 0) waiting.shift()(value);
+    else replies.push(value);
+  });
+  const next = () => (replies.length > 0 ? Promise.resolve(replies.shift())
+    : new Promise((resolve) => waiting.push(resolve)));
+  const send = (line) => { child.stdin.write(`${line}\n`); return next(); };
+  const exited = new Promise((resolve) => child.on('exit', resolve));
+  return { child, next, send, exited };
+}
+
 // The JSON worker of python/dlpack_node/__main__.py: ask(command) resolves
 // with its reply (or rejects with its error); stop() ends it.
 function startPython(python = PYTHON) {
-  const child = spawn(python, ['-m', 'dlpack_node'], {
+  const { child, send, exited } = jsonLines(spawn(python, ['-m', 'dlpack_node'], {
     env: { ...process.env, PYTHONPATH: path.join(__dirname, '..', 'python') },
     stdio: ['pipe', 'pipe', 'inherit'],
-  });
-  const lines = readline.createInterface({ input: child.stdout });
-  const waiting = [];
-  lines.on('line', (line) => {
-    const answer = waiting.shift();
-    if (answer) answer(JSON.parse(line)); // the reply to 'exit' has nobody waiting
-  });
-  const exited = new Promise((resolve) => child.on('exit', resolve));
-  const ask = (command) => new Promise((resolve, reject) => {
-    waiting.push((reply) => (reply.ok ? resolve(reply) : reject(new Error(`${reply.type}: ${reply.error}`))));
-    child.stdin.write(`${JSON.stringify(command)}\n`);
-  });
+  }));
+  const ask = async (command) => {
+    const reply = await send(JSON.stringify(command));
+    if (!reply.ok) throw new Error(`${reply.type}: ${reply.error}`);
+    return reply;
+  };
   const stop = async () => {
     child.stdin.end(`${JSON.stringify({ op: 'exit' })}\n`);
     return exited;
@@ -66,4 +78,4 @@ function startPython(python = PYTHON) {
   return { ask, stop, child };
 }
 
-module.exports = { producer, native, collect, turn, expectError, nativeStats, PYTHON, startPython };
+module.exports = { producer, native, collect, turn, expectError, nativeStats, PYTHON, startPython, jsonLines };
