@@ -1354,7 +1354,7 @@ describe('open', () => {
 
   // A peer offering a memfd of the right name without the seals: it could
   // shrink the file under this process's mapping (SIGBUS). (Another user's
-  // segment, the other case of this row, is in test/neighbour.test.js.)
+  // segment, the other case of this row, is in test/shm-adversarial.test.js.)
   row('S27', dl.DLPackError, 'ERR_DLPACK_UNSUPPORTED', async (throws) => {
     const name = `dlpack-${'ab'.repeat(16)}`;
     const peer = spawn(PYTHON, ['-c', `import os, sys
