@@ -55,6 +55,8 @@ def _allocation_size(ptr):
         get = driver.cuMemGetAddressRange_v2
     except (OSError, AttributeError):
         return None
+    get.argtypes = [ctypes.POINTER(ctypes.c_uint64), ctypes.POINTER(ctypes.c_size_t), ctypes.c_uint64]
+    get.restype = ctypes.c_int
     base, size = ctypes.c_uint64(0), ctypes.c_size_t(0)
     if get(ctypes.byref(base), ctypes.byref(size), ctypes.c_uint64(ptr)) != 0:
         return None
