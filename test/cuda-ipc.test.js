@@ -19,7 +19,8 @@ if (hasGpu && !hasCupy) console.log(`cuda-ipc Python tests skipped: ${PYTHON} ca
 
 const wellFormed = (changes = {}) => ({
   kind: 'cuda-ipc', version: 2, handle: '0'.repeat(128), ticket: `dlpack-${'0123456789abcdef'.repeat(2)}`,
-  pid: process.pid, fd: 1 << 30, device: 'cuda:0', dataSize: 64, byteOffset: 0, dtype: 'float32', shape: [4], strides: [1], readOnly: false, ...changes,
+  pid: process.pid, fd: 1 << 30, device: 'cuda:0', dataSize: 64, byteOffset: 0, dtype: 'float32', shape: [4],
+  strides: [1], readOnly: false, ...changes,
 });
 
 describe("'cuda-ipc' descriptors (no device needed)", () => {
@@ -66,7 +67,8 @@ describe("'cuda-ipc' on a GPU", () => {
     const t = dl.empty([2, 3], { dtype: 'float32', device: 'cuda', shared: true });
     t.copyFrom([[1, 2, 3], [4, 5, 6]]);
     const d = JSON.parse(JSON.stringify(t.share()));
-    expect(d).toMatchObject({ kind: 'cuda-ipc', version: 2, pid: process.pid, device: 'cuda:0', dataSize: 24, byteOffset: 0,
+    expect(d).toMatchObject({ kind: 'cuda-ipc', version: 2, pid: process.pid, device: 'cuda:0', dataSize: 24,
+      byteOffset: 0,
       dtype: 'float32', shape: [2, 3], strides: [3, 1], readOnly: false });
     expect(d.handle).toMatch(/^[0-9a-f]{128}$/);
     expect(t.share()).toEqual(d); // one export per allocation

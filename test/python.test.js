@@ -64,7 +64,8 @@ describe('Python worker process', () => {
     expect(opened).toMatchObject({ shape: [4], strides: [-2], sum: 16 });
     expect((await py.ask({ op: 'read', id: opened.id })).values).toEqual([7, 5, 3, 1]);
     const back = await py.ask({ op: 'share', id: opened.id });
-    expect(back.descriptor).toMatchObject({ name: d.name, pid: py.child.pid, byteOffset: 28, shape: [4], strides: [-2] });
+    expect(back.descriptor).toMatchObject({ name: d.name, pid: py.child.pid, byteOffset: 28, shape: [4],
+      strides: [-2] });
     expect(dl.open(back.descriptor).toArray()).toEqual([7, 5, 3, 1]);
     await py.ask({ op: 'release', id: opened.id });
     t.dispose();

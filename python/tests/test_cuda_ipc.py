@@ -20,8 +20,8 @@ except ImportError:
 
 def descriptor(**changes):
     d = {'kind': 'cuda-ipc', 'version': 2, 'handle': '0' * 128, 'ticket': 'dlpack-' + '0123456789abcdef' * 2,
-         'pid': os.getpid(), 'fd': 100000, 'device': 'cuda:0', 'dataSize': 64, 'byteOffset': 0, 'dtype': 'float32', 'shape': [4],
-         'strides': [1], 'readOnly': False}
+         'pid': os.getpid(), 'fd': 100000, 'device': 'cuda:0', 'dataSize': 64, 'byteOffset': 0, 'dtype': 'float32',
+         'shape': [4], 'strides': [1], 'readOnly': False}
     d.update(changes)
     return d
 
