@@ -32,6 +32,7 @@ TICKET_SIZE = 4096
 TICKET_MAGIC = b'DLPKTKT\x02'
 SEALS = fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_GROW | fcntl.F_SEAL_SEAL
 INT32_MAX = 2**31 - 1
+_MFD_NOEXEC_SEAL = getattr(os, 'MFD_NOEXEC_SEAL', 0x0008)
 
 # FORMAT.md "Tickets": magic, slot_count, retired; then the int32 slots from
 # byte 16. '=' is native byte order.
@@ -119,7 +120,14 @@ def _is_int(value):
 def _new_memfd(size):
     """FORMAT.md "Creating": a new sealed memfd of `size` bytes, its pages reserved."""
     name = PREFIX + secrets.token_hex(16)
-    fd = os.memfd_create(name, os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)
+    try:
+        # MFD_NOEXEC_SEAL (Linux 6.3): where vm.memfd_noexec = 2 a memfd
+        # without it is refused; older kernels refuse the flag (EINVAL).
+        fd = os.memfd_create(name, os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING | _MFD_NOEXEC_SEAL)
+    except OSError as error:
+        if error.errno != errno.EINVAL:
+            raise
+        fd = os.memfd_create(name, os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)
     try:
         os.fchmod(fd, 0o600)
         os.ftruncate(fd, size)

@@ -88,7 +88,12 @@ class Fd {
 // A new sealed memfd of `size` bytes, its pages reserved (posix_fallocate: a
 // full tmpfs fails here, not with SIGBUS on first touch); -1 with `*result` set.
 int NewMemfd(const std::string& name, uint64_t size, ShmResult* result) {
-  Fd fd(memfd_create(name.c_str(), MFD_CLOEXEC | MFD_ALLOW_SEALING));
+  // MFD_NOEXEC_SEAL (Linux 6.3): where vm.memfd_noexec = 2 a memfd without it
+  // is refused; older kernels refuse the flag (EINVAL) and get none.
+  constexpr unsigned kNoExecSeal = 0x0008U;
+  int raw = memfd_create(name.c_str(), MFD_CLOEXEC | MFD_ALLOW_SEALING | kNoExecSeal);
+  if (raw < 0 && errno == EINVAL) raw = memfd_create(name.c_str(), MFD_CLOEXEC | MFD_ALLOW_SEALING);
+  Fd fd(raw);
   if (fd.get() < 0) {
     const int error = errno;
     *result = Fail(FailureOf(error), "Could not create a shared-memory segment", error);
