@@ -8,6 +8,8 @@ const os = require('os');
 const path = require('path');
 const { spawnSync } = require('child_process');
 const dl = require('../lib');
+const { makeTensor } = require('../lib/tensor');
+const { kStorage, kInfo } = require('../lib/internal');
 
 const BYTES = 256 * 1024 * 1024;
 const REPS = 9;
@@ -35,6 +37,26 @@ function baseline() {
   fs.rmSync(dir, { recursive: true, force: true });
   if (run.status !== 0) throw new Error(`cuda_baseline failed: ${run.stderr}`);
   return JSON.parse(run.stdout);
+}
+
+// GB/s of torch's permuted .contiguous() (same shape and timing rule), or
+// { rate: null, reason } where torch cannot use a GPU.
+function torchContiguous(a, b, c) {
+  const python = process.env.DLPACK_BENCH_PYTHON || '/usr/bin/python3';
+  const code = `
+import json, time, torch
+x = torch.empty((${a}, ${b}, ${c}), dtype=torch.float32, device='cuda')
+p = x.permute(2, 0, 1)
+p.contiguous(); torch.cuda.synchronize()
+t = []
+for _ in range(${REPS}):
+    s = time.perf_counter(); y = p.contiguous(); torch.cuda.synchronize(); t.append(time.perf_counter() - s); del y
+t.sort()
+print(json.dumps({"seconds": t[len(t) // 2], "version": torch.__version__}))`;
+  const run = spawnSync(python, ['-c', code], { encoding: 'utf8', timeout: 120000 });
+  if (run.status !== 0) return { rate: null, reason: `${python}: ${(run.stderr || String(run.error)).trim().split('\n').pop()}` };
+  const { seconds, version } = JSON.parse(run.stdout);
+  return { rate: BYTES / 1e9 / seconds, version };
 }
 
 function cudaCases(record) {
@@ -68,6 +90,28 @@ function cudaCases(record) {
       target: { on: 'ratio', op: '>=', limit: 0.9, text: 'ratio >= 0.9' },
     });
   }
+  // contiguous() of a permuted 256 MiB float32 tensor: a gather kernel on
+  // the device. Against torch's .contiguous() of the same permutation where
+  // torch can use this GPU, else against this run's D2D copy.
+  const [a, b, c] = [256, 512, 512];
+  const cube = dl.empty([a, b, c], { dtype: 'float32', device: 'cuda' });
+  const permuted = makeTensor(cube[kStorage], cube[kInfo], [c, a, b], [1, b * c, c], 0, 0, cube.device);
+  const gatherRate = gb / medianSeconds(() => {
+    permuted.contiguous().dispose();
+    dl.cuda.synchronize(0);
+  });
+  const torch = torchContiguous(a, b, c);
+  const d2d = rows.find((r) => r[0] === 'd2d')[2];
+  record({
+    id: 'cuda_permuted_contiguous', name: 'CUDA contiguous() of a permuted (2, 0, 1) float32 tensor, 256 MiB',
+    unit: 'GB/s', value: gatherRate, baseline: torch.rate === null ? d2d : torch.rate,
+    baselineName: torch.rate === null ? `device -> device copy in this run (torch: ${torch.reason})`
+      : `torch ${torch.version} .permute(2, 0, 1).contiguous(), synchronised`,
+    ratio: gatherRate / (torch.rate === null ? d2d : torch.rate),
+    target: { on: 'ratio', op: '>=', limit: 0.5, text: 'ratio >= 0.5' },
+  });
+  permuted.dispose();
+  cube.dispose();
   const ops = 1000;
   const allocNs = (medianSeconds(() => {
     for (let i = 0; i < ops; i++) dl.empty([256], { dtype: 'float32', device: 'cuda' }).dispose();

@@ -2,7 +2,8 @@
 // dl.cuda (API.md "CUDA"): availability, devices, synchronisation, streams.
 // Whether CUDA is compiled in is fixed at build time; whether it is usable is
 // asked of the driver once per process (the answer does not change).
-const { native, externalBuffers } = require('./binding');
+const { native, externalBuffers, writeShape, scratch, slot } = require('./binding');
+const { kStorage, kInfo, kShape, kStrides, kOffset, kDevice } = require('./internal');
 const { makeError, invalidType, invalidValue, outOfRange } = require('./errors');
 
 let cached = null;
@@ -124,6 +125,41 @@ function copyBytes(dst, dstOffset, src, srcOffset, nbytes) {
   native.cudaCopy(dstArg, dst.foreign, dstOffset, srcArg, src.foreign, srcOffset, nbytes);
 }
 
+// Device-side copies (src/core/cuda_kernels.h): kernels between two views of
+// CUDA device memory on one device, enqueued on `stream` (a BigInt as
+// streamHandle gives; the legacy default stream unless named) and ordered
+// with later work on it, as every other CUDA copy here is. Callers pass live
+// tensors of one shape on one 'cuda' device whose memory does not overlap
+// (copy the source first when it might); these are internal entry points.
+const onOneDevice = (a, b) => a[kDevice].type === 'cuda' && a[kDevice] === b[kDevice];
+
+function writeViews(dst, src) {
+  writeShape(dst[kShape], dst[kStrides]);
+  const strides = src[kStrides];
+  for (let i = 0; i < strides.length; i++) scratch[slot.sourceStrides + i] = strides[i];
+}
+
+// dst <- src, same dtype, any strides on both sides (a dense pair is one
+// cudaMemcpyAsync).
+function copyOnDevice(dst, src, stream = 1n) {
+  writeViews(dst, src);
+  native.cudaStridedCopy(dst[kDevice].index, dst[kStorage].handle, dst[kOffset], src[kStorage].handle, src[kOffset],
+    dst[kInfo].itemSize, stream);
+}
+
+// dst <- src converted to dst's dtype by the conversion kernel (rules in
+// src/core/device_copy.h: NaN -> 0 and saturation for float -> integer,
+// round to nearest even for float16/bfloat16, real part of complex, nonzero
+// -> true). `t.to(dtype)` on CUDA is `convertOnDevice(empty of that dtype on
+// t's device, t)`.
+function convertOnDevice(dst, src, stream = 1n) {
+  writeViews(dst, src);
+  const to = dst[kInfo];
+  const from = src[kInfo];
+  native.cudaConvert(dst[kDevice].index, dst[kStorage].handle, dst[kOffset], to.code, to.bits,
+    src[kStorage].handle, src[kOffset], from.code, from.bits, stream);
+}
+
 const cuda = Object.freeze({ isAvailable, deviceCount, synchronize, memoryStats, Stream });
 
 // dl.capabilities(): what this build and machine can do.
@@ -137,4 +173,5 @@ function capabilities() {
 
 module.exports = {
   cuda, capabilities, unavailable, isAvailable, info, Stream, streamHandle, cudaStorage, copyBytes, checkDevice,
+  onOneDevice, copyOnDevice, convertOnDevice,
 };

@@ -4,7 +4,9 @@
 const { native, writeShape, slot, scratch } = require('./binding');
 const { makeError, invalidType, invalidValue, outOfRange, fail } = require('./errors');
 const { parseDevice, cudaUnavailable, CPU } = require('./device');
-const { isAvailable, cudaStorage, copyBytes, streamHandle } = require('./cuda');
+const {
+  isAvailable, cudaStorage, copyBytes, streamHandle, onOneDevice, copyOnDevice, convertOnDevice,
+} = require('./cuda');
 const { normalizeShape, product, contiguousStrides, isContiguous, extent } = require('./shape');
 const { Storage } = require('./storage');
 const {
@@ -254,8 +256,8 @@ class Tensor {
 // memory directly, device memory after downloading the bytes it spans.
 function contiguousSource(t) {
   if (t.isContiguous) return { storage: t[kStorage], offset: t[kOffset], temporary: null };
-  if (t[kDevice].hostAccessible) {
-    const c = t.clone();
+  if (t[kDevice].hostAccessible || t[kDevice].type === 'cuda') {
+    const c = t.clone(); // on a CUDA device: gathered by a kernel there
     return { storage: c[kStorage], offset: 0, temporary: c };
   }
   const span = t[kLow] + t[kHigh];
@@ -272,6 +274,12 @@ function transfer(t, target) {
   if (!isAvailable()) throw cudaUnavailable(`a copy from ${t[kDevice]} to ${target}`);
   const shape = t[kShape].slice();
   const nbytes = t[kSize] * t[kInfo].itemSize;
+  if (target === t[kDevice] && target.type === 'cuda') {
+    // clone()/contiguous() on the device: a kernel, not through the host.
+    const out = makeTensor(cudaStorage(target, nbytes), t[kInfo], shape, contiguousStrides(shape), 0, 0, target);
+    copyOnDevice(out, t);
+    return out;
+  }
   const storage = target === CPU ? new Storage(allocate(nbytes), true) : cudaStorage(target, nbytes);
   const source = contiguousSource(t);
   try {
@@ -286,6 +294,18 @@ function transfer(t, target) {
 // contiguous; other dtypes are converted on the host first.
 function copyAcrossDevices(dst, src) {
   if (!isAvailable()) throw cudaUnavailable(`copyFrom() between ${src[kDevice]} and ${dst[kDevice]}`);
+  if (onOneDevice(dst, src)) {
+    // Kernels on the device, any strides; memory the destination shares is
+    // copied out first, as on the host.
+    const from = src[kStorage] === dst[kStorage] ? transfer(src, src[kDevice]) : src;
+    try {
+      if (from[kInfo] === dst[kInfo]) copyOnDevice(dst, from);
+      else convertOnDevice(dst, from);
+    } finally {
+      if (from !== src) from.dispose();
+    }
+    return dst;
+  }
   if (!dst.isContiguous) {
     throw makeError('ERR_DLPACK_NOT_CONTIGUOUS',
       `Expected a contiguous destination for copyFrom() on ${dst[kDevice]}, received a strided view`);

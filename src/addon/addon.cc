@@ -100,6 +100,8 @@ Napi::Object Initialize(Napi::Env env, Napi::Object exports) {
       {"cudaStreamWait", Guarded<CudaStreamWait>},
       {"cudaAlloc", Guarded<CudaAlloc>},
       {"cudaCopy", Guarded<CudaCopy>},
+      {"cudaStridedCopy", Guarded<CudaStridedCopy>},
+      {"cudaConvert", Guarded<CudaConvert>},
       {"cudaStats", Guarded<CudaStats>},
   };
   for (const auto& f : functions) exports.Set(f.name, Napi::Function::New(env, f.fn, f.name));

@@ -15,6 +15,12 @@ Napi::Value CudaStreamWait(const Napi::CallbackInfo& info);         // (device, 
 Napi::Value CudaAlloc(const Napi::CallbackInfo& info);   // (kind 0 device/1 pinned/2 managed/3 shareable, device, nbytes) -> handle
 // (dst, dstIsHandle, dstOffset, src, srcIsHandle, srcOffset, nbytes): handles or Uint8Arrays
 Napi::Value CudaCopy(const Napi::CallbackInfo& info);
+// Kernels between views of device memory on one device; shape and strides
+// (destination, source) in the scratch block.
+// (device, dstHandle, dstOffset, srcHandle, srcOffset, itemSize, stream bigint)
+Napi::Value CudaStridedCopy(const Napi::CallbackInfo& info);
+// (device, dstHandle, dstOffset, dstCode, dstBits, srcHandle, srcOffset, srcCode, srcBits, stream bigint)
+Napi::Value CudaConvert(const Napi::CallbackInfo& info);
 Napi::Value CudaStats(const Napi::CallbackInfo& info);   // (device) -> { allocatedBytes, allocations, peak... }
 
 }  // namespace dlnode
