@@ -90,6 +90,32 @@ function cudaCases(record) {
       target: { on: 'ratio', op: '>=', limit: 0.9, text: 'ratio >= 0.9' },
     });
   }
+  // to('cuda', { stream }) of 256 MiB pinned memory: the time to return
+  // (allocation from the pool and the enqueue), and GB/s once the stream has
+  // run it, against cudaMemcpyAsync + cudaStreamSynchronize.
+  const stream = new dl.cuda.Stream(0);
+  const returned = [];
+  const asyncRate = gb / medianSeconds(() => {
+    const start = now();
+    const moved = pinned.to('cuda', { stream });
+    returned.push(Number(now() - start) / 1e3);
+    stream.synchronize();
+    moved.dispose();
+  });
+  returned.sort((x, y) => x - y);
+  const returnUs = returned[Math.floor(returned.length / 2)];
+  record({
+    id: 'cuda_async_return', name: 'CUDA to(\'cuda\', { stream }) of 256 MiB pinned: time to return', unit: 'ns',
+    value: returnUs * 1e3, baseline: base.h2d_async_enqueue_us * 1e3,
+    baselineName: 'the cudaMemcpyAsync call alone', ratio: returnUs / base.h2d_async_enqueue_us,
+    target: { on: 'value', op: '<=', limit: 50000, text: '<= 50 us' },
+  });
+  record({
+    id: 'cuda_async_h2d', name: 'CUDA to(\'cuda\', { stream }) of 256 MiB pinned, completed', unit: 'GB/s',
+    value: asyncRate, baseline: base.h2d_async, baselineName: 'cudaMemcpyAsync + cudaStreamSynchronize',
+    ratio: asyncRate / base.h2d_async, target: { on: 'ratio', op: '>=', limit: 0.9, text: 'ratio >= 0.9' },
+  });
+  stream.dispose();
   // contiguous() of a permuted 256 MiB float32 tensor: a gather kernel on
   // the device. Against torch's .contiguous() of the same permutation where
   // torch can use this GPU, else against this run's D2D copy.

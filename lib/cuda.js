@@ -63,6 +63,14 @@ class Stream {
     native.cudaStreamSynchronize(this.device, this.handle);
   }
 
+  // Resolves once the stream has run all the work enqueued on it so far (a
+  // host callback on the stream, through a thread-safe function): awaiting
+  // it does not block the event loop.
+  done() {
+    live(this);
+    return native.cudaStreamDone(this.device, this.handle);
+  }
+
   dispose() {
     if (this.handle === null) return;
     const handle = this.handle;
@@ -115,13 +123,30 @@ function cudaStorage(device, nbytes, shareable = false) {
   const storage = Storage.adopt(native.cudaAlloc(shareable ? SHAREABLE : KIND[device.type], device.index, nbytes),
     true, device);
   storage.cudaIpc = shareable;
+  storage.cudaAllocated = true; // freed stream-ordered (src/core/stream_order.h)
   return storage;
 }
 
-// Copies bytes between two storages (any devices), synchronously.
-function copyBytes(dst, dstOffset, src, srcOffset, nbytes) {
+// A copy's `stream` option as a BigInt (streamHandle's rules; -1, "no
+// ordering" in DLPack, is the legacy default stream for a copy).
+function copyStream(stream) {
+  const handle = streamHandle(stream);
+  return handle === -1n ? 1n : handle;
+}
+
+// Copies bytes between two storages (any devices). On a stream other than
+// the legacy default one, and when both sides are CUDA memory this library
+// allocated (device, pinned or managed: their frees are stream-ordered), the
+// copy is enqueued there and this returns at once; otherwise (pageable host
+// memory, memory imported from another library) it is synchronous.
+function copyBytes(dst, dstOffset, src, srcOffset, nbytes, stream = 1n) {
   const dstArg = dst.foreign ? dst.handle : dst.getBytes();
   const srcArg = src.foreign ? src.handle : src.getBytes();
+  if (stream !== 1n && dst.cudaAllocated && src.cudaAllocated) {
+    const device = dst.device.type === 'cuda' ? dst.device.index : src.device.index;
+    native.cudaCopy(dstArg, true, dstOffset, srcArg, true, srcOffset, nbytes, device, stream);
+    return;
+  }
   native.cudaCopy(dstArg, dst.foreign, dstOffset, srcArg, src.foreign, srcOffset, nbytes);
 }
 
@@ -173,5 +198,5 @@ function capabilities() {
 
 module.exports = {
   cuda, capabilities, unavailable, isAvailable, info, Stream, streamHandle, cudaStorage, copyBytes, checkDevice,
-  onOneDevice, copyOnDevice, convertOnDevice,
+  onOneDevice, copyOnDevice, convertOnDevice, copyStream,
 };

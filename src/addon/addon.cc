@@ -98,6 +98,7 @@ Napi::Object Initialize(Napi::Env env, Napi::Object exports) {
       {"cudaStreamDestroy", Guarded<CudaStreamDestroy>},
       {"cudaStreamSynchronize", Guarded<CudaStreamSynchronize>},
       {"cudaStreamWait", Guarded<CudaStreamWait>},
+      {"cudaStreamDone", Guarded<CudaStreamDone>},
       {"cudaAlloc", Guarded<CudaAlloc>},
       {"cudaCopy", Guarded<CudaCopy>},
       {"cudaStridedCopy", Guarded<CudaStridedCopy>},

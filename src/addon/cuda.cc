@@ -180,8 +180,59 @@ Napi::Value CudaCopy(const Napi::CallbackInfo& info) {
     throw Error{code::kDetached, "Expected both buffers of a CUDA copy to hold its bytes, but one was "
                                  "detached or shrunk"};
   }
+  if (info.Length() > 8 && info[8].IsBigInt()) {
+    // Enqueued on a stream: both sides are CUDA memory this library allocated
+    // (lib/cuda.js copyBytes decides), whose frees are stream-ordered.
+    const int device = info[7].As<Napi::Number>().Int32Value();
+    Throw(cuda::CopyAsync(device, dst.data + dst_offset, src.data + src_offset, bytes, StreamArg(info[8])),
+          "cudaMemcpyAsync");
+    return info.Env().Undefined();
+  }
   Throw(cuda::Copy(dst.data + dst_offset, src.data + src_offset, bytes), "cudaMemcpy");
   return info.Env().Undefined();
+}
+
+namespace {
+
+// Stream.done(): a promise resolved on the JS thread, through a thread-safe
+// function, by a host callback the stream runs after its earlier work.
+void ResolveDone(napi_env env, napi_value, void* context, void*) {
+  if (env == nullptr) return;  // the environment is being torn down
+  napi_value undefined;
+  napi_get_undefined(env, &undefined);
+  napi_resolve_deferred(env, static_cast<napi_deferred>(context), undefined);
+}
+
+void StreamReached(void* data) {  // on a CUDA thread: no CUDA and no JS here
+  auto* tsfn = static_cast<napi_threadsafe_function>(data);
+  napi_call_threadsafe_function(tsfn, nullptr, napi_tsfn_blocking);
+  napi_release_threadsafe_function(tsfn, napi_tsfn_release);
+}
+
+}  // namespace
+
+Napi::Value CudaStreamDone(const Napi::CallbackInfo& info) {
+  napi_env env = info.Env();
+  const int device = info[0].As<Napi::Number>().Int32Value();
+  const uintptr_t stream = StreamArg(info[1]);
+  napi_deferred deferred;
+  napi_value promise;
+  Check(env, napi_create_promise(env, &deferred, &promise), "napi_create_promise");
+  napi_value name;
+  Check(env, napi_create_string_utf8(env, "dlpack.cuda.Stream.done", NAPI_AUTO_LENGTH, &name),
+        "napi_create_string_utf8");
+  napi_threadsafe_function tsfn;
+  // Referenced until the callback has run, so a pending done() keeps the
+  // process alive as a pending timer does.
+  Check(env, napi_create_threadsafe_function(env, nullptr, nullptr, name, 0, 1, nullptr, nullptr, deferred,
+                                             ResolveDone, &tsfn),
+        "napi_create_threadsafe_function");
+  const cuda::Status s = cuda::LaunchHostCallback(device, stream, StreamReached, tsfn);
+  if (!s.ok) {
+    napi_release_threadsafe_function(tsfn, napi_tsfn_abort);
+    Throw(s, "cudaLaunchHostFunc");
+  }
+  return Napi::Value(env, promise);
 }
 
 Napi::Value CudaStats(const Napi::CallbackInfo& info) {

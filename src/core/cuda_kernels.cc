@@ -1,5 +1,7 @@
 #include "cuda_kernels.h"
 
+#include "stream_order.h"
+
 #ifdef DLPACK_WITH_CUDA
 #include <cuda_runtime_api.h>
 #endif
@@ -24,11 +26,13 @@ Status DeviceStridedCopy(int device, const CopyPlan& plan, uint64_t item_size, c
   if (plan.count == 0) return {};
   DeviceGuard guard(device);
   if (!guard.status().ok) return guard.status();
-  if (IsDenseCopy(plan)) {
-    return StatusOf(cudaMemcpyAsync(dst, src, static_cast<size_t>(plan.count) * item_size, cudaMemcpyDeviceToDevice,
-                                    StreamOf(stream)));
-  }
-  return StatusOf(LaunchStridedCopy(plan, item_size, dst, src, stream));
+  return EnqueueOrdered(RuntimeStreamOps(), stream, [&](uintptr_t on) {
+    if (IsDenseCopy(plan)) {
+      return StatusOf(cudaMemcpyAsync(dst, src, static_cast<size_t>(plan.count) * item_size,
+                                      cudaMemcpyDeviceToDevice, StreamOf(on)));
+    }
+    return StatusOf(LaunchStridedCopy(plan, item_size, dst, src, on));
+  });
 }
 
 Status DeviceConvert(int device, const CopyPlan& plan, ElementType dst_type, char* dst, ElementType src_type,
@@ -36,7 +40,9 @@ Status DeviceConvert(int device, const CopyPlan& plan, ElementType dst_type, cha
   if (plan.count == 0) return {};
   DeviceGuard guard(device);
   if (!guard.status().ok) return guard.status();
-  return StatusOf(LaunchConvert(plan, dst_type, dst, src_type, src, stream));
+  return EnqueueOrdered(RuntimeStreamOps(), stream, [&](uintptr_t on) {
+    return StatusOf(LaunchConvert(plan, dst_type, dst, src_type, src, on));
+  });
 }
 
 #else
