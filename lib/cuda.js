@@ -164,12 +164,19 @@ function writeViews(dst, src) {
   for (let i = 0; i < strides.length; i++) scratch[slot.sourceStrides + i] = strides[i];
 }
 
+// The stream a kernel between dst and src may run on: the caller's where
+// both are memory this library allocated (stream-ordered frees, as in
+// copyBytes), else the legacy default stream, ordered with imported memory's
+// owner as every synchronous copy is.
+const kernelStream = (dst, src, stream) =>
+  (dst[kStorage].cudaAllocated && src[kStorage].cudaAllocated ? stream : 1n);
+
 // dst <- src, same dtype, any strides on both sides (a dense pair is one
 // cudaMemcpyAsync).
 function copyOnDevice(dst, src, stream = 1n) {
   writeViews(dst, src);
   native.cudaStridedCopy(dst[kDevice].index, dst[kStorage].handle, dst[kOffset], src[kStorage].handle, src[kOffset],
-    dst[kInfo].itemSize, stream);
+    dst[kInfo].itemSize, kernelStream(dst, src, stream));
 }
 
 // dst <- src converted to dst's dtype by the conversion kernel (rules in
@@ -182,7 +189,7 @@ function convertOnDevice(dst, src, stream = 1n) {
   const to = dst[kInfo];
   const from = src[kInfo];
   native.cudaConvert(dst[kDevice].index, dst[kStorage].handle, dst[kOffset], to.code, to.bits,
-    src[kStorage].handle, src[kOffset], from.code, from.bits, stream);
+    src[kStorage].handle, src[kOffset], from.code, from.bits, kernelStream(dst, src, stream));
 }
 
 const cuda = Object.freeze({ isAvailable, deviceCount, synchronize, memoryStats, Stream });
