@@ -298,8 +298,9 @@ function transfer(t, target, stream = 1n) {
   return makeTensor(storage, t[kInfo], shape, contiguousStrides(shape), 0, 0, target);
 }
 
-// copyFrom() where either side is CUDA memory: the destination must be
-// contiguous; other dtypes are converted on the host first.
+// copyFrom() where either side is CUDA memory. On one CUDA device: kernels
+// there, any strides and dtypes. Across devices: the destination must be
+// contiguous, and other dtypes are converted on the host first.
 function copyAcrossDevices(dst, src, stream = 1n) {
   if (!isAvailable()) throw cudaUnavailable(`copyFrom() between ${src[kDevice]} and ${dst[kDevice]}`);
   if (onOneDevice(dst, src)) {
