@@ -4,6 +4,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <type_traits>
 
 #include "cuda_kernels.h"
 #include "device_copy.h"
@@ -18,10 +19,13 @@ struct alignas(8) Bytes16 {
   uint64_t hi;
 };
 
-template <typename T>
-__global__ void StridedCopyKernel(const CopyPlan plan, T* dst, const T* src) {
-  const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
-  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < plan.count; i += step) {
+// Index is int64_t with a CopyPlan, uint32_t with a CopyPlan32 (plans of
+// fewer than 2^31 elements: no 64-bit division in the walk).
+template <typename T, typename Plan, typename Index>
+__global__ void StridedCopyKernel(const Plan plan, T* dst, const T* src) {
+  const Index step = static_cast<Index>(gridDim.x) * blockDim.x;
+  for (Index i = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x; i < static_cast<Index>(plan.count);
+       i += step) {
     int64_t d;
     int64_t s;
     PlanOffsets(plan, i, &d, &s);
@@ -30,22 +34,28 @@ __global__ void StridedCopyKernel(const CopyPlan plan, T* dst, const T* src) {
 }
 
 // Any element size, or pointers not aligned to it: byte by byte.
-__global__ void StridedCopyBytesKernel(const CopyPlan plan, uint64_t item, char* dst, const char* src) {
-  const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
-  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < plan.count; i += step) {
+template <typename Plan, typename Index>
+__global__ void StridedCopyBytesKernel(const Plan plan, uint64_t item, char* dst, const char* src) {
+  const Index step = static_cast<Index>(gridDim.x) * blockDim.x;
+  for (Index i = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x; i < static_cast<Index>(plan.count);
+       i += step) {
     int64_t d;
     int64_t s;
     PlanOffsets(plan, i, &d, &s);
-    for (uint64_t b = 0; b < item; ++b) dst[d * static_cast<int64_t>(item) + b] = src[s * static_cast<int64_t>(item) + b];
+    for (uint64_t b = 0; b < item; ++b) {
+      dst[d * static_cast<int64_t>(item) + b] = src[s * static_cast<int64_t>(item) + b];
+    }
   }
 }
 
-__global__ void ConvertKernel(const CopyPlan plan, ElementType dst_type, char* dst, ElementType src_type,
+template <typename Plan, typename Index>
+__global__ void ConvertKernel(const Plan plan, ElementType dst_type, char* dst, ElementType src_type,
                               const char* src) {
   const int64_t dst_item = dst_type.bits / 8;
   const int64_t src_item = src_type.bits / 8;
-  const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
-  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < plan.count; i += step) {
+  const Index step = static_cast<Index>(gridDim.x) * blockDim.x;
+  for (Index i = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x; i < static_cast<Index>(plan.count);
+       i += step) {
     int64_t d;
     int64_t s;
     PlanOffsets(plan, i, &d, &s);
@@ -68,10 +78,21 @@ cudaStream_t StreamOf(uintptr_t value) {
 
 bool Aligned(const void* p, uint64_t item) { return reinterpret_cast<uintptr_t>(p) % item == 0; }
 
+// Launches with 32-bit indices where the plan allows.
+template <typename Launcher>
+void WithPlan(const CopyPlan& plan, Launcher launch) {
+  CopyPlan32 narrow;
+  if (MakeCopyPlan32(plan, &narrow)) launch(narrow, uint32_t{0});
+  else launch(plan, int64_t{0});
+}
+
 template <typename T>
 void Launch(const CopyPlan& plan, char* dst, const char* src, cudaStream_t stream) {
-  StridedCopyKernel<T><<<Blocks(plan.count), kThreads, 0, stream>>>(plan, reinterpret_cast<T*>(dst),
-                                                                    reinterpret_cast<const T*>(src));
+  WithPlan(plan, [&](const auto& p, auto index) {
+    using Plan = std::decay_t<decltype(p)>;
+    StridedCopyKernel<T, Plan, decltype(index)><<<Blocks(plan.count), kThreads, 0, stream>>>(
+        p, reinterpret_cast<T*>(dst), reinterpret_cast<const T*>(src));
+  });
 }
 
 }  // namespace
@@ -85,13 +106,22 @@ int LaunchStridedCopy(const CopyPlan& plan, uint64_t item_size, char* dst, const
   else if (aligned && item_size == 4) Launch<uint32_t>(plan, dst, src, s);
   else if (aligned && item_size == 8) Launch<uint64_t>(plan, dst, src, s);
   else if (aligned && item_size == 16) Launch<Bytes16>(plan, dst, src, s);
-  else StridedCopyBytesKernel<<<Blocks(plan.count), kThreads, 0, s>>>(plan, item_size, dst, src);
+  else {
+    WithPlan(plan, [&](const auto& p, auto index) {
+      using Plan = std::decay_t<decltype(p)>;
+      StridedCopyBytesKernel<Plan, decltype(index)><<<Blocks(plan.count), kThreads, 0, s>>>(p, item_size, dst, src);
+    });
+  }
   return static_cast<int>(cudaGetLastError());
 }
 
 int LaunchConvert(const CopyPlan& plan, ElementType dst_type, char* dst, ElementType src_type, const char* src,
                   uintptr_t stream) {
-  ConvertKernel<<<Blocks(plan.count), kThreads, 0, StreamOf(stream)>>>(plan, dst_type, dst, src_type, src);
+  WithPlan(plan, [&](const auto& p, auto index) {
+    using Plan = std::decay_t<decltype(p)>;
+    ConvertKernel<Plan, decltype(index)><<<Blocks(plan.count), kThreads, 0, StreamOf(stream)>>>(
+        p, dst_type, dst, src_type, src);
+  });
   return static_cast<int>(cudaGetLastError());
 }
 

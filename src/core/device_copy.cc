@@ -29,6 +29,26 @@ CopyPlan MakeCopyPlan(int ndim, const int64_t* shape, const int64_t* dst_strides
   return p;
 }
 
+FastDivider MakeDivider(uint32_t divisor) {
+  uint32_t shift = 0;
+  while (shift < 32 && (UINT64_C(1) << shift) < divisor) ++shift;
+  const uint64_t magic = ((UINT64_C(1) << 32) * ((UINT64_C(1) << shift) - divisor)) / divisor + 1;
+  return {divisor, static_cast<uint32_t>(magic), shift};
+}
+
+bool MakeCopyPlan32(const CopyPlan& plan, CopyPlan32* out) {
+  constexpr int64_t kLimit = INT64_C(1) << 31;
+  if (plan.count >= kLimit) return false;
+  out->ndim = plan.ndim;
+  out->count = static_cast<uint32_t>(plan.count);
+  for (int k = 0; k < plan.ndim; ++k) {
+    out->shape[k] = MakeDivider(static_cast<uint32_t>(plan.shape[k]));
+    out->dst_strides[k] = plan.dst_strides[k];
+    out->src_strides[k] = plan.src_strides[k];
+  }
+  return true;
+}
+
 bool IsConvertible(ElementType t) {
   switch (t.code) {
     case kDLBool: return t.bits == 8;
@@ -43,12 +63,16 @@ bool IsConvertible(ElementType t) {
 
 void ConvertStrided(const CopyPlan& plan, ElementType dst_type, char* dst, ElementType src_type,
                     const char* src) {
+  // The kernels' choice: 32-bit indices where the plan allows.
   const int64_t dst_item = dst_type.bits / 8;
   const int64_t src_item = src_type.bits / 8;
+  CopyPlan32 narrow;
+  const bool use32 = MakeCopyPlan32(plan, &narrow);
   for (int64_t i = 0; i < plan.count; ++i) {
     int64_t d = 0;
     int64_t s = 0;
-    PlanOffsets(plan, i, &d, &s);
+    if (use32) PlanOffsets(narrow, static_cast<uint32_t>(i), &d, &s);
+    else PlanOffsets(plan, i, &d, &s);
     StoreElement(dst + d * dst_item, dst_type, LoadElement(src + s * src_item, src_type));
   }
 }

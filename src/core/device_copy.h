@@ -61,6 +61,54 @@ DLNODE_HD void PlanOffsets(const CopyPlan& p, int64_t i, int64_t* dst, int64_t* 
   *src = s;
 }
 
+// Division by a fixed divisor as a multiply and a shift (the method of
+// PyTorch's IntDivider, after Granlund and Montgomery): the element walk
+// divides by each dimension once per element, and 64-bit division is slow on
+// GPUs. Exact for divisors in [1, 2^31) and dividends below 2^31.
+struct FastDivider {
+  uint32_t divisor;
+  uint32_t magic;
+  uint32_t shift;
+};
+
+FastDivider MakeDivider(uint32_t divisor);
+
+DLNODE_HD uint32_t Divide(const FastDivider& f, uint32_t n) {
+#if defined(__CUDA_ARCH__)
+  const uint32_t high = __umulhi(n, f.magic);
+#else
+  const auto high = static_cast<uint32_t>((static_cast<uint64_t>(n) * f.magic) >> 32);
+#endif
+  return (high + n) >> f.shift;
+}
+
+// The plan again, for plans of fewer than 2^31 elements: 32-bit indices and
+// FastDividers (offsets stay 64-bit).
+struct CopyPlan32 {
+  int ndim = 0;
+  uint32_t count = 0;
+  FastDivider shape[kMaxDims] = {};
+  int64_t dst_strides[kMaxDims] = {};
+  int64_t src_strides[kMaxDims] = {};
+};
+
+// False when the plan has 2^31 elements or more (use CopyPlan then).
+bool MakeCopyPlan32(const CopyPlan& plan, CopyPlan32* out);
+
+DLNODE_HD void PlanOffsets(const CopyPlan32& p, uint32_t i, int64_t* dst, int64_t* src) {
+  int64_t d = 0;
+  int64_t s = 0;
+  for (int k = p.ndim - 1; k >= 0; --k) {
+    const uint32_t q = Divide(p.shape[k], i);
+    const auto r = static_cast<int64_t>(i - q * p.shape[k].divisor);
+    d += r * p.dst_strides[k];
+    s += r * p.src_strides[k];
+    i = q;
+  }
+  *dst = d;
+  *src = s;
+}
+
 // A DLPack (code, bits) pair this library represents (lib/dtypes.js).
 struct ElementType {
   uint8_t code;

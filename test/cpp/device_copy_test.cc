@@ -110,6 +110,66 @@ TEST(CopyPlan, PlanOffsetsMatchStridedCopy) {
   }
 }
 
+TEST(FastDivider, MatchesDivisionAtTheEdgesAndAtRandom) {
+  const uint32_t limit = (1u << 31) - 1;
+  std::vector<uint32_t> divisors = {1, 2, 3, 5, 7, 512, 513, 1000, 65535, 65536, 65537, 131072, 1u << 30, limit};
+  std::vector<uint32_t> dividends = {0, 1, 2, 511, 512, 513, 65535, 65536, 1u << 30, limit - 1, limit};
+  std::mt19937 rng(11);
+  for (int i = 0; i < 200; ++i) {
+    divisors.push_back(1 + rng() % limit);
+    divisors.push_back(1 + rng() % 4096);
+  }
+  for (uint32_t d : divisors) {
+    const dlnode::FastDivider f = dlnode::MakeDivider(d);
+    for (uint32_t n : dividends) ASSERT_EQ(dlnode::Divide(f, n), n / d) << n << " / " << d;
+    for (int k = 0; k < 2000; ++k) {
+      const uint32_t n = rng() % (limit + 1u);
+      ASSERT_EQ(dlnode::Divide(f, n), n / d) << n << " / " << d;
+      const uint32_t near = (n / d) * d;  // multiples and their neighbours
+      ASSERT_EQ(dlnode::Divide(f, near), near / d) << near << " / " << d;
+      if (near > 0) {
+        ASSERT_EQ(dlnode::Divide(f, near - 1), (near - 1) / d) << near - 1 << " / " << d;
+      }
+    }
+  }
+}
+
+// The 32-bit walk the kernels use for plans below 2^31 elements reaches the
+// same offsets as the 64-bit one; larger plans keep the 64-bit walk.
+TEST(CopyPlan, ThirtyTwoBitWalkMatchesTheSixtyFourBitOne) {
+  std::mt19937 rng(5);
+  for (int round = 0; round < 200; ++round) {
+    const int ndim = 1 + static_cast<int>(rng() % 6);
+    int64_t shape[8];
+    int64_t ds[8];
+    int64_t ss[8];
+    for (int i = 0; i < ndim; ++i) {
+      shape[i] = 1 + static_cast<int64_t>(rng() % 9);
+      ds[i] = static_cast<int64_t>(rng() % 2000) - 1000;
+      ss[i] = static_cast<int64_t>(rng() % 2000) - 1000;
+    }
+    const CopyPlan wide = MakeCopyPlan(ndim, shape, ds, ss);
+    dlnode::CopyPlan32 narrow;
+    ASSERT_TRUE(dlnode::MakeCopyPlan32(wide, &narrow));
+    for (int64_t i = 0; i < wide.count; ++i) {
+      int64_t d64, s64, d32, s32;
+      dlnode::PlanOffsets(wide, i, &d64, &s64);
+      dlnode::PlanOffsets(narrow, static_cast<uint32_t>(i), &d32, &s32);
+      ASSERT_EQ(d32, d64);
+      ASSERT_EQ(s32, s64);
+    }
+  }
+  const int64_t huge_shape[] = {INT64_C(1) << 16, INT64_C(1) << 15};  // 2^31 elements
+  const int64_t huge_dst[] = {INT64_C(1) << 15, 1};
+  const int64_t huge_src[] = {1, INT64_C(1) << 16};
+  dlnode::CopyPlan32 narrow;
+  EXPECT_FALSE(dlnode::MakeCopyPlan32(MakeCopyPlan(2, huge_shape, huge_dst, huge_src), &narrow));
+  int64_t d, s;
+  dlnode::PlanOffsets(MakeCopyPlan(2, huge_shape, huge_dst, huge_src), (INT64_C(1) << 31) - 1, &d, &s);
+  EXPECT_EQ(d, (INT64_C(1) << 31) - 1);
+  EXPECT_EQ(s, ((INT64_C(1) << 16) - 1) + ((INT64_C(1) << 15) - 1) * (INT64_C(1) << 16));
+}
+
 double F16(uint16_t bits) { return SmallFloatValue(bits, 5, 10); }
 
 TEST(SmallFloats, Float16KnownValues) {
