@@ -183,6 +183,16 @@ export interface DLPackOptions {
   copy?: boolean;
 }
 
+/**
+ * A copy's stream (as __dlpack__ takes it; -1 means the legacy default stream here).
+ * Between CUDA memory this library allocated (device, pinned, managed) the copy is
+ * enqueued on it and the call returns at once: await `stream.done()` before reading the
+ * result on the host. Pageable host memory and imported memory copy synchronously.
+ */
+export interface CopyOptions {
+  stream?: number | bigint | CudaStream;
+}
+
 export interface FromDLPackOptions {
   device?: DeviceLike;
   copy?: boolean;
@@ -217,13 +227,13 @@ export declare class Tensor<N extends DTypeName = DTypeName> implements DLPackPr
 
   reshape(shape: readonly number[] | number): Tensor<N>;
   contiguous(): Tensor<N>;
-  clone(): Tensor<N>;
-  /** `stream` is checked as in __dlpack__ (copies are synchronous for now). */
-  to(device: DeviceLike, options?: { stream?: number | bigint | CudaStream }): Tensor<N>;
+  /** With a `stream`, a CUDA copy is enqueued there (see CopyOptions). */
+  clone(options?: CopyOptions): Tensor<N>;
+  to(device: DeviceLike, options?: CopyOptions): Tensor<N>;
   cpu(): Tensor<N>;
   cuda(index?: number): Tensor<N>;
   /** Same shape, any dtype (converted); values as dl.tensor() takes them. */
-  copyFrom(src: Tensor | TensorValues): this;
+  copyFrom(src: Tensor | TensorValues, options?: CopyOptions): this;
   toArray(): NestedArray<ElementOf[N]>;
   toString(): string;
   dispose(): void;
@@ -308,6 +318,8 @@ declare class CudaStream {
   /** The cudaStream_t as a BigInt (what DLPack's `stream` takes); null once disposed. */
   readonly handle: bigint | null;
   synchronize(): void;
+  /** Resolves once the stream has run the work enqueued so far (a host callback: no blocking). */
+  done(): Promise<void>;
   dispose(): void;
   [Symbol.dispose](): void;
 }

@@ -670,6 +670,9 @@ describe('Tensor', () => {
     const t = dl.tensor([1]);
     throws(() => t.to('cpu', 5), /for `options`/);
     throws(() => t.to('cpu', null), /for `options`/);
+    throws(() => t.clone('cuda'), /for `options`/);
+    throws(() => t.copyFrom([2], 5), /for `options`/);
+    expect(t.toArray()).toEqual([1]); // checked before anything is copied
   });
 
   row('T10', TypeError, 'ERR_INVALID_ARG_TYPE', (throws) => {
@@ -677,7 +680,12 @@ describe('Tensor', () => {
     for (const stream of ['x', 1.5, {}, null, -2, 2n ** 64n]) {
       throws(() => t.to('cpu', { stream }), /for `stream`/);
       throws(() => t.to('cuda', { stream }), /for `stream`/); // checked before the device is
+      throws(() => t.clone({ stream }), /for `stream`/);
+      throws(() => t.copyFrom([2], { stream }), /for `stream`/);
     }
+    expect(t.toArray()).toEqual([1]);
+    expectError(() => t.clone({ stream: 0 }), TypeError, 'ERR_INVALID_ARG_VALUE', /ambiguous/);
+    expect(t.clone({ stream: 7n }).toArray()).toEqual([1]); // host copies take any stream
     expectError(() => t.to('cpu', { stream: 0 }), TypeError, 'ERR_INVALID_ARG_VALUE', /ambiguous/);
     expect(t.to('cpu', { stream: -1 })).toBe(t);
     expect(t.to('cpu', { stream: 7n })).toBe(t);

@@ -44,26 +44,50 @@ const PYTHON = process.env.DLPACK_TEST_PYTHON || '/usr/bin/python3';
 
 // A child process that answers in JSON lines: next() resolves with the next
 // line it writes (kept until asked for), send(line) writes one and waits for
-// the answer, exited resolves with its exit code.
+// the answer, stop(line) writes a last line (or just closes stdin) and
+// resolves with the exit code, exited resolves with the exit code. Once the
+// child is gone (its stdout closed: every line it wrote has been read), every
+// waiting next()/send() and every later one rejects at once, so a test whose
+// child died fails then instead of waiting out Jest's timeout.
 function jsonLines(child) {
   const replies = [];
   const waiting = [];
+  let gone = null;
   readline.createInterface({ input: child.stdout }).on('line', (line) => {
     const value = JSON.parse(line);
-    if (waiting.length > 0) waiting.shift()(value);
+    if (waiting.length > 0) waiting.shift().resolve(value);
     else replies.push(value);
   });
-  const next = () => (replies.length > 0 ? Promise.resolve(replies.shift())
-    : new Promise((resolve) => waiting.push(resolve)));
-  const send = (line) => { child.stdin.write(`${line}\n`); return next(); };
-  const exited = new Promise((resolve) => child.on('exit', resolve));
-  return { child, next, send, exited };
+  const exited = new Promise((resolve) => {
+    child.on('close', (code, signal) => {
+      gone = new Error(`child process ${child.pid} exited (code ${code}, signal ${signal}) before answering`);
+      for (const w of waiting.splice(0)) w.reject(gone);
+      resolve(code);
+    });
+  });
+  const next = () => {
+    if (replies.length > 0) return Promise.resolve(replies.shift());
+    if (gone !== null) return Promise.reject(gone);
+    return new Promise((resolve, reject) => waiting.push({ resolve, reject }));
+  };
+  const send = (line) => {
+    if (gone === null) child.stdin.write(`${line}\n`);
+    return next();
+  };
+  const stop = (line = undefined) => {
+    if (gone === null) child.stdin.end(line === undefined ? undefined : `${line}\n`);
+    return exited;
+  };
+  // A child that dies closes its stdin pipe: writes then fail with EPIPE,
+  // which is reported through next()/send() rather than as an uncaught error.
+  child.stdin.on('error', () => {});
+  return { child, next, send, stop, exited };
 }
 
 // The JSON worker of python/dlpack_node/__main__.py: ask(command) resolves
 // with its reply (or rejects with its error); stop() ends it.
 function startPython(python = PYTHON) {
-  const { child, send, exited } = jsonLines(spawn(python, ['-m', 'dlpack_node'], {
+  const { child, send, stop: stopLines } = jsonLines(spawn(python, ['-m', 'dlpack_node'], {
     env: { ...process.env, PYTHONPATH: path.join(__dirname, '..', 'python') },
     stdio: ['pipe', 'pipe', 'inherit'],
   }));
@@ -72,10 +96,7 @@ function startPython(python = PYTHON) {
     if (!reply.ok) throw new Error(`${reply.type}: ${reply.error}`);
     return reply;
   };
-  const stop = async () => {
-    child.stdin.end(`${JSON.stringify({ op: 'exit' })}\n`);
-    return exited;
-  };
+  const stop = () => stopLines(JSON.stringify({ op: 'exit' }));
   return { ask, stop, child };
 }
 

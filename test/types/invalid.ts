@@ -76,6 +76,10 @@ dl.tensor(new DataView(ab));
 t.to('gpu');
 // @ts-expect-error a stream is a number, bigint or cuda.Stream
 t.to('cuda', { stream: 'default' });
+// @ts-expect-error clone() takes copy options, not a device
+t.clone('cuda');
+// @ts-expect-error a copy's stream is a number, bigint or cuda.Stream
+t.copyFrom(t, { stream: 'default' });
 // @ts-expect-error an index is a number
 t.cuda('0');
 // @ts-expect-error reshape takes numbers

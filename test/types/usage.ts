@@ -102,8 +102,12 @@ if (dl.cuda.isAvailable()) {
   const stream = new dl.cuda.Stream();
   const typed: dl.CudaStream = stream;
   t.__dlpack__({ stream });
-  t.to('cuda', { stream });
+  const onDevice = t.to('cuda', { stream });
+  onDevice.clone({ stream }).copyFrom(onDevice, { stream: stream.handle ?? undefined });
+  const options: dl.CopyOptions = { stream: 2n };
   t.__dlpack__({ stream: 2n });
+  const finished: Promise<void> = stream.done();
+  void [options, finished];
   stream.synchronize();
   stream[Symbol.dispose]();
   dl.cuda.synchronize(0);
