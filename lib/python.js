@@ -6,7 +6,7 @@
 const path = require('path');
 const readline = require('readline');
 const { spawn: spawnChild } = require('child_process');
-const { makeError, invalidType, invalidValue } = require('./errors');
+const { makeError, fail, invalidType, invalidValue } = require('./errors');
 const { Tensor } = require('./tensor');
 const { open } = require('./sharing');
 
@@ -90,6 +90,7 @@ class PythonWorker {
     if (message !== null && typeof message === 'object' && message.ready) {
       this.methods = Object.freeze([...message.ready.methods]);
       this.readyState.resolve(this);
+      this.idle();
       return;
     }
     const call = message && this.pending.get(message.id);
@@ -148,9 +149,10 @@ class PythonWorker {
     if (!this.exited && this.child.stdin.writable) this.child.stdin.write(`${JSON.stringify(message)}\n`);
   }
 
-  // An idle worker does not keep this process running; one with calls in flight does.
+  // A worker starting up or with calls in flight keeps this process running; an idle one does not.
   idle() {
-    const method = this.pending.size === 0 ? 'unref' : 'ref';
+    const starting = this.methods === null && this.failure === null;
+    const method = this.pending.size === 0 && !starting ? 'unref' : 'ref';
     this.child[method]();
     for (const stream of [this.child.stdin, this.child.stdout]) {
       if (stream && typeof stream[method] === 'function') stream[method]();
@@ -205,7 +207,8 @@ function spawn(script, options = {}) {
   if (options === null || typeof options !== 'object') throw invalidType('options', 'an object', options);
   for (const name of Object.keys(options)) {
     if (!SPAWN_OPTIONS.has(name)) {
-      throw invalidValue('options', `only the keys ${[...SPAWN_OPTIONS].join(', ')}`, `key ${name}`);
+      throw fail('ERR_INVALID_ARG_VALUE', 'options', `only the keys ${[...SPAWN_OPTIONS].join(', ')}`,
+        `the key ${JSON.stringify(name)}`);
     }
   }
   const { python = process.env.DLPACK_PYTHON || 'python3', args = [], env = process.env, cwd,
