@@ -100,7 +100,7 @@ export interface CreateOptions<N extends DTypeName> {
   dtype?: N | DType<N>;
   device?: DeviceLike;
   /**
-   * Memory other processes can map: POSIX shared memory on the CPU (share() gives a 'shm'
+   * Memory other processes can map: a sealed memfd on the CPU (share() gives a 'shm'
    * descriptor), CUDA IPC-capable memory on 'cuda:N' (a 'cuda-ipc' descriptor). Not for
    * 'cuda_host' or 'cuda_managed'.
    */
@@ -132,23 +132,29 @@ export interface LocalDescriptor extends SharedLayout {
   device: string;
 }
 
-/** POSIX shared memory, for other processes (Node or Python); JSON-serialisable. */
+/** A sealed memfd segment, for other processes of the same user (Node or Python); JSON-serialisable. */
 export interface ShmDescriptor extends SharedLayout {
   kind: 'shm';
-  version: 1;
-  /** Segment name without the leading slash (dlpack-<pid>-<hex>). */
+  version: 2;
+  /** The segment's name: 'dlpack-' and 32 lowercase hex digits (python/FORMAT.md). */
   name: string;
+  /** A process that holds the segment open, and its descriptor number (/proc/<pid>/fd/<fd>). */
+  pid: number;
+  fd: number;
   dataSize: number;
 }
 
 /** CUDA device memory, for other processes (Node or Python with CuPy/torch); JSON-serialisable. */
 export interface CudaIpcDescriptor extends SharedLayout {
   kind: 'cuda-ipc';
-  version: 1;
+  version: 2;
   /** The cudaIpcMemHandle_t of the whole allocation, as 128 lowercase hex digits. */
   handle: string;
-  /** Name of the segment that counts the processes mapping the allocation. */
+  /** Name of the ticket that counts the processes mapping the allocation. */
   ticket: string;
+  /** A process that holds the ticket open, and its descriptor number. */
+  pid: number;
+  fd: number;
   /** 'cuda:N', in the exporter's device numbering. */
   device: string;
   /** Bytes of the allocation; byteOffset is from its start. */

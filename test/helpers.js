@@ -1,6 +1,7 @@
 'use strict';
 // Shared test helpers: the test-only native producer, GC with a turn of the
 // event loop (so posted releases and finalizers run), and live counters.
+const fs = require('fs');
 const path = require('path');
 const readline = require('readline');
 const { spawn } = require('child_process');
@@ -78,4 +79,38 @@ function startPython(python = PYTHON) {
   return { ask, stop, child };
 }
 
-module.exports = { producer, native, collect, turn, expectError, nativeStats, PYTHON, startPython, jsonLines };
+// Shared-memory segments are sealed memfds (python/FORMAT.md): a process holds
+// one through a descriptor or a mapping, both named '/memfd:<name> (deleted)'.
+const MEMFD = /^\/memfd:(dlpack-[0-9a-f]{32}) \(deleted\)$/;
+
+// The names of the segments process `pid` holds (sorted, one entry per name).
+function heldSegments(pid = 'self') {
+  const names = new Set();
+  let fds = [];
+  try {
+    fds = fs.readdirSync(`/proc/${pid}/fd`);
+  } catch { return []; } // gone, or not ours to read
+  for (const fd of fds) {
+    try {
+      const m = MEMFD.exec(fs.readlinkSync(`/proc/${pid}/fd/${fd}`));
+      if (m) names.add(m[1]);
+    } catch { /* closed meanwhile */ }
+  }
+  try {
+    for (const line of fs.readFileSync(`/proc/${pid}/maps`, 'utf8').split('\n')) {
+      const at = line.indexOf('/memfd:');
+      const m = at >= 0 && MEMFD.exec(line.slice(at));
+      if (m) names.add(m[1]);
+    }
+  } catch { /* gone */ }
+  return [...names].sort();
+}
+
+// The pids (this user can inspect) that hold segment `name`: while there is
+// one, the kernel keeps its memory.
+function segmentHolders(name) {
+  return fs.readdirSync('/proc').filter((p) => /^\d+$/.test(p) && heldSegments(p).includes(name)).map(Number);
+}
+
+module.exports = { producer, native, collect, turn, expectError, nativeStats, PYTHON, startPython, jsonLines,
+  heldSegments, segmentHolders };

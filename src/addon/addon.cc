@@ -84,7 +84,6 @@ Napi::Object Initialize(Napi::Env env, Napi::Object exports) {
       {"stats", Guarded<Stats>},
       {"shmCreate", Guarded<ShmCreate>},
       {"shmOpen", Guarded<ShmOpen>},
-      {"shmSweep", Guarded<ShmSweep>},
       {"localShare", Guarded<LocalShare>},
       {"localOpen", Guarded<LocalOpen>},
       {"localShares", Guarded<LocalShares>},

@@ -121,11 +121,13 @@ new dl.DLPackError('boom', 'ERR_NOPE');
 // @ts-expect-error not a descriptor kind
 dl.open({ ...descriptor, kind: 'nfs' });
 // @ts-expect-error an 'shm' descriptor names its segment
-dl.open({ ...layout, kind: 'shm', version: 1, dataSize: 16 });
+dl.open({ ...layout, kind: 'shm', version: 2, pid: 1, fd: 3, dataSize: 16 });
+// @ts-expect-error an 'shm' descriptor says where the segment is open
+dl.open({ ...layout, kind: 'shm', version: 2, name: 'dlpack-0', dataSize: 16 });
 // @ts-expect-error a 'sab' descriptor carries a SharedArrayBuffer
 dl.open({ ...layout, kind: 'sab', buffer: ab });
-// @ts-expect-error only version 1 exists
-dl.open({ ...layout, kind: 'shm', version: 2, name: 'dlpack-1-0', dataSize: 16 });
+// @ts-expect-error only version 2 exists
+dl.open({ ...layout, kind: 'shm', version: 1, name: 'dlpack-0', pid: 1, fd: 3, dataSize: 16 });
 // @ts-expect-error descriptor dtypes are names
 dl.open({ ...layout, kind: 'sab', buffer: sab, dtype: 'f4' });
 if (descriptor.kind === 'sab') {
@@ -133,10 +135,10 @@ if (descriptor.kind === 'sab') {
   void descriptor.name;
 }
 // @ts-expect-error a 'cuda-ipc' descriptor names its ticket segment
-dl.open({ ...layout, kind: 'cuda-ipc', version: 1, handle: 'ab', device: 'cuda:0', dataSize: 16 });
+dl.open({ ...layout, kind: 'cuda-ipc', version: 2, handle: 'ab', pid: 1, fd: 3, device: 'cuda:0', dataSize: 16 });
 // @ts-expect-error a 'cuda-ipc' handle is a hex string, not bytes
-dl.open({ ...layout, kind: 'cuda-ipc', version: 1, handle: new Uint8Array(64), ticket: 'dlpack-1-0', device: 'cuda:0',
-  dataSize: 16 });
+dl.open({ ...layout, kind: 'cuda-ipc', version: 2, handle: new Uint8Array(64), ticket: 'dlpack-0', pid: 1, fd: 3,
+  device: 'cuda:0', dataSize: 16 });
 if (descriptor.kind === 'local') {
   // @ts-expect-error a 'local' id is a string
   const id: number = descriptor.id;

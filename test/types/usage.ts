@@ -132,9 +132,15 @@ const constructed = new dl.CudaError('no device', 'ERR_DLPACK_CUDA_UNAVAILABLE',
 const d: dl.ShareDescriptor = dl.empty([2], { shared: true }).share();
 if (d.kind === 'sab') { const buffer: SharedArrayBuffer = d.buffer; void buffer; }
 if (d.kind === 'local') { const id: string = d.id; const pid: number = d.pid; void [id, pid]; }
-if (d.kind === 'shm') { const size: number = d.dataSize; const version: 1 = d.version; void [size, version]; }
+if (d.kind === 'shm') {
+  const size: number = d.dataSize;
+  const version: 2 = d.version;
+  const place: [string, number, number] = [d.name, d.pid, d.fd];
+  void [size, version, place];
+}
 if (d.kind === 'cuda-ipc') {
-  const ipc: [string, string, string, number] = [d.handle, d.ticket, d.device, d.dataSize];
+  const ipc: [string, string, number, number, string, number] = [d.handle, d.ticket, d.pid, d.fd, d.device,
+    d.dataSize];
   void ipc;
 }
 const onGpu: dl.Tensor<'float16'> = dl.empty([2], { dtype: 'float16', device: 'cuda:0', shared: true });
