@@ -1,11 +1,10 @@
 'use strict';
 // dl.python.spawn() and python/dlpack_node/worker.py (docs/python.md "Workers"):
 // a real Python serves functions; tensors go both ways over shared memory.
-const fs = require('fs');
 const path = require('path');
 const { spawnSync, execFileSync } = require('child_process');
 const dl = require('../lib');
-const { PYTHON, expectError } = require('./helpers');
+const { PYTHON, heldSegments } = require('./helpers');
 
 const probe = (code) => spawnSync(PYTHON, ['-c', code], { encoding: 'utf8' }).status === 0;
 const hasNumpy = probe('import numpy');
@@ -16,7 +15,6 @@ const itPython = hasNumpy ? test : test.skip;
 const itTorch = hasTorch ? test : test.skip;
 
 const SERVED = path.join(__dirname, 'fixtures', 'python', 'served.py');
-const segments = () => fs.readdirSync('/dev/shm').filter((n) => n.startsWith('dlpack-')).sort();
 const start = (args = []) => dl.python.spawn(SERVED, { python: PYTHON, args, stderr: 'ignore' });
 const shared = (values, dtype = 'float32') => {
   const t = dl.empty([values.length], { dtype, shared: true });
@@ -43,7 +41,7 @@ describe('Python workers', () => {
     const x = shared([1, 2, 3, 4]);
     const y = await worker.call('double', x);
     expect(x.toArray()).toEqual([2, 4, 6, 8]);
-    expect(y.share().name).toBe(x.share().name); // the same segment
+    expect(y.share().name).toBe(x.share().name); // the same segment, opened again
     y.data[0] = -1; // and the same bytes
     expect(x.data[0]).toBe(-1);
     y.dispose();
@@ -63,19 +61,19 @@ describe('Python workers', () => {
     x.dispose();
   });
 
-  itPython('a result in private Python memory is copied once, and released when Node lets go', async () => {
-    const before = segments();
+  itPython('a result in private Python memory is copied once, and the worker lets go once Node has it', async () => {
     const x = shared([1, 2, 3]);
     const z = await worker.call('add', x, x);
     expect(z.toArray()).toEqual([2, 4, 6]);
-    expect(z.share().name).not.toBe(x.share().name);
-    const held = segments().filter((n) => !before.includes(n));
-    expect(held).toHaveLength(2); // x's, and the copy Python made for z
-    z.dispose();
-    x.dispose();
+    const copy = z.share().name;
+    expect(copy).not.toBe(x.share().name);
     // A round trip after the release message, so the worker has read it.
     expect((await worker.call('fail', 'sync').catch((e) => e)).code).toBe('ERR_DLPACK_PYTHON');
-    expect(segments()).toEqual(before); // Python kept the copy only until Node had opened it
+    expect(heldSegments(worker.pid)).toEqual([]); // neither x nor the copy: Node holds the copy now
+    expect(heldSegments()).toContain(copy);
+    z.dispose();
+    x.dispose();
+    expect(heldSegments()).not.toContain(copy); // the last holder let go: the kernel frees it
   });
 
   itPython('an array Python allocated in shared memory comes back without a copy', async () => {
@@ -124,7 +122,7 @@ describe('Python workers', () => {
 
 describe('Python workers that die or misbehave', () => {
   itPython('death mid-call rejects at once with ERR_DLPACK_WORKER_EXITED; inputs stay usable', async () => {
-    const before = segments();
+    const before = heldSegments();
     const w = start();
     const x = shared([1, 2]);
     const error = await w.call('die', x).catch((e) => e);
@@ -133,7 +131,7 @@ describe('Python workers that die or misbehave', () => {
     expect((await w.call('describe', x, 0).catch((e) => e)).code).toBe('ERR_DLPACK_WORKER_EXITED');
     expect(x.toArray()).toEqual([1, 2]);
     x.dispose();
-    expect(segments()).toEqual(before);
+    expect(heldSegments()).toEqual(before);
   });
 
   itPython('a script that fails before serving rejects its calls with the exit code', async () => {
