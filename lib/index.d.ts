@@ -263,7 +263,8 @@ export type ErrorCode =
   | 'ERR_OUT_OF_RANGE' | 'ERR_DLPACK_MISALIGNED'
   | 'ERR_DLPACK_UNSUPPORTED' | 'ERR_DLPACK_CONSUMED' | 'ERR_DLPACK_COPY_REQUIRED' | 'ERR_DLPACK_DETACHED'
   | 'ERR_DLPACK_DISPOSED' | 'ERR_DLPACK_READ_ONLY' | 'ERR_DLPACK_NOT_CONTIGUOUS' | 'ERR_DLPACK_WRONG_DEVICE'
-  | 'ERR_DLPACK_OUT_OF_MEMORY' | 'ERR_DLPACK_CUDA' | 'ERR_DLPACK_CUDA_UNAVAILABLE';
+  | 'ERR_DLPACK_OUT_OF_MEMORY' | 'ERR_DLPACK_CUDA' | 'ERR_DLPACK_CUDA_UNAVAILABLE'
+  | 'ERR_DLPACK_PYTHON' | 'ERR_DLPACK_WORKER_EXITED' | 'ERR_DLPACK_WORKER_PROTOCOL';
 
 export declare class DLPackError extends Error {
   constructor(message: string, code?: ErrorCode);
@@ -333,6 +334,48 @@ export declare const cuda: {
   synchronize(index?: number): void;
   memoryStats(index?: number): { allocatedBytes: number; allocations: number; peakAllocatedBytes: number };
   Stream: typeof CudaStream;
+};
+
+/** What a Python worker's call resolves with: what the function returned, tensors opened in place. */
+export type PythonResult = Tensor | string | number | boolean | null | PythonResult[] | { [key: string]: PythonResult };
+
+/** A Python process serving functions through dlpack_node.worker.serve() (docs/python.md "Workers"). */
+export declare class PythonWorker {
+  private constructor();
+  readonly pid: number | undefined;
+  /** The served function names, once `ready` has resolved; null before. */
+  readonly methods: readonly string[] | null;
+  /** Resolves when the worker serves; rejects (ERR_DLPACK_WORKER_EXITED, ENOENT, ...) if it never will. */
+  readonly ready: Promise<PythonWorker>;
+  /** Resolves with the exit code once the process has exited. */
+  readonly closed: Promise<number | null>;
+  /**
+   * Calls a served function. Tensors (in memory other processes can open) travel as share() descriptors and
+   * arrive as arrays over the same memory; other arguments as JSON. A tuple result resolves to an array.
+   * Rejects with ERR_DLPACK_PYTHON (with pythonType, pythonTraceback) when the function raises, and with
+   * ERR_DLPACK_WORKER_EXITED when the worker dies.
+   */
+  call(name: string, ...args: unknown[]): Promise<PythonResult>;
+  /** Closes the worker's input; it finishes the calls in flight and exits. Resolves with its exit code. */
+  close(): Promise<number | null>;
+  kill(signal?: string | number): boolean;
+}
+
+export interface PythonSpawnOptions {
+  /** The interpreter (default: $DLPACK_PYTHON, else python3). */
+  python?: string;
+  /** Arguments after the script. */
+  args?: readonly string[];
+  env?: Record<string, string | undefined>;
+  cwd?: string;
+  /** The worker's standard error (print() in served functions lands there): default 'inherit'. */
+  stderr?: 'inherit' | 'pipe' | 'ignore';
+}
+
+export declare const python: {
+  /** Starts `script` (which calls dlpack_node.worker.serve) with this package's Python module on PYTHONPATH. */
+  spawn(script: string, options?: PythonSpawnOptions): PythonWorker;
+  PythonWorker: typeof PythonWorker;
 };
 
 /** What this build and machine can do. */

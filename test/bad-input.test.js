@@ -1429,6 +1429,38 @@ describe('wasm.view', () => {
   });
 });
 
+// --- Python workers ------------------------------------------------------------
+
+describe('python.spawn', () => {
+  // Each refusal comes before any process is started.
+  const spawned = () => require('child_process').spawnSync('pgrep', ['-P', String(process.pid)]).stdout.length;
+
+  row('P01', TypeError, 'ERR_INVALID_ARG_TYPE', (throws) => {
+    const before = spawned();
+    throws(() => dl.python.spawn(['model.py']), /`script`/);
+    throws(() => dl.python.spawn(undefined), /`script`/);
+    throws(() => dl.python.spawn('model.py', 'python3'), /`options`/);
+    throws(() => dl.python.spawn('model.py', null), /`options`/);
+    expect(spawned()).toBe(before);
+  });
+
+  row('P02', TypeError, 'ERR_INVALID_ARG_VALUE', (throws) => {
+    throws(() => dl.python.spawn('model.py', { interpreter: 'python3' }), /`options`.*"interpreter"/);
+    throws(() => dl.python.spawn('model.py', { stdio: 'pipe' }), /`options`.*"stdio"/);
+  });
+
+  row('P03', TypeError, 'ERR_INVALID_ARG_TYPE', (throws) => {
+    throws(() => dl.python.spawn('model.py', { python: 3 }), /`options.python`/);
+    throws(() => dl.python.spawn('model.py', { args: 'a b' }), /`options.args`/);
+    throws(() => dl.python.spawn('model.py', { args: [1] }), /`options.args`/);
+    throws(() => dl.python.spawn('model.py', { env: null }), /`options.env`/);
+  });
+
+  row('P04', TypeError, 'ERR_INVALID_ARG_VALUE', (throws) => {
+    throws(() => dl.python.spawn('model.py', { stderr: 'stdout' }), /`options.stderr`/);
+  });
+});
+
 // --- the table and the tests agree ----------------------------------------------------
 
 describe('docs/errors.md table', () => {

@@ -200,3 +200,11 @@ const imported: dl.Tensor<'int32'> = dl.fromDLPack(t);
 const entryName: 'int8' = dl.dtypes.uint8.name;
 
 void [wrongEntry, inferred, int8View, int64Elements, imported, entryName];
+
+// Python workers: the script is a path, the options are the documented ones.
+// @ts-expect-error the script is a string
+dl.python.spawn(['model.py']);
+// @ts-expect-error stderr is 'inherit', 'pipe' or 'ignore'
+dl.python.spawn('model.py', { stderr: 'stdout' });
+// @ts-expect-error workers come from dl.python.spawn
+new dl.python.PythonWorker();

@@ -157,3 +157,15 @@ void [viaAlias, fromShared, fromView, everywhere, defaultDtype, f64, i64, u8, u1
   scalar, anyDtype, props, flags, deviceType, deviceIndex, backing, bf16Bits, complexParts, views, same, int64Values,
   boolValues, pairs, text, where, versioned, minor, adopted, keepsDtype, fromProducer, exported, why, external,
   constructed, layout, reopened, wasmDefault, onGpu];
+
+// Python workers (docs/python.md "Workers").
+async function pythonWorker(): Promise<void> {
+  const worker: dl.PythonWorker = dl.python.spawn('model.py', { python: '/usr/bin/python3', args: ['torch'] });
+  await worker.ready;
+  const methods: readonly string[] | null = worker.methods;
+  const result = await worker.call('normalize', dl.empty([2, 3], { shared: true }), { scale: 2 });
+  if (result instanceof dl.Tensor) result.dispose();
+  const code: number | null = await worker.close();
+  void methods; void code;
+}
+void pythonWorker;
