@@ -4,9 +4,10 @@ const { makeError, invalidType, invalidValue, outOfRange, fail } = require('./er
 const { dtypeInfo, dtypeOfView, infos } = require('./dtypes');
 const { parseDevice } = require('./device');
 const { cudaStorage } = require('./cuda');
-const { normalizeShape, product, contiguousStrides } = require('./shape');
+const { normalizeShape, product, contiguousStrides, extent } = require('./shape');
 const { Storage, isDetached } = require('./storage');
-const { makeTensor, makeContiguous, allocate } = require('./tensor');
+const { makeTensor, makeContiguous, allocate, setValuesFrom } = require('./tensor');
+const { integerValue, isInteger } = require('./convert');
 const { sharedStorage } = require('./sharing');
 const { native, scratch, slot } = require('./binding');
 const { isAnyArrayBuffer, isTypedArray } = require('util').types;
@@ -42,13 +43,14 @@ function fromBuffer(source, options) {
     throw makeError('ERR_DLPACK_DETACHED', 'Expected an attached buffer for `source`, received a detached one');
   }
 
-  const { offset = 0, count = -1, shape } = options;
+  const { offset = 0, count = -1, shape, strides } = options;
   if (typeof offset !== 'number' || !Number.isInteger(offset)) {
     throw invalidType('options.offset', 'an integer', offset);
   }
   if (typeof count !== 'number' || !Number.isInteger(count)) {
     throw invalidType('options.count', 'an integer', count);
   }
+  if (strides !== undefined) return stridedView(buffer, base, length, info, offset, options);
   // Range, alignment and element count: src/core/buffer_view.cc.
   scratch[slot.view] = length;
   scratch[slot.view + 1] = base;
@@ -65,6 +67,42 @@ function fromBuffer(source, options) {
     throw outOfRange('options.shape', `a shape whose product is ${n} (the element count)`, `[${dims.join(', ')}]`);
   }
   return makeContiguous(storage, info, dims, contiguousStrides(dims), base + offset, n);
+}
+
+// fromBuffer(source, { dtype, shape, strides, offset }): element 0 at byte
+// `offset` of the source, the elements wherever the strides (in elements,
+// negative allowed) put them, all inside the source's bytes.
+function stridedView(buffer, base, length, info, offset, options) {
+  if (options.shape === undefined) {
+    throw invalidType('options.shape', 'an array of non-negative integers (options.strides needs it)', undefined);
+  }
+  if (options.count !== undefined) {
+    throw invalidValue('options.count', 'undefined when options.strides is given (the shape sets the count)',
+      options.count);
+  }
+  const dims = normalizeShape(options.shape, 'options.shape');
+  const strides = options.strides;
+  if (!Array.isArray(strides)) throw invalidType('options.strides', 'an array of integers', strides);
+  if (strides.length !== dims.length) {
+    throw invalidValue('options.strides', `${dims.length} strides (one per dimension of options.shape)`, strides);
+  }
+  for (let i = 0; i < strides.length; i++) {
+    const s = strides[i];
+    if (typeof s !== 'number') throw invalidType(`options.strides[${i}]`, 'an integer', s);
+    if (!Number.isSafeInteger(s)) throw outOfRange(`options.strides[${i}]`, 'an integer', String(s));
+  }
+  if (offset < 0 || offset > length) {
+    throw outOfRange('options.offset', `an integer from 0 to ${length} (the byte length)`, String(offset));
+  }
+  if ((base + offset) % info.itemSize !== 0) {
+    throw viewError(VIEW_MISALIGNED, info, length, base, offset, -1);
+  }
+  const { low, high } = extent(dims, strides, info.itemSize);
+  if (product(dims) !== 0 && (offset - low < 0 || offset + high > length)) {
+    throw outOfRange('options.strides', `strides whose elements lie inside the ${length} bytes of \`source\``,
+      `[${strides.join(', ')}], spanning bytes ${offset - low} to ${offset + high}`);
+  }
+  return makeTensor(new Storage(buffer, false), info, dims, strides.slice(), base + offset, 0);
 }
 
 // A view's { base, length } in its buffer, or null when nothing is left to
@@ -155,11 +193,16 @@ const zeros = (shape, options) => allocateTensor(shape, options);
 
 // dl.tensor(values, { dtype, shape, device }): copies values into new memory.
 function tensor(values, options) {
+  return build(values, options, 'values');
+}
+
+// dl.tensor(), with `where` naming the values in messages (copyFrom's `src`).
+function build(values, options, where) {
   const { dtype, shape: shapeOption, device } = creationOptions(options);
   const target = parseDevice(device, 'options.device');
   if (target.type !== 'cpu') {
     // Built on the CPU, then copied over.
-    const host = tensor(values, { dtype, shape: shapeOption });
+    const host = build(values, { dtype, shape: shapeOption }, where);
     const moved = host.to(target);
     host.dispose();
     return moved;
@@ -171,11 +214,11 @@ function tensor(values, options) {
   if (ArrayBuffer.isView(values) && !(values instanceof DataView) &&
       Object.prototype.toString.call(values) !== '[object DataView]') {
     const implied = dtypeOfView(values);
-    if (implied === undefined) throw invalidType('values', 'a typed array, array or iterable', values);
+    if (implied === undefined) throw invalidType(where, 'a typed array, array or iterable', values);
     info = info || implied;
     shape = [values.length];
     if (info === implied) {
-      if (shapeOption !== undefined) shape = requestedShape(shapeOption, values.length);
+      if (shapeOption !== undefined) shape = requestedShape(shapeOption, values.length, where);
       const t = allocateTensor(shape, { dtype: info.name });
       new Uint8Array(t.buffer).set(new Uint8Array(values.buffer, values.byteOffset, values.byteLength));
       return t;
@@ -183,12 +226,17 @@ function tensor(values, options) {
     flat = Array.from(values);
   } else if (isAnyArrayBuffer(values) || values instanceof DataView ||
              Object.prototype.toString.call(values) === '[object DataView]') {
-    throw invalidType('values', 'a typed array, array or iterable (use dl.fromBuffer for raw bytes)', values);
+    throw invalidType(where, 'a typed array, array or iterable (use dl.fromBuffer for raw bytes)', values);
   } else {
     info = info || infos.float32;
-    ({ flat, shape } = flatten(values, info.viewLanes === 2));
+    ({ flat, shape } = flatten(values, info.viewLanes === 2, where));
   }
-  if (shapeOption !== undefined) shape = requestedShape(shapeOption, flat.length);
+  if (shapeOption !== undefined) shape = requestedShape(shapeOption, flat.length, where);
+  if (isInteger(info)) {
+    // Every value is checked before any is written (lib/convert.js).
+    const name = info.name;
+    for (let i = 0; i < flat.length; i++) flat[i] = integerValue(flat[i], name, `${where} (element ${i})`);
+  }
   const t = allocateTensor(shape, { dtype: info.name });
   const view = new info.View(t.buffer);
   const write = info.write;
@@ -198,15 +246,22 @@ function tensor(values, options) {
       write(view, i, v);
     } catch (error) {
       if (!(error instanceof RangeError || error instanceof TypeError || error instanceof SyntaxError)) throw error;
-      throw invalidValue(`values (element ${i})`, `a value convertible to ${info.name}`, v);
+      throw invalidValue(`${where} (element ${i})`, `a value convertible to ${info.name}`, v);
     }
   }
   return t;
 }
 
+// copyFrom(values): the values as a tensor of the destination's dtype and shape.
+setValuesFrom((values, info, shape, where) => build(values, { dtype: info.name, shape: shape.slice() }, where));
+
 // tensor()'s `shape` option for `count` values.
-function requestedShape(value, count) {
+function requestedShape(value, count, where) {
   const requested = normalizeShape(value, 'options.shape');
+  if (product(requested) !== count && where !== 'values') {
+    throw fail('ERR_INVALID_ARG_VALUE', where, `${product(requested)} values (a tensor of shape ` +
+      `[${requested.join(', ')}])`, `${count} value${count === 1 ? '' : 's'}`);
+  }
   if (product(requested) !== count) {
     throw outOfRange('options.shape', `a shape whose product is ${count} (the number of values)`,
       `[${requested.join(', ')}]`);
@@ -218,20 +273,20 @@ const isScalar = (v) => typeof v === 'number' || typeof v === 'bigint' || typeof
 
 // Nested arrays or iterables -> row-major values and the shape. For complex
 // dtypes an innermost [re, im] pair is one element.
-function flatten(values, complex) {
+function flatten(values, complex, where) {
   const isPair = (v) => complex && Array.isArray(v) && v.length === 2 && isScalar(v[0]) && isScalar(v[1]);
   const isLeaf = (v) => isScalar(v) || isPair(v);
   // Iterables are read once, into arrays, before the shape is inferred.
   const materialize = (v, where, depth) => {
     if (isLeaf(v)) return v;
-    if (depth > 64) throw outOfRange('values', 'at most 64 levels of nesting', 'more');
+    if (depth > 64) throw outOfRange(where, 'at most 64 levels of nesting', 'more');
     let items;
     if (Array.isArray(v)) items = v;
     else if (v !== null && typeof v === 'object' && typeof v[Symbol.iterator] === 'function') items = Array.from(v);
     else throw invalidValue(where, 'a number, bigint, boolean, array or iterable', v);
     return items.map((item, i) => materialize(item, `${where}[${i}]`, depth + 1));
   };
-  const root = materialize(values, 'values', 0);
+  const root = materialize(values, where, 0);
   if (isLeaf(root)) return { flat: [root], shape: [] };
   const shape = [];
   for (let level = root; ; level = level[0]) {
@@ -250,7 +305,7 @@ function flatten(values, complex) {
     }
     for (let i = 0; i < v.length; i++) walk(v[i], dim + 1, `${where}[${i}]`);
   };
-  walk(root, 0, 'values');
+  walk(root, 0, where);
   return { flat, shape };
 }
 
