@@ -198,12 +198,14 @@ class Tensor {
       this[kDevice]);
   }
 
-  contiguous() {
+  contiguous(...rest) {
     alive(this);
+    views.maxArgs(rest, 0, 'contiguous()');
     return this.isContiguous ? this : this.clone();
   }
 
-  clone() {
+  clone(...rest) {
+    views.maxArgs(rest, 0, 'clone()');
     if (!alive(this) || !this[kDevice].hostAccessible) return transfer(this, this[kDevice]);
     return convertOnHost(this, this[kInfo]);
   }
@@ -286,27 +288,30 @@ class Tensor {
     hostStorage(this, 'item()');
     views.maxArgs(rest, 0, 'item()');
     if (this[kSize] !== 1) {
-      throw invalidValue('this', 'a tensor with one element for item()',
-        `a tensor of shape [${this[kShape].join(', ')}]`);
+      throw makeError('ERR_INVALID_ARG_VALUE', 'Expected a tensor with one element for item(), received a ' +
+        `tensor of shape [${this[kShape].join(', ')}]`);
     }
     checkedBuffer(this);
     const { view, origin } = elementView(this);
     return this[kInfo].read(view, origin);
   }
 
-  cpu() {
+  cpu(...rest) {
     alive(this);
+    views.maxArgs(rest, 0, 'cpu()');
     return this.to(CPU);
   }
 
-  cuda(index = 0) {
+  cuda(index = 0, ...rest) {
     alive(this);
+    views.maxArgs([index, ...rest], 1, 'cuda()');
     if (!Number.isSafeInteger(index) || index < 0) throw invalidValue('index', 'a non-negative integer', index);
     return this.to(`cuda:${index}`);
   }
 
-  toArray() {
+  toArray(...rest) {
     hostStorage(this, 'toArray()');
+    views.maxArgs(rest, 0, 'toArray()');
     checkedBuffer(this);
     const { view, origin } = elementView(this);
     const read = this[kInfo].read;

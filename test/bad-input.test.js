@@ -287,6 +287,29 @@ describe('fromBuffer', () => {
     gsab.grow(16);
     expect(dl.fromBuffer(gsab, { dtype: 'uint8', count: 16 }).size).toBe(16); // the grown length counts
   });
+
+  row('F19', TypeError, 'ERR_INVALID_ARG_TYPE', (throws) => {
+    const b = new Uint8Array(16);
+    throws(() => dl.fromBuffer(b, { dtype: 'uint8', shape: [4], strides: 1 }), /`options.strides`/);
+    throws(() => dl.fromBuffer(b, { dtype: 'uint8', shape: [4], strides: ['1'] }), /`options.strides\[0\]`/);
+    throws(() => dl.fromBuffer(b, { dtype: 'uint8', strides: [1] }), /`options.shape`/);
+  });
+
+  row('F20', TypeError, 'ERR_INVALID_ARG_VALUE', (throws) => {
+    const b = new Uint8Array(16);
+    throws(() => dl.fromBuffer(b, { dtype: 'uint8', shape: [4, 4], strides: [4] }), /2 strides .* `options.strides`/);
+    throws(() => dl.fromBuffer(b, { dtype: 'uint8', shape: [4], strides: [1], count: 4 }), /`options.count`/);
+  });
+
+  row('F21', RangeError, 'ERR_OUT_OF_RANGE', (throws) => {
+    const b = new Uint8Array(15);
+    throws(() => dl.fromBuffer(b, { dtype: 'uint8', shape: [3, 5], strides: [1, 3.5] }), /`options.strides\[1\]`/);
+    throws(() => dl.fromBuffer(b, { dtype: 'uint8', shape: [3, 5], strides: [1, 4] }), /spanning bytes 0 to 19/);
+    throws(() => dl.fromBuffer(b, { dtype: 'uint8', shape: [3], strides: [-1] }), /spanning bytes -2 to 1/);
+    throws(() => dl.fromBuffer(b, { dtype: 'uint8', shape: [3], strides: [1], offset: 13 }), /`options.strides`/);
+    // The same numbers inside the buffer are a view.
+    expect(dl.fromBuffer(b, { dtype: 'uint8', shape: [3], strides: [-1], offset: 2 }).strides).toEqual([-1]);
+  });
 });
 
 // --- memory that changes under a tensor ---------------------------------------------
@@ -739,6 +762,107 @@ describe('Tensor', () => {
     throws(() => dl.tensor([1]).share(), /plain ArrayBuffer/);
     throws(() => dl.fromBuffer(new ArrayBuffer(8), { dtype: 'uint8' }).share(), /plain ArrayBuffer/);
     throws(() => dl.fromBuffer(new ArrayBuffer(8, { maxByteLength: 16 }), { dtype: 'uint8' }).share());
+  });
+
+  row('T17', TypeError, 'ERR_INVALID_ARG_VALUE', (throws) => {
+    throws(() => dl.tensor([1, 2]).item(), /one element for item\(\), received a tensor of shape \[2\]/);
+    throws(() => dl.zeros([0]).item(), /shape \[0\]/);
+    expect(dl.tensor([[7]], { dtype: 'int64' }).item()).toBe(7n);
+    expect(dl.tensor(2.5).item()).toBe(2.5);
+  });
+
+  row('T18', TypeError, 'ERR_INVALID_ARG_VALUE', (throws) => {
+    const t = dl.tensor([1]);
+    throws(() => t.to({ dtype: 'float8' }), /`dtype`/);
+    throws(() => t.to({ dtype: 'float32', device: 'gpu' }), /`device`/);
+  });
+});
+
+// --- views ---------------------------------------------------------------------------------
+
+describe('views', () => {
+  const grid = () => dl.tensor([[1, 2, 3], [4, 5, 6]]); // 2 x 3
+
+  row('V01', TypeError, 'ERR_INVALID_ARG_TYPE', (throws) => {
+    const t = grid();
+    throws(() => t.permute(1, '0'), /`permute\(\) argument 1`/);
+    throws(() => t.permute('x'), /`dims`/);
+    throws(() => t.transpose(0, null), /`dim1`/);
+    throws(() => t.narrow('0', 0, 1), /`dim`/);
+    throws(() => t.select(0, 1n), /`index`/);
+    throws(() => t.slice(0, '1'), /`start`/);
+    throws(() => t.unsqueeze(), /`dim`/);
+    throws(() => t.squeeze('0'), /`dim`/);
+    throws(() => t.flatten(0, '1'), /`endDim`/);
+    throws(() => t.expand([2, '3']), /`sizes\[1\]`/);
+    throws(() => t.asStrided([2], ['1']), /`strides\[0\]`/);
+    throws(() => t.reshape('6'), /`shape`/);
+    throws(() => t.view([2, '3']), /`shape\[1\]`/);
+  });
+
+  row('V02', RangeError, 'ERR_OUT_OF_RANGE', (throws) => {
+    const t = grid();
+    throws(() => t.transpose(0, 1.5), /`dim1`, received 1.5/);
+    throws(() => t.transpose(0, 2), /a dimension from -2 to 1 for `dim1`, received 2/);
+    throws(() => t.permute(0, -3), /`dims\[1\]`/);
+    throws(() => t.select(0, 2), /an index from -2 to 1 for `index`, received 2/);
+    throws(() => t.select(1, -4), /`index`/);
+    throws(() => t.narrow(1, 2, 2), /`length`/);
+    throws(() => t.narrow(1, 4, 0), /`start`/);
+    throws(() => t.slice(1, 0, 3, 0), /non-zero integer for `step`/);
+    throws(() => t.unsqueeze(3), /`dim`/);
+    throws(() => t.squeeze(2), /`dim`/);
+    throws(() => t.reshape(2, 3.5), /`shape\[1\]`/);
+    expect(t.toArray()).toEqual([[1, 2, 3], [4, 5, 6]]);
+  });
+
+  row('V03', TypeError, 'ERR_INVALID_ARG_VALUE', (throws) => {
+    const t = grid();
+    throws(() => t.permute(0, 0), /dimension 0 repeats/);
+    throws(() => t.permute(0), /a permutation of 2 dimensions/);
+    throws(() => t.expand(2, 4), /`sizes\[1\]`/);
+    throws(() => t.expand(3), /at least 2 sizes/);
+    throws(() => t.flatten(1, 0), /`endDim`/);
+    const scalar = dl.tensor(1);
+    throws(() => scalar.select(0, 0), /at least one dimension for select\(\)/);
+    throws(() => scalar.narrow(0, 0, 1), /narrow\(\)/);
+    throws(() => scalar.slice(0), /slice\(\)/);
+  });
+
+  row('V04', TypeError, 'ERR_INVALID_ARG_VALUE', (throws) => {
+    const t = grid();
+    throws(() => t.transpose(0, 1, 2), /at most 2 arguments for transpose\(\) for `transpose\(\) argument 2`/);
+    throws(() => t.select(0, 1, 2), /`select\(\) argument 2`/);
+    throws(() => t.item(0), /`item\(\) argument 0`/);
+    throws(() => t.clone(true), /`clone\(\) argument 0`/);
+    throws(() => t.to('int8', {}, 1), /`to\(\) argument 2`/);
+    throws(() => t.to({ dtyp: 'int8' }), /`options.dtyp`/);
+    throws(() => t.to('cpu', { strem: 1 }), /`options.strem`/);
+    throws(() => t.copyFrom(t, 1), /`copyFrom\(\) argument 1`/);
+  });
+
+  row('V05', RangeError, 'ERR_OUT_OF_RANGE', (throws) => {
+    const t = dl.tensor([1, 2, 3, 4], { dtype: 'int32' });
+    throws(() => t.asStrided([2, 2], [3, 1]), /inside the storage's 16 bytes .* spanning bytes 0 to 20/);
+    throws(() => t.asStrided([2], [1], 12), /spanning bytes 12 to 20/);
+    throws(() => t.asStrided([2], [-1], 0), /spanning bytes -4 to 4/);
+    throws(() => t.asStrided([1], [1], -4), /`byteOffset`/);
+    expect(t.asStrided([2, 2], [1, 1], 4).toArray()).toEqual([[2, 3], [3, 4]]);
+  });
+
+  row('V06', RangeError, 'ERR_DLPACK_MISALIGNED', (throws) => {
+    const t = dl.tensor([1, 2, 3, 4], { dtype: 'int32' });
+    throws(() => t.asStrided([1], [1], 2), /multiple of 4 .* `byteOffset`, received 2/);
+    throws(() => t.narrow(0, 1, 2).view('int64'), /multiple of 8/);
+  });
+
+  row('V07', TypeError, 'ERR_INVALID_ARG_VALUE', (throws) => {
+    const t = dl.tensor([[1, 2, 3], [4, 5, 6]], { dtype: 'int16' });
+    throws(() => t.view('int32'), /divides the last dimension/);
+    throws(() => t.transpose(0, 1).view('int8'), /last dimension is strided/);
+    throws(() => dl.tensor(1, { dtype: 'int32' }).view('int8'), /0-d/);
+    throws(() => dl.tensor([[1, 2], [3, 4], [5, 6]], { dtype: 'int16' }).slice(0, 0, 3, 2).view('int64'),
+      /divides the last dimension/);
   });
 });
 
