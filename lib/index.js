@@ -7,6 +7,7 @@ const { Tensor } = require('./tensor');
 const { DLPackCapsule, dlpackVersion, toDLPack, fromDLPack } = require('./dlpack');
 const { fromBuffer, empty, zeros, tensor } = require('./create');
 const { open, wasm } = require('./sharing');
+const { cat, stack } = require('./batch');
 
 const { cuda, capabilities } = require('./cuda');
 
@@ -23,6 +24,8 @@ module.exports = {
   empty,
   zeros,
   tensor,
+  cat,
+  stack,
   fromDLPack,
   from_dlpack: fromDLPack,
   toDLPack,

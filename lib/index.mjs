@@ -5,6 +5,6 @@ const dl = createRequire(import.meta.url)('./index.js');
 
 export const {
   dtypes, dlpackVersion, Tensor, Device, DLPackCapsule, DLPackError, CudaError,
-  fromBuffer, frombuffer, empty, zeros, tensor, fromDLPack, from_dlpack, toDLPack, to_dlpack, open, wasm, cuda, capabilities,
+  fromBuffer, frombuffer, empty, zeros, tensor, cat, stack, fromDLPack, from_dlpack, toDLPack, to_dlpack, open, wasm, cuda, capabilities,
 } = dl;
 export default dl;
