@@ -10,7 +10,9 @@ const { makeTensor, makeContiguous, allocate, setValuesFrom } = require('./tenso
 const { integerValue, isInteger } = require('./convert');
 const { sharedStorage } = require('./sharing');
 const { native, scratch, slot } = require('./binding');
-const { isAnyArrayBuffer, isTypedArray } = require('util').types;
+const { isAnyArrayBuffer, isTypedArray, isDataView, viewParts, typedArrayLength, viewBuffer, bufferByteLength,
+  posesAsBuffer } =
+  require('./typed');
 
 const ONE = Object.freeze([1]);
 
@@ -24,18 +26,22 @@ function fromBuffer(source, options) {
   let buffer;
   let base;
   let length;
-  if (source instanceof ArrayBuffer || source instanceof SharedArrayBuffer || isAnyArrayBuffer(source)) {
+  // Real buffers and views only, read through the intrinsic getters (lib/typed.js).
+  if (isAnyArrayBuffer(source)) {
     buffer = source;
     base = 0;
-    length = source.byteLength;
-  } else if (ArrayBuffer.isView(source)) {
-    buffer = source.buffer;
+    length = bufferByteLength(source);
+  } else if (isTypedArray(source) || isDataView(source)) {
+    buffer = viewBuffer(source);
     const bytes = viewBytes(source);
     if (bytes === null) {
       throw makeError('ERR_DLPACK_DETACHED', 'Expected a view inside its buffer for `source`, received one ' +
         'whose buffer was detached or shrunk below it');
     }
     ({ base, length } = bytes);
+  } else if (posesAsBuffer(source)) {
+    throw fail('ERR_INVALID_ARG_TYPE', 'source', 'an ArrayBuffer, SharedArrayBuffer, TypedArray, DataView or Buffer',
+      `an object that inherits from ${source.constructor && source.constructor.name} but is not one`);
   } else {
     throw invalidType('source', 'an ArrayBuffer, SharedArrayBuffer, TypedArray, DataView or Buffer', source);
   }
@@ -44,12 +50,9 @@ function fromBuffer(source, options) {
   }
 
   const { offset = 0, count = -1, shape, strides } = options;
-  if (typeof offset !== 'number' || !Number.isInteger(offset)) {
-    throw invalidType('options.offset', 'an integer', offset);
-  }
-  if (typeof count !== 'number' || !Number.isInteger(count)) {
-    throw invalidType('options.count', 'an integer', count);
-  }
+  // Node's validateInteger: a number that is not an integer is out of range.
+  wholeNumber(offset, 'options.offset');
+  wholeNumber(count, 'options.count');
   if (strides !== undefined) return stridedView(buffer, base, length, info, offset, options);
   // Range, alignment and element count: src/core/buffer_view.cc.
   scratch[slot.view] = length;
@@ -58,7 +61,7 @@ function fromBuffer(source, options) {
   scratch[slot.view + 3] = offset;
   scratch[slot.view + 4] = count;
   const n = native.bufferViewCount();
-  if (n < 0) throw viewError(n, info, length, base, offset, count);
+  if (n < 0) throw viewError(n, info, length, base, offset, count, options.count !== undefined);
 
   const storage = new Storage(buffer, false);
   if (shape === undefined) return makeContiguous(storage, info, [n], ONE, base + offset, n);
@@ -67,6 +70,13 @@ function fromBuffer(source, options) {
     throw outOfRange('options.shape', `a shape whose product is ${n} (the element count)`, `[${dims.join(', ')}]`);
   }
   return makeContiguous(storage, info, dims, contiguousStrides(dims), base + offset, n);
+}
+
+// Any integer (native code judges the range; 2^60 is a count too large, not
+// a wrong type).
+function wholeNumber(value, name) {
+  if (typeof value !== 'number') throw invalidType(name, 'an integer', value);
+  if (!Number.isInteger(value)) throw outOfRange(name, 'an integer', String(value));
 }
 
 // fromBuffer(source, { dtype, shape, strides, offset }): element 0 at byte
@@ -113,15 +123,15 @@ function stridedView(buffer, base, length, info, offset, options) {
 function viewBytes(view) {
   let base;
   let length;
+  let buffer;
   try {
-    base = view.byteOffset;
-    length = view.byteLength;
+    ({ buffer, byteOffset: base, byteLength: length } = viewParts(view));
   } catch {
     return null;
   }
   if (length === 0) {
-    if (isDetached(view.buffer)) return null;
-    if (view.buffer.resizable === true && isTypedArray(view)) {
+    if (isDetached(buffer)) return null;
+    if (buffer.resizable === true && isTypedArray(view)) {
       try {
         TypedArraySubarray.call(view, 0);
       } catch {
@@ -138,7 +148,7 @@ const VIEW_OFFSET = -2;
 const VIEW_MISALIGNED = -3;
 const VIEW_REMAINDER = -4;
 
-function viewError(failure, info, length, base, offset, count) {
+function viewError(failure, info, length, base, offset, count, countGiven = true) {
   const { itemSize, name } = info;
   const rest = length - offset;
   switch (failure) {
@@ -149,6 +159,11 @@ function viewError(failure, info, length, base, offset, count) {
         `a byte offset that puts the first element on a multiple of ${itemSize} (the ${name} size)`,
         base === 0 ? String(offset) : `${offset} (at byte ${base + offset} of the buffer)`);
     case VIEW_REMAINDER:
+      if (!countGiven) {
+        // Name what the caller passed: the source's length, not a count it never gave.
+        return outOfRange('source', `a byte length whose ${rest} bytes after the offset are a whole number of ` +
+          `${name} elements (${itemSize} bytes each), or options.count`, `${length} bytes`);
+      }
       return outOfRange('options.count',
         `-1 only when the ${rest} bytes after the offset are a whole number of ${name} elements (${itemSize} bytes each)`,
         String(count));
@@ -211,21 +226,27 @@ function build(values, options, where) {
 
   let flat;
   let shape;
-  if (ArrayBuffer.isView(values) && !(values instanceof DataView) &&
-      Object.prototype.toString.call(values) !== '[object DataView]') {
+  if (posesAsBuffer(values) && !isTypedArray(values) && !isAnyArrayBuffer(values) && !isDataView(values)) {
+    throw fail('ERR_INVALID_ARG_TYPE', where, 'a typed array, array or iterable',
+      `an object that inherits from ${values.constructor && values.constructor.name} but is not one`);
+  }
+  if (isTypedArray(values)) {
     const implied = dtypeOfView(values);
-    if (implied === undefined) throw invalidType(where, 'a typed array, array or iterable', values);
+    // A fresh view over the same bytes, so neither own properties nor an
+    // overridden iterator change what is read.
+    const { buffer, byteOffset } = viewParts(values);
+    const count = typedArrayLength(values);
+    const clean = new implied.View(buffer, byteOffset, count);
     info = info || implied;
-    shape = [values.length];
+    shape = [count];
     if (info === implied) {
-      if (shapeOption !== undefined) shape = requestedShape(shapeOption, values.length, where);
+      if (shapeOption !== undefined) shape = requestedShape(shapeOption, count, where);
       const t = allocateTensor(shape, { dtype: info.name });
-      new Uint8Array(t.buffer).set(new Uint8Array(values.buffer, values.byteOffset, values.byteLength));
+      new Uint8Array(t.buffer).set(new Uint8Array(buffer, byteOffset, count * implied.itemSize));
       return t;
     }
-    flat = Array.from(values);
-  } else if (isAnyArrayBuffer(values) || values instanceof DataView ||
-             Object.prototype.toString.call(values) === '[object DataView]') {
+    flat = Array.from(clean);
+  } else if (isAnyArrayBuffer(values) || isDataView(values)) {
     throw invalidType(where, 'a typed array, array or iterable (use dl.fromBuffer for raw bytes)', values);
   } else {
     info = info || infos.float32;
@@ -284,7 +305,16 @@ function flatten(values, complex, where) {
     if (Array.isArray(v)) items = v;
     else if (v !== null && typeof v === 'object' && typeof v[Symbol.iterator] === 'function') items = Array.from(v);
     else throw invalidValue(where, 'a number, bigint, boolean, array or iterable', v);
-    return items.map((item, i) => materialize(item, `${where}[${i}]`, depth + 1));
+    const out = new Array(items.length);
+    for (let i = 0; i < items.length; i++) {
+      // A hole (`new Array(3)`, `[, 1]`) is no value; map() would skip it.
+      if (!(i in items)) {
+        throw fail('ERR_INVALID_ARG_VALUE', `${where}[${i}]`, 'a number, bigint, boolean, array or iterable',
+          'a hole (a sparse array)');
+      }
+      out[i] = materialize(items[i], `${where}[${i}]`, depth + 1);
+    }
+    return out;
   };
   const root = materialize(values, where, 0);
   if (isLeaf(root)) return { flat: [root], shape: [] };

@@ -305,7 +305,7 @@ class Tensor {
   cuda(index = 0, ...rest) {
     alive(this);
     views.maxArgs([index, ...rest], 1, 'cuda()');
-    if (!Number.isSafeInteger(index) || index < 0) throw invalidValue('index', 'a non-negative integer', index);
+    if (views.integer(index, 'index') < 0) throw outOfRange('index', 'a non-negative integer', String(index));
     return this.to(`cuda:${index}`);
   }
 
