@@ -336,7 +336,8 @@ class Tensor {
     try {
       checkedBuffer(this);
       const { view, origin } = elementView(this);
-      body = formatTensor(this[kShape], this[kStrides], origin, (i) => this[kInfo].read(view, i));
+      body = formatTensor(this[kShape], this[kStrides], origin, (i) => this[kInfo].read(view, i),
+        FLOATS.has(this[kInfo].name));
     } catch (error) {
       if (error.code !== 'ERR_DLPACK_DETACHED') throw error;
       body = '<detached>';
@@ -469,6 +470,7 @@ const isDtype = (v) => (typeof v === 'string' && infos[v] !== undefined) ||
   (v !== null && typeof v === 'object' && typeof v.name === 'string' && infos[v.name] !== undefined &&
    infos[v.name].public === v);
 const TO_KEYS = ['dtype', 'device', 'stream'];
+const FLOATS = new Set(['float16', 'bfloat16', 'float32', 'float64']);
 const STREAM_KEYS = ['stream'];
 
 // Options objects name only keys the method reads.

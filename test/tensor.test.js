@@ -157,14 +157,16 @@ describe('toArray and inspect', () => {
 
   test('toString and util.inspect in PyTorch style', () => {
     const t = dl.tensor([1, 2, 3]);
-    expect(t.toString()).toBe('tensor([1, 2, 3], dtype=float32)');
-    expect(util.inspect(t)).toBe('tensor([1, 2, 3], dtype=float32)');
+    expect(t.toString()).toBe('tensor([1., 2., 3.], dtype=float32)');
+    expect(util.inspect(t)).toBe('tensor([1., 2., 3.], dtype=float32)');
+    expect(String(dl.tensor([0.12345679104328156, 2.5]))).toBe('tensor([0.1235, 2.5000], dtype=float32)');
+    expect(String(dl.zeros([0, 3]))).toBe('tensor([], size=(0, 3), dtype=float32)');
     expect(String(dl.tensor([[1, 2], [3, 4]], { dtype: 'int64' }))).toBe(
       'tensor([[1, 2],\n        [3, 4]], dtype=int64)');
-    expect(String(dl.tensor([[1, -2]], { dtype: 'complex64' }))).toBe('tensor([1-2j], dtype=complex64)');
+    expect(String(dl.tensor([[1, -2]], { dtype: 'complex64' }))).toBe('tensor([1.-2.j], dtype=complex64)');
     expect(String(dl.tensor(5, { dtype: 'uint8' }))).toBe('tensor(5, dtype=uint8)');
     const big = String(dl.zeros([2000]));
-    expect(big).toBe('tensor([0, 0, 0, ..., 0, 0, 0], dtype=float32)');
+    expect(big).toBe('tensor([0., 0., 0.,  ..., 0., 0., 0.], dtype=float32)');
   });
 });
 

@@ -66,11 +66,29 @@ const SOURCE_VALUES = {
   complex128: [[1.5, 2], [0, 0], [100.25, -3], [0, 1]],
 };
 
+// [values, dtype, shape] printed by both.
+const PRINTS = [
+  [[0.12345679104328156, 1, 2.5], 'float32', [3]],
+  [[1e-5, 1, 1e6], 'float32', [3]],
+  [[1, 2, -3], 'float64', [3]],
+  [[1e10, 1], 'float32', [2]],
+  [[NaN, Infinity, -1.5], 'float32', [3]],
+  [[1, -20, 300], 'int32', [3]],
+  [Array.from({ length: 24 }, (_, i) => i * 1.5), 'float32', [2, 3, 4]],
+  [Array.from({ length: 24 }, (_, i) => i - 12), 'int64', [2, 3, 4]],
+  [Array.from({ length: 2400 }, (_, i) => i / 7), 'float32', [40, 60]],
+  [[3.5], 'float64', []],
+  [[100, 0.001], 'float16', [2]],
+  [[], 'float32', [0, 3]],
+  [[], 'int32', [0]],
+];
+
 function runOracle() {
   if (!fs.existsSync(PYTHON)) return { skip: `${PYTHON} is absent` };
   const probe = spawnSync(PYTHON, ['-c', 'import torch, numpy'], { encoding: 'utf8', timeout: 60000 });
   if (probe.status !== 0) return { skip: `${PYTHON} has no torch/numpy (${(probe.stderr || '').trim().split('\n').pop()})` };
-  const request = { views: VIEWS.map((ops) => ops.map(([m, a]) => [m, a])), values: SOURCE_VALUES, dtypes: ALL };
+  const request = { views: VIEWS.map((ops) => ops.map(([m, a]) => [m, a])), values: SOURCE_VALUES, dtypes: ALL,
+    prints: PRINTS.map(([v, d, s]) => [v.map((x) => (Number.isFinite(x) ? x : String(x))), d, s]) };
   const child = spawnSync(PYTHON, [path.join(__dirname, 'fixtures', 'torch_oracle.py'), JSON.stringify(request)],
     { encoding: 'utf8', timeout: 120000, maxBuffer: 64 << 20 });
   // A child that dies or hangs fails the suite at once.
@@ -206,6 +224,16 @@ describe('views', () => {
     expect(back.shape).toEqual([0, 2 ** 40, 2 ** 40]);
     for (const s of back.strides) expect(Number.isSafeInteger(s)).toBe(true);
     for (const s of t.strides) expect(Number.isSafeInteger(s)).toBe(true);
+  });
+});
+
+describe('printing', () => {
+  // torch prints float32 and int64 without dtype=; this library always adds it.
+  const body = (text) => text.replace(/, dtype=(torch\.)?\w+\)$/, ')');
+  itOracle.each(PRINTS.map((p, i) => [p[1], JSON.stringify(p[2]), i]))('%s %s as torch prints it', (dtype, shape, i) => {
+    const [values, , dims] = PRINTS[i];
+    const t = dl.tensor(values, { dtype, shape: dims });
+    expect(body(String(t))).toBe(body(oracle.prints[i]));
   });
 });
 
