@@ -6,7 +6,7 @@ const { parseDevice } = require('./device');
 const { cudaStorage } = require('./cuda');
 const { normalizeShape, product, contiguousStrides, extent } = require('./shape');
 const { Storage, isDetached } = require('./storage');
-const { makeTensor, makeContiguous, allocate, setValuesFrom } = require('./tensor');
+const { makeTensor, makeContiguous, allocate } = require('./tensor');
 const { integerValue, isInteger } = require('./convert');
 const { sharedStorage } = require('./sharing');
 const { native, scratch, slot } = require('./binding');
@@ -273,8 +273,9 @@ function build(values, options, where) {
   return t;
 }
 
-// copyFrom(values): the values as a tensor of the destination's dtype and shape.
-setValuesFrom((values, info, shape, where) => build(values, { dtype: info.name, shape: shape.slice() }, where));
+// copyFrom(values): the values as a tensor of the destination's dtype and
+// shape, with `where` naming them in messages.
+const valuesFrom = (values, info, shape, where) => build(values, { dtype: info.name, shape: shape.slice() }, where);
 
 // tensor()'s `shape` option for `count` values.
 function requestedShape(value, count, where) {
@@ -339,4 +340,4 @@ function flatten(values, complex, where) {
   return { flat, shape };
 }
 
-module.exports = { fromBuffer, empty, zeros, tensor };
+module.exports = { fromBuffer, empty, zeros, tensor, valuesFrom };

@@ -17,10 +17,13 @@ const { formatTensor } = require('./format');
 const views = require('./views');
 
 const inspectSymbol = Symbol.for('nodejs.util.inspect.custom');
-let dlpack = null; // lib/dlpack.js, which needs this module first
-const protocol = () => dlpack || (dlpack = require('./dlpack'));
-let sharingModule = null; // lib/sharing.js, which needs this module first
-const sharing = () => sharingModule || (sharingModule = require('./sharing'));
+// What the layers above provide (lib/dlpack.js, lib/sharing.js, lib/create.js
+// build on this module); lib/index.js connects them once at load, so lib/
+// stays a DAG without lazy requires (test/architecture.test.js).
+const above = { toDLPack: null, share: null, valuesFrom: null };
+function connect(layers) {
+  Object.assign(above, layers);
+}
 
 class Tensor {
   // Internal: callers pass the element count and byte extent they already
@@ -220,8 +223,7 @@ class Tensor {
     }
     let temporary = null;
     if (!(src instanceof Tensor)) {
-      if (valuesFrom === null) throw invalidType('src', 'a Tensor', src);
-      temporary = valuesFrom(src, this[kInfo], this[kShape], 'src');
+      temporary = above.valuesFrom(src, this[kInfo], this[kShape], 'src');
       src = temporary;
     }
     try {
@@ -366,11 +368,11 @@ class Tensor {
 
   __dlpack__(options = undefined) {
     if (!(this instanceof Tensor)) throw invalidType('this', 'a Tensor', this);
-    return protocol().toDLPack(this, options);
+    return above.toDLPack(this, options);
   }
 
   share() {
-    return sharing().share(this);
+    return above.share(this);
   }
 
   __dlpack_device__() {
@@ -482,13 +484,6 @@ function checkKeys(options, keys, name) {
   }
 }
 
-// dl.tensor(values, { dtype, shape }) as copyFrom's source; lib/create.js
-// registers it (it builds on this module).
-let valuesFrom = null;
-function setValuesFrom(fn) {
-  valuesFrom = fn;
-}
-
 // A view of t: same storage, dtype, flags and device.
 function viewOf(t, shape, strides, delta) {
   return makeTensor(t[kStorage], t[kInfo], shape, strides, t[kOffset] + delta * t[kInfo].itemSize,
@@ -580,6 +575,6 @@ function frozen(array) {
 }
 
 module.exports = {
-  Tensor, makeTensor, makeContiguous, allocate, alive, hostStorage, checkedBuffer, coveredBuffer, setValuesFrom,
+  Tensor, makeTensor, makeContiguous, allocate, alive, hostStorage, checkedBuffer, coveredBuffer, connect,
   checkKeys,
 };
