@@ -130,25 +130,25 @@ class Tensor {
 
   transpose(dim0, dim1, ...rest) {
     alive(this);
-    views.maxArgs([dim0, dim1, ...rest], 2, 'transpose()');
+    if (rest.length !== 0) views.tooMany(rest, 2, 'transpose()');
     return fromLayout(this, views.transpose(this[kShape], this[kStrides], dim0, dim1));
   }
 
   narrow(dim, start, length, ...rest) {
     alive(this);
-    views.maxArgs([dim, start, length, ...rest], 3, 'narrow()');
+    if (rest.length !== 0) views.tooMany(rest, 3, 'narrow()');
     return fromLayout(this, views.narrow(this[kShape], this[kStrides], dim, start, length));
   }
 
   select(dim, index, ...rest) {
     alive(this);
-    views.maxArgs([dim, index, ...rest], 2, 'select()');
+    if (rest.length !== 0) views.tooMany(rest, 2, 'select()');
     return fromLayout(this, views.select(this[kShape], this[kStrides], dim, index));
   }
 
   slice(dim, start, end, step, ...rest) {
     alive(this);
-    views.maxArgs([dim, start, end, step, ...rest], 4, 'slice()');
+    if (rest.length !== 0) views.tooMany(rest, 4, 'slice()');
     return fromLayout(this, views.slice(this[kShape], this[kStrides], dim, start, end, step));
   }
 
@@ -160,7 +160,7 @@ class Tensor {
 
   unsqueeze(dim, ...rest) {
     alive(this);
-    views.maxArgs([dim, ...rest], 1, 'unsqueeze()');
+    if (rest.length !== 0) views.tooMany(rest, 1, 'unsqueeze()');
     return fromLayout(this, views.unsqueeze(this[kShape], this[kStrides], dim));
   }
 
@@ -168,7 +168,7 @@ class Tensor {
   // (torch's flatten, which is reshape).
   flatten(startDim = 0, endDim = -1, ...rest) {
     alive(this);
-    views.maxArgs([startDim, endDim, ...rest], 2, 'flatten()');
+    if (rest.length !== 0) views.tooMany(rest, 2, 'flatten()');
     const target = views.flattenShape(this[kShape], startDim, endDim);
     return this.reshape(target);
   }
@@ -182,7 +182,7 @@ class Tensor {
   // storage (byteOffset's unit), bounds-checked against the storage.
   asStrided(shape, strides, byteOffset = undefined, ...rest) {
     const storage = alive(this);
-    views.maxArgs([shape, strides, byteOffset, ...rest], 3, 'asStrided()');
+    if (rest.length !== 0) views.tooMany(rest, 3, 'asStrided()');
     const layout = views.stridedLayout(shape, strides);
     const info = this[kInfo];
     const offset = byteOffset === undefined ? this[kOffset] : views.integer(byteOffset, 'byteOffset');
@@ -203,12 +203,12 @@ class Tensor {
 
   contiguous(...rest) {
     alive(this);
-    views.maxArgs(rest, 0, 'contiguous()');
+    if (rest.length !== 0) views.tooMany(rest, 0, 'contiguous()');
     return this.isContiguous ? this : this.clone();
   }
 
   clone(...rest) {
-    views.maxArgs(rest, 0, 'clone()');
+    if (rest.length !== 0) views.tooMany(rest, 0, 'clone()');
     if (!alive(this) || !this[kDevice].hostAccessible) return transfer(this, this[kDevice]);
     return convertOnHost(this, this[kInfo]);
   }
@@ -217,7 +217,7 @@ class Tensor {
   // the rules of lib/convert.js) or from values dl.tensor() takes.
   copyFrom(src, ...rest) {
     alive(this);
-    views.maxArgs([src, ...rest], 1, 'copyFrom()');
+    if (rest.length !== 0) views.tooMany(rest, 1, 'copyFrom()');
     if (this[kFlags] & READ_ONLY) {
       throw makeError('ERR_DLPACK_READ_ONLY', 'Expected a writable tensor for copyFrom(), received a readOnly one');
     }
@@ -248,7 +248,7 @@ class Tensor {
   // names and device names never collide ('float32' vs 'cpu', 'cuda:0').
   to(target, options = undefined, ...rest) {
     alive(this);
-    views.maxArgs([target, options, ...rest], 2, 'to()');
+    if (rest.length !== 0) views.tooMany(rest, 2, 'to()');
     let dtype;
     let device;
     if (target !== null && typeof target === 'object' && !Array.isArray(target) && !(target instanceof Device) &&
@@ -274,21 +274,17 @@ class Tensor {
     if (info === this[kInfo]) return moveTo(this, place);
     // Conversion runs on the host: a CUDA tensor goes through host memory
     // (device kernels are not written yet; docs/API.md "Conversion").
-    if (this[kDevice].hostAccessible) {
-      const converted = convertOnHost(this, info);
-      if (place === CPU || place === this[kDevice]) return place === CPU ? converted : moveOwned(converted, place);
-      return moveOwned(converted, place);
-    }
+    if (this[kDevice].hostAccessible) return moveOwned(convertOnHost(this, info), place);
     const host = transfer(this, CPU);
     const converted = convertOnHost(host, info);
     host.dispose();
-    return place === CPU ? converted : moveOwned(converted, place);
+    return moveOwned(converted, place);
   }
 
   // The one element of a 0-d or one-element tensor, as toArray() gives it.
   item(...rest) {
     hostStorage(this, 'item()');
-    views.maxArgs(rest, 0, 'item()');
+    if (rest.length !== 0) views.tooMany(rest, 0, 'item()');
     if (this[kSize] !== 1) {
       throw makeError('ERR_INVALID_ARG_VALUE', 'Expected a tensor with one element for item(), received a ' +
         `tensor of shape [${this[kShape].join(', ')}]`);
@@ -300,20 +296,20 @@ class Tensor {
 
   cpu(...rest) {
     alive(this);
-    views.maxArgs(rest, 0, 'cpu()');
+    if (rest.length !== 0) views.tooMany(rest, 0, 'cpu()');
     return this.to(CPU);
   }
 
   cuda(index = 0, ...rest) {
     alive(this);
-    views.maxArgs([index, ...rest], 1, 'cuda()');
+    if (rest.length !== 0) views.tooMany(rest, 1, 'cuda()');
     if (views.integer(index, 'index') < 0) throw outOfRange('index', 'a non-negative integer', String(index));
     return this.to(`cuda:${index}`);
   }
 
   toArray(...rest) {
     hostStorage(this, 'toArray()');
-    views.maxArgs(rest, 0, 'toArray()');
+    if (rest.length !== 0) views.tooMany(rest, 0, 'toArray()');
     checkedBuffer(this);
     const { view, origin } = elementView(this);
     const read = this[kInfo].read;

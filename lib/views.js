@@ -45,10 +45,14 @@ function listArgs(args, method, name) {
 
 // Methods with fixed positional arguments refuse extra ones by name.
 function maxArgs(args, max, method) {
-  if (args.length > max) {
-    throw invalidValue(`${method} argument ${max}`,
-      `at most ${max} argument${max === 1 ? '' : 's'} for ${method}`, args[max]);
-  }
+  if (args.length > max) tooMany(args.slice(max), max, method);
+}
+
+// `rest`: the arguments past the `max` a method takes (callers test
+// rest.length first, so the common call allocates nothing).
+function tooMany(rest, max, method) {
+  throw invalidValue(`${method} argument ${max}`, `at most ${max} argument${max === 1 ? '' : 's'} for ${method}`,
+    rest[0]);
 }
 
 function permute(shape, strides, dims) {
@@ -244,7 +248,15 @@ function flattenShape(shape, start, end) {
   const s = dimension(start, shape.length, 'startDim');
   const e = dimension(end, shape.length, 'endDim');
   if (s > e) throw invalidValue('endDim', `a dimension not before startDim (${s})`, end);
-  return [...shape.slice(0, s), product(shape.slice(s, e + 1)), ...shape.slice(e + 1)];
+  const out = new Array(shape.length - (e - s));
+  let merged = 1;
+  for (let i = 0; i < shape.length; i++) {
+    if (i < s) out[i] = shape[i];
+    else if (i <= e) merged *= shape[i];
+    else out[i - (e - s)] = shape[i];
+  }
+  out[s] = merged;
+  return out;
 }
 
 // expand(sizes): new leading dims and size-1 dims broadcast with stride 0;
@@ -333,7 +345,7 @@ function reinterpret(shape, strides, byteOffset, from, to) {
 }
 
 module.exports = {
-  integer, dimension, listArgs, maxArgs, describe,
+  integer, dimension, listArgs, maxArgs, tooMany, describe,
   permute, transpose, narrow, select, slice, squeeze, unsqueeze, expand, viewStrides, inferShape, flattenShape,
   stridedLayout, reinterpret,
 };
