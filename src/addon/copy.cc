@@ -1,5 +1,7 @@
 #include "copy.h"
 
+#include <new>
+
 #include "../core/convert.h"
 #include "../core/layout.h"
 #include "bytes.h"
@@ -56,8 +58,13 @@ Napi::Value CopyStrided(const Napi::CallbackInfo& info) {
   char* d = dst.data + dst_offset;
   char* s = src.data + src_offset;
   // Overlap is judged by address, so two JS objects over one buffer count.
-  ConvertStrided(ndim, shape, dst_type, StridedView{d, dst_strides}, ByteRange{d - dst_low, d + dst_high},
-                 src_type, StridedView{s, src_strides}, ByteRange{s - src_low, s + src_high});
+  try {
+    ConvertStrided(ndim, shape, dst_type, StridedView{d, dst_strides}, ByteRange{d - dst_low, d + dst_high},
+                   src_type, StridedView{s, src_strides}, ByteRange{s - src_low, s + src_high});
+  } catch (const std::bad_alloc&) {
+    // Only the overlap staging allocates, before anything is written.
+    throw Error{code::kOutOfMemory, "Could not allocate the temporary for an overlapping copy"};
+  }
   return info.Env().Undefined();
 }
 
