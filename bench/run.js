@@ -316,6 +316,11 @@ const wrapHuge = wrapWhole(hugeAb);
 last = null;
 
 // ---------------------------------------------------------------------------
+// 5. Views and conversion (issue 9): bench/ops.js.
+require('./ops').opsCases(record, { compare, median, python, consume: (v) => { last = v; } });
+last = null;
+
+// ---------------------------------------------------------------------------
 // Optional reference: PyTorch and NumPy timed by Python's timeit on the same
 // sizes. Informational only; never installed by this script.
 function pythonReference() {

@@ -4,12 +4,15 @@ const { makeError, invalidType, invalidValue, outOfRange, fail } = require('./er
 const { dtypeInfo, dtypeOfView, infos } = require('./dtypes');
 const { parseDevice } = require('./device');
 const { cudaStorage } = require('./cuda');
-const { normalizeShape, product, contiguousStrides } = require('./shape');
+const { normalizeShape, product, contiguousStrides, extent } = require('./shape');
 const { Storage, isDetached } = require('./storage');
 const { makeTensor, makeContiguous, allocate } = require('./tensor');
+const { integerValue, isInteger } = require('./convert');
 const { sharedStorage } = require('./sharing');
 const { native, scratch, slot } = require('./binding');
-const { isAnyArrayBuffer, isTypedArray } = require('util').types;
+const { isAnyArrayBuffer, isTypedArray, isDataView, viewParts, typedArrayLength, viewBuffer, bufferByteLength,
+  posesAsBuffer } =
+  require('./typed');
 
 const ONE = Object.freeze([1]);
 
@@ -23,18 +26,22 @@ function fromBuffer(source, options) {
   let buffer;
   let base;
   let length;
-  if (source instanceof ArrayBuffer || source instanceof SharedArrayBuffer || isAnyArrayBuffer(source)) {
+  // Real buffers and views only, read through the intrinsic getters (lib/typed.js).
+  if (isAnyArrayBuffer(source)) {
     buffer = source;
     base = 0;
-    length = source.byteLength;
-  } else if (ArrayBuffer.isView(source)) {
-    buffer = source.buffer;
+    length = bufferByteLength(source);
+  } else if (isTypedArray(source) || isDataView(source)) {
+    buffer = viewBuffer(source);
     const bytes = viewBytes(source);
     if (bytes === null) {
       throw makeError('ERR_DLPACK_DETACHED', 'Expected a view inside its buffer for `source`, received one ' +
         'whose buffer was detached or shrunk below it');
     }
     ({ base, length } = bytes);
+  } else if (posesAsBuffer(source)) {
+    throw fail('ERR_INVALID_ARG_TYPE', 'source', 'an ArrayBuffer, SharedArrayBuffer, TypedArray, DataView or Buffer',
+      `an object that inherits from ${source.constructor && source.constructor.name} but is not one`);
   } else {
     throw invalidType('source', 'an ArrayBuffer, SharedArrayBuffer, TypedArray, DataView or Buffer', source);
   }
@@ -42,13 +49,11 @@ function fromBuffer(source, options) {
     throw makeError('ERR_DLPACK_DETACHED', 'Expected an attached buffer for `source`, received a detached one');
   }
 
-  const { offset = 0, count = -1, shape } = options;
-  if (typeof offset !== 'number' || !Number.isInteger(offset)) {
-    throw invalidType('options.offset', 'an integer', offset);
-  }
-  if (typeof count !== 'number' || !Number.isInteger(count)) {
-    throw invalidType('options.count', 'an integer', count);
-  }
+  const { offset = 0, count = -1, shape, strides } = options;
+  // Node's validateInteger: a number that is not an integer is out of range.
+  wholeNumber(offset, 'options.offset');
+  wholeNumber(count, 'options.count');
+  if (strides !== undefined) return stridedView(buffer, base, length, info, offset, options);
   // Range, alignment and element count: src/core/buffer_view.cc.
   scratch[slot.view] = length;
   scratch[slot.view + 1] = base;
@@ -56,7 +61,7 @@ function fromBuffer(source, options) {
   scratch[slot.view + 3] = offset;
   scratch[slot.view + 4] = count;
   const n = native.bufferViewCount();
-  if (n < 0) throw viewError(n, info, length, base, offset, count);
+  if (n < 0) throw viewError(n, info, length, base, offset, count, options.count !== undefined);
 
   const storage = new Storage(buffer, false);
   if (shape === undefined) return makeContiguous(storage, info, [n], ONE, base + offset, n);
@@ -67,6 +72,49 @@ function fromBuffer(source, options) {
   return makeContiguous(storage, info, dims, contiguousStrides(dims), base + offset, n);
 }
 
+// Any integer (native code judges the range; 2^60 is a count too large, not
+// a wrong type).
+function wholeNumber(value, name) {
+  if (typeof value !== 'number') throw invalidType(name, 'an integer', value);
+  if (!Number.isInteger(value)) throw outOfRange(name, 'an integer', String(value));
+}
+
+// fromBuffer(source, { dtype, shape, strides, offset }): element 0 at byte
+// `offset` of the source, the elements wherever the strides (in elements,
+// negative allowed) put them, all inside the source's bytes.
+function stridedView(buffer, base, length, info, offset, options) {
+  if (options.shape === undefined) {
+    throw invalidType('options.shape', 'an array of non-negative integers (options.strides needs it)', undefined);
+  }
+  if (options.count !== undefined) {
+    throw invalidValue('options.count', 'undefined when options.strides is given (the shape sets the count)',
+      options.count);
+  }
+  const dims = normalizeShape(options.shape, 'options.shape');
+  const strides = options.strides;
+  if (!Array.isArray(strides)) throw invalidType('options.strides', 'an array of integers', strides);
+  if (strides.length !== dims.length) {
+    throw invalidValue('options.strides', `${dims.length} strides (one per dimension of options.shape)`, strides);
+  }
+  for (let i = 0; i < strides.length; i++) {
+    const s = strides[i];
+    if (typeof s !== 'number') throw invalidType(`options.strides[${i}]`, 'an integer', s);
+    if (!Number.isSafeInteger(s)) throw outOfRange(`options.strides[${i}]`, 'an integer', String(s));
+  }
+  if (offset < 0 || offset > length) {
+    throw outOfRange('options.offset', `an integer from 0 to ${length} (the byte length)`, String(offset));
+  }
+  if ((base + offset) % info.itemSize !== 0) {
+    throw viewError(VIEW_MISALIGNED, info, length, base, offset, -1);
+  }
+  const { low, high } = extent(dims, strides, info.itemSize);
+  if (product(dims) !== 0 && (offset - low < 0 || offset + high > length)) {
+    throw outOfRange('options.strides', `strides whose elements lie inside the ${length} bytes of \`source\``,
+      `[${strides.join(', ')}], spanning bytes ${offset - low} to ${offset + high}`);
+  }
+  return makeTensor(new Storage(buffer, false), info, dims, strides.slice(), base + offset, 0);
+}
+
 // A view's { base, length } in its buffer, or null when nothing is left to
 // view: its buffer was detached, or is a resizable ArrayBuffer shrunk below
 // it. A DataView then throws on byteOffset; a typed array reports 0 bytes at
@@ -75,15 +123,15 @@ function fromBuffer(source, options) {
 function viewBytes(view) {
   let base;
   let length;
+  let buffer;
   try {
-    base = view.byteOffset;
-    length = view.byteLength;
+    ({ buffer, byteOffset: base, byteLength: length } = viewParts(view));
   } catch {
     return null;
   }
   if (length === 0) {
-    if (isDetached(view.buffer)) return null;
-    if (view.buffer.resizable === true && isTypedArray(view)) {
+    if (isDetached(buffer)) return null;
+    if (buffer.resizable === true && isTypedArray(view)) {
       try {
         TypedArraySubarray.call(view, 0);
       } catch {
@@ -100,7 +148,7 @@ const VIEW_OFFSET = -2;
 const VIEW_MISALIGNED = -3;
 const VIEW_REMAINDER = -4;
 
-function viewError(failure, info, length, base, offset, count) {
+function viewError(failure, info, length, base, offset, count, countGiven = true) {
   const { itemSize, name } = info;
   const rest = length - offset;
   switch (failure) {
@@ -111,6 +159,11 @@ function viewError(failure, info, length, base, offset, count) {
         `a byte offset that puts the first element on a multiple of ${itemSize} (the ${name} size)`,
         base === 0 ? String(offset) : `${offset} (at byte ${base + offset} of the buffer)`);
     case VIEW_REMAINDER:
+      if (!countGiven) {
+        // Name what the caller passed: the source's length, not a count it never gave.
+        return outOfRange('source', `a byte length whose ${rest} bytes after the offset are a whole number of ` +
+          `${name} elements (${itemSize} bytes each), or options.count`, `${length} bytes`);
+      }
       return outOfRange('options.count',
         `-1 only when the ${rest} bytes after the offset are a whole number of ${name} elements (${itemSize} bytes each)`,
         String(count));
@@ -155,11 +208,16 @@ const zeros = (shape, options) => allocateTensor(shape, options);
 
 // dl.tensor(values, { dtype, shape, device }): copies values into new memory.
 function tensor(values, options) {
+  return build(values, options, 'values');
+}
+
+// dl.tensor(), with `where` naming the values in messages (copyFrom's `src`).
+function build(values, options, where) {
   const { dtype, shape: shapeOption, device } = creationOptions(options);
   const target = parseDevice(device, 'options.device');
   if (target.type !== 'cpu') {
     // Built on the CPU, then copied over.
-    const host = tensor(values, { dtype, shape: shapeOption });
+    const host = build(values, { dtype, shape: shapeOption }, where);
     const moved = host.to(target);
     host.dispose();
     return moved;
@@ -168,27 +226,38 @@ function tensor(values, options) {
 
   let flat;
   let shape;
-  if (ArrayBuffer.isView(values) && !(values instanceof DataView) &&
-      Object.prototype.toString.call(values) !== '[object DataView]') {
+  if (posesAsBuffer(values) && !isTypedArray(values) && !isAnyArrayBuffer(values) && !isDataView(values)) {
+    throw fail('ERR_INVALID_ARG_TYPE', where, 'a typed array, array or iterable',
+      `an object that inherits from ${values.constructor && values.constructor.name} but is not one`);
+  }
+  if (isTypedArray(values)) {
     const implied = dtypeOfView(values);
-    if (implied === undefined) throw invalidType('values', 'a typed array, array or iterable', values);
+    // A fresh view over the same bytes, so neither own properties nor an
+    // overridden iterator change what is read.
+    const { buffer, byteOffset } = viewParts(values);
+    const count = typedArrayLength(values);
+    const clean = new implied.View(buffer, byteOffset, count);
     info = info || implied;
-    shape = [values.length];
+    shape = [count];
     if (info === implied) {
-      if (shapeOption !== undefined) shape = requestedShape(shapeOption, values.length);
+      if (shapeOption !== undefined) shape = requestedShape(shapeOption, count, where);
       const t = allocateTensor(shape, { dtype: info.name });
-      new Uint8Array(t.buffer).set(new Uint8Array(values.buffer, values.byteOffset, values.byteLength));
+      new Uint8Array(t.buffer).set(new Uint8Array(buffer, byteOffset, count * implied.itemSize));
       return t;
     }
-    flat = Array.from(values);
-  } else if (isAnyArrayBuffer(values) || values instanceof DataView ||
-             Object.prototype.toString.call(values) === '[object DataView]') {
-    throw invalidType('values', 'a typed array, array or iterable (use dl.fromBuffer for raw bytes)', values);
+    flat = Array.from(clean);
+  } else if (isAnyArrayBuffer(values) || isDataView(values)) {
+    throw invalidType(where, 'a typed array, array or iterable (use dl.fromBuffer for raw bytes)', values);
   } else {
     info = info || infos.float32;
-    ({ flat, shape } = flatten(values, info.viewLanes === 2));
+    ({ flat, shape } = flatten(values, info.viewLanes === 2, where));
   }
-  if (shapeOption !== undefined) shape = requestedShape(shapeOption, flat.length);
+  if (shapeOption !== undefined) shape = requestedShape(shapeOption, flat.length, where);
+  if (isInteger(info)) {
+    // Every value is checked before any is written (lib/convert.js).
+    const name = info.name;
+    for (let i = 0; i < flat.length; i++) flat[i] = integerValue(flat[i], name, `${where} (element ${i})`);
+  }
   const t = allocateTensor(shape, { dtype: info.name });
   const view = new info.View(t.buffer);
   const write = info.write;
@@ -198,15 +267,23 @@ function tensor(values, options) {
       write(view, i, v);
     } catch (error) {
       if (!(error instanceof RangeError || error instanceof TypeError || error instanceof SyntaxError)) throw error;
-      throw invalidValue(`values (element ${i})`, `a value convertible to ${info.name}`, v);
+      throw invalidValue(`${where} (element ${i})`, `a value convertible to ${info.name}`, v);
     }
   }
   return t;
 }
 
+// copyFrom(values): the values as a tensor of the destination's dtype and
+// shape, with `where` naming them in messages.
+const valuesFrom = (values, info, shape, where) => build(values, { dtype: info.name, shape: shape.slice() }, where);
+
 // tensor()'s `shape` option for `count` values.
-function requestedShape(value, count) {
+function requestedShape(value, count, where) {
   const requested = normalizeShape(value, 'options.shape');
+  if (product(requested) !== count && where !== 'values') {
+    throw fail('ERR_INVALID_ARG_VALUE', where, `${product(requested)} values (a tensor of shape ` +
+      `[${requested.join(', ')}])`, `${count} value${count === 1 ? '' : 's'}`);
+  }
   if (product(requested) !== count) {
     throw outOfRange('options.shape', `a shape whose product is ${count} (the number of values)`,
       `[${requested.join(', ')}]`);
@@ -218,20 +295,29 @@ const isScalar = (v) => typeof v === 'number' || typeof v === 'bigint' || typeof
 
 // Nested arrays or iterables -> row-major values and the shape. For complex
 // dtypes an innermost [re, im] pair is one element.
-function flatten(values, complex) {
+function flatten(values, complex, where) {
   const isPair = (v) => complex && Array.isArray(v) && v.length === 2 && isScalar(v[0]) && isScalar(v[1]);
   const isLeaf = (v) => isScalar(v) || isPair(v);
   // Iterables are read once, into arrays, before the shape is inferred.
   const materialize = (v, where, depth) => {
     if (isLeaf(v)) return v;
-    if (depth > 64) throw outOfRange('values', 'at most 64 levels of nesting', 'more');
+    if (depth > 64) throw outOfRange(where, 'at most 64 levels of nesting', 'more');
     let items;
     if (Array.isArray(v)) items = v;
     else if (v !== null && typeof v === 'object' && typeof v[Symbol.iterator] === 'function') items = Array.from(v);
     else throw invalidValue(where, 'a number, bigint, boolean, array or iterable', v);
-    return items.map((item, i) => materialize(item, `${where}[${i}]`, depth + 1));
+    const out = new Array(items.length);
+    for (let i = 0; i < items.length; i++) {
+      // A hole (`new Array(3)`, `[, 1]`) is no value; map() would skip it.
+      if (!(i in items)) {
+        throw fail('ERR_INVALID_ARG_VALUE', `${where}[${i}]`, 'a number, bigint, boolean, array or iterable',
+          'a hole (a sparse array)');
+      }
+      out[i] = materialize(items[i], `${where}[${i}]`, depth + 1);
+    }
+    return out;
   };
-  const root = materialize(values, 'values', 0);
+  const root = materialize(values, where, 0);
   if (isLeaf(root)) return { flat: [root], shape: [] };
   const shape = [];
   for (let level = root; ; level = level[0]) {
@@ -250,8 +336,8 @@ function flatten(values, complex) {
     }
     for (let i = 0; i < v.length; i++) walk(v[i], dim + 1, `${where}[${i}]`);
   };
-  walk(root, 0, 'values');
+  walk(root, 0, where);
   return { flat, shape };
 }
 
-module.exports = { fromBuffer, empty, zeros, tensor };
+module.exports = { fromBuffer, empty, zeros, tensor, valuesFrom };

@@ -6,27 +6,10 @@ const { native, externalBuffers, writeShape, scratch, slot } = require('./bindin
 const { kStorage, kInfo, kShape, kStrides, kOffset, kDevice } = require('./internal');
 const { makeError, invalidType, invalidValue, outOfRange } = require('./errors');
 
-let cached = null;
-function info() {
-  if (cached === null) cached = Object.freeze(native.cudaInfo());
-  return cached;
-}
-
-const isAvailable = () => info().deviceCount > 0;
-const deviceCount = () => info().deviceCount;
-
-// Why CUDA cannot be used here, for error messages.
-function reason() {
-  const i = info();
-  if (!i.compiled) return 'this build of dlpack has no CUDA support (no toolkit when it was built)';
-  if (i.deviceCount === 0) return `no usable CUDA device (${i.errorName || 'no device'}: ${i.reason || 'none found'})`;
-  return null;
-}
-
-function unavailable(what) {
-  return makeError('ERR_DLPACK_CUDA_UNAVAILABLE', `Expected a usable CUDA device for ${what}, but ${reason()}`,
-    info().errorName || 'cudaErrorNoDevice');
-}
+// Availability lives in lib/cuda_info.js, below lib/device.js (which names
+// the error) and lib/storage.js (which this module needs): no cycle.
+const { info, isAvailable, deviceCount, reason, unavailable } = require('./cuda_info');
+const { Storage } = require('./storage');
 
 // A device index that exists, or throws (unavailable first).
 function checkDevice(index, what, name = 'index') {
@@ -119,7 +102,6 @@ const SHAREABLE = 3; // plain cudaMalloc: CUDA IPC cannot export pool memory
 // `shareable` device memory can be shared with other processes ('cuda-ipc').
 function cudaStorage(device, nbytes, shareable = false) {
   checkDevice(device.index, `a tensor on ${device}`, 'device');
-  const { Storage } = require('./storage'); // loads after this module
   const storage = Storage.adopt(native.cudaAlloc(shareable ? SHAREABLE : KIND[device.type], device.index, nbytes),
     true, device);
   storage.cudaIpc = shareable;

@@ -1,6 +1,7 @@
 'use strict';
 // Devices (API.md "Devices"): string forms, DLPack codes, frozen Device objects.
 const { invalidType, invalidValue } = require('./errors');
+const { unavailable } = require('./cuda_info');
 
 const codeOf = { cpu: 1, cuda: 2, cuda_host: 3, cuda_managed: 13 };
 const typeOf = { 1: 'cpu', 2: 'cuda', 3: 'cuda_host', 13: 'cuda_managed' };
@@ -67,7 +68,7 @@ function deviceFromCode(code, index) {
 // CUDA cannot do `what` here: no usable device (CudaError
 // ERR_DLPACK_CUDA_UNAVAILABLE, with the driver's reason).
 function cudaUnavailable(what) {
-  return require('./cuda').unavailable(what); // lib/cuda.js loads after this module
+  return unavailable(what);
 }
 
 module.exports = { Device, CPU, parseDevice, deviceFromCode, cudaUnavailable };

@@ -3,6 +3,7 @@
 // of `tensor.data`, and how one element reads and writes as a JS value.
 const { float16Bits, float16Value, bfloat16Bits, bfloat16Value } = require('./half');
 const { invalidType, invalidValue } = require('./errors');
+const { typedArrayName } = require('./typed');
 
 const HasFloat16Array = typeof Float16Array === 'function';
 
@@ -88,20 +89,22 @@ function dtypeInfo(value, name = 'dtype') {
 }
 
 // The dtype a typed array implies (dl.tensor(typedArray)).
+// `view` is a real typed array; its name comes from the intrinsic getter,
+// which an own Symbol.toStringTag cannot fake.
 function dtypeOfView(view) {
-  switch (Object.prototype.toString.call(view)) {
-    case '[object Int8Array]': return infos.int8;
-    case '[object Uint8Array]':
-    case '[object Uint8ClampedArray]': return infos.uint8;
-    case '[object Int16Array]': return infos.int16;
-    case '[object Uint16Array]': return infos.uint16;
-    case '[object Int32Array]': return infos.int32;
-    case '[object Uint32Array]': return infos.uint32;
-    case '[object Float16Array]': return infos.float16;
-    case '[object Float32Array]': return infos.float32;
-    case '[object Float64Array]': return infos.float64;
-    case '[object BigInt64Array]': return infos.int64;
-    case '[object BigUint64Array]': return infos.uint64;
+  switch (typedArrayName(view)) {
+    case 'Int8Array': return infos.int8;
+    case 'Uint8Array':
+    case 'Uint8ClampedArray': return infos.uint8;
+    case 'Int16Array': return infos.int16;
+    case 'Uint16Array': return infos.uint16;
+    case 'Int32Array': return infos.int32;
+    case 'Uint32Array': return infos.uint32;
+    case 'Float16Array': return infos.float16;
+    case 'Float32Array': return infos.float32;
+    case 'Float64Array': return infos.float64;
+    case 'BigInt64Array': return infos.int64;
+    case 'BigUint64Array': return infos.uint64;
     default: return undefined;
   }
 }

@@ -94,6 +94,8 @@ export interface FromBufferOptions<N extends DTypeName> {
   offset?: number;
   /** Row-major shape whose product equals the element count (default [count]). */
   shape?: readonly number[];
+  /** Strides in elements (negative allowed) for `shape`; element 0 at `offset`; no `count` then. */
+  strides?: readonly number[];
 }
 
 export interface CreateOptions<N extends DTypeName> {
@@ -172,6 +174,12 @@ export interface TensorOptions<N extends DTypeName> {
 /** dl.tensor() options without a dtype: inferred from a typed array, else float32. */
 export type InferredTensorOptions = Omit<TensorOptions<DTypeName>, 'dtype'> & { dtype?: undefined };
 
+export interface ToOptions<M extends DTypeName> {
+  dtype?: M | DType<M>;
+  device?: DeviceLike;
+  stream?: number | bigint | CudaStream;
+}
+
 export interface DLPackOptions {
   /** CUDA consumer stream (1 legacy default, 2 per-thread, a handle, -1 none; 0 is an error); CPU tensors accept only undefined. */
   stream?: number | bigint | CudaStream;
@@ -225,15 +233,40 @@ export declare class Tensor<N extends DTypeName = DTypeName> implements DLPackPr
   readonly data: DataViewOf[N];
   readonly buffer: ArrayBuffer | SharedArrayBuffer;
 
-  reshape(shape: readonly number[] | number): Tensor<N>;
+  /** A view when strides allow, else a contiguous copy (torch); one dim may be -1. Array or varargs. */
+  reshape(shape: readonly number[] | number, ...rest: number[]): Tensor<N>;
+  /** reshape() that never copies (ERR_DLPACK_NOT_CONTIGUOUS when it would have to). */
+  view(shape: readonly number[] | number, ...rest: number[]): Tensor<N>;
+  /** The same bytes as another dtype; sizes may differ where the last dim is dense. */
+  view<M extends DTypeName>(dtype: M | DType<M>): Tensor<M>;
+  permute(dims: readonly number[]): Tensor<N>;
+  permute(...dims: number[]): Tensor<N>;
+  transpose(dim0: number, dim1: number): Tensor<N>;
+  narrow(dim: number, start: number, length: number): Tensor<N>;
+  select(dim: number, index: number): Tensor<N>;
+  /** Python slicing on one dim; null/undefined take the default; negative steps allowed. */
+  slice(dim: number, start?: number | null, end?: number | null, step?: number | null): Tensor<N>;
+  squeeze(dim?: number): Tensor<N>;
+  unsqueeze(dim: number): Tensor<N>;
+  flatten(startDim?: number, endDim?: number): Tensor<N>;
+  /** Size-1 dims broadcast with stride 0; -1 keeps a size. */
+  expand(sizes: readonly number[]): Tensor<N>;
+  expand(...sizes: number[]): Tensor<N>;
+  /** Strides in elements; byteOffset from the start of the storage (default: this byteOffset). */
+  asStrided(shape: readonly number[], strides: readonly number[], byteOffset?: number): Tensor<N>;
   contiguous(): Tensor<N>;
   /** With a `stream`, a CUDA copy is enqueued there (see CopyOptions). */
   clone(options?: CopyOptions): Tensor<N>;
   to(device: DeviceLike, options?: CopyOptions): Tensor<N>;
+  /** A converted contiguous copy (this tensor when the dtype is already M). */
+  to<M extends DTypeName>(dtype: M | DType<M>): Tensor<M>;
+  to<M extends DTypeName = N>(options: ToOptions<M>): Tensor<M>;
   cpu(): Tensor<N>;
   cuda(index?: number): Tensor<N>;
-  /** Same shape, any dtype (converted); values as dl.tensor() takes them. */
+  /** Same shape, any dtype (converted); values as dl.tensor() takes them. Any view, strided included. */
   copyFrom(src: Tensor | TensorValues, options?: CopyOptions): this;
+  /** The one element of a 0-d or one-element tensor. */
+  item(): ElementOf[N];
   toArray(): NestedArray<ElementOf[N]>;
   toString(): string;
   dispose(): void;
@@ -290,6 +323,12 @@ export declare function tensor<N extends DTypeName>(
   values: TensorValues, options: TensorOptions<N> & { dtype: N | DType<N> }): Tensor<N>;
 export declare function tensor<A extends TypedArray>(values: A, options?: InferredTensorOptions): Tensor<DTypeOfArray<A>>;
 export declare function tensor(values: TensorValues, options?: InferredTensorOptions): Tensor<'float32'>;
+/** torch.cat: along an existing dim. Without `out`, all inputs share a dtype and device. */
+export declare function cat<N extends DTypeName>(tensors: readonly Tensor<N>[], dim?: number): Tensor<N>;
+export declare function cat<M extends DTypeName>(tensors: readonly Tensor[], dim: number, options: { out: Tensor<M> }): Tensor<M>;
+/** torch.stack: along a new dim. */
+export declare function stack<N extends DTypeName>(tensors: readonly Tensor<N>[], dim?: number): Tensor<N>;
+export declare function stack<M extends DTypeName>(tensors: readonly Tensor[], dim: number, options: { out: Tensor<M> }): Tensor<M>;
 export declare function fromDLPack<N extends DTypeName>(x: Tensor<N>, options?: FromDLPackOptions): Tensor<N>;
 export declare function fromDLPack(x: DLPackCapsule | DLPackProducer, options?: FromDLPackOptions): Tensor;
 export declare const from_dlpack: typeof fromDLPack;

@@ -3,13 +3,17 @@
 const { dtypes } = require('./dtypes');
 const { DLPackError, CudaError } = require('./errors');
 const { Device } = require('./device');
-const { Tensor } = require('./tensor');
+const { Tensor, connect } = require('./tensor');
 const { DLPackCapsule, dlpackVersion, toDLPack, fromDLPack } = require('./dlpack');
-const { fromBuffer, empty, zeros, tensor } = require('./create');
-const { open, wasm } = require('./sharing');
+const { fromBuffer, empty, zeros, tensor, valuesFrom } = require('./create');
+const { open, wasm, share } = require('./sharing');
+const { cat, stack } = require('./batch');
 
 const { cuda, capabilities } = require('./cuda');
 const python = require('./python');
+
+// The tensor core calls up into the layers built on it through these.
+connect({ toDLPack, share, valuesFrom });
 
 module.exports = {
   dtypes,
@@ -24,6 +28,8 @@ module.exports = {
   empty,
   zeros,
   tensor,
+  cat,
+  stack,
   fromDLPack,
   from_dlpack: fromDLPack,
   toDLPack,

@@ -5,7 +5,7 @@ const dl = createRequire(import.meta.url)('./index.js');
 
 export const {
   dtypes, dlpackVersion, Tensor, Device, DLPackCapsule, DLPackError, CudaError,
-  fromBuffer, frombuffer, empty, zeros, tensor, fromDLPack, from_dlpack, toDLPack, to_dlpack, open, wasm, cuda, capabilities,
-  python,
+  fromBuffer, frombuffer, empty, zeros, tensor, cat, stack, fromDLPack, from_dlpack, toDLPack, to_dlpack, open, wasm,
+  cuda, capabilities, python,
 } = dl;
 export default dl;

@@ -32,7 +32,10 @@ function contiguousStrides(shape) {
   const strides = new Array(shape.length);
   let step = 1;
   for (let i = shape.length - 1; i >= 0; i--) {
-    strides[i] = step;
+    // Only an empty tensor's strides can pass 2^53 (its elements fit nowhere
+    // else); any stride describes it, and 0 is one every consumer can hold
+    // (an int64 cast of 2^64 was INT64_MIN: issue 15 finding 4).
+    strides[i] = step <= Number.MAX_SAFE_INTEGER ? step : 0;
     step *= shape[i] || 1;
   }
   return strides;

@@ -1,25 +1,31 @@
 'use strict';
 // The Tensor class (API.md "Tensor"). Public methods are small forwarders;
 // state lives under module-private symbols.
-const { native, writeShape, slot, scratch } = require('./binding');
+const { native } = require('./binding');
 const { makeError, invalidType, invalidValue, outOfRange, fail } = require('./errors');
-const { parseDevice, cudaUnavailable, CPU } = require('./device');
+const { Device, parseDevice, cudaUnavailable, CPU } = require('./device');
 const {
   isAvailable, cudaStorage, copyBytes, copyStream, onOneDevice, copyOnDevice, convertOnDevice,
 } = require('./cuda');
-const { normalizeShape, product, contiguousStrides, isContiguous, extent } = require('./shape');
+const { product, contiguousStrides, isContiguous, extent } = require('./shape');
+const { dtypeInfo, infos } = require('./dtypes');
+const { copyElements } = require('./convert');
 const { Storage } = require('./storage');
 const {
   kToken, kStorage, kInfo, kShape, kStrides, kOffset, kLow, kHigh, kSize, kFlags, kView, kDevice,
   READ_ONLY, IS_COPY, DISPOSED,
 } = require('./internal');
 const { formatTensor } = require('./format');
+const views = require('./views');
 
 const inspectSymbol = Symbol.for('nodejs.util.inspect.custom');
-let dlpack = null; // lib/dlpack.js, which needs this module first
-const protocol = () => dlpack || (dlpack = require('./dlpack'));
-let sharingModule = null; // lib/sharing.js, which needs this module first
-const sharing = () => sharingModule || (sharingModule = require('./sharing'));
+// What the layers above provide (lib/dlpack.js, lib/sharing.js, lib/create.js
+// build on this module); lib/index.js connects them once at load, so lib/
+// stays a DAG without lazy requires (test/architecture.test.js).
+const above = { toDLPack: null, share: null, valuesFrom: null };
+function connect(layers) {
+  Object.assign(above, layers);
+}
 
 class Tensor {
   // Internal: callers pass the element count and byte extent they already
@@ -83,106 +89,235 @@ class Tensor {
     return this[kStorage].getBuffer();
   }
 
-  reshape(shape) {
+  // torch's reshape: a view when strides can describe the new shape, else a
+  // contiguous copy. `reshape([2, 3])` and `reshape(2, 3)` are the same.
+  reshape(...args) {
     const storage = alive(this);
-    const info = this[kInfo];
-    const target = inferShape(shape, this[kSize]);
-    if (!this.isContiguous) {
-      throw makeError('ERR_DLPACK_NOT_CONTIGUOUS',
-        'Expected a contiguous tensor for reshape(), received a strided view; call contiguous() first');
+    const target = views.inferShape(views.listArgs(args, 'reshape()', 'shape'), this[kSize]);
+    if (this.isContiguous) {
+      return makeTensor(storage, this[kInfo], target, contiguousStrides(target), this[kOffset],
+        this[kFlags] & (READ_ONLY | IS_COPY), this[kDevice]);
     }
-    return makeTensor(storage, info, target, contiguousStrides(target), this[kOffset],
-      this[kFlags] & (READ_ONLY | IS_COPY), this[kDevice]);
+    const strides = views.viewStrides(this[kShape], this[kStrides], target);
+    if (strides !== null) return viewOf(this, target, strides, 0);
+    return copyAs(this, target);
   }
 
-  contiguous() {
+  // view(dtype) reinterprets the bytes; view(shape) is reshape() that never
+  // copies (torch's Tensor.view).
+  view(...args) {
+    const storage = alive(this);
+    if (args.length >= 1 && (typeof args[0] === 'string' || (args[0] !== null && typeof args[0] === 'object' &&
+        !Array.isArray(args[0])))) {
+      views.maxArgs(args, 1, 'view(dtype)');
+      const to = dtypeInfo(args[0], 'dtype');
+      const v = views.reinterpret(this[kShape], this[kStrides], this[kOffset], this[kInfo], to);
+      return makeTensor(storage, to, v.shape, v.strides, this[kOffset], this[kFlags] & (READ_ONLY | IS_COPY),
+        this[kDevice]);
+    }
+    const target = views.inferShape(views.listArgs(args, 'view()', 'shape'), this[kSize]);
+    const strides = views.viewStrides(this[kShape], this[kStrides], target);
+    if (strides === null) {
+      throw makeError('ERR_DLPACK_NOT_CONTIGUOUS', `Expected strides that can describe shape [${target.join(', ')}] ` +
+        `for view(), received strides [${this[kStrides].join(', ')}] for shape [${this[kShape].join(', ')}]; ` +
+        'use reshape(), which copies');
+    }
+    return viewOf(this, target, strides, 0);
+  }
+
+  permute(...dims) {
     alive(this);
+    return fromLayout(this, views.permute(this[kShape], this[kStrides], views.listArgs(dims, 'permute()', 'dims')));
+  }
+
+  transpose(dim0, dim1, ...rest) {
+    alive(this);
+    if (rest.length !== 0) views.tooMany(rest, 2, 'transpose()');
+    return fromLayout(this, views.transpose(this[kShape], this[kStrides], dim0, dim1));
+  }
+
+  narrow(dim, start, length, ...rest) {
+    alive(this);
+    if (rest.length !== 0) views.tooMany(rest, 3, 'narrow()');
+    return fromLayout(this, views.narrow(this[kShape], this[kStrides], dim, start, length));
+  }
+
+  select(dim, index, ...rest) {
+    alive(this);
+    if (rest.length !== 0) views.tooMany(rest, 2, 'select()');
+    return fromLayout(this, views.select(this[kShape], this[kStrides], dim, index));
+  }
+
+  slice(dim, start, end, step, ...rest) {
+    alive(this);
+    if (rest.length !== 0) views.tooMany(rest, 4, 'slice()');
+    return fromLayout(this, views.slice(this[kShape], this[kStrides], dim, start, end, step));
+  }
+
+  squeeze(...args) {
+    alive(this);
+    views.maxArgs(args, 1, 'squeeze()');
+    return fromLayout(this, views.squeeze(this[kShape], this[kStrides], args[0]));
+  }
+
+  unsqueeze(dim, ...rest) {
+    alive(this);
+    if (rest.length !== 0) views.tooMany(rest, 1, 'unsqueeze()');
+    return fromLayout(this, views.unsqueeze(this[kShape], this[kStrides], dim));
+  }
+
+  // A view when the flattened dims can share one stride, else a copy
+  // (torch's flatten, which is reshape).
+  flatten(startDim = 0, endDim = -1, ...rest) {
+    alive(this);
+    if (rest.length !== 0) views.tooMany(rest, 2, 'flatten()');
+    const target = views.flattenShape(this[kShape], startDim, endDim);
+    return this.reshape(target);
+  }
+
+  expand(...sizes) {
+    alive(this);
+    return fromLayout(this, views.expand(this[kShape], this[kStrides], views.listArgs(sizes, 'expand()', 'sizes')));
+  }
+
+  // torch's as_strided, with the offset in bytes from the start of the
+  // storage (byteOffset's unit), bounds-checked against the storage.
+  asStrided(shape, strides, byteOffset = undefined, ...rest) {
+    const storage = alive(this);
+    if (rest.length !== 0) views.tooMany(rest, 3, 'asStrided()');
+    const layout = views.stridedLayout(shape, strides);
+    const info = this[kInfo];
+    const offset = byteOffset === undefined ? this[kOffset] : views.integer(byteOffset, 'byteOffset');
+    if (offset % info.itemSize !== 0 || offset < 0) {
+      throw makeError(offset < 0 ? 'ERR_OUT_OF_RANGE' : 'ERR_DLPACK_MISALIGNED',
+        `Expected a non-negative multiple of ${info.itemSize} (the ${info.name} size) for \`byteOffset\`, ` +
+        `received ${offset}`);
+    }
+    const { low, high } = extent(layout.shape, layout.strides, info.itemSize);
+    const length = storageLength(storage);
+    if (product(layout.shape) !== 0 && (offset - low < 0 || offset + high > length)) {
+      throw outOfRange('strides', `a layout inside the storage's ${length} bytes`,
+        `one spanning bytes ${offset - low} to ${offset + high}`);
+    }
+    return makeTensor(storage, info, layout.shape, layout.strides, offset, this[kFlags] & (READ_ONLY | IS_COPY),
+      this[kDevice]);
+  }
+
+  contiguous(...rest) {
+    alive(this);
+    if (rest.length !== 0) views.tooMany(rest, 0, 'contiguous()');
     return this.isContiguous ? this : this.clone();
   }
 
-  clone(options = undefined) {
+  clone(options = undefined, ...rest) {
+    if (rest.length !== 0) views.tooMany(rest, 1, 'clone()');
     const stream = streamOption(options);
     if (!alive(this) || !this[kDevice].hostAccessible) return transfer(this, this[kDevice], stream);
-    const storage = this[kStorage];
-    const info = this[kInfo];
-    const shape = this[kShape].slice();
-    const nbytes = this.nbytes;
-    const buffer = allocate(nbytes);
-    if (nbytes !== 0) {
-      const srcBytes = storage.getBytes();
-      checkedBuffer(this);
-      if (this.isContiguous) {
-        new Uint8Array(buffer).set(srcBytes.subarray(this[kOffset], this[kOffset] + nbytes));
-      } else {
-        writeShape(shape, contiguousStrides(shape));
-        for (let i = 0; i < shape.length; i++) scratchSource(i, this[kStrides][i]);
-        native.copyStrided(new Uint8Array(buffer), 0, srcBytes, this[kOffset], info.itemSize);
-      }
-    }
-    // A clone is plain CPU memory, whatever host-accessible memory it came from.
-    return makeTensor(new Storage(buffer, true, CPU), info, shape, contiguousStrides(shape), 0, 0);
+    return convertOnHost(this, this[kInfo]);
   }
 
-  copyFrom(src, options = undefined) {
+  // Into any view, from a tensor of the same shape (any dtype, converted by
+  // the rules of lib/convert.js) or from values dl.tensor() takes.
+  copyFrom(src, options = undefined, ...rest) {
+    alive(this);
+    if (rest.length !== 0) views.tooMany(rest, 2, 'copyFrom()');
     const stream = streamOption(options);
-    const storage = alive(this);
     if (this[kFlags] & READ_ONLY) {
       throw makeError('ERR_DLPACK_READ_ONLY', 'Expected a writable tensor for copyFrom(), received a readOnly one');
     }
+    let temporary = null;
     if (!(src instanceof Tensor)) {
-      src = require('./create').tensor(src, { dtype: this[kInfo].name, shape: this[kShape].slice() });
+      temporary = above.valuesFrom(src, this[kInfo], this[kShape], 'src');
+      src = temporary;
     }
-    alive(src);
-    if (src[kShape].length !== this[kShape].length || src[kShape].some((d, i) => d !== this[kShape][i])) {
-      throw fail('ERR_INVALID_ARG_VALUE', 'src', `a tensor of shape [${this[kShape].join(', ')}]`,
-        `one of shape [${src[kShape].join(', ')}]`);
-    }
-    if (this[kSize] === 0) return this;
-    if (!this[kDevice].hostAccessible || !src[kDevice].hostAccessible) return copyAcrossDevices(this, src, stream);
-    const srcStorage = src[kStorage];
-    checkedBuffer(this);
-    checkedBuffer(src);
-    if (srcStorage === storage) src = src.clone(); // overlapping memory: copy through a temporary
-    if (src[kInfo] === this[kInfo]) {
-      writeShape(this[kShape], this[kStrides]);
-      for (let i = 0; i < this[kShape].length; i++) scratchSource(i, src[kStrides][i]);
-      native.copyStrided(storage.getBytes(), this[kOffset], src[kStorage].getBytes(), src[kOffset],
-        this[kInfo].itemSize);
-    } else {
-      const from = elementView(src);
-      const to = elementView(this);
-      const read = src[kInfo].read;
-      const write = this[kInfo].write;
-      forEachElement(this[kShape], src[kStrides], this[kStrides], from.origin, to.origin, (s, d) => {
-        write(to.view, d, read(from.view, s));
-      });
+    try {
+      alive(src);
+      if (src[kShape].length !== this[kShape].length || src[kShape].some((d, i) => d !== this[kShape][i])) {
+        throw fail('ERR_INVALID_ARG_VALUE', 'src', `a tensor of shape [${this[kShape].join(', ')}]`,
+          `one of shape [${src[kShape].join(', ')}]`);
+      }
+      if (this[kSize] === 0) return this;
+      if (!this[kDevice].hostAccessible || !src[kDevice].hostAccessible) {
+        return copyAcrossDevices(this, src, stream);
+      }
+      checkedBuffer(this);
+      checkedBuffer(src);
+      copyElements(this, src);
+    } finally {
+      if (temporary !== null) temporary.dispose();
     }
     return this;
   }
 
-  to(device, options = undefined) {
+  // t.to(dtype), t.to(device[, { stream }]), t.to({ dtype, device, stream }):
+  // `this` when nothing changes (torch), else a new contiguous tensor. Dtype
+  // names and device names never collide ('float32' vs 'cpu', 'cuda:0').
+  to(target, options = undefined, ...rest) {
     alive(this);
-    const target = parseDevice(device);
-    const stream = streamOption(options);
-    if (target === this[kDevice]) return this;
-    // Host-accessible memory to the CPU is a plain host copy.
-    if (target === CPU && this[kDevice].hostAccessible) return this.clone();
-    return transfer(this, target, stream);
+    if (rest.length !== 0) views.tooMany(rest, 2, 'to()');
+    let dtype;
+    let device;
+    if (target !== null && typeof target === 'object' && !Array.isArray(target) && !(target instanceof Device) &&
+        !isDtype(target)) {
+      if (options !== undefined) {
+        throw invalidValue('options', 'undefined when the first argument is an options object', options);
+      }
+      checkKeys(target, TO_KEYS, 'options');
+      ({ dtype, device } = target);
+      options = target;
+    } else if (isDtype(target)) {
+      dtype = target;
+    } else {
+      device = target;
+    }
+    const stream = options === target ? copyStream(target.stream) : streamOption(options, STREAM_KEYS);
+    const info = dtype === undefined ? this[kInfo] : dtypeInfo(dtype, 'dtype');
+    const place = device === undefined ? this[kDevice] : parseDevice(device);
+    if (info === this[kInfo]) return moveTo(this, place, stream);
+    if (this[kDevice].hostAccessible) return moveOwned(convertOnHost(this, info), place, stream);
+    // A CUDA tensor is converted by a kernel on its own device (docs/API.md "Conversion").
+    if (!isAvailable()) throw cudaUnavailable(`a conversion on ${this[kDevice]}`);
+    const shape = this[kShape].slice();
+    const out = makeTensor(cudaStorage(this[kDevice], this[kSize] * info.itemSize), info, shape,
+      contiguousStrides(shape), 0, 0, this[kDevice]);
+    try {
+      if (this[kSize] !== 0) convertOnDevice(out, this, stream);
+    } catch (error) {
+      out.dispose();
+      throw error;
+    }
+    return moveOwned(out, place, stream);
   }
 
-  cpu() {
+  // The one element of a 0-d or one-element tensor, as toArray() gives it.
+  item(...rest) {
+    hostStorage(this, 'item()');
+    if (rest.length !== 0) views.tooMany(rest, 0, 'item()');
+    if (this[kSize] !== 1) {
+      throw makeError('ERR_INVALID_ARG_VALUE', 'Expected a tensor with one element for item(), received a ' +
+        `tensor of shape [${this[kShape].join(', ')}]`);
+    }
+    checkedBuffer(this);
+    const { view, origin } = elementView(this);
+    return this[kInfo].read(view, origin);
+  }
+
+  cpu(...rest) {
     alive(this);
+    if (rest.length !== 0) views.tooMany(rest, 0, 'cpu()');
     return this.to(CPU);
   }
 
-  cuda(index = 0) {
+  cuda(index = 0, ...rest) {
     alive(this);
-    if (!Number.isSafeInteger(index) || index < 0) throw invalidValue('index', 'a non-negative integer', index);
+    if (rest.length !== 0) views.tooMany(rest, 1, 'cuda()');
+    if (views.integer(index, 'index') < 0) throw outOfRange('index', 'a non-negative integer', String(index));
     return this.to(`cuda:${index}`);
   }
 
-  toArray() {
+  toArray(...rest) {
     hostStorage(this, 'toArray()');
+    if (rest.length !== 0) views.tooMany(rest, 0, 'toArray()');
     checkedBuffer(this);
     const { view, origin } = elementView(this);
     const read = this[kInfo].read;
@@ -207,7 +342,8 @@ class Tensor {
     try {
       checkedBuffer(this);
       const { view, origin } = elementView(this);
-      body = formatTensor(this[kShape], this[kStrides], origin, (i) => this[kInfo].read(view, i));
+      body = formatTensor(this[kShape], this[kStrides], origin, (i) => this[kInfo].read(view, i),
+        FLOATS.has(this[kInfo].name));
     } catch (error) {
       if (error.code !== 'ERR_DLPACK_DETACHED') throw error;
       body = '<detached>';
@@ -236,11 +372,11 @@ class Tensor {
 
   __dlpack__(options = undefined) {
     if (!(this instanceof Tensor)) throw invalidType('this', 'a Tensor', this);
-    return protocol().toDLPack(this, options);
+    return above.toDLPack(this, options);
   }
 
   share() {
-    return sharing().share(this);
+    return above.share(this);
   }
 
   __dlpack_device__() {
@@ -255,8 +391,8 @@ class Tensor {
 // memory directly, device memory after downloading the bytes it spans.
 function contiguousSource(t) {
   if (t.isContiguous) return { storage: t[kStorage], offset: t[kOffset], temporary: null };
-  if (t[kDevice].hostAccessible || t[kDevice].type === 'cuda') {
-    const c = t.clone(); // on a CUDA device: gathered by a kernel there
+  if (t[kDevice].hostAccessible) {
+    const c = t.clone();
     return { storage: c[kStorage], offset: 0, temporary: c };
   }
   const span = t[kLow] + t[kHigh];
@@ -270,9 +406,10 @@ function contiguousSource(t) {
 
 // The `stream` of a copy's options (docs/API.md "CUDA": on a stream, copies
 // between CUDA memory this library allocated return at once).
-function streamOption(options) {
+function streamOption(options, keys = STREAM_KEYS) {
   if (options === undefined) return 1n;
   if (options === null || typeof options !== 'object') throw invalidType('options', 'an object', options);
+  checkKeys(options, keys, 'options');
   return copyStream(options.stream);
 }
 
@@ -322,7 +459,7 @@ function copyAcrossDevices(dst, src, stream = 1n) {
   let from = src;
   if (src[kInfo] !== dst[kInfo]) {
     const host = src[kDevice].hostAccessible ? src : transfer(src, CPU);
-    from = require('./create').tensor(host.toArray(), { dtype: dst[kInfo].name, shape: dst[kShape].slice() });
+    from = convertOnHost(host, dst[kInfo]);
     if (host !== src) host.dispose();
   }
   const source = contiguousSource(from);
@@ -334,6 +471,73 @@ function copyAcrossDevices(dst, src, stream = 1n) {
     if (from !== src) from.dispose();
   }
   return dst;
+}
+
+// A new contiguous CPU tensor with t's elements as `info` (t host-accessible).
+function convertOnHost(t, info) {
+  const shape = t[kShape].slice();
+  const strides = contiguousStrides(shape);
+  const out = makeTensor(new Storage(allocate(t[kSize] * info.itemSize), true, CPU), info, shape, strides, 0, 0,
+    CPU);
+  if (t[kSize] !== 0) {
+    checkedBuffer(t);
+    copyElements(out, t);
+  }
+  return out;
+}
+
+// t on `place`: t itself when it is there already.
+function moveTo(t, place, stream = 1n) {
+  if (place === t[kDevice]) return t;
+  // Host-accessible memory to the CPU is a plain host copy.
+  if (place === CPU && t[kDevice].hostAccessible) return t.clone();
+  return transfer(t, place, stream);
+}
+
+// A tensor this module just made, moved to `place` (the original disposed,
+// stream-ordered after the copy where the copy was enqueued).
+function moveOwned(t, place, stream = 1n) {
+  if (place === t[kDevice]) return t;
+  const moved = transfer(t, place, stream);
+  t.dispose();
+  return moved;
+}
+
+const isDtype = (v) => (typeof v === 'string' && infos[v] !== undefined) ||
+  (v !== null && typeof v === 'object' && typeof v.name === 'string' && infos[v.name] !== undefined &&
+   infos[v.name].public === v);
+const TO_KEYS = ['dtype', 'device', 'stream'];
+const FLOATS = new Set(['float16', 'bfloat16', 'float32', 'float64']);
+const STREAM_KEYS = ['stream'];
+
+// Options objects name only keys the method reads.
+function checkKeys(options, keys, name) {
+  for (const key of Object.keys(options)) {
+    if (!keys.includes(key)) {
+      throw invalidValue(`${name}.${key}`, `one of the keys ${keys.join(', ')}`, options[key]);
+    }
+  }
+}
+
+// A view of t: same storage, dtype, flags and device.
+function viewOf(t, shape, strides, delta) {
+  return makeTensor(t[kStorage], t[kInfo], shape, strides, t[kOffset] + delta * t[kInfo].itemSize,
+    t[kFlags] & (READ_ONLY | IS_COPY), t[kDevice]);
+}
+
+const fromLayout = (t, v) => viewOf(t, v.shape, v.strides, v.delta);
+
+// A contiguous copy of t with another shape of the same size.
+function copyAs(t, shape) {
+  const c = t.clone();
+  const out = makeTensor(c[kStorage], c[kInfo], shape, contiguousStrides(shape), c[kOffset], 0, c[kDevice]);
+  c.dispose();
+  return out;
+}
+
+// Bytes the storage holds (what asStrided may address).
+function storageLength(storage) {
+  return storage.foreign ? native.storageLength(storage.handle) : storage.getBuffer().byteLength;
 }
 
 function detached() {
@@ -381,43 +585,6 @@ function elementView(t) {
   return { view: new info.View(buffer, start, elements * info.viewLanes), origin: t[kLow] / info.itemSize };
 }
 
-function forEachElement(shape, srcStrides, dstStrides, srcOrigin, dstOrigin, fn) {
-  const walk = (dim, s, d) => {
-    if (dim === shape.length) {
-      fn(s, d);
-      return;
-    }
-    for (let i = 0; i < shape[dim]; i++) walk(dim + 1, s + i * srcStrides[dim], d + i * dstStrides[dim]);
-  };
-  walk(0, srcOrigin, dstOrigin);
-}
-
-function scratchSource(i, stride) {
-  scratch[slot.sourceStrides + i] = stride;
-}
-
-// reshape() argument: one dimension may be -1 (inferred).
-function inferShape(value, size) {
-  const raw = typeof value === 'number' ? [value] : value;
-  if (!Array.isArray(raw)) throw invalidType('shape', 'an array of integers', value);
-  const inferred = raw.indexOf(-1);
-  if (inferred !== -1 && raw.indexOf(-1, inferred + 1) !== -1) {
-    throw invalidValue('shape', 'at most one -1 dimension', value);
-  }
-  const shape = normalizeShape(inferred === -1 ? raw : raw.map((d) => (d === -1 ? 0 : d)));
-  if (inferred !== -1) {
-    const rest = product(shape.filter((_, i) => i !== inferred));
-    if (rest === 0 || size % rest !== 0) {
-      throw outOfRange('shape', `a shape whose product is ${size}`, `[${raw.join(', ')}]`);
-    }
-    shape[inferred] = size / rest;
-  }
-  if (product(shape) !== size) {
-    throw outOfRange('shape', `a shape whose product is ${size}`, `[${raw.join(', ')}]`);
-  }
-  return shape;
-}
-
 // Fresh zeroed memory, made in this realm so `t.buffer instanceof ArrayBuffer`
 // holds for the caller. Large buffers come from fresh zero pages, so zeroing
 // costs nothing until the pages are written.
@@ -443,5 +610,6 @@ function frozen(array) {
 }
 
 module.exports = {
-  Tensor, makeTensor, makeContiguous, allocate, alive, hostStorage, checkedBuffer, coveredBuffer,
+  Tensor, makeTensor, makeContiguous, allocate, alive, hostStorage, checkedBuffer, coveredBuffer, connect,
+  checkKeys,
 };

@@ -1,7 +1,9 @@
 #include "copy.h"
 
+#include <new>
+
+#include "../core/convert.h"
 #include "../core/layout.h"
-#include "../core/strided_copy.h"
 #include "bytes.h"
 #include "env_state.h"
 
@@ -20,7 +22,8 @@ void CheckInside(const Bytes& bytes, uint64_t offset, uint64_t low, uint64_t hig
 
 Napi::Value CopyStrided(const Napi::CallbackInfo& info) {
   napi_env env = info.Env();
-  const double* scratch = EnvState::Of(env).scratch();
+  EnvState& state = EnvState::Of(env);
+  const double* scratch = state.scratch();
   const int ndim = static_cast<int>(scratch[slot::kNdim]);
   int64_t shape[kMaxDims];
   int64_t dst_strides[kMaxDims];
@@ -30,23 +33,38 @@ Napi::Value CopyStrided(const Napi::CallbackInfo& info) {
     dst_strides[i] = static_cast<int64_t>(scratch[slot::kStrides + i]);
     src_strides[i] = static_cast<int64_t>(scratch[slot::kSourceStrides + i]);
   }
-  const auto item = static_cast<uint64_t>(info[4].As<Napi::Number>().Int64Value());
+  Scalar dst_type;
+  Scalar src_type;
+  if (!ScalarOf(state.dtypes().at(info[2].As<Napi::Number>().Int32Value()), &dst_type) ||
+      !ScalarOf(state.dtypes().at(info[5].As<Napi::Number>().Int32Value()), &src_type)) {
+    throw Error{code::kUnsupported, "Expected dtypes with a conversion"};
+  }
   const Bytes dst = BytesOf(env, info[0]);
-  const Bytes src = BytesOf(env, info[2]);
+  const Bytes src = BytesOf(env, info[3]);
   const auto dst_offset = static_cast<uint64_t>(info[1].As<Napi::Number>().Int64Value());
-  const auto src_offset = static_cast<uint64_t>(info[3].As<Napi::Number>().Int64Value());
-  uint64_t low = 0;
-  uint64_t high = 0;
-  if (!ComputeExtent(ndim, shape, dst_strides, item, &low, &high)) {
+  const auto src_offset = static_cast<uint64_t>(info[4].As<Napi::Number>().Int64Value());
+  uint64_t dst_low = 0;
+  uint64_t dst_high = 0;
+  uint64_t src_low = 0;
+  uint64_t src_high = 0;
+  if (!ComputeExtent(ndim, shape, dst_strides, ScalarSize(dst_type), &dst_low, &dst_high)) {
     throw Error{code::kOutOfRange, "Expected a destination extent below 2^53 bytes"};
   }
-  CheckInside(dst, dst_offset, low, high, "destination");
-  if (!ComputeExtent(ndim, shape, src_strides, item, &low, &high)) {
+  CheckInside(dst, dst_offset, dst_low, dst_high, "destination");
+  if (!ComputeExtent(ndim, shape, src_strides, ScalarSize(src_type), &src_low, &src_high)) {
     throw Error{code::kOutOfRange, "Expected a source extent below 2^53 bytes"};
   }
-  CheckInside(src, src_offset, low, high, "source");
-  StridedCopy(ndim, shape, item, StridedView{dst.data + dst_offset, dst_strides},
-              StridedView{src.data + src_offset, src_strides});
+  CheckInside(src, src_offset, src_low, src_high, "source");
+  char* d = dst.data + dst_offset;
+  char* s = src.data + src_offset;
+  // Overlap is judged by address, so two JS objects over one buffer count.
+  try {
+    ConvertStrided(ndim, shape, dst_type, StridedView{d, dst_strides}, ByteRange{d - dst_low, d + dst_high},
+                   src_type, StridedView{s, src_strides}, ByteRange{s - src_low, s + src_high});
+  } catch (const std::bad_alloc&) {
+    // Only the overlap staging allocates, before anything is written.
+    throw Error{code::kOutOfMemory, "Could not allocate the temporary for an overlapping copy"};
+  }
   return info.Env().Undefined();
 }
 

@@ -7,9 +7,11 @@
 
 namespace dlnode {
 
-// (dstView, dstOffset, srcView, srcOffset, itemSize); ndim and shape in the
-// scratch block, destination strides in kStrides, source in kSourceStrides.
-// Views are typed arrays; offsets are bytes to element 0 from the view start.
+// (dstView, dstOffset, dstDtype, srcView, srcOffset, srcDtype): copies and
+// converts (src/core/convert.h); ndim and shape in the scratch block,
+// destination strides in kStrides, source in kSourceStrides. Views are
+// Uint8Arrays; offsets are bytes to element 0 from the view start; dtypes
+// are indices into the table. Overlapping bytes go through a temporary.
 Napi::Value CopyStrided(const Napi::CallbackInfo& info);
 
 // (arrayBuffer) -> undefined

@@ -5,11 +5,8 @@
 #include "layout.h"
 
 namespace dlnode {
-namespace {
 
-// Drop size-1 dimensions and merge neighbours that are contiguous in both
-// views, so a contiguous copy becomes one memcpy.
-int Coalesce(int ndim, const int64_t* shape, const int64_t* ds, const int64_t* ss, int64_t* shape_out,
+int CoalesceDims(int ndim, const int64_t* shape, const int64_t* ds, const int64_t* ss, int64_t* shape_out,
              int64_t* ds_out, int64_t* ss_out) {
   int n = 0;
   for (int i = 0; i < ndim; ++i) {
@@ -28,8 +25,6 @@ int Coalesce(int ndim, const int64_t* shape, const int64_t* ds, const int64_t* s
   return n;
 }
 
-}  // namespace
-
 void StridedCopy(int ndim, const int64_t* shape, uint64_t item_size, StridedView dst,
                  StridedView src) {
   for (int i = 0; i < ndim; ++i) {
@@ -38,7 +33,7 @@ void StridedCopy(int ndim, const int64_t* shape, uint64_t item_size, StridedView
   int64_t n_shape[kMaxDims];
   int64_t n_ds[kMaxDims];
   int64_t n_ss[kMaxDims];
-  const int n = Coalesce(ndim, shape, dst.strides, src.strides, n_shape, n_ds, n_ss);
+  const int n = CoalesceDims(ndim, shape, dst.strides, src.strides, n_shape, n_ds, n_ss);
   if (n == 0) {
     std::memmove(dst.first, src.first, item_size);
     return;

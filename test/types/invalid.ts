@@ -208,3 +208,24 @@ dl.python.spawn(['model.py']);
 dl.python.spawn('model.py', { stderr: 'stdout' });
 // @ts-expect-error workers come from dl.python.spawn
 new dl.python.PythonWorker();
+// --- views, conversion, batching (issue 9) ---
+{
+  const u8 = dl.zeros([2, 3], { dtype: 'uint8' });
+  // @ts-expect-error to('float32') is a float32 tensor
+  const notU8: dl.Tensor<'uint8'> = u8.to('float32');
+  // @ts-expect-error views keep the dtype
+  const notF32: dl.Tensor<'float32'> = u8.permute(1, 0);
+  // @ts-expect-error 'float8' is no dtype or device
+  u8.to('float8');
+  // @ts-expect-error transpose takes two dims
+  u8.transpose(0);
+  // @ts-expect-error item() of uint8 is a number
+  const itemBig: bigint = u8.item();
+  // @ts-expect-error cat takes an array of tensors
+  dl.cat(u8, 0);
+  // @ts-expect-error out is a tensor
+  dl.stack([u8], 0, { out: [1, 2] });
+  // @ts-expect-error strides are numbers
+  dl.fromBuffer(new Uint8Array(4), { dtype: 'uint8', shape: [4], strides: ['1'] });
+  void [notU8, notF32, itemBig];
+}

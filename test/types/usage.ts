@@ -169,3 +169,22 @@ async function pythonWorker(): Promise<void> {
   void methods; void code;
 }
 void pythonWorker;
+// --- views, conversion, batching (issue 9) ---
+{
+  const img = dl.fromBuffer(new Uint8Array(12), { dtype: 'uint8', shape: [2, 2, 3] });
+  const chw: dl.Tensor<'float32'> = img.permute(2, 0, 1).to('float32');
+  const chw2: dl.Tensor<'float32'> = img.permute([2, 0, 1]).to({ dtype: dl.dtypes.float32 });
+  const u8: dl.Tensor<'uint8'> = img.transpose(0, 1).narrow(0, 0, 1).select(0, 0).slice(0, null, null, -1)
+    .unsqueeze(0).squeeze().flatten().expand(2, -1).asStrided([2], [1], 0).reshape(2, 1).view(2);
+  const bytes: dl.Tensor<'int16'> = dl.zeros([4], { dtype: 'int8' }).view('int16');
+  const moved: dl.Tensor<'uint8'> = img.to({ device: 'cpu' });
+  const strided = dl.fromBuffer(new Uint8Array(15), { dtype: 'uint8', shape: [3, 5], strides: [1, 3] });
+  const batch: dl.Tensor<'uint8'> = dl.stack([img, img]);
+  const out = dl.empty([2, 3, 2, 2], { dtype: 'float32', shared: true });
+  const into: dl.Tensor<'float32'> = dl.stack([img.permute(2, 0, 1), img.permute(2, 0, 1)], 0, { out });
+  const joined: dl.Tensor<'uint8'> = dl.cat([img, img], -1);
+  const one: number = dl.tensor([1], { dtype: 'int32' }).item();
+  const big: bigint = dl.tensor([1], { dtype: 'int64' }).item();
+  batch.select(0, 1).copyFrom(img);
+  void [chw, chw2, u8, bytes, moved, strided, into, joined, one, big];
+}

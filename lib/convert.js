@@ -1,0 +1,67 @@
+'use strict';
+// Element copies and the conversion rules (docs/API.md "Conversion").
+// Tensor -> tensor conversion is native (src/core/convert.h: float ->
+// integer saturates, NaN -> 0, integer -> integer wraps, complex -> real
+// takes the real part, float16/bfloat16 round to nearest even). JS values
+// -> integer dtypes are checked here, before anything is written: NaN,
+// +-Infinity and values outside the dtype's range are ERR_OUT_OF_RANGE;
+// fractions truncate toward zero (torch.tensor([2.7], dtype=torch.int32)).
+const { native, writeShape, scratch, slot } = require('./binding');
+const { outOfRange, describe } = require('./errors');
+const { kStorage, kInfo, kShape, kStrides, kOffset, kLow, kHigh } = require('./internal');
+
+// Inclusive ranges of the integer dtypes, as BigInts and numbers.
+const RANGES = {
+  int8: [-128n, 127n], int16: [-32768n, 32767n], int32: [-(2n ** 31n), 2n ** 31n - 1n],
+  int64: [-(2n ** 63n), 2n ** 63n - 1n],
+  uint8: [0n, 255n], uint16: [0n, 65535n], uint32: [0n, 2n ** 32n - 1n], uint64: [0n, 2n ** 64n - 1n],
+};
+const NUMBER_RANGES = Object.fromEntries(Object.entries(RANGES).map(([k, [lo, hi]]) => [k, [Number(lo), Number(hi)]]));
+
+// A JS value for an integer dtype, as the number or BigInt to store;
+// throws ERR_OUT_OF_RANGE naming `where` for NaN, +-Infinity and values
+// outside the range (after truncation toward zero).
+function integerValue(v, name, where) {
+  if (typeof v === 'bigint') {
+    const [lo, hi] = RANGES[name];
+    if (v < lo || v > hi) throw outOfRange(where, `an integer from ${lo} to ${hi} (the ${name} range)`, `${v}n`);
+    return name === 'int64' || name === 'uint64' ? v : Number(v);
+  }
+  if (typeof v === 'boolean') return name === 'int64' || name === 'uint64' ? BigInt(v) : +v;
+  if (typeof v !== 'number') return v; // refused by the writer (ERR_INVALID_ARG_VALUE)
+  const t = Math.trunc(v);
+  const [lo, hi] = NUMBER_RANGES[name];
+  // 2^63 and 2^64 are not in range, though Number(hi) rounds up to them.
+  const big = name === 'int64' || name === 'uint64';
+  if (!Number.isFinite(t) || t < lo || (big ? t >= hi : t > hi)) {
+    throw outOfRange(where, `a finite number from ${RANGES[name][0]} to ${RANGES[name][1]} (the ${name} range)`,
+      describe(v));
+  }
+  return big ? BigInt(t) : t;
+}
+
+const isInteger = (info) => RANGES[info.name] !== undefined;
+
+// Copies src's elements into dst (same shape; host-accessible memory;
+// dtypes may differ). Overlap by address is handled natively; two mappings
+// of one shared-memory segment have different addresses, so they are
+// staged here.
+function copyElements(dst, src) {
+  const shape = dst[kShape];
+  writeShape(shape, dst[kStrides]);
+  const srcStrides = src[kStrides];
+  for (let i = 0; i < shape.length; i++) scratch[slot.sourceStrides + i] = srcStrides[i];
+  const dstStorage = dst[kStorage];
+  const srcStorage = src[kStorage];
+  let srcBytes = srcStorage.getBytes();
+  let srcOffset = src[kOffset];
+  if (dstStorage !== srcStorage && dstStorage.shm !== null && srcStorage.shm !== null &&
+      dstStorage.shm.name === srcStorage.shm.name) {
+    const lo = srcOffset - src[kLow];
+    srcBytes = srcBytes.slice(lo, srcOffset + src[kHigh]);
+    srcOffset -= lo;
+  }
+  native.copyStrided(dstStorage.getBytes(), dst[kOffset], dst[kInfo].index, srcBytes, srcOffset, src[kInfo].index);
+}
+
+module.exports = { integerValue, isInteger, copyElements, RANGES };

@@ -1,0 +1,300 @@
+#include "convert.h"
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <type_traits>
+#include <vector>
+
+#include "layout.h"
+
+namespace dlnode {
+namespace {
+
+// Storage types: bool is a byte read as `!= 0`; the 16-bit floats are bits.
+struct Bool { uint8_t v; };
+struct Half { uint16_t bits; };
+struct Bf16 { uint16_t bits; };
+template <class T>
+struct Complex { T re; T im; };
+
+template <class T> constexpr bool kIsInt = std::is_integral<T>::value;
+template <class T> constexpr bool kIsFloat = std::is_floating_point<T>::value;
+template <class T> struct IsComplex : std::false_type {};
+template <class T> struct IsComplex<Complex<T>> : std::true_type {};
+
+// Float -> integer, truncating; NaN -> 0; saturating outside the range.
+template <class D>
+D SatTrunc(double v) {
+  if (std::isnan(v)) return 0;
+  // 2^digits is the first value above max (exact in a double for every D);
+  // min - 1 the first below min (for int64 it rounds to -2^63, which is min).
+  const double above = std::ldexp(1.0, std::numeric_limits<D>::digits);
+  const double below = static_cast<double>(std::numeric_limits<D>::min()) - 1.0;
+  if (v >= above) return std::numeric_limits<D>::max();
+  if (v <= below) return std::numeric_limits<D>::min();
+  return static_cast<D>(v);  // in range after truncation: defined
+}
+
+// A source element as the value the rules convert from.
+template <class S> S Plain(S v) { return v; }
+inline uint8_t Plain(Bool v) { return v.v != 0 ? 1 : 0; }
+inline float Plain(Half v) { return HalfToFloat(v.bits); }
+inline float Plain(Bf16 v) { return Bfloat16ToFloat(v.bits); }
+
+template <class D, class S>
+D Convert(S raw) {
+  if constexpr (IsComplex<S>::value) {
+    if constexpr (IsComplex<D>::value) {
+      using T = decltype(D{}.re);
+      return D{static_cast<T>(raw.re), static_cast<T>(raw.im)};
+    } else if constexpr (std::is_same<D, Bool>::value) {
+      return Bool{static_cast<uint8_t>(raw.re != 0 || raw.im != 0)};
+    } else {
+      return Convert<D>(raw.re);  // the real part (torch)
+    }
+  } else {
+    const auto v = Plain(raw);
+    using V = decltype(v);
+    if constexpr (std::is_same<D, Bool>::value) {
+      return Bool{static_cast<uint8_t>(v != 0)};
+    } else if constexpr (IsComplex<D>::value) {
+      using T = decltype(D{}.re);
+      return D{Convert<T>(raw), T(0)};
+    } else if constexpr (std::is_same<D, Half>::value) {
+      return Half{FloatToHalf(static_cast<float>(v))};
+    } else if constexpr (std::is_same<D, Bf16>::value) {
+      return Bf16{FloatToBfloat16(static_cast<float>(v))};
+    } else if constexpr (kIsInt<D> && kIsFloat<V>) {
+      return SatTrunc<D>(static_cast<double>(v));
+    } else {
+      // integer -> integer wraps (two's complement), anything -> float rounds.
+      return static_cast<D>(v);
+    }
+  }
+}
+
+template <class T>
+T Load(const char* p) {
+  T v;
+  std::memcpy(&v, p, sizeof(T));
+  return v;
+}
+
+template <class T>
+void Store(char* p, T v) {
+  std::memcpy(p, &v, sizeof(T));
+}
+
+template <class D, class S>
+void Loop(int n, const int64_t* shape, char* d, const int64_t* ds, const char* s, const int64_t* ss) {
+  const int inner = n - 1;
+  const int64_t len = shape[inner];
+  const int64_t dstep = ds[inner] * static_cast<int64_t>(sizeof(D));
+  const int64_t sstep = ss[inner] * static_cast<int64_t>(sizeof(S));
+  int64_t index[kMaxDims] = {};
+  for (;;) {
+    if (ds[inner] == 1 && ss[inner] == 1) {
+      // Dense rows: a plain indexed loop the compiler vectorises.
+      for (int64_t k = 0; k < len; ++k) {
+        Store<D>(d + k * static_cast<int64_t>(sizeof(D)),
+                 Convert<D>(Load<S>(s + k * static_cast<int64_t>(sizeof(S)))));
+      }
+    } else {
+      char* dp = d;
+      const char* sp = s;
+      for (int64_t k = 0; k < len; ++k) {
+        Store<D>(dp, Convert<D>(Load<S>(sp)));
+        dp += dstep;
+        sp += sstep;
+      }
+    }
+    int axis = inner - 1;
+    for (; axis >= 0; --axis) {
+      d += ds[axis] * static_cast<int64_t>(sizeof(D));
+      s += ss[axis] * static_cast<int64_t>(sizeof(S));
+      if (++index[axis] < shape[axis]) break;
+      d -= ds[axis] * static_cast<int64_t>(sizeof(D)) * shape[axis];
+      s -= ss[axis] * static_cast<int64_t>(sizeof(S)) * shape[axis];
+      index[axis] = 0;
+    }
+    if (axis < 0) return;
+  }
+}
+
+using LoopFn = void (*)(int, const int64_t*, char*, const int64_t*, const char*, const int64_t*);
+
+template <class D>
+LoopFn ForSource(Scalar s) {
+  switch (s) {
+    case Scalar::kBool: return Loop<D, Bool>;
+    case Scalar::kInt8: return Loop<D, int8_t>;
+    case Scalar::kInt16: return Loop<D, int16_t>;
+    case Scalar::kInt32: return Loop<D, int32_t>;
+    case Scalar::kInt64: return Loop<D, int64_t>;
+    case Scalar::kUint8: return Loop<D, uint8_t>;
+    case Scalar::kUint16: return Loop<D, uint16_t>;
+    case Scalar::kUint32: return Loop<D, uint32_t>;
+    case Scalar::kUint64: return Loop<D, uint64_t>;
+    case Scalar::kFloat16: return Loop<D, Half>;
+    case Scalar::kBfloat16: return Loop<D, Bf16>;
+    case Scalar::kFloat32: return Loop<D, float>;
+    case Scalar::kFloat64: return Loop<D, double>;
+    case Scalar::kComplex64: return Loop<D, Complex<float>>;
+    case Scalar::kComplex128: return Loop<D, Complex<double>>;
+  }
+  return nullptr;
+}
+
+LoopFn LoopFor(Scalar d, Scalar s) {
+  switch (d) {
+    case Scalar::kBool: return ForSource<Bool>(s);
+    case Scalar::kInt8: return ForSource<int8_t>(s);
+    case Scalar::kInt16: return ForSource<int16_t>(s);
+    case Scalar::kInt32: return ForSource<int32_t>(s);
+    case Scalar::kInt64: return ForSource<int64_t>(s);
+    case Scalar::kUint8: return ForSource<uint8_t>(s);
+    case Scalar::kUint16: return ForSource<uint16_t>(s);
+    case Scalar::kUint32: return ForSource<uint32_t>(s);
+    case Scalar::kUint64: return ForSource<uint64_t>(s);
+    case Scalar::kFloat16: return ForSource<Half>(s);
+    case Scalar::kBfloat16: return ForSource<Bf16>(s);
+    case Scalar::kFloat32: return ForSource<float>(s);
+    case Scalar::kFloat64: return ForSource<double>(s);
+    case Scalar::kComplex64: return ForSource<Complex<float>>(s);
+    case Scalar::kComplex128: return ForSource<Complex<double>>(s);
+  }
+  return nullptr;
+}
+
+uint32_t FloatBits(float f) {
+  uint32_t x;
+  std::memcpy(&x, &f, 4);
+  return x;
+}
+
+float BitsFloat(uint32_t x) {
+  float f;
+  std::memcpy(&f, &x, 4);
+  return f;
+}
+
+}  // namespace
+
+bool ScalarOf(DtypeEntry e, Scalar* out) {
+  switch (e.code) {
+    case kDLBool:
+      if (e.bits != 8) return false;
+      *out = Scalar::kBool;
+      return true;
+    case kDLInt:
+    case kDLUInt: {
+      const bool u = e.code == kDLUInt;
+      switch (e.bits) {
+        case 8: *out = u ? Scalar::kUint8 : Scalar::kInt8; return true;
+        case 16: *out = u ? Scalar::kUint16 : Scalar::kInt16; return true;
+        case 32: *out = u ? Scalar::kUint32 : Scalar::kInt32; return true;
+        case 64: *out = u ? Scalar::kUint64 : Scalar::kInt64; return true;
+        default: return false;
+      }
+    }
+    case kDLFloat:
+      switch (e.bits) {
+        case 16: *out = Scalar::kFloat16; return true;
+        case 32: *out = Scalar::kFloat32; return true;
+        case 64: *out = Scalar::kFloat64; return true;
+        default: return false;
+      }
+    case kDLBfloat:
+      if (e.bits != 16) return false;
+      *out = Scalar::kBfloat16;
+      return true;
+    case kDLComplex:
+      if (e.bits == 64) *out = Scalar::kComplex64;
+      else if (e.bits == 128) *out = Scalar::kComplex128;
+      else return false;
+      return true;
+    default:
+      return false;
+  }
+}
+
+uint64_t ScalarSize(Scalar s) {
+  static constexpr uint64_t kSizes[kScalarCount] = {1, 1, 2, 4, 8, 1, 2, 4, 8, 2, 2, 4, 8, 8, 16};
+  return kSizes[static_cast<int>(s)];
+}
+
+uint16_t FloatToHalf(float value) {
+  const uint32_t x = FloatBits(value);
+  const uint32_t sign = (x >> 16) & 0x8000u;
+  const uint32_t exponent = (x >> 23) & 0xffu;
+  uint32_t mantissa = x & 0x7fffffu;
+  if (exponent == 0xff) return static_cast<uint16_t>(sign | 0x7c00u | (mantissa ? 0x200u : 0u));
+  const int e = static_cast<int>(exponent) - 127 + 15;
+  if (e >= 0x1f) return static_cast<uint16_t>(sign | 0x7c00u);  // overflow to infinity
+  if (e <= 0) {
+    if (e < -10) return static_cast<uint16_t>(sign);  // below half the smallest subnormal
+    mantissa |= 0x800000u;
+    const int shift = 14 - e;
+    const uint32_t half = 1u << (shift - 1);
+    uint32_t bits = mantissa >> shift;
+    const uint32_t rest = mantissa & ((1u << shift) - 1);
+    if (rest > half || (rest == half && (bits & 1u))) ++bits;
+    return static_cast<uint16_t>(sign | bits);
+  }
+  uint32_t bits = (static_cast<uint32_t>(e) << 10) | (mantissa >> 13);
+  const uint32_t rest = mantissa & 0x1fffu;
+  if (rest > 0x1000u || (rest == 0x1000u && (bits & 1u))) ++bits;  // a carry into the exponent is right
+  return static_cast<uint16_t>(sign | bits);
+}
+
+float HalfToFloat(uint16_t h) {
+  const uint32_t sign = (h & 0x8000u) << 16;
+  const uint32_t exponent = (h >> 10) & 0x1fu;
+  const uint32_t mantissa = h & 0x3ffu;
+  if (exponent == 0x1f) return BitsFloat(sign | 0x7f800000u | (mantissa << 13));
+  if (exponent == 0) {
+    // Subnormal (or zero): mantissa * 2^-24, exact in a float.
+    const float magnitude = std::ldexp(static_cast<float>(mantissa), -24);
+    return sign ? -magnitude : magnitude;
+  }
+  return BitsFloat(sign | ((exponent + 112) << 23) | (mantissa << 13));
+}
+
+uint16_t FloatToBfloat16(float value) {
+  const uint32_t x = FloatBits(value);
+  if ((x & 0x7f800000u) == 0x7f800000u && (x & 0x7fffffu)) return static_cast<uint16_t>((x >> 16) | 0x40u);
+  return static_cast<uint16_t>((x + 0x7fffu + ((x >> 16) & 1u)) >> 16);
+}
+
+float Bfloat16ToFloat(uint16_t bits) { return BitsFloat(static_cast<uint32_t>(bits) << 16); }
+
+void ConvertStrided(int ndim, const int64_t* shape, Scalar dst_type, StridedView dst, ByteRange dst_range,
+                    Scalar src_type, StridedView src, ByteRange src_range) {
+  for (int i = 0; i < ndim; ++i) {
+    if (shape[i] == 0) return;
+  }
+  std::vector<char> staged;
+  if (dst_range.lo < src_range.hi && src_range.lo < dst_range.hi) {
+    // Overlapping bytes: read every source element before any is overwritten.
+    staged.assign(src_range.lo, src_range.hi);
+    src.first = staged.data() + (src.first - src_range.lo);
+  }
+  if (dst_type == src_type) {
+    StridedCopy(ndim, shape, ScalarSize(dst_type), dst, src);
+    return;
+  }
+  int64_t n_shape[kMaxDims];
+  int64_t n_ds[kMaxDims];
+  int64_t n_ss[kMaxDims];
+  int n = CoalesceDims(ndim, shape, dst.strides, src.strides, n_shape, n_ds, n_ss);
+  if (n == 0) {
+    n = 1;
+    n_shape[0] = 1;
+    n_ds[0] = 1;
+    n_ss[0] = 1;
+  }
+  LoopFor(dst_type, src_type)(n, n_shape, dst.first, n_ds, src.first, n_ss);
+}
+
+}  // namespace dlnode
