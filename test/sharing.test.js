@@ -144,10 +144,14 @@ describe("other processes: 'shm'", () => {
     const t = dl.empty([2], { dtype: 'float32', shared: true });
     const d = t.share();
     const child = spawn(process.execPath, [path.join(__dirname, 'fixtures', 'shm-child.js'), JSON.stringify(d), 'hang']);
-    await new Promise((resolve) => child.stdout.once('data', resolve));
-    expect(segmentHolders(d.name).sort()).toEqual([process.pid, child.pid].sort());
-    child.kill('SIGKILL');
-    await new Promise((resolve) => child.on('exit', resolve));
+    const exited = new Promise((resolve) => child.on('exit', resolve));
+    try {
+      await new Promise((resolve) => child.stdout.once('data', resolve));
+      expect(segmentHolders(d.name).sort()).toEqual([process.pid, child.pid].sort());
+    } finally {
+      child.kill('SIGKILL'); // never left behind, even when the check fails
+    }
+    await exited;
     expect(segmentHolders(d.name)).toEqual([process.pid]);
     t.dispose(); // the last holder: the kernel frees it
     expect(segmentHolders(d.name)).toEqual([]);
