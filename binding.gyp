@@ -10,6 +10,7 @@
     "defines": [
       "NAPI_EXPERIMENTAL",
       "NAPI_CPP_EXCEPTIONS",
+      "NODE_API_SWALLOW_UNTHROWABLE_EXCEPTIONS",
       "NODE_ADDON_API_DISABLE_DEPRECATED"
     ],
     "include_dirs": ["<!(node -p \"require('node-addon-api').include_dir\")"]

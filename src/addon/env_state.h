@@ -9,6 +9,9 @@
 #include <atomic>
 #include <memory>
 #include <mutex>
+#include <new>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "../core/dtype.h"
@@ -106,12 +109,27 @@ class EnvState {
   bool external_buffers_ = true;
 };
 
+// Every binding is called through this: no C++ exception may leave a
+// Node-API callback (that is std::terminate). Our Errors become coded JS
+// errors; a Napi::Error goes on to node-addon-api, which throws it into JS,
+// or, while the environment ends (worker.terminate(), process.exit()) and
+// napi_throw cannot run, drops it: NODE_API_SWALLOW_UNTHROWABLE_EXCEPTIONS is
+// defined in binding.gyp and CMakeLists.txt (test/threads.test.js, the
+// terminate storm). Anything else is turned into a JS error here.
 template <Napi::Value (*F)(const Napi::CallbackInfo&)>
 Napi::Value Guarded(const Napi::CallbackInfo& info) {
   try {
     return F(info);
   } catch (const Error& e) {
     EnvState::Of(info.Env()).Throw(info.Env(), e);
+  } catch (const Napi::Error&) {
+    throw;
+  } catch (const std::bad_alloc&) {
+    EnvState::Of(info.Env()).Throw(info.Env(), Error{code::kOutOfMemory, "Out of memory"});
+  } catch (const std::exception& e) {
+    throw Napi::Error::New(info.Env(), std::string("dlpack internal error: ") + e.what());
+  } catch (...) {
+    throw Napi::Error::New(info.Env(), "dlpack internal error");
   }
 }
 
