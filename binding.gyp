@@ -39,6 +39,12 @@
           "sources": [
             "<!@(node -p \"require('./src/sources.json').testProducer.join(' ')\")"
           ]
+        },
+        {
+          "target_name": "dlpack_test_consumer",
+          "sources": [
+            "<!@(node -p \"require('./src/sources.json').testConsumer.join(' ')\")"
+          ]
         }
       ]
     }]
