@@ -34,3 +34,42 @@ describe('terminate storm over every native entry point', () => {
     }
   });
 });
+
+// Memory on a thread's JS heap lives as long as that thread; memory the
+// library allocates natively crosses threads zero-copy (README "Lifetimes").
+describe('a toPointer() struct imported on another thread (a child process each)', () => {
+  const CROSS = path.join(__dirname, 'fixtures', 'cross-thread.js');
+  const run = (scenario) => {
+    const result = spawnSync(process.execPath, ['--expose-gc', CROSS, scenario], { encoding: 'utf8', timeout: 60000 });
+    expectClean(result);
+    expect(result.status).toBe(0);
+    return JSON.parse(result.stdout);
+  };
+
+  test('the parent\'s JS memory in a worker: copied; copy: false refused with a code, capsule unconsumed', () => {
+    const out = run('parent-to-worker');
+    expect(out.copied).toEqual({ values: [1, 2, 3, 4], isCopy: true });
+    expect(out.refused).toMatchObject({ code: 'ERR_DLPACK_COPY_REQUIRED', consumed: false });
+    expect(out.after).toEqual([9, 2, 3, 4]);
+    expect(out.keepalivesBack).toBe(true); // both deleters released the parent's buffer
+  });
+
+  test('a live worker\'s JS memory in the parent: copied', () => {
+    const out = run('worker-alive');
+    expect(out).toMatchObject({ imported: { values: [5, 6, 7], isCopy: true }, consumed: true, keepalivesBack: true });
+  });
+
+  test('an exited worker\'s JS memory: ERR_DLPACK_DETACHED, capsule unconsumed, and a process warning', () => {
+    const out = run('worker-exited');
+    expect(out.imported.code).toBe('ERR_DLPACK_DETACHED');
+    expect(out.consumed).toBe(false);
+    expect(out.keepalivesBack).toBe(true);
+    expect(out.warnings).toEqual(['DLPACK_THREAD_MEMORY']);
+  });
+
+  test('shared memory an exited worker allocated: zero-copy', () => {
+    const out = run('shared-after-exit');
+    expect(out).toMatchObject({ imported: { values: [5, 6, 7], isCopy: false }, consumed: true, keepalivesBack: true });
+    expect(out.warnings).toEqual([]);
+  });
+});
