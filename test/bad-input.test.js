@@ -1,5 +1,5 @@
 'use strict';
-// README "Bad input: what each misuse throws", one test per row (issue 5,
+// docs/errors.md "Bad input: what each misuse throws", one test per row (issue 5,
 // item 6). Each test names its row id, error class and code; the last test
 // reads the table and fails when a row and a test part ways.
 const fs = require('fs');
@@ -14,18 +14,16 @@ const segments = () => fs.readdirSync('/dev/shm').filter((n) => n.startsWith(`dl
 // --- the table ---------------------------------------------------------------
 
 function readTable() {
-  const readme = fs.readFileSync(path.join(__dirname, '..', 'README.md'), 'utf8');
-  const start = readme.indexOf('\n## Bad input');
-  if (start === -1) throw new Error('README.md has no "## Bad input" section');
-  const end = readme.indexOf('\n## ', start + 1);
+  const doc = fs.readFileSync(path.join(__dirname, '..', 'docs', 'errors.md'), 'utf8');
+  if (!doc.startsWith('# Bad input')) throw new Error('docs/errors.md does not start with "# Bad input"');
   const table = new Map();
-  for (const line of readme.slice(start, end === -1 ? undefined : end).split('\n')) {
+  for (const line of doc.split('\n')) {
     const m = /^\| ([A-Z]\d\d) \| (.*) \|$/.exec(line);
     if (m === null) continue;
     const cells = m[2].split(' | ');
     const outcome = cells[cells.length - 1];
     const error = /^(TypeError|RangeError|DLPackError|CudaError) `(ERR_[A-Z_]+)`$/.exec(outcome);
-    if (table.has(m[1])) throw new Error(`README row ${m[1]} appears twice`);
+    if (table.has(m[1])) throw new Error(`docs/errors.md row ${m[1]} appears twice`);
     table.set(m[1], { text: cells.slice(0, -1).join(': '), error: error && { name: error[1], code: error[2] } });
   }
   return table;
@@ -41,7 +39,7 @@ const tested = new Map(); // id -> { name, code } the test expects
 function row(id, Class, code, body, skipReason = null) {
   if (tested.has(id)) throw new Error(`two tests for row ${id}`);
   tested.set(id, { name: Class.name, code });
-  const title = `${id} ${table.has(id) ? table.get(id).text : '(no README row)'}: ${Class.name} ${code}`;
+  const title = `${id} ${table.has(id) ? table.get(id).text : '(no row in docs/errors.md)'}: ${Class.name} ${code}`;
   (skipReason === null ? test : test.skip)(skipReason === null ? title : `${title} [skipped: ${skipReason}]`,
     async () => {
       let calls = 0;
@@ -1360,7 +1358,7 @@ describe('wasm.view', () => {
 
 // --- the table and the tests agree ----------------------------------------------------
 
-describe('README table', () => {
+describe('docs/errors.md table', () => {
   test('every row has a test, every test a row, and both name the same error class and code', () => {
     expect(table.size).toBeGreaterThan(0);
     const rowsWithoutTest = [...table.keys()].filter((id) => !tested.has(id));
