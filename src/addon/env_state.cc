@@ -124,8 +124,8 @@ void EnvLink::Shutdown(napi_env env) {
   if (out <= 0 || main_thread) return;
   const std::string message =
       "A thread ended while native code still held " + std::to_string(out) + " DLPack struct" +
-      (out == 1 ? "" : "s") + " (toPointer()) over its JavaScript memory; that memory went with the " +
-      "thread, and the structs must not be read (only their deleters may still be called)";
+      (out == 1 ? "" : "s") + " (toPointer()) over its JavaScript memory, which lives only as long as " +
+      "the thread: do not read them any more (calling their deleters is still safe)";
   // Warn through another thread's JS, the main thread's first; with none, stderr.
   EnvLink* target = nullptr;
   {
