@@ -1,6 +1,7 @@
 'use strict';
 // Shared test helpers: the test-only native producer, GC with a turn of the
 // event loop (so posted releases and finalizers run), and live counters.
+const fs = require('fs');
 const path = require('path');
 const readline = require('readline');
 const { spawn } = require('child_process');
@@ -8,8 +9,9 @@ const { spawn } = require('child_process');
 const producer = require(path.join(__dirname, '..', 'build', 'Release', 'dlpack_test_producer.node'));
 // The native consumer of test/native/consumer.cc: from the build that made the
 // addon under test (the sanitizer build names it with DLPACK_ADDON_PATH).
-const consumer = require(process.env.DLPACK_ADDON_PATH
-  ? path.join(path.dirname(path.resolve(process.env.DLPACK_ADDON_PATH)), 'dlpack_test_consumer.node')
+const besideAddon = process.env.DLPACK_ADDON_PATH &&
+  path.join(path.dirname(path.resolve(process.env.DLPACK_ADDON_PATH)), 'dlpack_test_consumer.node');
+const consumer = require(besideAddon && fs.existsSync(besideAddon) ? besideAddon
   : path.join(__dirname, '..', 'build', 'Release', 'dlpack_test_consumer.node'));
 const { native } = require('../lib/binding');
 
