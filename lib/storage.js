@@ -63,7 +63,7 @@ class Storage {
   // is first handed out (creation stays a plain allocation).
   register() {
     this.known = true;
-    if ((this.owned || this.foreign) && this.buffer !== null && this.device === CPU) {
+    if ((this.owned || this.foreign) && this.buffer !== null) {
       owners.set(this.buffer, this);
     }
   }

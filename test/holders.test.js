@@ -8,7 +8,7 @@
 const { spawnSync } = require('child_process');
 const path = require('path');
 const dl = require('../lib');
-const { consumer, collect, nativeStats } = require('./helpers');
+const { consumer, producer, collect, nativeStats } = require('./helpers');
 
 const floats = (buffer) => Array.from(new Float32Array(buffer.buffer, buffer.byteOffset, buffer.length / 4));
 const capsuleOf = (ptr) => dl.DLPackCapsule.fromPointer(ptr, { versioned: true });
@@ -95,4 +95,19 @@ test('shared memory read natively after its tensors were disposed: no crash (a c
   const result = spawnSync(process.execPath, ['--expose-gc', '-e', script], { encoding: 'utf8', timeout: 30000 });
   expect({ signal: result.signal, status: result.status, stdout: result.stdout })
     .toEqual({ signal: null, status: 0, stdout: 'true\n' });
+});
+
+test('imported pinned memory (kDLCUDAHost): fromBuffer(t.buffer) holds it, on its device', () => {
+  const ptr = producer.make({ shape: [4], strides: [1], code: 2, bits: 32, deviceType: 3 });
+  const t = dl.fromDLPack(capsuleOf(ptr));
+  t.data.set([1, 2, 3, 4]);
+  const u = dl.fromBuffer(t.buffer, { dtype: 'float32' });
+  expect(String(u.device)).toBe('cuda_host');
+  const p = u.__dlpack__().toPointer();
+  t.dispose();
+  u.dispose();
+  expect(producer.calls(ptr)).toBe(0); // the struct still holds the producer's memory
+  expect(floats(consumer.read(p, true))).toEqual([1, 2, 3, 4]);
+  consumer.delete(p, true);
+  expect(producer.calls(ptr)).toBe(1);
 });
