@@ -37,7 +37,7 @@ describe('terminate storm over every native entry point', () => {
 });
 
 // Memory on a thread's JS heap lives as long as that thread; memory the
-// library allocates natively crosses threads zero-copy (README "Lifetimes").
+// library allocates natively crosses threads zero-copy (docs/API.md "Lifetimes").
 describe('a toPointer() struct imported on another thread (a child process each)', () => {
   const CROSS = path.join(__dirname, 'fixtures', 'cross-thread.js');
   const run = (scenario) => {

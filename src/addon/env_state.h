@@ -45,8 +45,8 @@ enum class ImportResult { kJsBuffer = 0, kForeign = 1, kCopied = 2 };
 // Outlives the environment: deleters that run on other threads, or after the
 // environment is gone, hold it to find out whether JS is still there.
 //
-// Memory on a thread's JavaScript heap lives as long as that thread (README
-// "Lifetimes"): a struct over it that another thread imports is copied while
+// Memory on a thread's JavaScript heap lives as long as that thread
+// (docs/API.md "Lifetimes"): a struct over it that another thread imports is copied while
 // the owner still runs (WhileAlive), and when the owner ends with such structs
 // still out, another thread's JS (or stderr, when there is none) is warned.
 class EnvLink {

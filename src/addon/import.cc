@@ -82,7 +82,7 @@ Napi::Value ImportCapsule(const Napi::CallbackInfo& info) {
                 "ArrayBuffers, so the data would have to be copied"};
   }
 
-  // Our own struct over another thread's JS memory (README "Lifetimes"): that
+  // Our own struct over another thread's JS memory (docs/API.md "Lifetimes"): that
   // memory lives only as long as its thread, so it is copied, never viewed.
   JsKeepalive* other_heap = OtherHeap(managed, state);
   if (other_heap != nullptr) {
