@@ -26,7 +26,18 @@
           "defines": ["DLPACK_WITH_CUDA=1"],
           "include_dirs": ["<!(node scripts/cuda-config.js include)"],
           "libraries": ["<!@(node scripts/cuda-config.js libs)"],
-          "ldflags": ["-Wl,--exclude-libs,libcudart_static.a"]
+          "ldflags": ["-Wl,--exclude-libs,libcudart_static.a"],
+          "sources": ["<!@(node -p \"require('./src/sources.json').cuda.join(' ')\")"],
+          "rules": [{
+            "rule_name": "nvcc",
+            "extension": "cu",
+            "inputs": ["src/core/device_copy.h", "src/core/cuda_kernels.h"],
+            "outputs": ["<(INTERMEDIATE_DIR)/<(RULE_INPUT_ROOT).o"],
+            "action": ["<!(node scripts/cuda-config.js nvcc)", "<!@(node scripts/cuda-config.js nvccflags)",
+                       "-c", "<(RULE_INPUT_PATH)", "-o", "<(INTERMEDIATE_DIR)/<(RULE_INPUT_ROOT).o"],
+            "message": "NVCC <(RULE_INPUT_PATH)",
+            "process_outputs_as_sources": 1
+          }]
         }]
       ]
     }

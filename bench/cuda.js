@@ -8,6 +8,8 @@ const os = require('os');
 const path = require('path');
 const { spawnSync } = require('child_process');
 const dl = require('../lib');
+const { makeTensor } = require('../lib/tensor');
+const { kStorage, kInfo } = require('../lib/internal');
 
 const BYTES = 256 * 1024 * 1024;
 const REPS = 9;
@@ -37,6 +39,26 @@ function baseline() {
   return JSON.parse(run.stdout);
 }
 
+// GB/s of torch's permuted .contiguous() (same shape and timing rule), or
+// { rate: null, reason } where torch cannot use a GPU.
+function torchContiguous(a, b, c) {
+  const python = process.env.DLPACK_BENCH_PYTHON || '/usr/bin/python3';
+  const code = `
+import json, time, torch
+x = torch.empty((${a}, ${b}, ${c}), dtype=torch.float32, device='cuda')
+p = x.permute(2, 0, 1)
+p.contiguous(); torch.cuda.synchronize()
+t = []
+for _ in range(${REPS}):
+    s = time.perf_counter(); y = p.contiguous(); torch.cuda.synchronize(); t.append(time.perf_counter() - s); del y
+t.sort()
+print(json.dumps({"seconds": t[len(t) // 2], "version": torch.__version__}))`;
+  const run = spawnSync(python, ['-c', code], { encoding: 'utf8', timeout: 120000 });
+  if (run.status !== 0) return { rate: null, reason: `${python}: ${(run.stderr || String(run.error)).trim().split('\n').pop()}` };
+  const { seconds, version } = JSON.parse(run.stdout);
+  return { rate: BYTES / 1e9 / seconds, version };
+}
+
 function cudaCases(record) {
   if (!dl.cuda.isAvailable()) return `CUDA benchmarks skipped: ${dl.capabilities().cuda.reason}`;
   const base = baseline();
@@ -48,7 +70,12 @@ function cudaCases(record) {
   pageable.data.fill(1);
   const pinned = dl.empty([n], { dtype: 'uint8', device: 'cuda_host' });
   pinned.data.fill(1);
-  const rate = (dst, src) => gb / medianSeconds(() => dst.copyFrom(src));
+  // Synchronised after each copy, as the baseline is: a device-to-device copy
+  // returns before it has run, and timing only its launch is meaningless.
+  const rate = (dst, src) => gb / medianSeconds(() => {
+    dst.copyFrom(src);
+    dl.cuda.synchronize(0);
+  });
   const rows = [
     ['h2d_pageable', 'host -> device (pageable)', rate(device, pageable)],
     ['h2d_pinned', 'host -> device (pinned)', rate(device, pinned)],
@@ -59,10 +86,58 @@ function cudaCases(record) {
   for (const [id, name, value] of rows) {
     record({
       id: `cuda_${id}`, name: `CUDA ${name}, 256 MiB`, unit: 'GB/s', value, baseline: base[id],
-      baselineName: `cudaMemcpy in bench/cuda_baseline.cu on ${base.gpu}`, ratio: value / base[id],
+      baselineName: `cudaMemcpy + cudaDeviceSynchronize in bench/cuda_baseline.cu on ${base.gpu}`, ratio: value / base[id],
       target: { on: 'ratio', op: '>=', limit: 0.9, text: 'ratio >= 0.9' },
     });
   }
+  // to('cuda', { stream }) of 256 MiB pinned memory: the time to return
+  // (allocation from the pool and the enqueue), and GB/s once the stream has
+  // run it, against cudaMemcpyAsync + cudaStreamSynchronize.
+  const stream = new dl.cuda.Stream(0);
+  const returned = [];
+  const asyncRate = gb / medianSeconds(() => {
+    const start = now();
+    const moved = pinned.to('cuda', { stream });
+    returned.push(Number(now() - start) / 1e3);
+    stream.synchronize();
+    moved.dispose();
+  });
+  returned.sort((x, y) => x - y);
+  const returnUs = returned[Math.floor(returned.length / 2)];
+  record({
+    id: 'cuda_async_return', name: 'CUDA to(\'cuda\', { stream }) of 256 MiB pinned: time to return', unit: 'ns',
+    value: returnUs * 1e3, baseline: base.h2d_async_enqueue_us * 1e3,
+    baselineName: 'the cudaMemcpyAsync call alone', ratio: returnUs / base.h2d_async_enqueue_us,
+    target: { on: 'value', op: '<=', limit: 50000, text: '<= 50 us' },
+  });
+  record({
+    id: 'cuda_async_h2d', name: 'CUDA to(\'cuda\', { stream }) of 256 MiB pinned, completed', unit: 'GB/s',
+    value: asyncRate, baseline: base.h2d_async, baselineName: 'cudaMemcpyAsync + cudaStreamSynchronize',
+    ratio: asyncRate / base.h2d_async, target: { on: 'ratio', op: '>=', limit: 0.9, text: 'ratio >= 0.9' },
+  });
+  stream.dispose();
+  // contiguous() of a permuted 256 MiB float32 tensor: a gather kernel on
+  // the device. Against torch's .contiguous() of the same permutation where
+  // torch can use this GPU, else against this run's D2D copy.
+  const [a, b, c] = [256, 512, 512];
+  const cube = dl.empty([a, b, c], { dtype: 'float32', device: 'cuda' });
+  const permuted = makeTensor(cube[kStorage], cube[kInfo], [c, a, b], [1, b * c, c], 0, 0, cube.device);
+  const gatherRate = gb / medianSeconds(() => {
+    permuted.contiguous().dispose();
+    dl.cuda.synchronize(0);
+  });
+  const torch = torchContiguous(a, b, c);
+  const d2d = rows.find((r) => r[0] === 'd2d')[2];
+  record({
+    id: 'cuda_permuted_contiguous', name: 'CUDA contiguous() of a permuted (2, 0, 1) float32 tensor, 256 MiB',
+    unit: 'GB/s', value: gatherRate, baseline: torch.rate === null ? d2d : torch.rate,
+    baselineName: torch.rate === null ? `device -> device copy in this run (torch: ${torch.reason})`
+      : `torch ${torch.version} .permute(2, 0, 1).contiguous(), synchronised`,
+    ratio: gatherRate / (torch.rate === null ? d2d : torch.rate),
+    target: { on: 'ratio', op: '>=', limit: 0.5, text: 'ratio >= 0.5' },
+  });
+  permuted.dispose();
+  cube.dispose();
   const ops = 1000;
   const allocNs = (medianSeconds(() => {
     for (let i = 0; i < ops; i++) dl.empty([256], { dtype: 'float32', device: 'cuda' }).dispose();

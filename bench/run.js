@@ -373,8 +373,10 @@ const environment = {
 // The sharing cases hand tensors to a worker thread and a Python process.
 let sharingNote = null;
 let cudaNote = null;
-require('./sharing').sharingCases(record, python).then((note) => {
+let pipelineNote = null;
+require('./sharing').sharingCases(record, python).then(async (note) => {
   sharingNote = note;
+  pipelineNote = await require('./pipeline').pipelineCases(record, python);
   cudaNote = require('./cuda').cudaCases(record);
   if (json) {
     console.log(JSON.stringify({
@@ -382,6 +384,7 @@ require('./sharing').sharingCases(record, python).then((note) => {
       results,
       reference,
       sharingNote,
+      pipelineNote,
       cudaNote,
       issueReference: ISSUE_REFERENCE,
       checksum: sink,
@@ -432,6 +435,7 @@ function printTable() {
     `numpy.frombuffer ~${numpyFrombuffer} ns`);
   if (!reference.available) console.log(`python reference: unavailable (${reference.reason})`);
   if (sharingNote) console.log(sharingNote);
+  if (pipelineNote) console.log(pipelineNote);
   if (cudaNote) console.log(cudaNote);
   for (const r of results) if (r.note) console.log(`  ${r.name}: ${r.note}`);
   const targeted = results.filter((r) => r.pass !== null);

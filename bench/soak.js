@@ -370,14 +370,17 @@ async function collect(rounds) {
   }
 }
 
-// This process's shared-memory segments still named in /dev/shm, and still mapped.
+// This process's shared-memory segments (sealed memfds) still open, and still mapped.
 function shmLeft() {
-  const prefix = `dlpack-${process.pid}-`;
-  const named = fs.existsSync('/dev/shm') ? fs.readdirSync('/dev/shm').filter((n) => n.startsWith(prefix)).length : 0;
-  const maps = fs.existsSync('/proc/self/maps')
-    ? fs.readFileSync('/proc/self/maps', 'utf8').split('\n').filter((l) => l.includes('/dev/shm/dlpack-')).length
-    : 0;
-  return { named, mapped: maps };
+  const link = /^\/memfd:dlpack-[0-9a-f]{32} \(deleted\)$/;
+  let open = 0;
+  for (const fd of fs.readdirSync('/proc/self/fd')) {
+    try {
+      if (link.test(fs.readlinkSync(`/proc/self/fd/${fd}`))) open++;
+    } catch { /* the listing's own descriptor, closed meanwhile */ }
+  }
+  const maps = fs.readFileSync('/proc/self/maps', 'utf8').split('\n').filter((l) => l.includes('/memfd:dlpack-')).length;
+  return { open, mapped: maps };
 }
 
 function sample(cycles, rawRss) {
@@ -413,7 +416,7 @@ function balance(base, end) {
     ['foreign tensors live', 0, d((s) => s.native.foreignLive)],
     ['JS buffers pinned by exports', 0, d((s) => s.native.jsKeepaliveLive)],
     ["'local' shares registered", 0, d((s) => s.localShares)],
-    ['shm segments named in /dev/shm', 0, shmLeft().named],
+    ['shm segments open', 0, shmLeft().open],
     ['shm segments mapped', 0, shmLeft().mapped],
   ];
 }

@@ -2,7 +2,8 @@
 // dl.cuda (API.md "CUDA"): availability, devices, synchronisation, streams.
 // Whether CUDA is compiled in is fixed at build time; whether it is usable is
 // asked of the driver once per process (the answer does not change).
-const { native, externalBuffers } = require('./binding');
+const { native, externalBuffers, writeShape, scratch, slot } = require('./binding');
+const { kStorage, kInfo, kShape, kStrides, kOffset, kDevice } = require('./internal');
 const { makeError, invalidType, invalidValue, outOfRange } = require('./errors');
 
 let cached = null;
@@ -62,6 +63,14 @@ class Stream {
     native.cudaStreamSynchronize(this.device, this.handle);
   }
 
+  // Resolves once the stream has run all the work enqueued on it so far (a
+  // host callback on the stream, through a thread-safe function): awaiting
+  // it does not block the event loop.
+  done() {
+    live(this);
+    return native.cudaStreamDone(this.device, this.handle);
+  }
+
   dispose() {
     if (this.handle === null) return;
     const handle = this.handle;
@@ -114,14 +123,73 @@ function cudaStorage(device, nbytes, shareable = false) {
   const storage = Storage.adopt(native.cudaAlloc(shareable ? SHAREABLE : KIND[device.type], device.index, nbytes),
     true, device);
   storage.cudaIpc = shareable;
+  storage.cudaAllocated = true; // freed stream-ordered (src/core/stream_order.h)
   return storage;
 }
 
-// Copies bytes between two storages (any devices), synchronously.
-function copyBytes(dst, dstOffset, src, srcOffset, nbytes) {
+// A copy's `stream` option as a BigInt (streamHandle's rules; -1, "no
+// ordering" in DLPack, is the legacy default stream for a copy).
+function copyStream(stream) {
+  const handle = streamHandle(stream);
+  return handle === -1n ? 1n : handle;
+}
+
+// Copies bytes between two storages (any devices). On a stream other than
+// the legacy default one, and when both sides are CUDA memory this library
+// allocated (device, pinned or managed: their frees are stream-ordered), the
+// copy is enqueued there and this returns at once; otherwise (pageable host
+// memory, memory imported from another library) it is synchronous.
+function copyBytes(dst, dstOffset, src, srcOffset, nbytes, stream = 1n) {
   const dstArg = dst.foreign ? dst.handle : dst.getBytes();
   const srcArg = src.foreign ? src.handle : src.getBytes();
+  if (stream !== 1n && dst.cudaAllocated && src.cudaAllocated) {
+    const device = dst.device.type === 'cuda' ? dst.device.index : src.device.index;
+    native.cudaCopy(dstArg, true, dstOffset, srcArg, true, srcOffset, nbytes, device, stream);
+    return;
+  }
   native.cudaCopy(dstArg, dst.foreign, dstOffset, srcArg, src.foreign, srcOffset, nbytes);
+}
+
+// Device-side copies (src/core/cuda_kernels.h): kernels between two views of
+// CUDA device memory on one device, enqueued on `stream` (a BigInt as
+// streamHandle gives; the legacy default stream unless named) and ordered
+// with later work on it, as every other CUDA copy here is. Callers pass live
+// tensors of one shape on one 'cuda' device whose memory does not overlap
+// (copy the source first when it might); these are internal entry points.
+const onOneDevice = (a, b) => a[kDevice].type === 'cuda' && a[kDevice] === b[kDevice];
+
+function writeViews(dst, src) {
+  writeShape(dst[kShape], dst[kStrides]);
+  const strides = src[kStrides];
+  for (let i = 0; i < strides.length; i++) scratch[slot.sourceStrides + i] = strides[i];
+}
+
+// The stream a kernel between dst and src may run on: the caller's where
+// both are memory this library allocated (stream-ordered frees, as in
+// copyBytes), else the legacy default stream, ordered with imported memory's
+// owner as every synchronous copy is.
+const kernelStream = (dst, src, stream) =>
+  (dst[kStorage].cudaAllocated && src[kStorage].cudaAllocated ? stream : 1n);
+
+// dst <- src, same dtype, any strides on both sides (a dense pair is one
+// cudaMemcpyAsync).
+function copyOnDevice(dst, src, stream = 1n) {
+  writeViews(dst, src);
+  native.cudaStridedCopy(dst[kDevice].index, dst[kStorage].handle, dst[kOffset], src[kStorage].handle, src[kOffset],
+    dst[kInfo].itemSize, kernelStream(dst, src, stream));
+}
+
+// dst <- src converted to dst's dtype by the conversion kernel (rules in
+// src/core/device_copy.h: NaN -> 0 and saturation for float -> integer,
+// round to nearest even for float16/bfloat16, real part of complex, nonzero
+// -> true). `t.to(dtype)` on CUDA is `convertOnDevice(empty of that dtype on
+// t's device, t)`.
+function convertOnDevice(dst, src, stream = 1n) {
+  writeViews(dst, src);
+  const to = dst[kInfo];
+  const from = src[kInfo];
+  native.cudaConvert(dst[kDevice].index, dst[kStorage].handle, dst[kOffset], to.code, to.bits,
+    src[kStorage].handle, src[kOffset], from.code, from.bits, kernelStream(dst, src, stream));
 }
 
 const cuda = Object.freeze({ isAvailable, deviceCount, synchronize, memoryStats, Stream });
@@ -137,4 +205,5 @@ function capabilities() {
 
 module.exports = {
   cuda, capabilities, unavailable, isAvailable, info, Stream, streamHandle, cudaStorage, copyBytes, checkDevice,
+  onOneDevice, copyOnDevice, convertOnDevice, copyStream,
 };

@@ -100,7 +100,7 @@ export interface CreateOptions<N extends DTypeName> {
   dtype?: N | DType<N>;
   device?: DeviceLike;
   /**
-   * Memory other processes can map: POSIX shared memory on the CPU (share() gives a 'shm'
+   * Memory other processes can map: a sealed memfd on the CPU (share() gives a 'shm'
    * descriptor), CUDA IPC-capable memory on 'cuda:N' (a 'cuda-ipc' descriptor). Not for
    * 'cuda_host' or 'cuda_managed'.
    */
@@ -132,23 +132,29 @@ export interface LocalDescriptor extends SharedLayout {
   device: string;
 }
 
-/** POSIX shared memory, for other processes (Node or Python); JSON-serialisable. */
+/** A sealed memfd segment, for other processes of the same user (Node or Python); JSON-serialisable. */
 export interface ShmDescriptor extends SharedLayout {
   kind: 'shm';
-  version: 1;
-  /** Segment name without the leading slash (dlpack-<pid>-<hex>). */
+  version: 2;
+  /** The segment's name: 'dlpack-' and 32 lowercase hex digits (python/FORMAT.md). */
   name: string;
+  /** A process that holds the segment open, and its descriptor number (/proc/<pid>/fd/<fd>). */
+  pid: number;
+  fd: number;
   dataSize: number;
 }
 
 /** CUDA device memory, for other processes (Node or Python with CuPy/torch); JSON-serialisable. */
 export interface CudaIpcDescriptor extends SharedLayout {
   kind: 'cuda-ipc';
-  version: 1;
+  version: 2;
   /** The cudaIpcMemHandle_t of the whole allocation, as 128 lowercase hex digits. */
   handle: string;
-  /** Name of the segment that counts the processes mapping the allocation. */
+  /** Name of the ticket that counts the processes mapping the allocation. */
   ticket: string;
+  /** A process that holds the ticket open, and its descriptor number. */
+  pid: number;
+  fd: number;
   /** 'cuda:N', in the exporter's device numbering. */
   device: string;
   /** Bytes of the allocation; byteOffset is from its start. */
@@ -175,6 +181,16 @@ export interface DLPackOptions {
   dlDevice?: readonly [number, number];
   /** true: always copy; false: never (ERR_DLPACK_COPY_REQUIRED); undefined: when needed. */
   copy?: boolean;
+}
+
+/**
+ * A copy's stream (as __dlpack__ takes it; -1 means the legacy default stream here).
+ * Between CUDA memory this library allocated (device, pinned, managed) the copy is
+ * enqueued on it and the call returns at once: await `stream.done()` before reading the
+ * result on the host. Pageable host memory and imported memory copy synchronously.
+ */
+export interface CopyOptions {
+  stream?: number | bigint | CudaStream;
 }
 
 export interface FromDLPackOptions {
@@ -211,13 +227,13 @@ export declare class Tensor<N extends DTypeName = DTypeName> implements DLPackPr
 
   reshape(shape: readonly number[] | number): Tensor<N>;
   contiguous(): Tensor<N>;
-  clone(): Tensor<N>;
-  /** `stream` is checked as in __dlpack__ (copies are synchronous for now). */
-  to(device: DeviceLike, options?: { stream?: number | bigint | CudaStream }): Tensor<N>;
+  /** With a `stream`, a CUDA copy is enqueued there (see CopyOptions). */
+  clone(options?: CopyOptions): Tensor<N>;
+  to(device: DeviceLike, options?: CopyOptions): Tensor<N>;
   cpu(): Tensor<N>;
   cuda(index?: number): Tensor<N>;
   /** Same shape, any dtype (converted); values as dl.tensor() takes them. */
-  copyFrom(src: Tensor | TensorValues): this;
+  copyFrom(src: Tensor | TensorValues, options?: CopyOptions): this;
   toArray(): NestedArray<ElementOf[N]>;
   toString(): string;
   dispose(): void;
@@ -247,7 +263,8 @@ export type ErrorCode =
   | 'ERR_OUT_OF_RANGE' | 'ERR_DLPACK_MISALIGNED'
   | 'ERR_DLPACK_UNSUPPORTED' | 'ERR_DLPACK_CONSUMED' | 'ERR_DLPACK_COPY_REQUIRED' | 'ERR_DLPACK_DETACHED'
   | 'ERR_DLPACK_DISPOSED' | 'ERR_DLPACK_READ_ONLY' | 'ERR_DLPACK_NOT_CONTIGUOUS' | 'ERR_DLPACK_WRONG_DEVICE'
-  | 'ERR_DLPACK_OUT_OF_MEMORY' | 'ERR_DLPACK_CUDA' | 'ERR_DLPACK_CUDA_UNAVAILABLE';
+  | 'ERR_DLPACK_OUT_OF_MEMORY' | 'ERR_DLPACK_CUDA' | 'ERR_DLPACK_CUDA_UNAVAILABLE'
+  | 'ERR_DLPACK_PYTHON' | 'ERR_DLPACK_WORKER_EXITED' | 'ERR_DLPACK_WORKER_PROTOCOL';
 
 export declare class DLPackError extends Error {
   constructor(message: string, code?: ErrorCode);
@@ -302,6 +319,8 @@ declare class CudaStream {
   /** The cudaStream_t as a BigInt (what DLPack's `stream` takes); null once disposed. */
   readonly handle: bigint | null;
   synchronize(): void;
+  /** Resolves once the stream has run the work enqueued so far (a host callback: no blocking). */
+  done(): Promise<void>;
   dispose(): void;
   [Symbol.dispose](): void;
 }
@@ -315,6 +334,48 @@ export declare const cuda: {
   synchronize(index?: number): void;
   memoryStats(index?: number): { allocatedBytes: number; allocations: number; peakAllocatedBytes: number };
   Stream: typeof CudaStream;
+};
+
+/** What a Python worker's call resolves with: what the function returned, tensors opened in place. */
+export type PythonResult = Tensor | string | number | boolean | null | PythonResult[] | { [key: string]: PythonResult };
+
+/** A Python process serving functions through dlpack_node.worker.serve() (docs/python.md "Workers"). */
+export declare class PythonWorker {
+  private constructor();
+  readonly pid: number | undefined;
+  /** The served function names, once `ready` has resolved; null before. */
+  readonly methods: readonly string[] | null;
+  /** Resolves when the worker serves; rejects (ERR_DLPACK_WORKER_EXITED, ENOENT, ...) if it never will. */
+  readonly ready: Promise<PythonWorker>;
+  /** Resolves with the exit code once the process has exited. */
+  readonly closed: Promise<number | null>;
+  /**
+   * Calls a served function. Tensors (in memory other processes can open) travel as share() descriptors and
+   * arrive as arrays over the same memory; other arguments as JSON. A tuple result resolves to an array.
+   * Rejects with ERR_DLPACK_PYTHON (with pythonType, pythonTraceback) when the function raises, and with
+   * ERR_DLPACK_WORKER_EXITED when the worker dies.
+   */
+  call(name: string, ...args: unknown[]): Promise<PythonResult>;
+  /** Closes the worker's input; it finishes the calls in flight and exits. Resolves with its exit code. */
+  close(): Promise<number | null>;
+  kill(signal?: string | number): boolean;
+}
+
+export interface PythonSpawnOptions {
+  /** The interpreter (default: $DLPACK_PYTHON, else python3). */
+  python?: string;
+  /** Arguments after the script. */
+  args?: readonly string[];
+  env?: Record<string, string | undefined>;
+  cwd?: string;
+  /** The worker's standard error (print() in served functions lands there): default 'inherit'. */
+  stderr?: 'inherit' | 'pipe' | 'ignore';
+}
+
+export declare const python: {
+  /** Starts `script` (which calls dlpack_node.worker.serve) with this package's Python module on PYTHONPATH. */
+  spawn(script: string, options?: PythonSpawnOptions): PythonWorker;
+  PythonWorker: typeof PythonWorker;
 };
 
 /** What this build and machine can do. */

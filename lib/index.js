@@ -9,6 +9,7 @@ const { fromBuffer, empty, zeros, tensor } = require('./create');
 const { open, wasm } = require('./sharing');
 
 const { cuda, capabilities } = require('./cuda');
+const python = require('./python');
 
 module.exports = {
   dtypes,
@@ -31,4 +32,5 @@ module.exports = {
   wasm,
   cuda,
   capabilities,
+  python: { spawn: python.spawn, PythonWorker: python.PythonWorker },
 };

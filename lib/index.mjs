@@ -6,5 +6,6 @@ const dl = createRequire(import.meta.url)('./index.js');
 export const {
   dtypes, dlpackVersion, Tensor, Device, DLPackCapsule, DLPackError, CudaError,
   fromBuffer, frombuffer, empty, zeros, tensor, fromDLPack, from_dlpack, toDLPack, to_dlpack, open, wasm, cuda, capabilities,
+  python,
 } = dl;
 export default dl;

@@ -13,26 +13,19 @@ const { checkDevice } = require('./cuda');
 const { kInfo, kShape, kStrides, kOffset, kFlags, kDevice, READ_ONLY } = require('./internal');
 const { isSharedArrayBuffer } = require('util').types;
 
-const SHM_VERSION = 1;
-const CUDA_IPC_VERSION = 1;
-const SEGMENT_PREFIX = 'dlpack-';
+const SHM_VERSION = 2;
+const CUDA_IPC_VERSION = 2;
+// python/FORMAT.md "Names": the memfd's name, a random token; the whole
+// string, so that no NUL, slash or newline reaches a path.
+const SEGMENT_NAME = /^dlpack-[0-9a-f]{32}$/;
 const IPC_HANDLE = /^[0-9a-f]{128}$/;
+const INT32_MAX = 2147483647;
 
-// Segments whose every process died are removed once, when this process
-// first touches shared memory (python/FORMAT.md "sweep").
-let swept = false;
-function sweepOnce() {
-  if (swept) return;
-  swept = true;
-  native.shmSweep();
-}
-
-// A zeroed POSIX shared-memory segment of `nbytes` (python/FORMAT.md).
+// A zeroed, sealed shared-memory segment of `nbytes` (python/FORMAT.md).
 function sharedStorage(nbytes) {
-  sweepOnce();
-  const [handle, name] = native.shmCreate(nbytes);
+  const [handle, name, fd] = native.shmCreate(nbytes);
   const storage = Storage.adopt(handle, true);
-  storage.shm = { name, dataSize: nbytes };
+  storage.shm = { name, fd, dataSize: nbytes };
   return storage;
 }
 
@@ -50,8 +43,8 @@ function share(t) {
   const storage = alive(t);
   if (!t[kDevice].hostAccessible) return shareDevice(t, storage);
   if (storage.shm !== null) {
-    return { kind: 'shm', version: SHM_VERSION, name: storage.shm.name, dataSize: storage.shm.dataSize,
-      ...layoutOf(t) };
+    return { kind: 'shm', version: SHM_VERSION, name: storage.shm.name, pid: process.pid, fd: storage.shm.fd,
+      dataSize: storage.shm.dataSize, ...layoutOf(t) };
   }
   const buffer = storage.memory !== null ? storage.memory.buffer : storage.buffer;
   if (buffer !== null && isSharedArrayBuffer(buffer)) {
@@ -72,10 +65,9 @@ function shareLocal(t, storage) {
 // (or opened from such a share); any other is for this process's threads.
 function shareDevice(t, storage) {
   if (!storage.cudaIpc) return shareLocal(t, storage);
-  sweepOnce(); // tickets are segments too
   const s = native.cudaIpcShare(storage.handle);
   collectLater();
-  return { kind: 'cuda-ipc', version: CUDA_IPC_VERSION, handle: s.handle, ticket: s.ticket,
+  return { kind: 'cuda-ipc', version: CUDA_IPC_VERSION, handle: s.handle, ticket: s.ticket, pid: s.pid, fd: s.fd,
     device: String(t[kDevice]), dataSize: s.size, ...layoutOf(t) };
 }
 
@@ -113,13 +105,20 @@ function openLayout(d) {
   if (d.readOnly !== undefined && typeof d.readOnly !== 'boolean') {
     throw invalidType('descriptor.readOnly', 'a boolean', d.readOnly);
   }
+  // Zero strides make any count cheap to describe: the tensor's size must
+  // still be a number (row S25).
+  if (!Number.isSafeInteger(product(shape))) {
+    throw outOfRange('descriptor.shape', `at most ${Number.MAX_SAFE_INTEGER} elements`, `${product(shape)}`);
+  }
   const { low, high } = extent(shape, strides, info.itemSize);
   return { info, shape, strides: strides.slice(), byteOffset, flags: d.readOnly ? READ_ONLY : 0, low, high };
 }
 
-// Every element of layout `l` lies inside the `available` shared bytes.
+// Every element of layout `l` lies inside the `available` shared bytes; an
+// empty layout may start at their end, not past it (row S09).
 function checkInside(l, available) {
-  if (product(l.shape) !== 0 && (l.byteOffset < l.low || l.byteOffset + l.high > available)) {
+  const empty = product(l.shape) === 0;
+  if (empty ? l.byteOffset > available : l.byteOffset < l.low || l.byteOffset + l.high > available) {
     throw outOfRange('descriptor', `a layout inside the ${available} shared bytes`,
       `elements from byte ${l.byteOffset - l.low} to ${l.byteOffset + l.high}`);
   }
@@ -136,12 +135,13 @@ function open(d) {
     }
     case 'shm': {
       if (d.version !== SHM_VERSION) invalidVersion(d.kind, SHM_VERSION, d.version);
-      if (typeof d.name !== 'string') throw invalidType('descriptor.name', 'a segment name string', d.name);
+      checkSegmentName('descriptor.name', d.name);
+      checkPlace(d);
       const l = openLayout(d);
       checkInside(l, checkDataSize(d.dataSize));
-      sweepOnce();
-      const storage = Storage.adopt(native.shmOpen(d.name, d.dataSize), false);
-      storage.shm = { name: d.name, dataSize: d.dataSize };
+      const [handle, fd] = native.shmOpen(d.name, d.pid, d.fd, d.dataSize);
+      const storage = Storage.adopt(handle, false);
+      storage.shm = { name: d.name, fd, dataSize: d.dataSize };
       return makeTensor(storage, l.info, l.shape, l.strides, l.byteOffset, l.flags);
     }
     case 'local': {
@@ -184,21 +184,34 @@ function openCudaIpc(d) {
     throw invalidValue('descriptor.handle', '128 lowercase hex digits (a cudaIpcMemHandle_t)', d.handle);
   }
   checkSegmentName('descriptor.ticket', d.ticket);
+  checkPlace(d);
   const device = parseDevice(d.device, 'descriptor.device');
   if (device.type !== 'cuda') throw invalidValue('descriptor.device', "a 'cuda:N' device", d.device);
   const l = openLayout(d);
   checkInside(l, checkDataSize(d.dataSize));
   checkDevice(device.index, "dl.open() of a 'cuda-ipc' descriptor", 'descriptor.device');
-  sweepOnce();
-  const storage = Storage.adopt(native.cudaIpcOpen(d.handle, d.ticket, device.index, d.dataSize), false, device);
+  const storage = Storage.adopt(native.cudaIpcOpen(d.handle, d.ticket, d.pid, d.fd, device.index, d.dataSize),
+    false, device);
   storage.cudaIpc = true;
   return makeTensor(storage, l.info, l.shape, l.strides, l.byteOffset, l.flags, device);
 }
 
+// One rule for every segment name a descriptor carries ('shm' name,
+// 'cuda-ipc' ticket; rows S12, S13): the grammar of python/FORMAT.md "Names".
 function checkSegmentName(field, name) {
   if (typeof name !== 'string') throw invalidType(field, 'a segment name string', name);
-  if (!name.startsWith(SEGMENT_PREFIX) || name.includes('/') || name.length > 200) {
-    throw invalidValue(field, `a segment name starting with '${SEGMENT_PREFIX}', without slashes`, name);
+  if (!SEGMENT_NAME.test(name)) {
+    throw invalidValue(field, "a segment name ('dlpack-' and 32 lowercase hex digits)", name);
+  }
+}
+
+// Where the segment is open: a process id and one of its descriptor numbers (row S26).
+function checkPlace(d) {
+  if (!Number.isSafeInteger(d.pid) || d.pid < 1 || d.pid > INT32_MAX) {
+    throw invalidValue('descriptor.pid', 'a process id (a positive integer)', d.pid);
+  }
+  if (!Number.isSafeInteger(d.fd) || d.fd < 0 || d.fd > INT32_MAX) {
+    throw invalidValue('descriptor.fd', 'a descriptor number (a non-negative integer)', d.fd);
   }
 }
 

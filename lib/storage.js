@@ -32,7 +32,7 @@ class Storage {
     this.device = device;
     this.handle = null; // native handle of foreign memory
     this.foreign = false;
-    this.shm = null;    // { name, dataSize } of a shared-memory segment
+    this.shm = null;    // { name, fd, dataSize } of a shared-memory segment
     this.cudaIpc = false; // CUDA memory other processes can map ('cuda-ipc')
     this.memory = null; // a WebAssembly.Memory
     this.exported = false;

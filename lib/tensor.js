@@ -4,7 +4,9 @@
 const { native, writeShape, slot, scratch } = require('./binding');
 const { makeError, invalidType, invalidValue, outOfRange, fail } = require('./errors');
 const { parseDevice, cudaUnavailable, CPU } = require('./device');
-const { isAvailable, cudaStorage, copyBytes, streamHandle } = require('./cuda');
+const {
+  isAvailable, cudaStorage, copyBytes, copyStream, onOneDevice, copyOnDevice, convertOnDevice,
+} = require('./cuda');
 const { normalizeShape, product, contiguousStrides, isContiguous, extent } = require('./shape');
 const { Storage } = require('./storage');
 const {
@@ -98,8 +100,9 @@ class Tensor {
     return this.isContiguous ? this : this.clone();
   }
 
-  clone() {
-    if (!alive(this) || !this[kDevice].hostAccessible) return transfer(this, this[kDevice]);
+  clone(options = undefined) {
+    const stream = streamOption(options);
+    if (!alive(this) || !this[kDevice].hostAccessible) return transfer(this, this[kDevice], stream);
     const storage = this[kStorage];
     const info = this[kInfo];
     const shape = this[kShape].slice();
@@ -120,7 +123,8 @@ class Tensor {
     return makeTensor(new Storage(buffer, true, CPU), info, shape, contiguousStrides(shape), 0, 0);
   }
 
-  copyFrom(src) {
+  copyFrom(src, options = undefined) {
+    const stream = streamOption(options);
     const storage = alive(this);
     if (this[kFlags] & READ_ONLY) {
       throw makeError('ERR_DLPACK_READ_ONLY', 'Expected a writable tensor for copyFrom(), received a readOnly one');
@@ -134,7 +138,7 @@ class Tensor {
         `one of shape [${src[kShape].join(', ')}]`);
     }
     if (this[kSize] === 0) return this;
-    if (!this[kDevice].hostAccessible || !src[kDevice].hostAccessible) return copyAcrossDevices(this, src);
+    if (!this[kDevice].hostAccessible || !src[kDevice].hostAccessible) return copyAcrossDevices(this, src, stream);
     const srcStorage = src[kStorage];
     checkedBuffer(this);
     checkedBuffer(src);
@@ -159,14 +163,11 @@ class Tensor {
   to(device, options = undefined) {
     alive(this);
     const target = parseDevice(device);
-    if (options !== undefined) {
-      if (options === null || typeof options !== 'object') throw invalidType('options', 'an object', options);
-      streamHandle(options.stream); // checked, though copies are synchronous for now (README "CUDA")
-    }
+    const stream = streamOption(options);
     if (target === this[kDevice]) return this;
     // Host-accessible memory to the CPU is a plain host copy.
     if (target === CPU && this[kDevice].hostAccessible) return this.clone();
-    return transfer(this, target);
+    return transfer(this, target, stream);
   }
 
   cpu() {
@@ -254,8 +255,8 @@ class Tensor {
 // memory directly, device memory after downloading the bytes it spans.
 function contiguousSource(t) {
   if (t.isContiguous) return { storage: t[kStorage], offset: t[kOffset], temporary: null };
-  if (t[kDevice].hostAccessible) {
-    const c = t.clone();
+  if (t[kDevice].hostAccessible || t[kDevice].type === 'cuda') {
+    const c = t.clone(); // on a CUDA device: gathered by a kernel there
     return { storage: c[kStorage], offset: 0, temporary: c };
   }
   const span = t[kLow] + t[kHigh];
@@ -267,25 +268,53 @@ function contiguousSource(t) {
   return { storage: c[kStorage], offset: 0, temporary: c };
 }
 
-// A contiguous copy of t on `target` (any devices; CUDA must be usable).
-function transfer(t, target) {
+// The `stream` of a copy's options (docs/API.md "CUDA": on a stream, copies
+// between CUDA memory this library allocated return at once).
+function streamOption(options) {
+  if (options === undefined) return 1n;
+  if (options === null || typeof options !== 'object') throw invalidType('options', 'an object', options);
+  return copyStream(options.stream);
+}
+
+// A contiguous copy of t on `target` (any devices; CUDA must be usable),
+// enqueued on `stream` where copyBytes can.
+function transfer(t, target, stream = 1n) {
   if (!isAvailable()) throw cudaUnavailable(`a copy from ${t[kDevice]} to ${target}`);
   const shape = t[kShape].slice();
   const nbytes = t[kSize] * t[kInfo].itemSize;
+  if (target === t[kDevice] && target.type === 'cuda') {
+    // clone()/contiguous() on the device: a kernel, not through the host.
+    const out = makeTensor(cudaStorage(target, nbytes), t[kInfo], shape, contiguousStrides(shape), 0, 0, target);
+    copyOnDevice(out, t, stream);
+    return out;
+  }
   const storage = target === CPU ? new Storage(allocate(nbytes), true) : cudaStorage(target, nbytes);
   const source = contiguousSource(t);
   try {
-    copyBytes(storage, 0, source.storage, source.offset, nbytes);
+    copyBytes(storage, 0, source.storage, source.offset, nbytes, stream);
   } finally {
     if (source.temporary !== null) source.temporary.dispose();
   }
   return makeTensor(storage, t[kInfo], shape, contiguousStrides(shape), 0, 0, target);
 }
 
-// copyFrom() where either side is CUDA memory: the destination must be
-// contiguous; other dtypes are converted on the host first.
-function copyAcrossDevices(dst, src) {
+// copyFrom() where either side is CUDA memory. On one CUDA device: kernels
+// there, any strides and dtypes. Across devices: the destination must be
+// contiguous, and other dtypes are converted on the host first.
+function copyAcrossDevices(dst, src, stream = 1n) {
   if (!isAvailable()) throw cudaUnavailable(`copyFrom() between ${src[kDevice]} and ${dst[kDevice]}`);
+  if (onOneDevice(dst, src)) {
+    // Kernels on the device, any strides; memory the destination shares is
+    // copied out first, as on the host.
+    const from = src[kStorage] === dst[kStorage] ? transfer(src, src[kDevice]) : src;
+    try {
+      if (from[kInfo] === dst[kInfo]) copyOnDevice(dst, from, stream);
+      else convertOnDevice(dst, from, stream);
+    } finally {
+      if (from !== src) from.dispose();
+    }
+    return dst;
+  }
   if (!dst.isContiguous) {
     throw makeError('ERR_DLPACK_NOT_CONTIGUOUS',
       `Expected a contiguous destination for copyFrom() on ${dst[kDevice]}, received a strided view`);
@@ -298,7 +327,8 @@ function copyAcrossDevices(dst, src) {
   }
   const source = contiguousSource(from);
   try {
-    copyBytes(dst[kStorage], dst[kOffset], source.storage, source.offset, dst[kSize] * dst[kInfo].itemSize);
+    copyBytes(dst[kStorage], dst[kOffset], source.storage, source.offset, dst[kSize] * dst[kInfo].itemSize,
+      stream);
   } finally {
     if (source.temporary !== null) source.temporary.dispose();
     if (from !== src) from.dispose();

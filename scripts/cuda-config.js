@@ -3,6 +3,8 @@
 //   node scripts/cuda-config.js enabled   -> 1 or 0
 //   node scripts/cuda-config.js include   -> the toolkit's include directory
 //   node scripts/cuda-config.js libs      -> what to link (static cudart)
+//   node scripts/cuda-config.js nvcc      -> the toolkit's nvcc
+//   node scripts/cuda-config.js nvccflags -> nvcc's flags for the addon's .cu sources
 // DLPACK_CUDA=0 turns CUDA off, DLPACK_CUDA=1 requires it; otherwise it is on
 // when a toolkit is found in $CUDA_PATH, $CUDA_HOME or /usr/local/cuda.
 const fs = require('fs');
@@ -13,6 +15,15 @@ function findToolkit() {
   return candidates.find((dir) =>
     fs.existsSync(path.join(dir, 'include', 'cuda_runtime_api.h')) &&
     fs.existsSync(path.join(dir, 'lib64', 'libcudart_static.a')));
+}
+
+// Machine code for every architecture in src/sources.json (those CUDA 13
+// supports), and PTX of the last, which the driver compiles for newer GPUs.
+function nvccFlags() {
+  const archs = require('../src/sources.json').cudaArchitectures;
+  const last = archs[archs.length - 1];
+  return ['-std=c++17', '-O3', '-DDLPACK_WITH_CUDA=1', '-Xcompiler', '-fPIC', '-Xcompiler', '-fvisibility=hidden',
+    ...archs.map((a) => `-gencode=arch=compute_${a},code=sm_${a}`), `-gencode=arch=compute_${last},code=compute_${last}`];
 }
 
 function config() {
@@ -33,6 +44,8 @@ function config() {
     // The runtime is linked statically: it loads libcuda.so (the driver) when
     // first used, so the addon loads on machines without a driver or GPU.
     libs: [path.join(home, 'lib64', 'libcudart_static.a'), '-ldl', '-lpthread', '-lrt'],
+    nvcc: path.join(home, 'bin', 'nvcc'),
+    nvccflags: nvccFlags(),
   };
 }
 
@@ -42,6 +55,8 @@ if (require.main === module) {
   if (what === 'enabled') console.log(c.enabled ? 1 : 0);
   else if (what === 'include') console.log(c.enabled ? c.include : '');
   else if (what === 'libs') console.log(c.enabled ? c.libs.join(' ') : '');
+  else if (what === 'nvcc') console.log(c.enabled ? c.nvcc : '');
+  else if (what === 'nvccflags') console.log(c.enabled ? c.nvccflags.join(' ') : '');
   else console.log(JSON.stringify(c, null, 2));
 }
 

@@ -18,18 +18,19 @@ const itCupy = hasCupy ? test : test.skip;
 if (hasGpu && !hasCupy) console.log(`cuda-ipc Python tests skipped: ${PYTHON} cannot import cupy and torch`);
 
 const wellFormed = (changes = {}) => ({
-  kind: 'cuda-ipc', version: 1, handle: '0'.repeat(128), ticket: 'dlpack-1-0123456789abcdef', device: 'cuda:0',
-  dataSize: 64, byteOffset: 0, dtype: 'float32', shape: [4], strides: [1], readOnly: false, ...changes,
+  kind: 'cuda-ipc', version: 2, handle: '0'.repeat(128), ticket: `dlpack-${'0123456789abcdef'.repeat(2)}`,
+  pid: process.pid, fd: 1 << 30, device: 'cuda:0', dataSize: 64, byteOffset: 0, dtype: 'float32', shape: [4],
+  strides: [1], readOnly: false, ...changes,
 });
 
 describe("'cuda-ipc' descriptors (no device needed)", () => {
   test('malformed fields are coded errors before CUDA is asked', () => {
-    expectError(() => dl.open(wellFormed({ version: 2 })), dl.DLPackError, 'ERR_DLPACK_UNSUPPORTED', /version 1/);
+    expectError(() => dl.open(wellFormed({ version: 1 })), dl.DLPackError, 'ERR_DLPACK_UNSUPPORTED', /version 2/);
     for (const handle of ['xyz', 'A'.repeat(128), '0'.repeat(127), 7]) {
       expectError(() => dl.open(wellFormed({ handle })), TypeError, 'ERR_INVALID_ARG_VALUE', /descriptor\.handle/);
     }
     expectError(() => dl.open(wellFormed({ ticket: 5 })), TypeError, 'ERR_INVALID_ARG_TYPE', /descriptor\.ticket/);
-    for (const ticket of ['elsewhere', 'dlpack-../x']) {
+    for (const ticket of ['elsewhere', 'dlpack-../x', 'dlpack-1-0123456789abcdef', `dlpack-${'0'.repeat(31)}\0`]) {
       expectError(() => dl.open(wellFormed({ ticket })), TypeError, 'ERR_INVALID_ARG_VALUE', /descriptor\.ticket/);
     }
     for (const device of ['cpu', 'cuda_host']) {
@@ -66,7 +67,8 @@ describe("'cuda-ipc' on a GPU", () => {
     const t = dl.empty([2, 3], { dtype: 'float32', device: 'cuda', shared: true });
     t.copyFrom([[1, 2, 3], [4, 5, 6]]);
     const d = JSON.parse(JSON.stringify(t.share()));
-    expect(d).toMatchObject({ kind: 'cuda-ipc', version: 1, device: 'cuda:0', dataSize: 24, byteOffset: 0,
+    expect(d).toMatchObject({ kind: 'cuda-ipc', version: 2, pid: process.pid, device: 'cuda:0', dataSize: 24,
+      byteOffset: 0,
       dtype: 'float32', shape: [2, 3], strides: [3, 1], readOnly: false });
     expect(d.handle).toMatch(/^[0-9a-f]{128}$/);
     expect(t.share()).toEqual(d); // one export per allocation
@@ -96,8 +98,7 @@ describe("'cuda-ipc' on a GPU", () => {
     dl.cuda.synchronize(0);
     expect(await c.send('read')).toEqual([15, 13, 11]);
     await c.send('release');
-    await c.send('exit');
-    expect(await c.exited).toBe(0);
+    expect(await c.stop('exit')).toBe(0); // the child exits without replying
     t.dispose();
   });
 
@@ -117,8 +118,7 @@ describe("'cuda-ipc' on a GPU", () => {
     await c.send('release');
     expect(native.cudaIpcCollect()).toBe(0);
     expect(dl.cuda.memoryStats(0).allocatedBytes).toBe(base);
-    await c.send('exit');
-    await c.exited;
+    expect(await c.stop('exit')).toBe(0);
     expectError(() => dl.open(d), dl.DLPackError, 'ERR_DLPACK_DISPOSED', /released/);
   });
 

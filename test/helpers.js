@@ -50,26 +50,50 @@ const PYTHON = process.env.DLPACK_TEST_PYTHON || '/usr/bin/python3';
 
 // A child process that answers in JSON lines: next() resolves with the next
 // line it writes (kept until asked for), send(line) writes one and waits for
-// the answer, exited resolves with its exit code.
+// the answer, stop(line) writes a last line (or just closes stdin) and
+// resolves with the exit code, exited resolves with the exit code. Once the
+// child is gone (its stdout closed: every line it wrote has been read), every
+// waiting next()/send() and every later one rejects at once, so a test whose
+// child died fails then instead of waiting out Jest's timeout.
 function jsonLines(child) {
   const replies = [];
   const waiting = [];
+  let gone = null;
   readline.createInterface({ input: child.stdout }).on('line', (line) => {
     const value = JSON.parse(line);
-    if (waiting.length > 0) waiting.shift()(value);
+    if (waiting.length > 0) waiting.shift().resolve(value);
     else replies.push(value);
   });
-  const next = () => (replies.length > 0 ? Promise.resolve(replies.shift())
-    : new Promise((resolve) => waiting.push(resolve)));
-  const send = (line) => { child.stdin.write(`${line}\n`); return next(); };
-  const exited = new Promise((resolve) => child.on('exit', resolve));
-  return { child, next, send, exited };
+  const exited = new Promise((resolve) => {
+    child.on('close', (code, signal) => {
+      gone = new Error(`child process ${child.pid} exited (code ${code}, signal ${signal}) before answering`);
+      for (const w of waiting.splice(0)) w.reject(gone);
+      resolve(code);
+    });
+  });
+  const next = () => {
+    if (replies.length > 0) return Promise.resolve(replies.shift());
+    if (gone !== null) return Promise.reject(gone);
+    return new Promise((resolve, reject) => waiting.push({ resolve, reject }));
+  };
+  const send = (line) => {
+    if (gone === null) child.stdin.write(`${line}\n`);
+    return next();
+  };
+  const stop = (line = undefined) => {
+    if (gone === null) child.stdin.end(line === undefined ? undefined : `${line}\n`);
+    return exited;
+  };
+  // A child that dies closes its stdin pipe: writes then fail with EPIPE,
+  // which is reported through next()/send() rather than as an uncaught error.
+  child.stdin.on('error', () => {});
+  return { child, next, send, stop, exited };
 }
 
 // The JSON worker of python/dlpack_node/__main__.py: ask(command) resolves
 // with its reply (or rejects with its error); stop() ends it.
 function startPython(python = PYTHON) {
-  const { child, send, exited } = jsonLines(spawn(python, ['-m', 'dlpack_node'], {
+  const { child, send, stop: stopLines } = jsonLines(spawn(python, ['-m', 'dlpack_node'], {
     env: { ...process.env, PYTHONPATH: path.join(__dirname, '..', 'python') },
     stdio: ['pipe', 'pipe', 'inherit'],
   }));
@@ -78,11 +102,42 @@ function startPython(python = PYTHON) {
     if (!reply.ok) throw new Error(`${reply.type}: ${reply.error}`);
     return reply;
   };
-  const stop = async () => {
-    child.stdin.end(`${JSON.stringify({ op: 'exit' })}\n`);
-    return exited;
-  };
+  const stop = () => stopLines(JSON.stringify({ op: 'exit' }));
   return { ask, stop, child };
 }
 
-module.exports = { producer, consumer, native, collect, turn, expectError, nativeStats, PYTHON, startPython, jsonLines };
+// Shared-memory segments are sealed memfds (python/FORMAT.md): a process holds
+// one through a descriptor or a mapping, both named '/memfd:<name> (deleted)'.
+const MEMFD = /^\/memfd:(dlpack-[0-9a-f]{32}) \(deleted\)$/;
+
+// The names of the segments process `pid` holds (sorted, one entry per name).
+function heldSegments(pid = 'self') {
+  const names = new Set();
+  let fds = [];
+  try {
+    fds = fs.readdirSync(`/proc/${pid}/fd`);
+  } catch { return []; } // gone, or not ours to read
+  for (const fd of fds) {
+    try {
+      const m = MEMFD.exec(fs.readlinkSync(`/proc/${pid}/fd/${fd}`));
+      if (m) names.add(m[1]);
+    } catch { /* closed meanwhile */ }
+  }
+  try {
+    for (const line of fs.readFileSync(`/proc/${pid}/maps`, 'utf8').split('\n')) {
+      const at = line.indexOf('/memfd:');
+      const m = at >= 0 && MEMFD.exec(line.slice(at));
+      if (m) names.add(m[1]);
+    }
+  } catch { /* gone */ }
+  return [...names].sort();
+}
+
+// The pids (this user can inspect) that hold segment `name`: while there is
+// one, the kernel keeps its memory.
+function segmentHolders(name) {
+  return fs.readdirSync('/proc').filter((p) => /^\d+$/.test(p) && heldSegments(p).includes(name)).map(Number);
+}
+
+module.exports = { producer, consumer, native, collect, turn, expectError, nativeStats, PYTHON, startPython, jsonLines,
+  heldSegments, segmentHolders };

@@ -2,12 +2,11 @@
 // Node <-> Python through shared memory (API.md "Sharing", python/FORMAT.md):
 // a real /usr/bin/python3 with Debian's NumPy and PyTorch opens what Node
 // shares and shares back; each side writes what the other reads.
-const fs = require('fs');
 const path = require('path');
 const { spawnSync } = require('child_process');
 const dl = require('../lib');
 
-const { PYTHON, startPython } = require('./helpers');
+const { PYTHON, startPython, segmentHolders } = require('./helpers');
 const probe = (code) => spawnSync(PYTHON, ['-c', code], { encoding: 'utf8' }).status === 0;
 const hasNumpy = probe('import numpy');
 const hasTorch = hasNumpy && probe('import torch');
@@ -16,7 +15,6 @@ if (hasNumpy && !hasTorch) console.log(`PyTorch interop tests skipped: ${PYTHON}
 const itPython = hasNumpy ? test : test.skip;
 const itTorch = hasTorch ? test : test.skip;
 
-const segments = () => fs.readdirSync('/dev/shm').filter((n) => n.startsWith('dlpack-'));
 
 describe('Python worker process', () => {
   let py;
@@ -66,7 +64,8 @@ describe('Python worker process', () => {
     expect(opened).toMatchObject({ shape: [4], strides: [-2], sum: 16 });
     expect((await py.ask({ op: 'read', id: opened.id })).values).toEqual([7, 5, 3, 1]);
     const back = await py.ask({ op: 'share', id: opened.id });
-    expect(back.descriptor).toMatchObject({ name: d.name, byteOffset: 28, shape: [4], strides: [-2] });
+    expect(back.descriptor).toMatchObject({ name: d.name, pid: py.child.pid, byteOffset: 28, shape: [4],
+      strides: [-2] });
     expect(dl.open(back.descriptor).toArray()).toEqual([7, 5, 3, 1]);
     await py.ask({ op: 'release', id: opened.id });
     t.dispose();
@@ -95,10 +94,10 @@ describe('Python worker process', () => {
     await other.ask({ op: 'fill', id: made.id, values: [7, 8, 9] });
     const t = dl.open(made.descriptor);
     await other.stop();
-    expect(segments()).toContain(made.descriptor.name);
+    expect(segmentHolders(made.descriptor.name)).toEqual([process.pid]);
     expect(t.toArray()).toEqual([7, 8, 9]);
     t.dispose();
-    expect(segments()).not.toContain(made.descriptor.name);
+    expect(segmentHolders(made.descriptor.name)).toEqual([]);
   });
 
   itPython('a Python process killed while attached does not keep the segment', async () => {
@@ -106,9 +105,10 @@ describe('Python worker process', () => {
     const t = dl.empty([2], { dtype: 'float32', shared: true });
     const name = t.share().name;
     await other.ask({ op: 'open', descriptor: t.share() });
+    expect(segmentHolders(name)).toContain(other.child.pid);
     other.child.kill('SIGKILL');
     await new Promise((resolve) => other.child.on('exit', resolve));
     t.dispose();
-    expect(segments()).not.toContain(name);
+    expect(segmentHolders(name)).toEqual([]);
   });
 });

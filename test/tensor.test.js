@@ -3,6 +3,9 @@ const util = require('util');
 const dl = require('../lib');
 const { producer, expectError } = require('./helpers');
 
+const hasGpu = dl.capabilities().cuda.available;
+if (!hasGpu) console.log(`tensor.test.js CUDA test skipped: ${dl.capabilities().cuda.reason}`);
+
 // A strided float32 view from a native producer: shape [rows, cols] over a
 // row-major [cols, rows] block, i.e. a transpose.
 function transposed(rows, cols) {
@@ -52,15 +55,31 @@ describe('creation', () => {
     expectError(() => dl.tensor([1, 2, 3], { shape: [2, 2] }), RangeError, 'ERR_OUT_OF_RANGE');
   });
 
-  test('CUDA devices throw CudaError ERR_DLPACK_CUDA_UNAVAILABLE in this build', () => {
-    expect(dl.cuda.isAvailable()).toBe(false);
-    expect(dl.cuda.deviceCount()).toBe(0);
-    const e = expectError(() => dl.empty([2], { device: 'cuda:1' }), dl.CudaError, 'ERR_DLPACK_CUDA_UNAVAILABLE');
-    expect(e).toBeInstanceOf(dl.DLPackError);
-    expectError(() => dl.zeros([2]).cuda(), dl.CudaError, 'ERR_DLPACK_CUDA_UNAVAILABLE');
-    expectError(() => dl.zeros([2]).to('cuda'), dl.CudaError, 'ERR_DLPACK_CUDA_UNAVAILABLE');
-    expectError(() => dl.zeros([2], { device: 'gpu' }), TypeError, 'ERR_INVALID_ARG_VALUE');
-  });
+  // Both branches run somewhere: CI has no GPU, scripts/gpu-check.sh runs on one.
+  (hasGpu ? test.skip : test)('without a usable CUDA device, CUDA tensors are CudaError ERR_DLPACK_CUDA_UNAVAILABLE',
+    () => {
+      expect(dl.cuda.isAvailable()).toBe(false);
+      expect(dl.cuda.deviceCount()).toBe(0);
+      const e = expectError(() => dl.empty([2], { device: 'cuda:1' }), dl.CudaError,
+        'ERR_DLPACK_CUDA_UNAVAILABLE');
+      expect(e).toBeInstanceOf(dl.DLPackError);
+      expectError(() => dl.zeros([2]).cuda(), dl.CudaError, 'ERR_DLPACK_CUDA_UNAVAILABLE');
+      expectError(() => dl.zeros([2]).to('cuda'), dl.CudaError, 'ERR_DLPACK_CUDA_UNAVAILABLE');
+      expectError(() => dl.zeros([2], { device: 'gpu' }), TypeError, 'ERR_INVALID_ARG_VALUE');
+    });
+
+  (hasGpu ? test : test.skip)('with a CUDA device, CUDA tensors are made and copied; a missing index is out of range',
+    () => {
+      expect(dl.cuda.deviceCount()).toBeGreaterThan(0);
+      const n = dl.cuda.deviceCount();
+      expectError(() => dl.empty([2], { device: `cuda:${n}` }), RangeError, 'ERR_OUT_OF_RANGE');
+      const onGpu = dl.tensor([1, 2]).cuda();
+      expect(onGpu.device.toString()).toBe('cuda:0');
+      const back = onGpu.to('cpu');
+      expect(back.toArray()).toEqual([1, 2]);
+      onGpu.dispose();
+      expectError(() => dl.zeros([2], { device: 'gpu' }), TypeError, 'ERR_INVALID_ARG_VALUE');
+    });
 });
 
 describe('properties', () => {

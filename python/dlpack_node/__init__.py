@@ -1,11 +1,11 @@
 """Shared-memory tensors exchanged with the `dlpack` Node.js package.
 
-open() attaches to a segment a Node process (or another Python process) made
-with share(), empty() makes one, share() describes one. The segment format and
-the attach/detach protocol are those of FORMAT.md next to this package.
+open() maps a segment a Node process (or another Python process) made and
+shared, empty() makes one, share() describes one. The segment format and the
+protocol are those of FORMAT.md next to this package.
 """
-import atexit
 import json
+import os
 import sys
 import warnings
 import weakref
@@ -15,11 +15,15 @@ import numpy as np
 from . import _cuda_ipc, _dtypes, _segment
 from ._errors import SegmentGoneError, expected
 
-__all__ = ['open', 'empty', 'share', 'release', 'sweep', 'SegmentGoneError', 'DTYPES']
+__all__ = ['open', 'empty', 'share', 'release', 'SegmentGoneError', 'DTYPES']
 
 DTYPES = tuple(_dtypes.ITEMSIZE)
-VERSION = _segment.VERSION
+VERSION = 2
 _LIKE = ('numpy', 'torch', 'cupy')
+# NumPy's NPY_MAXDIMS: an array interface with more dimensions overruns its
+# stack (NumPy 1.x reads 70 dimensions into 32 slots), so more are refused
+# before anything is mapped.
+MAX_DIMS = 64 if int(np.__version__.split('.')[0]) >= 2 else 32
 
 # Copies made by share(copy=True), by segment name, kept attached for the
 # other side until release() (see share()).
@@ -108,8 +112,8 @@ def _view(segment, name, shape, strides, byte_offset, read_only, like):
 def _parse(descriptor):
     """Checks a descriptor as the Node side's open() does.
 
-    Returns its kind, its source (the segment name for 'shm', the handle,
-    ticket and device index for 'cuda-ipc') and its layout.
+    Returns its kind, its source (the segment name, pid and fd for 'shm'; the
+    handle, ticket place and device index for 'cuda-ipc') and its layout.
     """
     if isinstance(descriptor, (str, bytes)):
         try:
@@ -129,10 +133,8 @@ def _parse(descriptor):
     else:
         if not _is_int(d.get('version')) or d['version'] != VERSION:
             raise ValueError(expected('descriptor.version', VERSION, d.get('version')))
-        source = d.get('name')
-        if not isinstance(source, str):
-            raise TypeError(expected('descriptor.name', 'a segment name string', source))
-        _segment.check_name('descriptor.name', source)
+        _segment.check_name('descriptor.name', d.get('name'))
+        source = (d['name'], *_segment.check_place(d))
     data_size = d.get('dataSize')
     if not _is_int(data_size) or data_size < 0:
         raise ValueError(expected('descriptor.dataSize', 'a non-negative integer', data_size))
@@ -141,6 +143,9 @@ def _parse(descriptor):
     shape = d.get('shape')
     if not isinstance(shape, (list, tuple)) or not all(_is_int(n) and n >= 0 for n in shape):
         raise ValueError(expected('descriptor.shape', 'a list of non-negative integers', shape))
+    if len(shape) > MAX_DIMS:
+        raise ValueError(expected('descriptor.shape', f'at most {MAX_DIMS} dimensions (NumPy {np.__version__})',
+                                  f'{len(shape)} dimensions'))
     strides = d.get('strides', _contiguous(shape))
     if not isinstance(strides, (list, tuple)) or len(strides) != len(shape) or not all(_is_int(s) for s in strides):
         raise ValueError(expected('descriptor.strides', f'a list of {len(shape)} integers', strides))
@@ -188,7 +193,7 @@ def open(descriptor, like=None):  # noqa: A001 - the API's name, as dl.open() in
         if any(s < 0 for s in strides):
             raise ValueError(expected('descriptor.strides', "non-negative strides for like='torch' "
                                       "(torch has no negative strides; use like='numpy')", strides))
-    segment = _segment.attach(source, data_size)
+    segment = _segment.attach(*source, data_size)
     return _view(segment, dtype, shape, strides, byte_offset, read_only, like)
 
 
@@ -295,6 +300,8 @@ def share(array, copy=False):
         'kind': 'shm',
         'version': VERSION,
         'name': segment.name,
+        'pid': os.getpid(),
+        'fd': segment.fd,
         'dataSize': segment.data_size,
         'byteOffset': byte_offset,
         'dtype': name,
@@ -310,11 +317,3 @@ def release(descriptor):
     return _parked.pop(name, None) is not None
 
 
-def sweep():
-    """Unlinks segments whose every attached process has died (FORMAT.md "sweep")."""
-    _segment.run_deferred()
-    return _segment.sweep()
-
-
-atexit.register(_segment.at_exit)
-sweep()

@@ -11,7 +11,6 @@ One JSON command per stdin line, one JSON reply per stdout line:
   {"op":"fill","id":1,"value":v}       writes v everywhere; "values":[...] writes a flat list instead
   {"op":"read","id":1}                 -> {"ok":true,"values":[...]} (flattened, C order)
   {"op":"release","id":1}              drops the array and collects garbage
-  {"op":"sweep"}                       -> {"ok":true,"removed":n}
   {"op":"exit"}
 Failures reply {"ok":false,"error":message,"type":exception class name}.
 Complex numbers travel as [re, im]; NaN and infinities as "NaN", "Infinity", "-Infinity".
@@ -152,11 +151,9 @@ class Worker:
             del self.arrays[command['id']]
             gc.collect()
             return {}
-        if op == 'sweep':
-            return {'removed': dl.sweep()}
         if op == 'exit':
             return {}
-        raise ValueError(f"Expected one of open empty share fill read release sweep exit for `op`, received {op!r}")
+        raise ValueError(f"Expected one of open empty share fill read release exit for `op`, received {op!r}")
 
 
 def main(stdin=sys.stdin, stdout=sys.stdout):

@@ -1,19 +1,21 @@
 """'cuda-ipc' descriptors: CUDA device memory a Node process shared.
 
 The Node side (src/core/cuda_ipc.h) gives the 64-byte handle of a whole
-cudaMalloc allocation and a ticket, a data-less segment in the format of
-FORMAT.md whose slots count the processes that mapped the allocation. The
-exporter frees it only once no other process holds a slot. This process maps
-a handle once (CuPy's ipcOpenMemHandle) while holding a slot, and closes the
-mapping before giving the slot up, when the last array over it is collected.
+cudaMalloc allocation and a ticket (FORMAT.md "Tickets") whose slots count
+the processes that mapped the allocation. The exporter frees it only once no
+other process holds a slot. This process maps a handle once (CuPy's
+ipcOpenMemHandle) while holding a slot, checks the allocation is as large as
+the descriptor says (where the driver can tell), and closes the mapping before
+giving the slot up, when the last array over it is collected.
 """
+import ctypes
 import re
 import weakref
 
 from . import _dtypes, _segment
 from ._errors import expected
 
-VERSION = 1
+VERSION = 2
 _HANDLE = re.compile(r'[0-9a-f]{128}\Z')
 _DEVICE = re.compile(r'cuda:(\d+)\Z')
 
@@ -37,14 +39,28 @@ def parse(d):
     if not isinstance(handle, str) or not _HANDLE.match(handle):
         raise ValueError(expected('descriptor.handle', '128 lowercase hex digits (a cudaIpcMemHandle_t)', handle))
     ticket = d.get('ticket')
-    if not isinstance(ticket, str):
-        raise ValueError(expected('descriptor.ticket', 'a segment name string', ticket))
     _segment.check_name('descriptor.ticket', ticket)
+    pid, fd = _segment.check_place(d)
     device = d.get('device')
     match = _DEVICE.match(device) if isinstance(device, str) else None
     if match is None:
         raise ValueError(expected('descriptor.device', "a 'cuda:N' device", device))
-    return bytes.fromhex(handle), ticket, int(match.group(1))
+    return bytes.fromhex(handle), (ticket, pid, fd), int(match.group(1))
+
+
+def _allocation_size(ptr):
+    """Bytes from `ptr` to the end of its allocation (cuMemGetAddressRange), or None where the driver cannot say."""
+    try:
+        driver = ctypes.CDLL('libcuda.so.1')
+        get = driver.cuMemGetAddressRange_v2
+    except (OSError, AttributeError):
+        return None
+    get.argtypes = [ctypes.POINTER(ctypes.c_uint64), ctypes.POINTER(ctypes.c_size_t), ctypes.c_uint64]
+    get.restype = ctypes.c_int
+    base, size = ctypes.c_uint64(0), ctypes.c_size_t(0)
+    if get(ctypes.byref(base), ctypes.byref(size), ctypes.c_uint64(ptr)) != 0:
+        return None
+    return size.value - (ptr - base.value)
 
 
 class _Mapping:
@@ -53,25 +69,31 @@ class _Mapping:
     __slots__ = ('ptr', 'size', 'device', '__weakref__')
 
     def __init__(self, cupy, handle, ticket, device, size):
-        segment = _segment.attach(ticket, 0)
+        slot = _segment.Ticket(*ticket)
         try:
             with cupy.cuda.Device(device):
                 self.ptr = cupy.cuda.runtime.ipcOpenMemHandle(handle)
+                # Node checks the same way (src/core/cuda_ipc.cc AllocationSize).
+                mapped = _allocation_size(self.ptr)
+                if mapped is not None and mapped < size:
+                    cupy.cuda.runtime.ipcCloseMemHandle(self.ptr)
+                    raise ValueError(f'The shared CUDA allocation holds {mapped} bytes, fewer than the {size} '
+                                     'the descriptor says')
         except BaseException:
-            segment.detach()
+            slot.detach()
             raise
         self.size = size
         self.device = device
-        weakref.finalize(self, _close, cupy, self.ptr, device, segment)
+        weakref.finalize(self, _close, cupy, self.ptr, device, slot)
 
 
-def _close(cupy, ptr, device, segment):
+def _close(cupy, ptr, device, slot):
     """Unmaps, then gives up the slot: the exporter may free once no slot is left."""
     try:
         with cupy.cuda.Device(device):
             cupy.cuda.runtime.ipcCloseMemHandle(ptr)
     finally:
-        segment.detach()
+        slot.detach()
 
 
 def open_array(source, data_size, name, shape, strides, byte_offset, like):
@@ -90,10 +112,10 @@ def open_array(source, data_size, name, shape, strides, byte_offset, like):
         dtype = _dtypes.carrier_dtype(name)
     else:
         dtype = _dtypes.numpy_dtype(name, 'descriptor.dtype')
-    mapping = _mappings.get(ticket)
+    mapping = _mappings.get(ticket[0])
     if mapping is None:
         mapping = _Mapping(cupy, handle, ticket, device, data_size)
-        _mappings[ticket] = mapping
+        _mappings[ticket[0]] = mapping
     memory = cupy.cuda.UnownedMemory(mapping.ptr, mapping.size, mapping, device_id=device)
     itemsize = _dtypes.ITEMSIZE[name]
     with cupy.cuda.Device(device):

@@ -1,17 +1,21 @@
-"""POSIX shared-memory segments: the format and protocol of FORMAT.md.
+"""Sealed memfd segments and CUDA IPC tickets: the format and protocol of FORMAT.md.
 
-Linux only. glibc's shm_open("/dlpack-...") opens /dev/shm/dlpack-... with
-O_NOFOLLOW | O_CLOEXEC, and shm_unlink unlinks that file, so os.open and
-os.unlink stand in for them; multiprocessing.shared_memory is not used (its
-resource_tracker unlinks segments it does not own, FORMAT.md "Protocol").
+Linux only (memfd_create, /proc/<pid>/fd). A segment has no name in /dev/shm:
+each holder keeps a descriptor open and a mapping, and the kernel frees the
+memory with the last of them, however its holders end. Another process of the
+same user reopens it through /proc/<pid>/fd/<fd> of any holder, after checking
+the link's name (a random token), the file's identity, owner and seals. The
+seals (no shrinking, no growing) mean no holder can cut the file under
+another's mapping, which would be SIGBUS.
 
-The header is read and written with pread/pwrite on the descriptor, always
-under flock; on tmpfs these see the same pages as every process's mapping.
+Tickets (the slots of CUDA IPC exports) are read and written with pread/pwrite
+under flock on the ticket's own descriptor.
 """
 import errno
 import fcntl
 import mmap
 import os
+import re
 import secrets
 import stat
 import struct
@@ -21,26 +25,26 @@ import numpy as np
 
 from ._errors import SegmentGoneError, expected
 
-SHM_DIR = '/dev/shm'
 PREFIX = 'dlpack-'
-HEADER_SIZE = 4096
+NAME = re.compile(r'dlpack-[0-9a-f]{32}\Z')
 SLOT_COUNT = 128
-MAGIC = b'DLPKSHM'
-VERSION = 1
+TICKET_SIZE = 4096
+TICKET_MAGIC = b'DLPKTKT\x02'
+SEALS = fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_GROW | fcntl.F_SEAL_SEAL
+INT32_MAX = 2**31 - 1
+_MFD_NOEXEC_SEAL = getattr(os, 'MFD_NOEXEC_SEAL', 0x0008)
 
-# FORMAT.md "Segment": magic + version byte, header_size, slot_count,
-# data_size, reserved; then the int32 slots from byte 32. '=' is native byte order.
-_FIXED = struct.Struct('=7sBIIQQ')
-_SLOTS = struct.Struct(f'={SLOT_COUNT}i')
-assert _FIXED.size == 32 and _FIXED.size + _SLOTS.size <= HEADER_SIZE
+# FORMAT.md "Tickets": magic, slot_count, retired; then the int32 slots from
+# byte 16. '=' is native byte order.
+_TICKET = struct.Struct(f'=8sII{SLOT_COUNT}i')
+assert _TICKET.size <= TICKET_SIZE
 
-_OPEN_FLAGS = os.O_RDWR | os.O_NOFOLLOW | os.O_CLOEXEC
-
-# Attachments of this process by data address, for share().
+# Segments this process holds, by data address (for share()) and by name
+# (a second open reopens this process's own descriptor).
 _live = {}
 
-# Detaches that a finalizer could not run because its thread held a segment
-# lock (see _Lock); the outermost _Lock runs them on release.
+# Ticket detaches that a finalizer could not run because its thread held a
+# ticket lock (see _Lock); the outermost _Lock runs them on release.
 _deferred = []
 _tls = threading.local()
 
@@ -50,13 +54,13 @@ def _depth():
 
 
 class _Lock:
-    """flock(LOCK_EX) on a segment descriptor for a with-block.
+    """flock(LOCK_EX) on a ticket descriptor for a with-block.
 
     Two open file descriptions of one file conflict under flock even in one
     thread. Cyclic GC can start at any allocation inside the block and run a
-    finalizer that detaches another attachment of the same segment, which
-    would then wait on this thread forever; Segment.detach defers itself
-    instead while this thread holds a lock (depth > 0).
+    finalizer that detaches another attachment of the same ticket, which would
+    then wait on this thread forever; Ticket.detach defers itself instead
+    while this thread holds a lock (depth > 0).
     """
 
     __slots__ = ('fd', 'flags')
@@ -85,24 +89,172 @@ class _Lock:
 def run_deferred():
     while _deferred:
         try:
-            segment = _deferred.pop()
+            ticket = _deferred.pop()
         except IndexError:  # another thread took the last one
             return
-        segment.detach()
+        ticket.detach()
 
 
 def check_name(field, name):
-    """A segment name from a descriptor: 'dlpack-...', without slashes or NULs."""
-    if not name.startswith(PREFIX) or '/' in name or '\0' in name or len(name) > 200:
-        raise ValueError(expected(field, f"a segment name starting with '{PREFIX}' and without slashes", name))
+    """A segment or ticket name from a descriptor: FORMAT.md "Names" (no NUL, slash or newline can pass)."""
+    if not isinstance(name, str):
+        raise TypeError(expected(field, 'a segment name string', name))
+    if not NAME.match(name):
+        raise ValueError(expected(field, "a segment name ('dlpack-' and 32 lowercase hex digits)", name))
 
 
-def path_of(name):
-    return f'{SHM_DIR}/{name}'
+def check_place(d):
+    """The pid and fd fields of a descriptor: where the segment is open."""
+    pid, fd = d.get('pid'), d.get('fd')
+    if not _is_int(pid) or not 1 <= pid <= INT32_MAX:
+        raise ValueError(expected('descriptor.pid', 'a process id (a positive integer)', pid))
+    if not _is_int(fd) or not 0 <= fd <= INT32_MAX:
+        raise ValueError(expected('descriptor.fd', 'a descriptor number (a non-negative integer)', fd))
+    return int(pid), int(fd)
+
+
+def _is_int(value):
+    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+
+
+def _new_memfd(size):
+    """FORMAT.md "Creating": a new sealed memfd of `size` bytes, its pages reserved."""
+    name = PREFIX + secrets.token_hex(16)
+    try:
+        # MFD_NOEXEC_SEAL (Linux 6.3): where vm.memfd_noexec = 2 a memfd
+        # without it is refused; older kernels refuse the flag (EINVAL).
+        fd = os.memfd_create(name, os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING | _MFD_NOEXEC_SEAL)
+    except OSError as error:
+        if error.errno != errno.EINVAL:
+            raise
+        fd = os.memfd_create(name, os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)
+    try:
+        os.fchmod(fd, 0o600)
+        os.ftruncate(fd, size)
+        # Reserves the pages now: on a full tmpfs a mapped page faulted in
+        # later would kill the process with SIGBUS instead of raising here.
+        os.posix_fallocate(fd, 0, size)
+        fcntl.fcntl(fd, fcntl.F_ADD_SEALS, SEALS)
+    except BaseException:
+        os.close(fd)
+        raise
+    return name, fd
+
+
+def _link(name):
+    return f'/memfd:{name} (deleted)'
+
+
+def _open_place(name, pid, fd, min_size):
+    """FORMAT.md "Opening": a new descriptor of segment `name` held open at /proc/<pid>/fd/<fd>."""
+    path = f'/proc/{pid}/fd/{fd}'
+    where = f"Segment '{name}' (process {pid}, descriptor {fd})"
+    try:
+        link = os.readlink(path)
+    except PermissionError:
+        raise PermissionError(errno.EACCES, f"{where} cannot be inspected (another user's process?)") from None
+    except OSError:
+        link = None
+    if link != _link(name):
+        raise SegmentGoneError(f'{where} is no longer open there (released, or its process ended)')
+    by_path = os.stat(path)
+    if not stat.S_ISREG(by_path.st_mode) or by_path.st_uid != os.geteuid():
+        raise PermissionError(errno.EACCES, f'{where} is not a segment of this user')
+    own = os.open(path, os.O_RDWR | os.O_CLOEXEC | os.O_NOCTTY | os.O_NONBLOCK)
+    try:
+        st = os.fstat(own)
+        if ((st.st_dev, st.st_ino) != (by_path.st_dev, by_path.st_ino) or not stat.S_ISREG(st.st_mode)
+                or st.st_uid != os.geteuid() or os.readlink(f'/proc/self/fd/{own}') != _link(name)):
+            raise SegmentGoneError(f'{where} changed while it was opened')
+        if fcntl.fcntl(own, fcntl.F_GET_SEALS) & SEALS != SEALS:
+            raise ValueError(f'{where} is not sealed against shrinking and growing')
+        if st.st_size < min_size:
+            raise ValueError(f'Expected at least {min_size} data bytes (`descriptor.dataSize`) in segment '
+                             f"'{name}', received a segment of {st.st_size}")
+    except BaseException:
+        os.close(own)
+        raise
+    return own, st.st_size
+
+
+def _address(mapping):
+    view = np.frombuffer(mapping, dtype=np.uint8)
+    address = view.__array_interface__['data'][0]
+    del view  # releases the buffer export, or mapping.close() would refuse
+    return address
+
+
+class Segment:
+    """This process's hold on a segment: a descriptor and a mapping of it."""
+
+    __slots__ = ('name', 'data_size', 'address', 'fd', '_map')
+
+    def __init__(self, name, fd, mapping, data_size):
+        self.name = name
+        self.data_size = data_size
+        self.fd = fd
+        self._map = mapping
+        self.address = _address(mapping)
+        _live[id(self)] = self
+
+    def contains(self, low, high):
+        """[low, high) addresses lie in the data; an empty range may sit at its end."""
+        end = self.address + self.data_size
+        return self.address <= low and high <= end if low < high else self.address <= low <= end
+
+    def detach(self):
+        """Unmaps and closes; the finalizer of the arrays' holder. Takes no lock."""
+        if self._map is None:
+            return
+        _live.pop(id(self), None)
+        mapping, self._map = self._map, None
+        try:
+            mapping.close()
+        finally:
+            os.close(self.fd)
+
+
+def _held(name):
+    for segment in list(_live.values()):
+        if segment.name == name and segment._map is not None:
+            return segment
+    return None
+
+
+def attach(name, pid, fd, min_data_size):
+    """A new hold on segment `name`, reopened through this process's own
+    descriptor when it holds one already, else through /proc/<pid>/fd/<fd>."""
+    held = _held(name)
+    if held is not None:
+        pid, fd = os.getpid(), held.fd
+    own, size = _open_place(name, pid, fd, min_data_size)
+    try:
+        mapping = mmap.mmap(own, size)
+    except BaseException:
+        os.close(own)
+        raise
+    return Segment(name, own, mapping, max(min_data_size, 0))
+
+
+def create(data_size):
+    """FORMAT.md "Creating": a new zeroed segment of `data_size` bytes."""
+    page = mmap.PAGESIZE
+    map_size = (max(data_size, 1) + page - 1) // page * page  # mmap refuses an empty mapping
+    name, fd = _new_memfd(map_size)
+    try:
+        mapping = mmap.mmap(fd, map_size)
+    except BaseException:
+        os.close(fd)
+        raise
+    return Segment(name, fd, mapping, data_size)
+
+
+def live_segments():
+    return [s for s in _live.values() if s._map is not None]
 
 
 def _alive(pid):
-    # FORMAT.md "prune": only ESRCH means dead; EPERM is someone else's live
+    # FORMAT.md "Tickets": only ESRCH means dead; EPERM is someone else's live
     # process. kill() with pid <= 0 would signal a process group: never alive.
     if pid <= 0:
         return False
@@ -115,261 +267,60 @@ def _alive(pid):
     return True
 
 
-def _read_slots(fd):
-    return list(_SLOTS.unpack(os.pread(fd, _SLOTS.size, _FIXED.size)))
+class Ticket:
+    """This process's slot in a CUDA IPC ticket (FORMAT.md "Tickets")."""
 
+    __slots__ = ('name', 'fd', '_pid', '__weakref__')
 
-def _write_slots(fd, slots):
-    os.pwrite(fd, _SLOTS.pack(*slots), _FIXED.size)
-
-
-def _prune(slots):
-    """Clears the slots of dead processes; returns how many stay in use."""
-    used = 0
-    for i, pid in enumerate(slots):
-        if pid == 0:
-            continue
-        if _alive(pid):
-            used += 1
-        else:
-            slots[i] = 0
-    return used
-
-
-def _read_header(fd, name):
-    """FORMAT.md "attach": checks magic, version and size; returns data_size."""
-    st = os.fstat(fd)
-    if not stat.S_ISREG(st.st_mode) or st.st_size < HEADER_SIZE:
-        raise ValueError(f"Segment '{name}' is too small for a dlpack header")
-    magic, version, header_size, slot_count, data_size, _ = _FIXED.unpack(os.pread(fd, _FIXED.size, 0))
-    if magic != MAGIC:
-        raise ValueError(f"Segment '{name}' has no dlpack header")
-    if version != VERSION:
-        raise ValueError(f"Segment '{name}' has format version {version}; this module reads version {VERSION}")
-    if header_size != HEADER_SIZE or slot_count != SLOT_COUNT:
-        raise ValueError(f"Segment '{name}' has a header of {header_size} bytes and {slot_count} slots, "
-                         f"not {HEADER_SIZE} and {SLOT_COUNT}")
-    if data_size > st.st_size - HEADER_SIZE:
-        raise ValueError(f"Segment '{name}' claims {data_size} data bytes but holds {st.st_size - HEADER_SIZE}")
-    return data_size, st.st_size
-
-
-def _still_named(fd, name):
-    """The name still names the object behind `fd` (not unlinked, nor unlinked and reused)."""
-    try:
-        by_name = os.stat(path_of(name), follow_symlinks=False)
-    except FileNotFoundError:
-        return False
-    by_fd = os.fstat(fd)
-    return (by_fd.st_dev, by_fd.st_ino) == (by_name.st_dev, by_name.st_ino)
-
-
-def _unlink(name):
-    try:
-        os.unlink(path_of(name))
-    except FileNotFoundError:
-        pass
-
-
-def _address(mapping):
-    view = np.frombuffer(mapping, dtype=np.uint8)
-    address = view.__array_interface__['data'][0]
-    del view  # releases the buffer export, or mapping.close() would refuse
-    return address
-
-
-class Segment:
-    """One attachment of this process to a segment: a slot and a mapping."""
-
-    __slots__ = ('name', 'data_size', 'address', '_fd', '_map', '_pid', '_slot_held')
-
-    def __init__(self, name, fd, mapping, data_size):
+    def __init__(self, name, pid, fd):
+        own, _ = _open_place(name, pid, fd, TICKET_SIZE)
+        try:
+            with _Lock(own):
+                fields = list(_TICKET.unpack(os.pread(own, _TICKET.size, 0)))
+                if fields[0] != TICKET_MAGIC or fields[1] != SLOT_COUNT:
+                    raise ValueError(f"Segment '{name}' is not a ticket")
+                if fields[2] != 0:
+                    raise SegmentGoneError(f"Ticket '{name}' was retired by its exporter")
+                slots = fields[3:]
+                for i, slot in enumerate(slots):
+                    if slot != 0 and not _alive(slot):
+                        slots[i] = 0
+                if 0 not in slots:
+                    raise OSError(errno.EUSERS, f"Ticket '{name}' has no free slot ({SLOT_COUNT} in use)")
+                slots[slots.index(0)] = os.getpid()
+                os.pwrite(own, _TICKET.pack(*fields[:3], *slots), 0)
+        except BaseException:
+            os.close(own)
+            raise
         self.name = name
-        self.data_size = data_size
-        self._fd = fd
-        self._map = mapping
+        self.fd = own
         self._pid = os.getpid()
-        self._slot_held = True
-        self.address = _address(mapping) + HEADER_SIZE
-        _live[id(self)] = self
-
-    def contains(self, low, high):
-        """[low, high) addresses lie in the data; an empty range may sit at its end."""
-        end = self.address + self.data_size
-        return self.address <= low and high <= end if low < high else self.address <= low <= end
-
-    def release_slot(self):
-        """FORMAT.md "detach" up to the unlock: the mapping stays valid."""
-        if not self._slot_held:
-            return
-        self._slot_held = False
-        # A process forked from the attaching one inherits the mapping but
-        # not the slot: it only unmaps.
-        if os.getpid() != self._pid:
-            return
-        with _Lock(self._fd):
-            slots = _read_slots(self._fd)
-            if self._pid in slots:
-                slots[slots.index(self._pid)] = 0
-            used = _prune(slots)
-            _write_slots(self._fd, slots)
-            # Unlinking under the lock: an attach in progress either took its
-            # slot first, or finds the name gone (_still_named) and fails.
-            if used == 0 and _still_named(self._fd, self.name):
-                _unlink(self.name)
 
     def detach(self):
-        """FORMAT.md "detach"; the finalizer of the arrays' holder."""
-        if self._map is None:
+        """Gives up the slot and closes; a forked child only closes."""
+        if self.fd is None:
             return
         if _depth() > 0:
             _deferred.append(self)
             return
-        _live.pop(id(self), None)
+        fd, self.fd = self.fd, None
         try:
-            self.release_slot()
-        finally:
-            mapping, self._map = self._map, None
-            mapping.close()
-            os.close(self._fd)
-
-
-def _attach_fd(name, fd, min_data_size):
-    """FORMAT.md "attach" on a descriptor opened from `name`; closes it on failure."""
-    try:
-        with _Lock(fd):
-            data_size, file_size = _read_header(fd, name)
-            if data_size < min_data_size:
-                raise ValueError(f"Expected at least {min_data_size} data bytes (`descriptor.dataSize`) in "
-                                 f"segment '{name}', received a segment of {data_size}")
-            if not _still_named(fd, name):
-                raise SegmentGoneError(f"Segment '{name}' was released by every process that attached it")
-            slots = _read_slots(fd)
-            _prune(slots)
-            if 0 not in slots:
-                raise OSError(errno.EUSERS, f"Segment '{name}' has no free attachment slot "
-                                            f'({SLOT_COUNT} live attachments)')
-            slots[slots.index(0)] = os.getpid()
-            _write_slots(fd, slots)
-    except BaseException:
-        os.close(fd)
-        raise
-    try:
-        mapping = mmap.mmap(fd, file_size)
-    except BaseException:
-        _give_back_slot(name, fd)
-        raise
-    return Segment(name, fd, mapping, data_size)
-
-
-def _give_back_slot(name, fd):
-    """Detach for an attachment that never got mapped; closes `fd`."""
-    try:
-        with _Lock(fd):
-            slots = _read_slots(fd)
-            slots[slots.index(os.getpid())] = 0
-            used = _prune(slots)
-            _write_slots(fd, slots)
-            if used == 0 and _still_named(fd, name):
-                _unlink(name)
-    finally:
-        os.close(fd)
-
-
-def attach(name, min_data_size):
-    """A new attachment to the existing segment `name`."""
-    try:
-        fd = os.open(path_of(name), _OPEN_FLAGS)
-    except FileNotFoundError:
-        raise SegmentGoneError(f"Segment '{name}' does not exist (already released by every process?)") from None
-    return _attach_fd(name, fd, min_data_size)
-
-
-def create(data_size):
-    """FORMAT.md "create": a new zeroed segment of `data_size` bytes, attached once."""
-    page = mmap.PAGESIZE
-    map_size = (HEADER_SIZE + data_size + page - 1) // page * page
-    for _ in range(8):
-        name = f'{PREFIX}{os.getpid()}-{secrets.token_hex(8)}'
-        try:
-            fd = os.open(path_of(name), _OPEN_FLAGS | os.O_CREAT | os.O_EXCL, 0o600)
-            break
-        except FileExistsError:
-            continue
-    else:
-        raise FileExistsError(errno.EEXIST, 'Could not find a free shared-memory segment name')
-    try:
-        os.ftruncate(fd, map_size)
-        # Reserves the pages now: on a full tmpfs a mapped page faulted in
-        # later would kill the process with SIGBUS instead of raising here.
-        os.posix_fallocate(fd, 0, map_size)
-        mapping = mmap.mmap(fd, map_size)
-    except BaseException:
-        _unlink(name)
-        os.close(fd)
-        raise
-    slots = [0] * SLOT_COUNT
-    slots[0] = os.getpid()
-    with _Lock(fd):
-        os.pwrite(fd, _FIXED.pack(MAGIC, VERSION, HEADER_SIZE, SLOT_COUNT, data_size, 0) + _SLOTS.pack(*slots), 0)
-    return Segment(name, fd, mapping, data_size)
-
-
-def sweep():
-    """FORMAT.md "sweep"; returns how many segments it unlinked."""
-    try:
-        names = [n for n in os.listdir(SHM_DIR) if n.startswith(PREFIX)]
-    except OSError:
-        return 0
-    removed = 0
-    for name in names:
-        try:
-            fd = os.open(path_of(name), _OPEN_FLAGS)
-        except OSError:  # gone meanwhile, or another user's
-            continue
-        try:
-            with _Lock(fd, blocking=False):
-                try:
-                    _read_header(fd, name)
-                except ValueError:
-                    continue  # a segment still being created has no header yet
-                slots = _read_slots(fd)
-                before = list(slots)
-                used = _prune(slots)
-                if slots != before:
-                    _write_slots(fd, slots)
-                if used == 0 and _still_named(fd, name):
-                    _unlink(name)
-                    removed += 1
-        except OSError:  # BlockingIOError: locked by a live user right now
-            pass
+            if os.getpid() == self._pid:
+                with _Lock(fd):
+                    fields = list(_TICKET.unpack(os.pread(fd, _TICKET.size, 0)))
+                    slots = fields[3:]
+                    if self._pid in slots:
+                        slots[slots.index(self._pid)] = 0
+                        os.pwrite(fd, _TICKET.pack(*fields[:3], *slots), 0)
         finally:
             os.close(fd)
-    return removed
 
 
-def at_exit():
-    """Gives up this process's slots; the mappings stay until the process ends.
-
-    Arrays may still be used by later exit handlers, so nothing is unmapped.
-    """
-    run_deferred()
-    for segment in list(_live.values()):
-        try:
-            segment.release_slot()
-        except OSError:
-            pass
-
-
-def live_segments():
-    return list(_live.values())
-
-
-def slots_of(name):
-    """The pids attached to segment `name` (for tests and diagnostics)."""
-    fd = os.open(path_of(name), _OPEN_FLAGS)
+def ticket_slots(name, pid, fd):
+    """The pids holding a slot in a ticket (for tests and diagnostics)."""
+    own, _ = _open_place(name, pid, fd, TICKET_SIZE)
     try:
-        with _Lock(fd):
-            return [pid for pid in _read_slots(fd) if pid != 0]
+        with _Lock(own):
+            return [p for p in _TICKET.unpack(os.pread(own, _TICKET.size, 0))[3:] if p != 0]
     finally:
-        os.close(fd)
+        os.close(own)

@@ -85,7 +85,6 @@ Napi::Object Initialize(Napi::Env env, Napi::Object exports) {
       {"stats", Guarded<Stats>},
       {"shmCreate", Guarded<ShmCreate>},
       {"shmOpen", Guarded<ShmOpen>},
-      {"shmSweep", Guarded<ShmSweep>},
       {"localShare", Guarded<LocalShare>},
       {"localOpen", Guarded<LocalOpen>},
       {"localShares", Guarded<LocalShares>},
@@ -99,8 +98,11 @@ Napi::Object Initialize(Napi::Env env, Napi::Object exports) {
       {"cudaStreamDestroy", Guarded<CudaStreamDestroy>},
       {"cudaStreamSynchronize", Guarded<CudaStreamSynchronize>},
       {"cudaStreamWait", Guarded<CudaStreamWait>},
+      {"cudaStreamDone", Guarded<CudaStreamDone>},
       {"cudaAlloc", Guarded<CudaAlloc>},
       {"cudaCopy", Guarded<CudaCopy>},
+      {"cudaStridedCopy", Guarded<CudaStridedCopy>},
+      {"cudaConvert", Guarded<CudaConvert>},
       {"cudaStats", Guarded<CudaStats>},
   };
   for (const auto& f : functions) exports.Set(f.name, Napi::Function::New(env, f.fn, f.name));

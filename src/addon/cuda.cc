@@ -4,8 +4,11 @@
 
 #include <string>
 
+#include "../core/cuda_kernels.h"
 #include "../core/cuda_memory.h"
 #include "../core/cuda_runtime.h"
+#include "../core/device_copy.h"
+#include "../core/layout.h"
 #include "bytes.h"
 #include "env_state.h"
 #include "host_storage.h"
@@ -32,7 +35,79 @@ uintptr_t StreamArg(const Napi::Value& v) {
   return static_cast<uintptr_t>(v.As<Napi::BigInt>().Uint64Value(&lossless));
 }
 
+// The memory of a storage handle at `offset`, after checking that it holds
+// the view whose shape is in the scratch block with `strides` (elements).
+char* ViewIn(napi_env env, const Napi::Value& handle, uint64_t offset, int ndim, const int64_t* shape,
+             const int64_t* strides, uint64_t item, const char* which) {
+  HostMemory* memory = StorageOf(env, handle);
+  uint64_t low = 0;
+  uint64_t high = 0;
+  if (!ComputeExtent(ndim, shape, strides, item, &low, &high)) {
+    throw Error{code::kOutOfRange, std::string("Expected a ") + which + " extent below 2^53 bytes"};
+  }
+  if ((low != 0 || high != 0) && (offset < low || offset + high > memory->length())) {
+    throw Error{code::kDetached, std::string("Expected the ") + which + " memory to hold its view, but it is " +
+                                     std::to_string(memory->length()) + " bytes"};
+  }
+  return static_cast<char*>(memory->base()) + offset;
+}
+
+// The copy plan of the views in the scratch block: shape, destination
+// strides, source strides.
+CopyPlan ScratchPlan(napi_env env, int* ndim, int64_t* shape, int64_t* dst_strides, int64_t* src_strides) {
+  const double* scratch = EnvState::Of(env).scratch();
+  *ndim = static_cast<int>(scratch[slot::kNdim]);
+  for (int i = 0; i < *ndim; ++i) {
+    shape[i] = static_cast<int64_t>(scratch[slot::kShape + i]);
+    dst_strides[i] = static_cast<int64_t>(scratch[slot::kStrides + i]);
+    src_strides[i] = static_cast<int64_t>(scratch[slot::kSourceStrides + i]);
+  }
+  return MakeCopyPlan(*ndim, shape, dst_strides, src_strides);
+}
+
 }  // namespace
+
+Napi::Value CudaStridedCopy(const Napi::CallbackInfo& info) {
+  napi_env env = info.Env();
+  int ndim = 0;
+  int64_t shape[kMaxDims];
+  int64_t dst_strides[kMaxDims];
+  int64_t src_strides[kMaxDims];
+  const CopyPlan plan = ScratchPlan(env, &ndim, shape, dst_strides, src_strides);
+  const int device = info[0].As<Napi::Number>().Int32Value();
+  const auto item = static_cast<uint64_t>(info[5].As<Napi::Number>().Int64Value());
+  char* dst = ViewIn(env, info[1], static_cast<uint64_t>(info[2].As<Napi::Number>().Int64Value()), ndim, shape,
+                     dst_strides, item, "destination");
+  const char* src = ViewIn(env, info[3], static_cast<uint64_t>(info[4].As<Napi::Number>().Int64Value()), ndim,
+                           shape, src_strides, item, "source");
+  Throw(cuda::DeviceStridedCopy(device, plan, item, dst, src, StreamArg(info[6])),
+        "the strided copy kernel on device " + std::to_string(device));
+  return info.Env().Undefined();
+}
+
+Napi::Value CudaConvert(const Napi::CallbackInfo& info) {
+  napi_env env = info.Env();
+  int ndim = 0;
+  int64_t shape[kMaxDims];
+  int64_t dst_strides[kMaxDims];
+  int64_t src_strides[kMaxDims];
+  const CopyPlan plan = ScratchPlan(env, &ndim, shape, dst_strides, src_strides);
+  const int device = info[0].As<Napi::Number>().Int32Value();
+  const ElementType dst_type{static_cast<uint8_t>(info[3].As<Napi::Number>().Int32Value()),
+                             static_cast<uint8_t>(info[4].As<Napi::Number>().Int32Value())};
+  const ElementType src_type{static_cast<uint8_t>(info[7].As<Napi::Number>().Int32Value()),
+                             static_cast<uint8_t>(info[8].As<Napi::Number>().Int32Value())};
+  if (!IsConvertible(dst_type) || !IsConvertible(src_type)) {
+    throw Error{code::kUnsupported, "Expected dtypes the conversion kernel handles"};
+  }
+  char* dst = ViewIn(env, info[1], static_cast<uint64_t>(info[2].As<Napi::Number>().Int64Value()), ndim, shape,
+                     dst_strides, dst_type.bits / 8, "destination");
+  const char* src = ViewIn(env, info[5], static_cast<uint64_t>(info[6].As<Napi::Number>().Int64Value()), ndim,
+                           shape, src_strides, src_type.bits / 8, "source");
+  Throw(cuda::DeviceConvert(device, plan, dst_type, dst, src_type, src, StreamArg(info[9])),
+        "the dtype conversion kernel on device " + std::to_string(device));
+  return info.Env().Undefined();
+}
 
 Napi::Value CudaInfo(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
@@ -105,8 +180,59 @@ Napi::Value CudaCopy(const Napi::CallbackInfo& info) {
     throw Error{code::kDetached, "Expected both buffers of a CUDA copy to hold its bytes, but one was "
                                  "detached or shrunk"};
   }
+  if (info.Length() > 8 && info[8].IsBigInt()) {
+    // Enqueued on a stream: both sides are CUDA memory this library allocated
+    // (lib/cuda.js copyBytes decides), whose frees are stream-ordered.
+    const int device = info[7].As<Napi::Number>().Int32Value();
+    Throw(cuda::CopyAsync(device, dst.data + dst_offset, src.data + src_offset, bytes, StreamArg(info[8])),
+          "cudaMemcpyAsync");
+    return info.Env().Undefined();
+  }
   Throw(cuda::Copy(dst.data + dst_offset, src.data + src_offset, bytes), "cudaMemcpy");
   return info.Env().Undefined();
+}
+
+namespace {
+
+// Stream.done(): a promise resolved on the JS thread, through a thread-safe
+// function, by a host callback the stream runs after its earlier work.
+void ResolveDone(napi_env env, napi_value, void* context, void*) {
+  if (env == nullptr) return;  // the environment is being torn down
+  napi_value undefined;
+  napi_get_undefined(env, &undefined);
+  napi_resolve_deferred(env, static_cast<napi_deferred>(context), undefined);
+}
+
+void StreamReached(void* data) {  // on a CUDA thread: no CUDA and no JS here
+  auto* tsfn = static_cast<napi_threadsafe_function>(data);
+  napi_call_threadsafe_function(tsfn, nullptr, napi_tsfn_blocking);
+  napi_release_threadsafe_function(tsfn, napi_tsfn_release);
+}
+
+}  // namespace
+
+Napi::Value CudaStreamDone(const Napi::CallbackInfo& info) {
+  napi_env env = info.Env();
+  const int device = info[0].As<Napi::Number>().Int32Value();
+  const uintptr_t stream = StreamArg(info[1]);
+  napi_deferred deferred;
+  napi_value promise;
+  Check(env, napi_create_promise(env, &deferred, &promise), "napi_create_promise");
+  napi_value name;
+  Check(env, napi_create_string_utf8(env, "dlpack.cuda.Stream.done", NAPI_AUTO_LENGTH, &name),
+        "napi_create_string_utf8");
+  napi_threadsafe_function tsfn;
+  // Referenced until the callback has run, so a pending done() keeps the
+  // process alive as a pending timer does.
+  Check(env, napi_create_threadsafe_function(env, nullptr, nullptr, name, 0, 1, nullptr, nullptr, deferred,
+                                             ResolveDone, &tsfn),
+        "napi_create_threadsafe_function");
+  const cuda::Status s = cuda::LaunchHostCallback(device, stream, StreamReached, tsfn);
+  if (!s.ok) {
+    napi_release_threadsafe_function(tsfn, napi_tsfn_abort);
+    Throw(s, "cudaLaunchHostFunc");
+  }
+  return Napi::Value(env, promise);
 }
 
 Napi::Value CudaStats(const Napi::CallbackInfo& info) {

@@ -14,7 +14,7 @@ namespace {
 [[noreturn]] void ThrowShm(const ShmResult& r) {
   switch (r.failure) {
     case ShmFailure::kGone:
-      throw Error{code::kDisposed, r.message + " (the sharing side released it before it was opened)"};
+      throw Error{code::kDisposed, r.message};
     case ShmFailure::kNoMemory:
       throw Error{code::kOutOfMemory, r.message};
     default:
@@ -46,23 +46,29 @@ Napi::Value ShmCreate(const Napi::CallbackInfo& info) {
   ShmSegment* segment = ShmSegment::Create(nbytes, &result);
   if (segment == nullptr) ThrowShm(result);
   const std::string name = segment->name();
-  Napi::Array pair = Napi::Array::New(env, 2);
-  pair.Set(0u, Napi::Value(env, AdoptStorage(env, segment, Accounting::kReport)));
-  pair.Set(1u, Napi::String::New(env, name));
-  return pair;
+  const int fd = segment->fd();
+  Napi::Array triple = Napi::Array::New(env, 3);
+  triple.Set(0u, Napi::Value(env, AdoptStorage(env, segment, Accounting::kReport)));
+  triple.Set(1u, Napi::String::New(env, name));
+  triple.Set(2u, Napi::Number::New(env, fd));
+  return triple;
 }
 
 Napi::Value ShmOpen(const Napi::CallbackInfo& info) {
-  const std::string name = info[0].As<Napi::String>().Utf8Value();
-  const auto min_bytes = static_cast<uint64_t>(info[1].As<Napi::Number>().Int64Value());
+  Napi::Env env = info.Env();
+  ShmPlace place;
+  place.name = info[0].As<Napi::String>().Utf8Value();
+  place.pid = info[1].As<Napi::Number>().Int64Value();
+  place.fd = info[2].As<Napi::Number>().Int64Value();
+  const auto min_bytes = static_cast<uint64_t>(info[3].As<Napi::Number>().Int64Value());
   ShmResult result;
-  ShmSegment* segment = ShmSegment::Open(name, min_bytes, &result);
+  ShmSegment* segment = ShmSegment::Open(place, min_bytes, &result);
   if (segment == nullptr) ThrowShm(result);
-  return Napi::Value(info.Env(), AdoptStorage(info.Env(), segment, Accounting::kShared));
-}
-
-Napi::Value ShmSweep(const Napi::CallbackInfo& info) {
-  return Napi::Number::New(info.Env(), SweepShmSegments());
+  const int fd = segment->fd();
+  Napi::Array pair = Napi::Array::New(env, 2);
+  pair.Set(0u, Napi::Value(env, AdoptStorage(env, segment, Accounting::kShared)));
+  pair.Set(1u, Napi::Number::New(env, fd));
+  return pair;
 }
 
 Napi::Value LocalShare(const Napi::CallbackInfo& info) {
@@ -104,6 +110,8 @@ Napi::Value CudaIpcShare(const Napi::CallbackInfo& info) {
   Napi::Object d = Napi::Object::New(env);
   d.Set("handle", share.handle);
   d.Set("ticket", share.ticket);
+  d.Set("pid", static_cast<double>(share.pid));
+  d.Set("fd", static_cast<double>(share.fd));
   d.Set("device", share.device);
   d.Set("size", static_cast<double>(share.size));
   return d;
@@ -113,8 +121,10 @@ Napi::Value CudaIpcOpen(const Napi::CallbackInfo& info) {
   cuda::IpcShare share;
   share.handle = info[0].As<Napi::String>().Utf8Value();
   share.ticket = info[1].As<Napi::String>().Utf8Value();
-  share.device = info[2].As<Napi::Number>().Int32Value();
-  share.size = static_cast<uint64_t>(info[3].As<Napi::Number>().Int64Value());
+  share.pid = info[2].As<Napi::Number>().Int64Value();
+  share.fd = info[3].As<Napi::Number>().Int64Value();
+  share.device = info[4].As<Napi::Number>().Int32Value();
+  share.size = static_cast<uint64_t>(info[5].As<Napi::Number>().Int64Value());
   cuda::IpcResult result;
   HostMemory* memory = cuda::OpenIpc(share, &result);
   if (memory == nullptr) ThrowIpc(result);

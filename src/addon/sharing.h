@@ -1,4 +1,4 @@
-// Bindings for API.md "Sharing": POSIX shared-memory segments ('shm'), ids
+// Bindings for API.md "Sharing": sealed memfd segments ('shm'), ids
 // of natively owned memory for worker threads ('local') and CUDA memory for
 // other processes ('cuda-ipc').
 #ifndef DLPACK_NODE_ADDON_SHARING_H_
@@ -8,15 +8,14 @@
 
 namespace dlnode {
 
-Napi::Value ShmCreate(const Napi::CallbackInfo& info);    // (nbytes) -> [handle, name]
-Napi::Value ShmOpen(const Napi::CallbackInfo& info);      // (name, minBytes) -> handle
-Napi::Value ShmSweep(const Napi::CallbackInfo& info);     // () -> removed count
+Napi::Value ShmCreate(const Napi::CallbackInfo& info);    // (nbytes) -> [handle, name, fd]
+Napi::Value ShmOpen(const Napi::CallbackInfo& info);      // (name, pid, fd, minBytes) -> [handle, fd]
 Napi::Value LocalShare(const Napi::CallbackInfo& info);   // (handle, device name) -> id string
 Napi::Value LocalOpen(const Napi::CallbackInfo& info);    // (id string) -> [handle, device name]
 Napi::Value LocalShares(const Napi::CallbackInfo& info);  // () -> registered count
-// (handle) -> { handle (hex), ticket, device, size }
+// (handle) -> { handle (hex), ticket, pid, fd, device, size }
 Napi::Value CudaIpcShare(const Napi::CallbackInfo& info);
-// (handle hex, ticket, device, size) -> storage handle
+// (handle hex, ticket, pid, fd, device, size) -> storage handle
 Napi::Value CudaIpcOpen(const Napi::CallbackInfo& info);
 Napi::Value CudaIpcCollect(const Napi::CallbackInfo& info);  // () -> frees still waiting
 Napi::Value CudaIpcCounts(const Napi::CallbackInfo& info);   // () -> { exported, opened, waiting }

@@ -1,9 +1,14 @@
 #include "cuda_ipc.h"
 
+#include <unistd.h>
+
 #include <atomic>
+#include <condition_variable>
 #include <cstring>
+#include <memory>
 #include <mutex>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "cuda_memory.h"
@@ -19,7 +24,7 @@ namespace {
 
 // What this process knows of one allocation it exported or opened.
 struct Entry {
-  ShmSegment* ticket = nullptr;  // null until first shared
+  std::shared_ptr<ShmTicket> ticket;  // null until first shared
   std::string handle;
   int device = 0;
   bool opened = false;  // a mapping of another process's allocation
@@ -30,16 +35,19 @@ struct Waiting {
   void* ptr;
   int device;
   uint64_t bytes;
-  ShmSegment* ticket;
+  std::shared_ptr<ShmTicket> ticket;
 };
 
 // Process-wide on purpose, like the memory: any thread may share, open or
-// release. Never destroyed (releases may run at exit). Lock order: this
-// mutex, then the shared-memory attachments' (shm.cc).
+// release. Never destroyed (releases may run at exit). Nothing waits for
+// another process under the mutex: tickets are attached and detached outside
+// it, and retired without waiting (ShmTicket::RetireIfAlone).
 struct Registry {
   std::mutex mutex;
+  std::condition_variable opened;  // an open in progress (`opening`) ended
   std::unordered_map<const HostMemory*, Entry> by_memory;
   std::unordered_map<std::string, HostMemory*> by_ticket;
+  std::unordered_set<std::string> opening;
   std::vector<Waiting> waiting;
   std::atomic<int> waiting_count{0};
 };
@@ -63,6 +71,8 @@ IpcResult FailShm(const ShmResult& shm, const std::string& ticket) {
       return Fail(IpcFailure::kGone, "The CUDA memory of ticket '" + ticket + "' was released by its exporter");
     case ShmFailure::kNoMemory:
       return Fail(IpcFailure::kNoMemory, shm.message);
+    case ShmFailure::kDenied:
+      return Fail(IpcFailure::kNotShareable, shm.message);
     default:
       return Fail(IpcFailure::kInvalid, shm.message);
   }
@@ -167,26 +177,32 @@ void CloseHandle(void*, int) {}
 // Another process's allocation mapped into this one.
 class OpenedMemory final : public HostMemory {
  public:
-  OpenedMemory(void* ptr, uint64_t size, int device, ShmSegment* ticket)
-      : HostMemory(ptr, size), device_(device), ticket_(ticket) {}
+  OpenedMemory(void* ptr, uint64_t size, int device, std::shared_ptr<ShmTicket> ticket)
+      : HostMemory(ptr, size), device_(device), ticket_(std::move(ticket)) {}
 
  private:
   void Destroy() noexcept override {
+    Entry entry;  // its ticket reference goes outside the mutex, below
     {
       Registry& r = registry();
       std::lock_guard<std::mutex> guard(r.mutex);
-      r.by_memory.erase(this);
+      auto found = r.by_memory.find(this);
+      if (found != r.by_memory.end()) {
+        entry = std::move(found->second);
+        r.by_memory.erase(found);
+      }
       auto it = r.by_ticket.find(ticket_->name());
       if (it != r.by_ticket.end() && it->second == this) r.by_ticket.erase(it);
     }
     // Unmapped before the slot goes: the exporter frees once no slot is left.
     CloseHandle(base(), device_);
-    ticket_->Release();
+    entry.ticket.reset();
+    ticket_.reset();  // detaches (it may wait for the ticket's lock)
     delete this;
   }
 
   int device_;
-  ShmSegment* ticket_;
+  std::shared_ptr<ShmTicket> ticket_;
 };
 
 }  // namespace
@@ -200,21 +216,19 @@ void AddShareable(HostMemory* memory, int device) {
 
 bool ReleaseShareable(HostMemory* memory, int device) {
   Registry& r = registry();
+  std::shared_ptr<ShmTicket> ticket;  // released after the mutex
   std::lock_guard<std::mutex> guard(r.mutex);
   auto it = r.by_memory.find(memory);
   if (it == r.by_memory.end()) return false;
-  ShmSegment* ticket = it->second.ticket;
+  ticket = std::move(it->second.ticket);
   r.by_memory.erase(it);
   if (ticket == nullptr) return false;  // never shared
   // Retired under the mutex, before the ticket leaves by_ticket: an open in
   // this process meanwhile finds the memory gone, never a stale mapping.
   const bool alone = ticket->RetireIfAlone();
   r.by_ticket.erase(ticket->name());
-  if (alone) {
-    ticket->Release();
-    return false;
-  }
-  r.waiting.push_back({memory->base(), device, memory->length(), ticket});
+  if (alone) return false;
+  r.waiting.push_back({memory->base(), device, memory->length(), std::move(ticket)});
   r.waiting_count.store(static_cast<int>(r.waiting.size()));
   return true;
 }
@@ -234,13 +248,18 @@ IpcResult ShareIpc(HostMemory* memory, IpcShare* out) {
     const Status s = GetHandle(memory->base(), e.device, handle);
     if (!s.ok) return FailCuda(s, "cudaIpcGetMemHandle");
     ShmResult shm;
-    ShmSegment* ticket = ShmSegment::Create(0, &shm);
+    std::unique_ptr<ShmTicket> ticket = ShmTicket::Create(&shm);  // a new file: nobody else to wait for
     if (ticket == nullptr) return FailShm(shm, "(new)");
-    e.ticket = ticket;
+    e.ticket = std::move(ticket);
     e.handle = Hex(handle, kIpcHandleBytes);
-    r.by_ticket[ticket->name()] = memory;
+    r.by_ticket[e.ticket->name()] = memory;
   }
-  *out = {e.handle, e.ticket->name(), e.device, memory->length()};
+  out->handle = e.handle;
+  out->ticket = e.ticket->name();
+  out->pid = getpid();
+  out->fd = e.ticket->fd();
+  out->device = e.device;
+  out->size = memory->length();
   return {};
 }
 
@@ -252,6 +271,9 @@ HostMemory* OpenIpc(const IpcShare& share, IpcResult* result) {
   }
   Registry& r = registry();
   std::unique_lock<std::mutex> lock(r.mutex);
+  // One open of a ticket at a time in this process: a second waits (not
+  // holding the mutex) and then finds the first one's mapping.
+  r.opened.wait(lock, [&] { return r.opening.count(share.ticket) == 0; });
   // Exported or opened here already: the same memory (a process cannot map
   // its own allocation, and maps another's once).
   auto known = r.by_ticket.find(share.ticket);
@@ -276,24 +298,33 @@ HostMemory* OpenIpc(const IpcShare& share, IpcResult* result) {
       return nullptr;
     }
   }
+  r.opening.insert(share.ticket);
+  lock.unlock();
+  // Outside the mutex: attaching may wait for another process's ticket lock.
+  HostMemory* memory = nullptr;
   ShmResult shm;
-  ShmSegment* ticket = ShmSegment::Open(share.ticket, 0, &shm);
+  std::shared_ptr<ShmTicket> ticket = ShmTicket::Open({share.ticket, share.pid, share.fd}, &shm);
   if (ticket == nullptr) {
     *result = FailShm(shm, share.ticket);
-    return nullptr;
+  } else {
+    void* ptr = nullptr;
+    uint64_t mapped = 0;
+    const Status s = OpenHandle(handle, share.device, &ptr, &mapped);
+    if (!s.ok || mapped < share.size) {
+      if (s.ok) CloseHandle(ptr, share.device);
+      ticket.reset();  // after the unmapping, as every importer does
+      *result = s.ok ? TooSmall(mapped, share.size) : FailCuda(s, "cudaIpcOpenMemHandle");
+    } else {
+      memory = new OpenedMemory(ptr, share.size, share.device, ticket);
+    }
   }
-  void* ptr = nullptr;
-  uint64_t mapped = 0;
-  const Status s = OpenHandle(handle, share.device, &ptr, &mapped);
-  if (!s.ok || mapped < share.size) {
-    if (s.ok) CloseHandle(ptr, share.device);
-    ticket->Release();  // after the unmapping, as every importer does
-    *result = s.ok ? TooSmall(mapped, share.size) : FailCuda(s, "cudaIpcOpenMemHandle");
-    return nullptr;
+  lock.lock();
+  r.opening.erase(share.ticket);
+  if (memory != nullptr) {
+    r.by_memory[memory] = {std::move(ticket), share.handle, share.device, true};
+    r.by_ticket[share.ticket] = memory;
   }
-  auto* memory = new OpenedMemory(ptr, share.size, share.device, ticket);
-  r.by_memory[memory] = {ticket, share.handle, share.device, true};
-  r.by_ticket[share.ticket] = memory;
+  r.opened.notify_all();
   return memory;
 }
 
@@ -303,13 +334,12 @@ int CollectIpc() {
   std::lock_guard<std::mutex> guard(r.mutex);
   for (size_t i = 0; i < r.waiting.size();) {
     Waiting& w = r.waiting[i];
-    if (!w.ticket->RetireIfAlone()) {
+    if (!w.ticket->RetireIfAlone()) {  // never waits: a busy ticket is asked again later
       ++i;
       continue;
     }
-    w.ticket->Release();
     FreeShareable(w.ptr, w.device, w.bytes);
-    r.waiting[i] = r.waiting.back();
+    r.waiting[i] = std::move(r.waiting.back());
     r.waiting.pop_back();
   }
   r.waiting_count.store(static_cast<int>(r.waiting.size()));

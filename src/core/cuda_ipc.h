@@ -4,12 +4,13 @@
 // cudaIpcOpenMemHandle. Stream-ordered pool memory cannot be exported that
 // way, so only memory allocated as MemoryKind::kShareable is shared.
 //
-// Lifetime: the first share creates a "ticket", a data-less shared-memory
-// segment (shm.h) in which every process that opened the allocation holds a
-// slot. When the exporter lets go of the allocation while another process
-// still holds the ticket, the free waits: CollectIpc() frees it once the
-// ticket is retired (no other process attached; a killed process's slot is
-// pruned). Importers close their mapping before giving up their slot.
+// Lifetime: the first share creates a "ticket" (shm.h ShmTicket), a sealed
+// memfd in which every process that opened the allocation holds a slot. When
+// the exporter lets go of the allocation while another process still holds
+// the ticket, the free waits: CollectIpc() frees it once the ticket is
+// retired (no other process attached; a killed process's slot is pruned).
+// Importers close their mapping before giving up their slot. Ticket locks are
+// never waited for under this module's mutex.
 #ifndef DLPACK_NODE_CORE_CUDA_IPC_H_
 #define DLPACK_NODE_CORE_CUDA_IPC_H_
 
@@ -26,7 +27,9 @@ constexpr int kIpcHandleBytes = 64;
 
 struct IpcShare {
   std::string handle;  // the cudaIpcMemHandle_t as 128 lowercase hex digits
-  std::string ticket;  // the ticket segment's name
+  std::string ticket;  // the ticket's name
+  int64_t pid = 0;     // a process holding the ticket open, and its descriptor number
+  int64_t fd = -1;
   int device = 0;
   uint64_t size = 0;   // bytes of the allocation the handle names
 };

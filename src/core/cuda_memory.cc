@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "cuda_ipc.h"
+#include "stream_order.h"
 
 #ifdef DLPACK_WITH_CUDA
 #include <cuda_runtime_api.h>
@@ -46,6 +47,17 @@ Status Invalid(const char* message) {
 }
 
 Status Check(cudaError_t error) { return StatusOf(static_cast<int>(error)); }
+
+cudaStream_t StreamOf(uintptr_t value) {
+  if (value == 1) return cudaStreamLegacy;
+  if (value == 2) return cudaStreamPerThread;
+  return reinterpret_cast<cudaStream_t>(value);
+}
+
+// Set by the first copy on a stream other than the legacy one. From then on
+// a pinned free first waits for the legacy stream, which waits for every such
+// copy (stream_order.h): cudaFreeHost is not stream-ordered.
+std::atomic<bool> streamed_copies{false};
 
 // Lets the device's default pool keep freed memory for reuse instead of
 // returning it at every synchronisation: a caching allocator.
@@ -132,11 +144,12 @@ static void Free(MemoryKind kind, void* ptr, int device, uint64_t bytes) {
           cudaFreeAsync(ptr, cudaStreamLegacy);
           break;
         case MemoryKind::kPinned:
+          if (streamed_copies.load()) cudaStreamSynchronize(cudaStreamLegacy);
           cudaFreeHost(ptr);
           break;
         case MemoryKind::kManaged:
         case MemoryKind::kShareable:
-          cudaFree(ptr);
+          cudaFree(ptr);  // synchronises with the device first
           break;
       }
     }
@@ -162,7 +175,23 @@ Status Copy(void* dst, const void* src, uint64_t bytes) {
   return Check(cudaMemcpy(dst, src, static_cast<size_t>(bytes), cudaMemcpyDefault));
 }
 
+Status CopyAsync(int device, void* dst, const void* src, uint64_t bytes, uintptr_t stream) {
+  if (stream == kLegacyStream) return Copy(dst, src, bytes);
+  if (bytes == 0) return {};
+  DeviceGuard guard(device);
+  if (!guard.status().ok) return guard.status();
+  streamed_copies.store(true);
+  return EnqueueOrdered(RuntimeStreamOps(), stream, [&](uintptr_t on) {
+    return Check(cudaMemcpyAsync(dst, src, static_cast<size_t>(bytes), cudaMemcpyDefault, StreamOf(on)));
+  });
+}
+
 #else
+
+Status CopyAsync(int, void*, const void*, uint64_t, uintptr_t) {
+  int count = 0;
+  return DeviceCount(&count);
+}
 
 CudaMemory* CudaMemory::Allocate(MemoryKind, int, uint64_t, Status* status) {
   int count = 0;

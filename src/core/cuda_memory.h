@@ -44,6 +44,12 @@ class CudaMemory final : public HostMemory {
 // managed or pageable host memory), synchronously with respect to the host.
 Status Copy(void* dst, const void* src, uint64_t bytes);
 
+// The same copy enqueued on `stream` (stream_order.h: after earlier work on
+// the legacy stream, and before later work there), returning at once when
+// both sides are device or pinned memory; pageable host memory makes it
+// synchronous, as CUDA does. On the legacy stream it is Copy().
+Status CopyAsync(int device, void* dst, const void* src, uint64_t bytes, uintptr_t stream);
+
 // Frees a kShareable allocation whose CudaMemory is gone, after its
 // importers let go (cuda_ipc.cc); counted in Stats until then.
 void FreeShareable(void* ptr, int device, uint64_t bytes);

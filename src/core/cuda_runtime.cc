@@ -1,6 +1,8 @@
 #include "cuda_runtime.h"
 
 #include <atomic>
+
+#include "stream_order.h"
 #include <cstdlib>
 
 #ifdef DLPACK_WITH_CUDA
@@ -131,6 +133,42 @@ Status MakeStreamWait(int device, uintptr_t consumer) {
   return s;
 }
 
+Status LaunchHostCallback(int device, uintptr_t stream, void (*fn)(void*), void* data) {
+  DeviceGuard guard(device);
+  if (!guard.status().ok) return guard.status();
+  return Check(cudaLaunchHostFunc(StreamOf(stream), fn, data));
+}
+
+namespace {
+
+class Runtime final : public StreamOps {
+ public:
+  Status Record(uintptr_t stream, uintptr_t* event) override {
+    cudaEvent_t e = nullptr;
+    Status s = Check(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+    if (!s.ok) return s;
+    s = Check(cudaEventRecord(e, StreamOf(stream)));
+    if (!s.ok) {
+      cudaEventDestroy(e);
+      return s;
+    }
+    *event = reinterpret_cast<uintptr_t>(e);
+    return s;
+  }
+  Status Wait(uintptr_t stream, uintptr_t event) override {
+    return Check(cudaStreamWaitEvent(StreamOf(stream), reinterpret_cast<cudaEvent_t>(event), 0));
+  }
+  void Destroy(uintptr_t event) override { cudaEventDestroy(reinterpret_cast<cudaEvent_t>(event)); }
+  Status Synchronize(uintptr_t stream) override { return Check(cudaStreamSynchronize(StreamOf(stream))); }
+};
+
+}  // namespace
+
+StreamOps& RuntimeStreamOps() {
+  static Runtime runtime;  // stateless
+  return runtime;
+}
+
 #else  // no CUDA toolkit at build time
 
 bool Compiled() { return false; }
@@ -144,6 +182,23 @@ Status StreamCreate(int, uintptr_t*) { return NotCompiled(); }
 Status StreamDestroy(int, uintptr_t) { return NotCompiled(); }
 Status StreamSynchronize(int, uintptr_t) { return NotCompiled(); }
 Status MakeStreamWait(int, uintptr_t) { return NotCompiled(); }
+Status LaunchHostCallback(int, uintptr_t, void (*)(void*), void*) { return NotCompiled(); }
+
+namespace {
+class NoRuntime final : public StreamOps {
+ public:
+  Status Record(uintptr_t, uintptr_t*) override { return NotCompiled(); }
+  Status Wait(uintptr_t, uintptr_t) override { return NotCompiled(); }
+  void Destroy(uintptr_t) override {}
+  Status Synchronize(uintptr_t) override { return NotCompiled(); }
+};
+}  // namespace
+
+StreamOps& RuntimeStreamOps() {
+  static NoRuntime none;
+  return none;
+}
+
 DeviceGuard::DeviceGuard(int) : status_(NotCompiled()) {}
 DeviceGuard::~DeviceGuard() = default;
 

@@ -47,6 +47,10 @@ Status StreamSynchronize(int device, uintptr_t stream);
 // larger values a stream handle.
 Status MakeStreamWait(int device, uintptr_t consumer);
 
+// Calls fn(data) on a CUDA runtime thread once `stream` has run all work
+// enqueued on it so far (cudaLaunchHostFunc); fn must make no CUDA call.
+Status LaunchHostCallback(int device, uintptr_t stream, void (*fn)(void*), void* data);
+
 // True once the process has begun to exit: no CUDA call may be made then
 // (the driver may already be gone); releases leak on purpose.
 bool ShuttingDown();

@@ -1,6 +1,5 @@
 #include "shm.h"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/file.h>
@@ -18,19 +17,21 @@
 namespace dlnode {
 namespace {
 
-constexpr char kMagic[8] = {'D', 'L', 'P', 'K', 'S', 'H', 'M', 1};
 constexpr char kPrefix[] = "dlpack-";
+constexpr size_t kTokenDigits = 32;
+constexpr unsigned kSeals = F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL;
 
-struct Header {
+// python/FORMAT.md "Tickets": the one page of a ticket.
+constexpr char kTicketMagic[8] = {'D', 'L', 'P', 'K', 'T', 'K', 'T', 2};
+constexpr uint64_t kTicketSize = 4096;
+struct TicketHeader {
   char magic[8];
-  uint32_t header_size;
   uint32_t slot_count;
-  uint64_t data_size;
-  uint64_t reserved;
+  uint32_t retired;  // 1 once the exporter retired it: nobody attaches any more
   int32_t pids[kShmSlots];
 };
-static_assert(offsetof(Header, pids) == 32, "python/FORMAT.md: slots start at byte 32");
-static_assert(sizeof(Header) <= kShmHeaderSize, "header fits its page");
+static_assert(offsetof(TicketHeader, pids) == 16, "python/FORMAT.md: ticket slots start at byte 16");
+static_assert(sizeof(TicketHeader) <= kTicketSize, "the header fits its page");
 
 ShmResult Fail(ShmFailure failure, const std::string& what, int error = 0) {
   std::string message = what;
@@ -39,8 +40,11 @@ ShmResult Fail(ShmFailure failure, const std::string& what, int error = 0) {
 }
 
 ShmFailure FailureOf(int error) {
-  if (error == ENOENT) return ShmFailure::kGone;
-  if (error == ENOMEM || error == ENOSPC || error == EFBIG) return ShmFailure::kNoMemory;
+  if (error == ENOENT || error == ESRCH) return ShmFailure::kGone;
+  if (error == EACCES || error == EPERM) return ShmFailure::kDenied;
+  if (error == ENOMEM || error == ENOSPC || error == EFBIG || error == EMFILE || error == ENFILE) {
+    return ShmFailure::kNoMemory;
+  }
   return ShmFailure::kSystem;
 }
 
@@ -49,326 +53,406 @@ uint64_t PageRound(uint64_t n) {
   return (n + page - 1) / page * page;
 }
 
-// Holds flock(LOCK_EX) for a scope.
-class FileLock {
+std::string NewName() {
+  static std::atomic<uint64_t> counter{0};
+  std::random_device device;
+  uint64_t bits[2];
+  for (uint64_t& b : bits) b = (static_cast<uint64_t>(device()) << 32) ^ device();
+  bits[1] ^= counter.fetch_add(1) * 0x9e3779b97f4a7c15ULL;
+  char name[64];
+  std::snprintf(name, sizeof name, "%s%016llx%016llx", kPrefix, static_cast<unsigned long long>(bits[0]),
+                static_cast<unsigned long long>(bits[1]));
+  return name;
+}
+
+// A closed descriptor when it leaves scope, unless released.
+class Fd {
  public:
-  explicit FileLock(int fd) : fd_(fd) {
-    while (flock(fd_, LOCK_EX) != 0 && errno == EINTR) {
-    }
+  explicit Fd(int fd) : fd_(fd) {}
+  ~Fd() {
+    if (fd_ >= 0) close(fd_);
   }
-  ~FileLock() { flock(fd_, LOCK_UN); }
-  FileLock(const FileLock&) = delete;
-  FileLock& operator=(const FileLock&) = delete;
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  int get() const { return fd_; }
+  int release() {
+    const int fd = fd_;
+    fd_ = -1;
+    return fd;
+  }
 
  private:
   int fd_;
 };
 
-bool Alive(int32_t pid) { return pid > 0 && (kill(pid, 0) == 0 || errno != ESRCH); }
-
-// Clears the slots of dead processes; returns how many slots stay in use.
-int Prune(Header* h) {
-  int used = 0;
-  for (uint32_t i = 0; i < kShmSlots; ++i) {
-    if (h->pids[i] == 0) continue;
-    if (Alive(h->pids[i])) {
-      ++used;
-    } else {
-      h->pids[i] = 0;
-    }
+// A new sealed memfd of `size` bytes, its pages reserved (posix_fallocate: a
+// full tmpfs fails here, not with SIGBUS on first touch); -1 with `*result` set.
+int NewMemfd(const std::string& name, uint64_t size, ShmResult* result) {
+  // MFD_NOEXEC_SEAL (Linux 6.3): where vm.memfd_noexec = 2 a memfd without it
+  // is refused; older kernels refuse the flag (EINVAL) and get none.
+  constexpr unsigned kNoExecSeal = 0x0008U;
+  int raw = memfd_create(name.c_str(), MFD_CLOEXEC | MFD_ALLOW_SEALING | kNoExecSeal);
+  if (raw < 0 && errno == EINVAL) raw = memfd_create(name.c_str(), MFD_CLOEXEC | MFD_ALLOW_SEALING);
+  Fd fd(raw);
+  if (fd.get() < 0) {
+    const int error = errno;
+    *result = Fail(FailureOf(error), "Could not create a shared-memory segment", error);
+    return -1;
   }
-  return used;
+  int error = fchmod(fd.get(), 0600) == 0 ? 0 : errno;
+  if (error == 0 && ftruncate(fd.get(), static_cast<off_t>(size)) != 0) error = errno;
+  if (error == 0) error = posix_fallocate(fd.get(), 0, static_cast<off_t>(size));
+  if (error == 0 && fcntl(fd.get(), F_ADD_SEALS, kSeals) != 0) error = errno;
+  if (error != 0) {
+    *result = Fail(FailureOf(error), "Could not size and seal the shared-memory segment", error);
+    return -1;
+  }
+  return fd.release();
 }
 
-// Slots held by live processes other than this one.
-int Others(const Header* h) {
+std::string ProcFd(int64_t pid, int64_t fd) {
+  return "/proc/" + std::to_string(pid) + "/fd/" + std::to_string(fd);
+}
+
+// What /proc/<pid>/fd/<n> reads for the memfd `name`.
+std::string LinkOf(const std::string& name) { return "/memfd:" + name + " (deleted)"; }
+
+bool LinkIs(const std::string& path, const std::string& expected) {
+  char buffer[512];
+  errno = 0;
+  const ssize_t n = readlink(path.c_str(), buffer, sizeof buffer);
+  return n >= 0 && static_cast<size_t>(n) == expected.size() && std::memcmp(buffer, expected.data(), n) == 0;
+}
+
+// python/FORMAT.md "Opening": reopens the segment `place` names, after
+// checking that the place holds a memfd of that name (the random token), that
+// the file opened is the file checked (device and inode), a regular file of
+// this user, sealed against shrinking and growing, of at least `min_size`
+// bytes. Nothing is opened before the link's name matched, so a stale or
+// forged place never opens a device, a pipe or another user's file.
+int OpenPlace(const ShmPlace& place, uint64_t min_size, uint64_t* size, ShmResult* result) {
+  const std::string& name = place.name;
+  if (!ValidShmName(name)) {
+    *result = Fail(ShmFailure::kInvalid, "Expected a segment name 'dlpack-' + 32 lowercase hex digits");
+    return -1;
+  }
+  if (place.pid <= 0 || place.pid > INT32_MAX || place.fd < 0 || place.fd > INT32_MAX) {
+    *result = Fail(ShmFailure::kInvalid, "Expected a process id and a descriptor number");
+    return -1;
+  }
+  const std::string path = ProcFd(place.pid, place.fd);
+  const std::string where = "Segment '" + name + "' (process " + std::to_string(place.pid) + ", descriptor " +
+                            std::to_string(place.fd) + ")";
+  if (!LinkIs(path, LinkOf(name))) {
+    const int error = errno;
+    if (error == EACCES || error == EPERM) {
+      *result = Fail(ShmFailure::kDenied, where + " cannot be inspected (another user's process?)", error);
+    } else {
+      *result = Fail(ShmFailure::kGone, where + " is no longer open there (released, or its process ended)");
+    }
+    return -1;
+  }
+  struct stat by_path;
+  if (stat(path.c_str(), &by_path) != 0) {
+    const int error = errno;
+    *result = Fail(FailureOf(error), where + " could not be read", error);
+    return -1;
+  }
+  if (!S_ISREG(by_path.st_mode) || by_path.st_uid != geteuid()) {
+    *result = Fail(ShmFailure::kDenied, where + " is not a segment of this user");
+    return -1;
+  }
+  Fd fd(open(path.c_str(), O_RDWR | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
+  if (fd.get() < 0) {
+    const int error = errno;
+    *result = Fail(FailureOf(error), where + " could not be opened", error);
+    return -1;
+  }
+  struct stat st;
+  const int seals = fcntl(fd.get(), F_GET_SEALS);
+  if (fstat(fd.get(), &st) != 0 || st.st_dev != by_path.st_dev || st.st_ino != by_path.st_ino ||
+      !S_ISREG(st.st_mode) || st.st_uid != geteuid() || !LinkIs(ProcFd(getpid(), fd.get()), LinkOf(name))) {
+    *result = Fail(ShmFailure::kGone, where + " changed while it was opened");
+    return -1;
+  }
+  if (seals < 0 || (static_cast<unsigned>(seals) & kSeals) != kSeals) {
+    *result = Fail(ShmFailure::kInvalid, where + " is not sealed against shrinking and growing");
+    return -1;
+  }
+  if (static_cast<uint64_t>(st.st_size) < min_size) {
+    *result = Fail(ShmFailure::kInvalid, "Segment '" + name + "' holds " + std::to_string(st.st_size) +
+                                             " bytes, fewer than the " + std::to_string(min_size) +
+                                             " the descriptor needs");
+    return -1;
+  }
+  *size = static_cast<uint64_t>(st.st_size);
+  return fd.release();
+}
+
+// This process's segments by name: threads and repeated opens of one segment
+// share one hold (one descriptor, one mapping). The mutex guards only the
+// table: nothing waits for another process under it. Process-wide on
+// purpose; never destroyed (deleters may run at exit).
+struct Holds {
+  std::mutex mutex;
+  std::unordered_map<std::string, ShmSegment*> by_name;
+  pid_t pid = getpid();
+};
+
+Holds& holds() {
+  static Holds* h = new Holds();
+  return *h;
+}
+
+// Callers hold the mutex. A fork()ed child starts afresh.
+std::unordered_map<std::string, ShmSegment*>& held() {
+  Holds& h = holds();
+  if (h.pid != getpid()) {
+    h.by_name.clear();
+    h.pid = getpid();
+  }
+  return h.by_name;
+}
+
+// The held segment `name` (a new reference), or nullptr; callers hold the mutex.
+ShmSegment* Reuse(const std::string& name, uint64_t min_data_size, ShmResult* result) {
+  auto it = held().find(name);
+  if (it == held().end() || !it->second->TryRetain()) return nullptr;
+  ShmSegment* segment = it->second;
+  if (segment->length() < min_data_size) {
+    segment->Release();
+    *result = Fail(ShmFailure::kInvalid, "Segment '" + name + "' holds " + std::to_string(segment->length()) +
+                                             " bytes, fewer than the " + std::to_string(min_data_size) +
+                                             " the descriptor needs");
+  }
+  return result->ok() ? segment : nullptr;
+}
+
+bool Alive(int32_t pid) { return pid > 0 && (kill(pid, 0) == 0 || errno != ESRCH); }
+
+// Holds flock on a ticket for a scope; `locked()` is false when a
+// non-blocking attempt found it held.
+class TicketLock {
+ public:
+  TicketLock(int fd, bool wait) : fd_(fd) {
+    int r;
+    while ((r = flock(fd_, wait ? LOCK_EX : LOCK_EX | LOCK_NB)) != 0 && errno == EINTR) {
+    }
+    locked_ = r == 0;
+  }
+  ~TicketLock() {
+    if (locked_) flock(fd_, LOCK_UN);
+  }
+  TicketLock(const TicketLock&) = delete;
+  TicketLock& operator=(const TicketLock&) = delete;
+  bool locked() const { return locked_; }
+
+ private:
+  int fd_;
+  bool locked_ = false;
+};
+
+bool ReadTicket(int fd, TicketHeader* h) {
+  return pread(fd, h, sizeof *h, 0) == static_cast<ssize_t>(sizeof *h) &&
+         std::memcmp(h->magic, kTicketMagic, sizeof kTicketMagic) == 0 && h->slot_count == kShmSlots;
+}
+
+bool WriteTicket(int fd, const TicketHeader& h) {
+  return pwrite(fd, &h, sizeof h, 0) == static_cast<ssize_t>(sizeof h);
+}
+
+// Clears the slots of dead processes; returns how many other live processes hold one.
+int PruneOthers(TicketHeader* h) {
   const auto self = static_cast<int32_t>(getpid());
   int others = 0;
-  for (uint32_t i = 0; i < kShmSlots; ++i) {
-    if (h->pids[i] != 0 && h->pids[i] != self) ++others;
+  for (int32_t& pid : h->pids) {
+    if (pid == 0 || pid == self) continue;
+    if (Alive(pid)) {
+      ++others;
+    } else {
+      pid = 0;
+    }
   }
   return others;
 }
 
-bool TakeSlot(Header* h) {
-  for (uint32_t i = 0; i < kShmSlots; ++i) {
-    if (h->pids[i] == 0) {
-      h->pids[i] = static_cast<int32_t>(getpid());
+bool TakeSlot(TicketHeader* h) {
+  for (int32_t& pid : h->pids) {
+    if (pid == 0) {
+      pid = static_cast<int32_t>(getpid());
       return true;
     }
   }
   return false;
 }
 
-void DropSlot(Header* h) {
-  const auto self = static_cast<int32_t>(getpid());
-  for (uint32_t i = 0; i < kShmSlots; ++i) {
-    if (h->pids[i] == self) {
-      h->pids[i] = 0;
+void DropSlot(TicketHeader* h) {
+  for (int32_t& pid : h->pids) {
+    if (pid == static_cast<int32_t>(getpid())) {
+      pid = 0;
       return;
     }
   }
 }
 
-bool ValidHeader(const Header* h, uint64_t file_size) {
-  return std::memcmp(h->magic, kMagic, sizeof kMagic) == 0 && h->header_size == kShmHeaderSize &&
-         h->slot_count == kShmSlots && h->data_size <= file_size - kShmHeaderSize;
-}
-
-// The name still names the object behind `fd` (not unlinked and recreated).
-bool StillNamed(int fd, const std::string& name) {
-  struct stat by_fd;
-  struct stat by_name;
-  const std::string path = "/dev/shm/" + name;
-  return fstat(fd, &by_fd) == 0 && stat(path.c_str(), &by_name) == 0 &&
-         by_fd.st_dev == by_name.st_dev && by_fd.st_ino == by_name.st_ino;
-}
-
-std::string NewName() {
-  static std::atomic<uint64_t> counter{0};
-  std::random_device device;
-  const uint64_t bits = (static_cast<uint64_t>(device()) << 32) ^ device() ^
-                        (counter.fetch_add(1) * 0x9e3779b97f4a7c15ULL);
-  char name[64];
-  std::snprintf(name, sizeof name, "%s%d-%016llx", kPrefix, static_cast<int>(getpid()),
-                static_cast<unsigned long long>(bits));
-  return name;
-}
-
-// This process's attachments by name: threads and repeated opens of one
-// segment share one attachment (one slot, one mapping). Process-wide on
-// purpose, like the slots themselves; never destroyed (deleters may run at exit).
-struct Attachments {
-  std::mutex mutex;
-  std::unordered_map<std::string, ShmSegment*> by_name;
-  pid_t pid = getpid();
-};
-
-// Callers hold the mutex. A fork()ed child inherits the parent's entries but
-// not its slots: it starts afresh.
-Attachments& attachments() {
-  static Attachments* a = new Attachments();
-  return *a;
-}
-
-std::unordered_map<std::string, ShmSegment*>& attached() {
-  Attachments& a = attachments();
-  if (a.pid != getpid()) {
-    a.by_name.clear();
-    a.pid = getpid();
-  }
-  return a.by_name;
-}
-
-// Removes `segment` from this process's attachments, if it is still listed.
-// Callers hold the mutex.
-void Unlist(const ShmSegment* segment) {
-  auto& by_name = attached();
-  auto it = by_name.find(segment->name());
-  if (it != by_name.end() && it->second == segment) by_name.erase(it);
-}
-
 }  // namespace
 
-ShmSegment::ShmSegment(std::string name, void* map, uint64_t map_size, uint64_t data_size)
-    : HostMemory(static_cast<char*>(map) + kShmHeaderSize, data_size),
-      name_(std::move(name)),
-      map_(map),
-      map_size_(map_size) {}
+bool ValidShmName(const std::string& name) {
+  if (name.size() != sizeof kPrefix - 1 + kTokenDigits || name.compare(0, sizeof kPrefix - 1, kPrefix) != 0) {
+    return false;
+  }
+  for (size_t i = sizeof kPrefix - 1; i < name.size(); ++i) {
+    const char c = name[i];
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+  }
+  return true;
+}
+
+ShmSegment::ShmSegment(std::string name, int fd, void* map, uint64_t map_size, uint64_t data_size)
+    : HostMemory(map, data_size), name_(std::move(name)), fd_(fd), map_(map), map_size_(map_size) {}
 
 ShmSegment* ShmSegment::Create(uint64_t data_size, ShmResult* result) {
-  const uint64_t map_size = PageRound(kShmHeaderSize + data_size);
-  std::string name;
-  int fd = -1;
-  for (int attempt = 0; attempt < 8 && fd < 0; ++attempt) {
-    name = NewName();
-    fd = shm_open(("/" + name).c_str(), O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0600);
-    if (fd < 0 && errno != EEXIST) break;
-  }
-  if (fd < 0) {
-    const int error = errno;
-    *result = Fail(FailureOf(error), "Could not create a shared-memory segment", error);
-    return nullptr;
-  }
-  // posix_fallocate reserves the pages now: on a small /dev/shm a later
-  // first touch would otherwise kill the process with SIGBUS.
-  int reserve = ftruncate(fd, static_cast<off_t>(map_size)) == 0 ? 0 : errno;
-  if (reserve == 0) reserve = posix_fallocate(fd, 0, static_cast<off_t>(map_size));
-  if (reserve != 0) {
-    const int error = reserve;
-    shm_unlink(("/" + name).c_str());
-    close(fd);
-    *result = Fail(FailureOf(error), "Could not size the shared-memory segment", error);
-    return nullptr;
-  }
+  // One page at least: mmap refuses an empty mapping.
+  const uint64_t map_size = PageRound(data_size == 0 ? 1 : data_size);
+  const std::string name = NewName();
+  const int fd = NewMemfd(name, map_size, result);
+  if (fd < 0) return nullptr;
   void* map = mmap(nullptr, map_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   if (map == MAP_FAILED) {
     const int error = errno;
-    shm_unlink(("/" + name).c_str());
     close(fd);
     *result = Fail(FailureOf(error), "Could not map the shared-memory segment", error);
     return nullptr;
   }
-  auto* h = static_cast<Header*>(map);
-  {
-    FileLock lock(fd);
-    std::memcpy(h->magic, kMagic, sizeof kMagic);
-    h->header_size = kShmHeaderSize;
-    h->slot_count = kShmSlots;
-    h->data_size = data_size;
-    TakeSlot(h);  // a fresh header has every slot free
-  }
-  close(fd);  // the slot keeps the name linked; detach reopens it
-  auto* segment = new ShmSegment(name, map, map_size, data_size);
-  std::lock_guard<std::mutex> guard(attachments().mutex);
-  attached()[name] = segment;
+  auto* segment = new ShmSegment(name, fd, map, map_size, data_size);
+  std::lock_guard<std::mutex> guard(holds().mutex);
+  held()[name] = segment;
   return segment;
 }
 
-ShmSegment* ShmSegment::Open(const std::string& name, uint64_t min_data_size, ShmResult* result) {
-  if (name.compare(0, sizeof kPrefix - 1, kPrefix) != 0 || name.find('/') != std::string::npos ||
-      name.size() > 200) {
-    *result = Fail(ShmFailure::kInvalid, "Expected a segment name starting with 'dlpack-', received '" +
-                                             name + "'");
-    return nullptr;
-  }
-  // Held across the attach so that two threads opening one segment share it.
-  std::lock_guard<std::mutex> guard(attachments().mutex);
-  auto existing = attached().find(name);
-  if (existing != attached().end() && existing->second->TryRetain()) {
-    if (existing->second->length() < min_data_size) {
-      existing->second->Release();
-      *result = Fail(ShmFailure::kInvalid, "Segment '" + name + "' holds " +
-                                               std::to_string(existing->second->length()) +
-                                               " bytes, fewer than the " + std::to_string(min_data_size) +
-                                               " the descriptor needs");
-      return nullptr;
-    }
-    return existing->second;
-  }
-  const int fd = shm_open(("/" + name).c_str(), O_RDWR | O_CLOEXEC, 0);
-  if (fd < 0) {
-    const int error = errno;
-    *result = Fail(FailureOf(error), "Could not open shared-memory segment '" + name + "'", error);
-    return nullptr;
-  }
-  struct stat st;
-  if (fstat(fd, &st) != 0 || static_cast<uint64_t>(st.st_size) < kShmHeaderSize) {
-    close(fd);
-    *result = Fail(ShmFailure::kInvalid, "Segment '" + name + "' is not a dlpack segment");
-    return nullptr;
-  }
-  const auto map_size = static_cast<uint64_t>(st.st_size);
-  void* map = mmap(nullptr, map_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  if (map == MAP_FAILED) {
-    const int error = errno;
-    close(fd);
-    *result = Fail(FailureOf(error), "Could not map segment '" + name + "'", error);
-    return nullptr;
-  }
-  auto* h = static_cast<Header*>(map);
-  ShmResult failure;
+ShmSegment* ShmSegment::Open(const ShmPlace& place, uint64_t min_data_size, ShmResult* result) {
   {
-    FileLock lock(fd);
-    if (!ValidHeader(h, map_size)) {
-      failure = Fail(ShmFailure::kInvalid, "Segment '" + name + "' has no dlpack header");
-    } else if (h->data_size < min_data_size) {
-      failure = Fail(ShmFailure::kInvalid, "Segment '" + name + "' holds " +
-                                               std::to_string(h->data_size) + " bytes, fewer than the " +
-                                               std::to_string(min_data_size) + " the descriptor needs");
-    } else if (!StillNamed(fd, name)) {
-      failure = Fail(ShmFailure::kGone, "Segment '" + name + "' was released by every process");
-    } else {
-      Prune(h);
-      if (!TakeSlot(h)) {
-        failure = Fail(ShmFailure::kSystem, "Segment '" + name + "' has no free attachment slot (128 in use)");
-      }
-    }
+    std::lock_guard<std::mutex> guard(holds().mutex);
+    if (ShmSegment* segment = Reuse(place.name, min_data_size, result)) return segment;
+    if (!result->ok()) return nullptr;
   }
-  if (!failure.ok()) {
-    munmap(map, map_size);
+  uint64_t size = 0;
+  const int fd = OpenPlace(place, min_data_size, &size, result);
+  if (fd < 0) return nullptr;
+  void* map = size == 0 ? MAP_FAILED : mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (map == MAP_FAILED) {
+    const int error = size == 0 ? EINVAL : errno;
     close(fd);
-    *result = failure;
+    *result = Fail(FailureOf(error), "Could not map segment '" + place.name + "'", error);
     return nullptr;
   }
-  close(fd);  // the slot keeps the name linked; detach reopens it
-  auto* segment = new ShmSegment(name, map, map_size, h->data_size);
-  attached()[name] = segment;
-  return segment;
+  // The data is the whole file: its size was sealed before it was shared.
+  auto* opened = new ShmSegment(place.name, fd, map, size, size);
+  std::lock_guard<std::mutex> guard(holds().mutex);
+  // Another thread may have opened it meanwhile: one hold per process.
+  if (ShmSegment* segment = Reuse(place.name, min_data_size, result)) {
+    munmap(map, size);
+    close(fd);
+    delete opened;
+    return segment;
+  }
+  if (!result->ok()) {
+    munmap(map, size);
+    close(fd);
+    delete opened;
+    return nullptr;
+  }
+  held()[place.name] = opened;
+  return opened;
 }
 
 void ShmSegment::Destroy() noexcept {
   {
-    std::lock_guard<std::mutex> guard(attachments().mutex);
-    Unlist(this);
+    std::lock_guard<std::mutex> guard(holds().mutex);
+    auto& by_name = held();
+    auto it = by_name.find(name_);
+    if (it != by_name.end() && it->second == this) by_name.erase(it);
   }
-  // An attachment holds no descriptor (a process may hold thousands of
-  // attachments); this one's slot kept the name linked, so it reopens.
-  const int fd = shm_open(("/" + name_).c_str(), O_RDWR | O_CLOEXEC, 0);
-  if (fd >= 0) {
-    auto* h = static_cast<Header*>(map_);
-    FileLock lock(fd);
-    DropSlot(h);
-    // Unlink under the lock: an attach in progress either took its slot
-    // first, or sees the name gone (StillNamed) and fails cleanly.
-    if (Prune(h) == 0 && StillNamed(fd, name_)) shm_unlink(("/" + name_).c_str());
-  }
-  if (fd >= 0) close(fd);
   munmap(map_, map_size_);
+  close(fd_);
   delete this;
 }
 
-bool ShmSegment::RetireIfAlone() {
-  std::lock_guard<std::mutex> guard(attachments().mutex);
-  const int fd = shm_open(("/" + name_).c_str(), O_RDWR | O_CLOEXEC, 0);
-  if (fd < 0) {
-    if (errno != ENOENT) return false;  // cannot tell now; the caller asks again later
-    Unlist(this);                       // unlinked already: nobody else can attach
-    return true;
+std::unique_ptr<ShmTicket> ShmTicket::Create(ShmResult* result) {
+  const std::string name = NewName();
+  const int fd = NewMemfd(name, kTicketSize, result);
+  if (fd < 0) return nullptr;
+  std::unique_ptr<ShmTicket> ticket(new ShmTicket(name, fd));
+  TicketHeader h{};
+  std::memcpy(h.magic, kTicketMagic, sizeof kTicketMagic);
+  h.slot_count = kShmSlots;
+  h.pids[0] = static_cast<int32_t>(getpid());
+  if (!WriteTicket(fd, h)) {
+    const int error = errno;
+    ticket->attached_ = false;
+    *result = Fail(ShmFailure::kSystem, "Could not write the ticket", error);
+    return nullptr;
   }
-  bool alone = false;
-  {
-    auto* h = static_cast<Header*>(map_);
-    FileLock lock(fd);
-    Prune(h);
-    alone = Others(h) == 0;
-    if (alone) {
-      Unlist(this);  // this process stops reusing it too
-      DropSlot(h);
-      if (StillNamed(fd, name_)) shm_unlink(("/" + name_).c_str());
-    }
-  }
-  close(fd);
-  return alone;
+  return ticket;
 }
 
-int SweepShmSegments() {
-  DIR* dir = opendir("/dev/shm");
-  if (dir == nullptr) return 0;
-  int removed = 0;
-  while (dirent* entry = readdir(dir)) {
-    const std::string name = entry->d_name;
-    if (name.compare(0, sizeof kPrefix - 1, kPrefix) != 0) continue;
-    const int fd = shm_open(("/" + name).c_str(), O_RDWR | O_CLOEXEC, 0);
-    if (fd < 0) continue;
-    struct stat st;
-    if (fstat(fd, &st) == 0 && static_cast<uint64_t>(st.st_size) >= kShmHeaderSize &&
-        flock(fd, LOCK_EX | LOCK_NB) == 0) {
-      void* map = mmap(nullptr, kShmHeaderSize, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-      if (map != MAP_FAILED) {
-        auto* h = static_cast<Header*>(map);
-        if (ValidHeader(h, static_cast<uint64_t>(st.st_size)) && Prune(h) == 0 && StillNamed(fd, name)) {
-          shm_unlink(("/" + name).c_str());
-          ++removed;
-        }
-        munmap(map, kShmHeaderSize);
-      }
-      flock(fd, LOCK_UN);
-    }
-    close(fd);
+std::unique_ptr<ShmTicket> ShmTicket::Open(const ShmPlace& place, ShmResult* result) {
+  uint64_t size = 0;
+  const int fd = OpenPlace(place, kTicketSize, &size, result);
+  if (fd < 0) return nullptr;
+  std::unique_ptr<ShmTicket> ticket(new ShmTicket(place.name, fd));
+  ticket->attached_ = false;
+  TicketLock lock(fd, true);
+  TicketHeader h;
+  if (!ReadTicket(fd, &h)) {
+    *result = Fail(ShmFailure::kInvalid, "Segment '" + place.name + "' is not a ticket");
+    return nullptr;
   }
-  closedir(dir);
-  return removed;
+  if (h.retired != 0) {
+    *result = Fail(ShmFailure::kGone, "Ticket '" + place.name + "' was retired by its exporter");
+    return nullptr;
+  }
+  PruneOthers(&h);
+  if (!TakeSlot(&h)) {
+    *result = Fail(ShmFailure::kSystem, "Ticket '" + place.name + "' has no free slot (128 in use)");
+    return nullptr;
+  }
+  if (!WriteTicket(fd, h)) {
+    const int error = errno;
+    *result = Fail(ShmFailure::kSystem, "Could not write ticket '" + place.name + "'", error);
+    return nullptr;
+  }
+  ticket->attached_ = true;
+  return ticket;
+}
+
+ShmTicket::~ShmTicket() {
+  if (attached_) {
+    TicketLock lock(fd_, true);
+    TicketHeader h;
+    if (ReadTicket(fd_, &h)) {
+      DropSlot(&h);
+      WriteTicket(fd_, h);
+    }
+  }
+  close(fd_);
+}
+
+bool ShmTicket::RetireIfAlone() {
+  if (!attached_) return true;  // retired already
+  TicketLock lock(fd_, false);
+  if (!lock.locked()) return false;  // another process is attaching or detaching: later
+  TicketHeader h;
+  if (!ReadTicket(fd_, &h)) return false;
+  if (PruneOthers(&h) != 0) {
+    WriteTicket(fd_, h);
+    return false;
+  }
+  DropSlot(&h);
+  h.retired = 1;
+  if (!WriteTicket(fd_, h)) return false;
+  attached_ = false;
+  return true;
 }
 
 }  // namespace dlnode

@@ -5,7 +5,8 @@
 #include "cuda_ipc.h"
 
 #include <gtest/gtest.h>
-#include <sys/stat.h>
+#include <sys/file.h>
+#include <unistd.h>
 
 #include <string>
 
@@ -16,9 +17,13 @@ namespace {
 
 namespace cuda = dlnode::cuda;
 
-bool Exists(const std::string& name) {
-  struct stat st;
-  return stat(("/dev/shm/" + name).c_str(), &st) == 0;
+// The slots a ticket holds (python/FORMAT.md "Tickets": int32 pids from byte 16).
+int Slots(int fd) {
+  int32_t pids[dlnode::kShmSlots];
+  if (pread(fd, pids, sizeof pids, 16) != static_cast<ssize_t>(sizeof pids)) return -1;
+  int used = 0;
+  for (int32_t pid : pids) used += pid != 0;
+  return used;
 }
 
 // Plain host memory: not a shareable CUDA allocation.
@@ -31,10 +36,12 @@ class PlainMemory final : public dlnode::HostMemory {
   char bytes_[16] = {};
 };
 
-cuda::IpcShare Share(const std::string& ticket, std::string handle = std::string(128, '0')) {
+cuda::IpcShare Share(const std::string& ticket, std::string handle = std::string(128, '0'), int64_t fd = 1 << 30) {
   cuda::IpcShare share;
   share.handle = std::move(handle);
   share.ticket = ticket;
+  share.pid = getpid();
+  share.fd = fd;
   share.device = 0;
   share.size = 64;
   return share;
@@ -49,14 +56,14 @@ TEST(CudaIpc, MalformedHandlesAreInvalidBeforeAnythingIsOpened) {
   for (const std::string& handle : {std::string("xyz"), std::string(128, 'A'), std::string(127, '0'),
                                    std::string(130, '0'), std::string(127, '0') + "g"}) {
     cuda::IpcResult r;
-    EXPECT_EQ(cuda::OpenIpc(Share("dlpack-1-none", handle), &r), nullptr);
+    EXPECT_EQ(cuda::OpenIpc(Share("dlpack-" + std::string(32, '0'), handle), &r), nullptr);
     EXPECT_EQ(r.failure, cuda::IpcFailure::kInvalid) << handle;
   }
 }
 
 TEST(CudaIpc, ATicketThatIsGoneOrMalformedIsRefused) {
   cuda::IpcResult gone;
-  EXPECT_EQ(cuda::OpenIpc(Share("dlpack-1-0000000000000000"), &gone), nullptr);
+  EXPECT_EQ(cuda::OpenIpc(Share("dlpack-" + std::string(32, '0')), &gone), nullptr);
   EXPECT_EQ(gone.failure, cuda::IpcFailure::kGone);
   cuda::IpcResult bad;
   EXPECT_EQ(cuda::OpenIpc(Share("../etc/passwd"), &bad), nullptr);
@@ -66,16 +73,15 @@ TEST(CudaIpc, ATicketThatIsGoneOrMalformedIsRefused) {
 TEST(CudaIpc, AFailedOpenGivesItsTicketAttachmentBack) {
   if (HasDevice()) GTEST_SKIP() << "a CUDA device is present: the open would reach the driver";
   dlnode::ShmResult shm;
-  dlnode::ShmSegment* ticket = dlnode::ShmSegment::Create(0, &shm);
+  std::unique_ptr<dlnode::ShmTicket> ticket = dlnode::ShmTicket::Create(&shm);
   ASSERT_NE(ticket, nullptr) << shm.message;
-  const std::string name = ticket->name();
+  EXPECT_EQ(Slots(ticket->fd()), 1);
   cuda::IpcResult r;
-  EXPECT_EQ(cuda::OpenIpc(Share(name), &r), nullptr);
+  EXPECT_EQ(cuda::OpenIpc(Share(ticket->name(), std::string(128, '0'), ticket->fd()), &r), nullptr);
   EXPECT_EQ(r.failure, cuda::IpcFailure::kCuda);
   EXPECT_TRUE(r.cuda.unavailable) << r.cuda.name;
   EXPECT_FALSE(r.message.empty());
-  ticket->Release();  // the last reference: had the open kept one, the name would stay
-  EXPECT_FALSE(Exists(name));
+  EXPECT_EQ(Slots(ticket->fd()), 1);  // the failed open gave its slot back
   EXPECT_EQ(cuda::CountIpc().opened, 0);
 }
 

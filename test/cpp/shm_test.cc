@@ -1,14 +1,19 @@
-// The shared-memory segment protocol (python/FORMAT.md) and the 'local'
-// share registry, in one process and across a fork()ed child.
+// Sealed memfd segments and tickets (python/FORMAT.md) and the 'local' share
+// registry, in one process and across fork()ed children.
 #include "shm.h"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/file.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstring>
+#include <fstream>
 #include <functional>
 #include <string>
 
@@ -17,13 +22,28 @@
 namespace {
 
 using dlnode::ShmFailure;
+using dlnode::ShmPlace;
 using dlnode::ShmResult;
 using dlnode::ShmSegment;
+using dlnode::ShmTicket;
 
-bool Exists(const std::string& name) {
-  struct stat st;
-  return stat(("/dev/shm/" + name).c_str(), &st) == 0;
+// This process holds segment `name` (a descriptor or a mapping): while any
+// process does, the kernel keeps its memory.
+bool Held(const std::string& name) {
+  const std::string link = "/memfd:" + name + " (deleted)";
+  for (int fd = 0; fd < 4096; ++fd) {
+    char buffer[256];
+    const ssize_t n = readlink(("/proc/self/fd/" + std::to_string(fd)).c_str(), buffer, sizeof buffer);
+    if (n > 0 && std::string(buffer, n) == link) return true;
+  }
+  std::ifstream maps("/proc/self/maps");
+  for (std::string line; std::getline(maps, line);) {
+    if (line.size() >= link.size() && line.compare(line.size() - link.size(), link.size(), link) == 0) return true;
+  }
+  return false;
 }
+
+ShmPlace PlaceOf(const ShmSegment* s) { return {s->name(), getpid(), s->fd()}; }
 
 // A fork()ed child that runs `attach`, sends back what it returns, and stays
 // alive (still attached) until Kill(): a process that dies without detaching.
@@ -63,92 +83,167 @@ class AttachedChild {
   std::string reply_;
 };
 
-TEST(ShmSegment, CreateGivesZeroedPageAlignedData) {
+TEST(ShmSegment, CreateGivesZeroedPageAlignedSealedData) {
   ShmResult r;
   ShmSegment* s = ShmSegment::Create(100, &r);
   ASSERT_NE(s, nullptr) << r.message;
   EXPECT_EQ(s->length(), 100u);
   EXPECT_EQ(reinterpret_cast<uintptr_t>(s->base()) % 4096, 0u);
-  EXPECT_EQ(s->name().rfind("dlpack-", 0), 0u);
+  EXPECT_TRUE(dlnode::ValidShmName(s->name())) << s->name();
   const auto* bytes = static_cast<const unsigned char*>(s->base());
   for (int i = 0; i < 100; ++i) ASSERT_EQ(bytes[i], 0);
+  const int seals = fcntl(s->fd(), F_GET_SEALS);
+  EXPECT_EQ(seals & (F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL), F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL);
+  // Finding 9: no holder can cut the file under another's mapping.
+  const int peer = open(("/proc/self/fd/" + std::to_string(s->fd())).c_str(), O_RDWR);
+  ASSERT_GE(peer, 0);
+  EXPECT_NE(ftruncate(peer, 0), 0);
+  EXPECT_EQ(errno, EPERM);
+  EXPECT_NE(ftruncate(peer, 1 << 20), 0);
+  close(peer);
   const std::string name = s->name();
-  EXPECT_TRUE(Exists(name));
+  EXPECT_TRUE(Held(name));
   s->Release();
-  EXPECT_FALSE(Exists(name));
+  EXPECT_FALSE(Held(name));
 }
 
-TEST(ShmSegment, UnlinkedOnlyWhenTheLastAttachmentDetaches) {
+TEST(ShmSegment, NamesFollowTheGrammar) {
+  EXPECT_TRUE(dlnode::ValidShmName("dlpack-" + std::string(32, 'a')));
+  for (const std::string& name :
+       {std::string("dlpack-") + std::string(31, 'a'), std::string("dlpack-") + std::string(33, 'a'),
+        std::string("dlpack-") + std::string(31, 'a') + "A", std::string("dlpack-") + std::string(31, 'a') + '\0',
+        std::string("dlpack-") + std::string(31, 'a') + "/", std::string("../etc/passwd"),
+        std::string("Dlpack-") + std::string(32, 'a'), std::string()}) {
+    EXPECT_FALSE(dlnode::ValidShmName(name)) << name;
+  }
+}
+
+TEST(ShmSegment, OneProcessSharesOneHold) {
   ShmResult r;
-  ShmSegment* a = ShmSegment::Create(16, &r);
-  ASSERT_NE(a, nullptr);
+  ShmSegment* a = ShmSegment::Create(8, &r);
   const std::string name = a->name();
-  ShmSegment* b = ShmSegment::Open(name, 16, &r);
-  ASSERT_NE(b, nullptr) << r.message;
-  std::memcpy(b->base(), "shared", 7);
-  EXPECT_STREQ(static_cast<const char*>(a->base()), "shared");
+  ShmSegment* b = ShmSegment::Open(PlaceOf(a), 8, &r);
+  ShmSegment* c = ShmSegment::Open({name, getpid(), 0}, 8, &r);  // found by name, wherever the place says
+  EXPECT_EQ(a, b);
+  EXPECT_EQ(b, c);
+  EXPECT_EQ(ShmSegment::Open(PlaceOf(a), 4097, &r), nullptr);  // more than the sealed page
+  EXPECT_EQ(r.failure, ShmFailure::kInvalid);
   a->Release();
-  EXPECT_TRUE(Exists(name));
   b->Release();
-  EXPECT_FALSE(Exists(name));
+  EXPECT_TRUE(Held(name));
+  c->Release();
+  EXPECT_FALSE(Held(name));
 }
 
-TEST(ShmSegment, RetainKeepsOneAttachmentUntilTheLastReference) {
+TEST(ShmSegment, OpenRefusesBadNamesGonePlacesUnsealedFilesAndTooSmallSegments) {
   ShmResult r;
-  ShmSegment* a = ShmSegment::Create(8, &r);
-  const std::string name = a->name();
-  a->Retain();
-  a->Release();
-  EXPECT_TRUE(Exists(name));
-  a->Release();
-  EXPECT_FALSE(Exists(name));
-}
-
-TEST(ShmSegment, OpenRefusesMissingForeignAndTooSmallSegments) {
-  ShmResult r;
-  EXPECT_EQ(ShmSegment::Open("dlpack-0-doesnotexist", 0, &r), nullptr);
+  EXPECT_EQ(ShmSegment::Open({"../etc/passwd", getpid(), 0}, 0, &r), nullptr);
+  EXPECT_EQ(r.failure, ShmFailure::kInvalid);
+  r = {};
+  EXPECT_EQ(ShmSegment::Open({"dlpack-" + std::string(32, '0'), getpid(), 0}, 0, &r), nullptr);  // stdin
   EXPECT_EQ(r.failure, ShmFailure::kGone);
-  EXPECT_EQ(ShmSegment::Open("../etc/passwd", 0, &r), nullptr);
+  r = {};
+  EXPECT_EQ(ShmSegment::Open({"dlpack-" + std::string(32, '0'), getpid(), 1 << 30}, 0, &r), nullptr);
+  EXPECT_EQ(r.failure, ShmFailure::kGone);
+  r = {};
+  EXPECT_EQ(ShmSegment::Open({"dlpack-" + std::string(32, '0'), 0, 3}, 0, &r), nullptr);
   EXPECT_EQ(r.failure, ShmFailure::kInvalid);
-  EXPECT_EQ(ShmSegment::Open("dlpack-a/b", 0, &r), nullptr);
+  // The right name on a memfd a peer could still shrink.
+  const std::string name = "dlpack-" + std::string(32, 'c');
+  const int unsealed = memfd_create(name.c_str(), MFD_CLOEXEC);
+  ASSERT_GE(unsealed, 0);
+  ASSERT_EQ(ftruncate(unsealed, 4096), 0);
+  r = {};
+  EXPECT_EQ(ShmSegment::Open({name, getpid(), unsealed}, 0, &r), nullptr);
   EXPECT_EQ(r.failure, ShmFailure::kInvalid);
-  ShmSegment* a = ShmSegment::Create(8, &r);
-  EXPECT_EQ(ShmSegment::Open(a->name(), 9, &r), nullptr);
-  EXPECT_EQ(r.failure, ShmFailure::kInvalid);
-  EXPECT_NE(r.message.find("fewer than"), std::string::npos) << r.message;
-  a->Release();
+  EXPECT_NE(r.message.find("not sealed"), std::string::npos) << r.message;
+  close(unsealed);
 }
 
-TEST(ShmSegment, ADeadProcessIsPrunedAndTheSegmentRemoved) {
+TEST(ShmSegment, AForkedChildOpensItsOwnHoldThroughTheParentsPlace) {
   ShmResult r;
   ShmSegment* a = ShmSegment::Create(8, &r);
-  const std::string name = a->name();
+  std::memcpy(a->base(), "parent", 7);
+  const ShmPlace place = PlaceOf(a);
   AttachedChild child([&] {
+    // A fork()ed child inherits the table's entries but starts afresh.
     ShmResult cr;
-    return std::string(ShmSegment::Open(name, 8, &cr) != nullptr ? "y" : "n");
+    const ShmPlace from_parent{place.name, getppid(), place.fd};
+    ShmSegment* b = ShmSegment::Open(from_parent, 8, &cr);
+    if (b == nullptr) return "n:" + cr.message;
+    std::memcpy(b->base(), "child", 6);
+    return std::string(b != a ? "y" : "n");
   });
   EXPECT_EQ(child.reply(), "y");
-  child.Kill();
-  a->Release();  // prunes the dead child's slot: nobody is left
-  EXPECT_FALSE(Exists(name));
+  EXPECT_STREQ(static_cast<const char*>(a->base()), "child");
+  a->Release();
 }
 
-TEST(ShmSegment, SweepRemovesOrphansAndKeepsLiveSegments) {
+TEST(ShmSegment, OpeningNeverWaitsForAnotherProcesssLock) {
+  // Finding 10: a peer holding a lock on a segment stalled every open in
+  // the process. Segments take no lock now: an open while a peer holds
+  // flock on the file completes (the child dies by alarm() if it waits).
   ShmResult r;
-  ShmSegment* live = ShmSegment::Create(8, &r);
-  AttachedChild child([] {
-    ShmResult cr;
-    ShmSegment* orphan = ShmSegment::Create(8, &cr);
-    return orphan != nullptr ? orphan->name() : std::string();
+  ShmSegment* a = ShmSegment::Create(8, &r);
+  const ShmPlace place = PlaceOf(a);
+  const std::string path = "/proc/" + std::to_string(getpid()) + "/fd/" + std::to_string(place.fd);
+  AttachedChild locker([&] {
+    const int fd = open(path.c_str(), O_RDWR);
+    return std::string(fd >= 0 && flock(fd, LOCK_EX) == 0 ? "locked" : "n");
   });
-  const std::string name = child.reply();
-  ASSERT_FALSE(name.empty());
-  child.Kill();
-  ASSERT_TRUE(Exists(name));
-  EXPECT_GE(dlnode::SweepShmSegments(), 1);
-  EXPECT_FALSE(Exists(name));
-  EXPECT_TRUE(Exists(live->name()));
-  live->Release();
+  ASSERT_EQ(locker.reply(), "locked");
+  AttachedChild opener([&] {
+    alarm(10);
+    ShmResult cr;
+    ShmSegment* b = ShmSegment::Open({place.name, getppid(), place.fd}, 8, &cr);
+    return std::string(b != nullptr ? "opened" : "n:" + cr.message);
+  });
+  EXPECT_EQ(opener.reply(), "opened");
+  a->Release();
+}
+
+TEST(ShmTicket, SlotsRetireAndNeverWaitingRetire) {
+  ShmResult r;
+  std::unique_ptr<ShmTicket> ticket = ShmTicket::Create(&r);
+  ASSERT_NE(ticket, nullptr) << r.message;
+  const ShmPlace place{ticket->name(), getpid(), ticket->fd()};
+  {
+    AttachedChild child([&] {
+      ShmResult cr;
+      const ShmPlace from_parent{place.name, getppid(), place.fd};
+      return std::string(ShmTicket::Open(from_parent, &cr).release() != nullptr ? "y" : "n:" + cr.message);
+    });
+    ASSERT_EQ(child.reply(), "y");
+    EXPECT_FALSE(ticket->RetireIfAlone());  // the child holds a slot
+    child.Kill();
+  }
+  {
+    // A peer that holds the ticket's lock: retiring does not wait for it.
+    AttachedChild locker([&] {
+      const int fd =
+          open(("/proc/" + std::to_string(getppid()) + "/fd/" + std::to_string(place.fd)).c_str(), O_RDWR);
+      return std::string(fd >= 0 && flock(fd, LOCK_EX) == 0 ? "locked" : "n");
+    });
+    ASSERT_EQ(locker.reply(), "locked");
+    const auto start = std::chrono::steady_clock::now();
+    EXPECT_FALSE(ticket->RetireIfAlone());
+    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));  // not blocked
+    locker.Kill();
+  }
+  EXPECT_TRUE(ticket->RetireIfAlone());  // the dead child's slot is pruned
+  ShmResult late;
+  EXPECT_EQ(ShmTicket::Open(place, &late), nullptr);  // nobody attaches a retired ticket
+  EXPECT_EQ(late.failure, ShmFailure::kGone);
+  EXPECT_TRUE(ticket->RetireIfAlone());  // again: nothing to undo
+}
+
+TEST(ShmTicket, ASegmentIsNotATicket) {
+  ShmResult r;
+  ShmSegment* s = ShmSegment::Create(4096, &r);
+  ShmResult t;
+  EXPECT_EQ(ShmTicket::Open(PlaceOf(s), &t), nullptr);
+  EXPECT_EQ(t.failure, ShmFailure::kInvalid);
+  s->Release();
 }
 
 TEST(ShareRegistry, OpenersHoldTheirOwnReferences) {
@@ -167,83 +262,11 @@ TEST(ShareRegistry, OpenersHoldTheirOwnReferences) {
   s->Release();       // the sharer's own reference
   reg::Remove(id);    // the sharer unpublishes
   EXPECT_EQ(reg::Acquire(id, &device), nullptr);
-  EXPECT_TRUE(Exists(name));  // the opener still holds it
+  EXPECT_TRUE(Held(name));  // the opener still holds it
   opened->Release();
-  EXPECT_FALSE(Exists(name));
+  EXPECT_FALSE(Held(name));
   reg::Remove(id);  // unknown now: ignored
   EXPECT_EQ(reg::Size(), before);
-}
-
-}  // namespace
-
-namespace {
-
-TEST(ShmSegment, OneProcessSharesOneAttachment) {
-  ShmResult r;
-  ShmSegment* a = ShmSegment::Create(8, &r);
-  const std::string name = a->name();
-  ShmSegment* b = ShmSegment::Open(name, 8, &r);
-  ShmSegment* c = ShmSegment::Open(name, 8, &r);
-  EXPECT_EQ(a, b);  // the same mapping, one slot
-  EXPECT_EQ(b, c);
-  EXPECT_EQ(ShmSegment::Open(name, 9, &r), nullptr);
-  a->Release();
-  b->Release();
-  EXPECT_TRUE(Exists(name));
-  c->Release();
-  EXPECT_FALSE(Exists(name));
-}
-
-TEST(ShmSegment, AForkedChildTakesItsOwnSlot) {
-  ShmResult r;
-  ShmSegment* a = ShmSegment::Create(8, &r);
-  const std::string name = a->name();
-  AttachedChild child([&] {
-    ShmResult cr;
-    ShmSegment* b = ShmSegment::Open(name, 8, &cr);
-    return std::string(b != nullptr && b != a ? "y" : "n");
-  });
-  EXPECT_EQ(child.reply(), "y");
-  a->Release();
-  EXPECT_TRUE(Exists(name));  // the live child's own slot keeps it
-  child.Kill();
-  EXPECT_GE(dlnode::SweepShmSegments(), 1);
-  EXPECT_FALSE(Exists(name));
-}
-
-TEST(ShmSegment, RetireIfAloneWaitsForOtherProcessesThenStopsAttaches) {
-  ShmResult r;
-  ShmSegment* ticket = ShmSegment::Create(0, &r);
-  ASSERT_NE(ticket, nullptr) << r.message;
-  const std::string name = ticket->name();
-  {
-    AttachedChild child([&] {
-      ShmResult cr;
-      return std::string(ShmSegment::Open(name, 0, &cr) != nullptr ? "y" : "n");
-    });
-    ASSERT_EQ(child.reply(), "y");
-    EXPECT_FALSE(ticket->RetireIfAlone());  // the child is attached
-    EXPECT_TRUE(Exists(name));
-    child.Kill();
-  }
-  EXPECT_TRUE(ticket->RetireIfAlone());  // the dead child's slot is pruned
-  EXPECT_FALSE(Exists(name));
-  ShmResult late;
-  EXPECT_EQ(ShmSegment::Open(name, 0, &late), nullptr);  // nobody attaches a retired ticket
-  EXPECT_EQ(late.failure, ShmFailure::kGone);
-  EXPECT_TRUE(ticket->RetireIfAlone());  // again: still alone, nothing to undo
-  ticket->Release();                     // unmaps; the name is gone already
-}
-
-TEST(ShmSegment, RetireIfAloneIgnoresThisProcessesOtherReferences) {
-  ShmResult r;
-  ShmSegment* ticket = ShmSegment::Create(0, &r);
-  ASSERT_NE(ticket, nullptr) << r.message;
-  ShmSegment* again = ShmSegment::Open(ticket->name(), 0, &r);  // the same attachment
-  ASSERT_EQ(again, ticket);
-  EXPECT_TRUE(ticket->RetireIfAlone());
-  again->Release();
-  ticket->Release();
 }
 
 }  // namespace

@@ -76,6 +76,10 @@ dl.tensor(new DataView(ab));
 t.to('gpu');
 // @ts-expect-error a stream is a number, bigint or cuda.Stream
 t.to('cuda', { stream: 'default' });
+// @ts-expect-error clone() takes copy options, not a device
+t.clone('cuda');
+// @ts-expect-error a copy's stream is a number, bigint or cuda.Stream
+t.copyFrom(t, { stream: 'default' });
 // @ts-expect-error an index is a number
 t.cuda('0');
 // @ts-expect-error reshape takes numbers
@@ -121,11 +125,13 @@ new dl.DLPackError('boom', 'ERR_NOPE');
 // @ts-expect-error not a descriptor kind
 dl.open({ ...descriptor, kind: 'nfs' });
 // @ts-expect-error an 'shm' descriptor names its segment
-dl.open({ ...layout, kind: 'shm', version: 1, dataSize: 16 });
+dl.open({ ...layout, kind: 'shm', version: 2, pid: 1, fd: 3, dataSize: 16 });
+// @ts-expect-error an 'shm' descriptor says where the segment is open
+dl.open({ ...layout, kind: 'shm', version: 2, name: 'dlpack-0', dataSize: 16 });
 // @ts-expect-error a 'sab' descriptor carries a SharedArrayBuffer
 dl.open({ ...layout, kind: 'sab', buffer: ab });
-// @ts-expect-error only version 1 exists
-dl.open({ ...layout, kind: 'shm', version: 2, name: 'dlpack-1-0', dataSize: 16 });
+// @ts-expect-error only version 2 exists
+dl.open({ ...layout, kind: 'shm', version: 1, name: 'dlpack-0', pid: 1, fd: 3, dataSize: 16 });
 // @ts-expect-error descriptor dtypes are names
 dl.open({ ...layout, kind: 'sab', buffer: sab, dtype: 'f4' });
 if (descriptor.kind === 'sab') {
@@ -133,10 +139,10 @@ if (descriptor.kind === 'sab') {
   void descriptor.name;
 }
 // @ts-expect-error a 'cuda-ipc' descriptor names its ticket segment
-dl.open({ ...layout, kind: 'cuda-ipc', version: 1, handle: 'ab', device: 'cuda:0', dataSize: 16 });
+dl.open({ ...layout, kind: 'cuda-ipc', version: 2, handle: 'ab', pid: 1, fd: 3, device: 'cuda:0', dataSize: 16 });
 // @ts-expect-error a 'cuda-ipc' handle is a hex string, not bytes
-dl.open({ ...layout, kind: 'cuda-ipc', version: 1, handle: new Uint8Array(64), ticket: 'dlpack-1-0', device: 'cuda:0',
-  dataSize: 16 });
+dl.open({ ...layout, kind: 'cuda-ipc', version: 2, handle: new Uint8Array(64), ticket: 'dlpack-0', pid: 1, fd: 3,
+  device: 'cuda:0', dataSize: 16 });
 if (descriptor.kind === 'local') {
   // @ts-expect-error a 'local' id is a string
   const id: number = descriptor.id;
@@ -194,3 +200,11 @@ const imported: dl.Tensor<'int32'> = dl.fromDLPack(t);
 const entryName: 'int8' = dl.dtypes.uint8.name;
 
 void [wrongEntry, inferred, int8View, int64Elements, imported, entryName];
+
+// Python workers: the script is a path, the options are the documented ones.
+// @ts-expect-error the script is a string
+dl.python.spawn(['model.py']);
+// @ts-expect-error stderr is 'inherit', 'pipe' or 'ignore'
+dl.python.spawn('model.py', { stderr: 'stdout' });
+// @ts-expect-error workers come from dl.python.spawn
+new dl.python.PythonWorker();

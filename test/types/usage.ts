@@ -102,8 +102,12 @@ if (dl.cuda.isAvailable()) {
   const stream = new dl.cuda.Stream();
   const typed: dl.CudaStream = stream;
   t.__dlpack__({ stream });
-  t.to('cuda', { stream });
+  const onDevice = t.to('cuda', { stream });
+  onDevice.clone({ stream }).copyFrom(onDevice, { stream: stream.handle ?? undefined });
+  const options: dl.CopyOptions = { stream: 2n };
   t.__dlpack__({ stream: 2n });
+  const finished: Promise<void> = stream.done();
+  void [options, finished];
   stream.synchronize();
   stream[Symbol.dispose]();
   dl.cuda.synchronize(0);
@@ -132,9 +136,15 @@ const constructed = new dl.CudaError('no device', 'ERR_DLPACK_CUDA_UNAVAILABLE',
 const d: dl.ShareDescriptor = dl.empty([2], { shared: true }).share();
 if (d.kind === 'sab') { const buffer: SharedArrayBuffer = d.buffer; void buffer; }
 if (d.kind === 'local') { const id: string = d.id; const pid: number = d.pid; void [id, pid]; }
-if (d.kind === 'shm') { const size: number = d.dataSize; const version: 1 = d.version; void [size, version]; }
+if (d.kind === 'shm') {
+  const size: number = d.dataSize;
+  const version: 2 = d.version;
+  const place: [string, number, number] = [d.name, d.pid, d.fd];
+  void [size, version, place];
+}
 if (d.kind === 'cuda-ipc') {
-  const ipc: [string, string, string, number] = [d.handle, d.ticket, d.device, d.dataSize];
+  const ipc: [string, string, number, number, string, number] = [d.handle, d.ticket, d.pid, d.fd, d.device,
+    d.dataSize];
   void ipc;
 }
 const onGpu: dl.Tensor<'float16'> = dl.empty([2], { dtype: 'float16', device: 'cuda:0', shared: true });
@@ -147,3 +157,15 @@ void [viaAlias, fromShared, fromView, everywhere, defaultDtype, f64, i64, u8, u1
   scalar, anyDtype, props, flags, deviceType, deviceIndex, backing, bf16Bits, complexParts, views, same, int64Values,
   boolValues, pairs, text, where, versioned, minor, adopted, keepsDtype, fromProducer, exported, why, external,
   constructed, layout, reopened, wasmDefault, onGpu];
+
+// Python workers (docs/python.md "Workers").
+async function pythonWorker(): Promise<void> {
+  const worker: dl.PythonWorker = dl.python.spawn('model.py', { python: '/usr/bin/python3', args: ['torch'] });
+  await worker.ready;
+  const methods: readonly string[] | null = worker.methods;
+  const result = await worker.call('normalize', dl.empty([2, 3], { shared: true }), { scale: 2 });
+  if (result instanceof dl.Tensor) result.dispose();
+  const code: number | null = await worker.close();
+  void methods; void code;
+}
+void pythonWorker;

@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# The GPU check (issue 10), run on a machine with an NVIDIA GPU, the CUDA
+# toolkit (nvcc, compute-sanitizer) and a python3 with torch/CuPy/JAX/NumPy,
+# but no Node.js and no network. It unpacks what scripts/gpu-pack.sh packed
+# into .gpu/ under /tmp, then runs, in the unpacked project:
+#   jest      the whole Jest suite, DLPACK_TEST_PYTHON=python3
+#   bench     npm run bench (its command from package.json; there is no npm)
+#   memcheck  compute-sanitizer memcheck (leak check on) over test/cuda*.test.js
+# and writes its logs to $OUT (default .gpu/logs), six files at most:
+#   summary.txt gpu.txt jest.log jest.json bench.log memcheck.log
+#   scripts/gpu-check.sh                  all three phases
+#   scripts/gpu-check.sh jest             one phase (the device tool runs 10 minutes a call)
+# Exit status: 0 when every phase passed on a usable GPU; 1 when a phase
+# failed; 3 when they passed but no GPU was usable (device tests skipped),
+# so a run without a GPU is never mistaken for a GPU check.
+# JEST_ARGS adds arguments to the Jest run (e.g. test files).
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+pack=${GPU_PACK:-$root/.gpu}
+out=${OUT:-$pack/logs}
+work=${GPU_CHECK_WORK:-/tmp/dlpack-gpu-check}
+phases=("$@")
+[ ${#phases[@]} -gt 0 ] || phases=(jest bench memcheck)
+for p in "${phases[@]}"; do
+  case "$p" in jest|bench|memcheck) ;; *) echo "gpu-check: unknown phase '$p' (jest, bench, memcheck)" >&2; exit 2 ;; esac
+done
+for f in node.xz project.tar.xz; do
+  [ -f "$pack/$f" ] || { echo "gpu-check: $pack/$f is missing: run scripts/gpu-pack.sh first" >&2; exit 2; }
+done
+mkdir -p "$out"
+summary="$out/summary.txt"
+note() { echo "$*" | tee -a "$summary"; }
+
+# Unpacked once per machine: a later call with the same pack reuses it.
+stamp=$(cksum < "$pack/project.tar.xz")$(cksum < "$pack/node.xz")
+if [ "$(cat "$work/.stamp" 2>/dev/null)" != "$stamp" ]; then
+  rm -rf "$work"
+  mkdir -p "$work/bin" "$work/project"
+  if ! { xz -dc "$pack/node.xz" > "$work/bin/node" && chmod +x "$work/bin/node" &&
+    tar -xJf "$pack/project.tar.xz" -C "$work/project"; }; then
+    echo "gpu-check: unpacking failed" >&2
+    exit 2
+  fi
+  echo "$stamp" > "$work/.stamp"
+fi
+export PATH="$work/bin:$PATH"
+cd "$work/project" || exit 2
+python=$(command -v python3 || echo /usr/bin/python3)
+export DLPACK_TEST_PYTHON="$python" DLPACK_BENCH_PYTHON="$python"
+
+{
+  echo "date: $(date -u +%FT%TZ)"
+  echo "node: $(node --version)  python3: $python"
+  if command -v nvidia-smi > /dev/null; then nvidia-smi; else echo 'nvidia-smi: not found'; fi
+  node -p "JSON.stringify(require('./lib').capabilities(), null, 2)"
+  "$python" -c 'import sys
+for name in ("numpy", "torch", "cupy", "jax"):
+    try:
+        print(name, __import__(name).__version__)
+    except Exception as e:
+        print(name, "not importable:", e)' 2>&1
+} > "$out/gpu.txt" 2>&1
+gpu=$(node -p "require('./lib').capabilities().cuda.available")
+reason=$(node -p "require('./lib').capabilities().cuda.reason")
+note "gpu-check $(date -u +%FT%TZ), phases: ${phases[*]}"
+if [ "$gpu" = "true" ]; then note "GPU: usable ($(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1))"
+else note "GPU: NONE USABLE ($reason): device tests skip, this is no GPU check"; fi
+
+failed=0
+script_of() { node -p "require('./package.json').scripts['$1']"; }
+phase() { # name, log, command...
+  local name=$1 log=$2 start rc
+  shift 2
+  start=$(date +%s)
+  "$@" > "$log" 2>&1
+  rc=$?
+  note "$name: exit $rc in $(( $(date +%s) - start )) s"
+  [ $rc -eq 0 ] || failed=1
+}
+
+for p in "${phases[@]}"; do
+  case "$p" in
+    jest)
+      # npm test's command, with JSON results beside the log.
+      # shellcheck disable=SC2086
+      phase jest "$out/jest.log" sh -c "$(script_of test) --json --outputFile='$out/jest.json' ${JEST_ARGS:-}"
+      grep -E '^(Tests|Test Suites):' "$out/jest.log" | tee -a "$summary"
+      grep -E '^\s+● .* › ' "$out/jest.log" | sort -u | head -20 | tee -a "$summary"
+      ;;
+    bench)
+      phase bench "$out/bench.log" sh -c "$(script_of bench)"
+      grep -E 'targets met|CUDA|skipped' "$out/bench.log" | tee -a "$summary"
+      ;;
+    memcheck)
+      sanitizer=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null)
+      if [ -z "$sanitizer" ] || [ "$gpu" != "true" ]; then
+        note "memcheck: skipped (${sanitizer:-no compute-sanitizer}; GPU usable: $gpu)"
+        continue
+      fi
+      # API errors are left out of the error count: the suite provokes them on
+      # purpose (out of memory) and checks them itself. Leaks and bad accesses count.
+      phase memcheck "$out/memcheck.log" "$sanitizer" --tool memcheck --leak-check full --report-api-errors no \
+        --target-processes all --error-exitcode 86 \
+        node --expose-gc node_modules/jest/bin/jest.js --runInBand test/cuda*.test.js
+      grep -E 'ERROR SUMMARY|LEAK SUMMARY|^Tests:' "$out/memcheck.log" | tee -a "$summary"
+      ;;
+  esac
+done
+
+[ $failed -eq 0 ] || exit 1
+[ "$gpu" = "true" ] || exit 3
+exit 0

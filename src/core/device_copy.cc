@@ -1,0 +1,80 @@
+#include "device_copy.h"
+
+namespace dlnode {
+
+CopyPlan MakeCopyPlan(int ndim, const int64_t* shape, const int64_t* dst_strides,
+                      const int64_t* src_strides) {
+  CopyPlan p;
+  p.count = 1;
+  for (int i = 0; i < ndim; ++i) p.count *= shape[i];
+  if (p.count == 0) return p;
+  // Drop size-1 dimensions; merge a dimension into the one outside it when
+  // both views step over it contiguously (as StridedCopy does on the host).
+  int n = 0;
+  for (int i = 0; i < ndim; ++i) {
+    if (shape[i] == 1) continue;
+    if (n > 0 && p.dst_strides[n - 1] == dst_strides[i] * shape[i] &&
+        p.src_strides[n - 1] == src_strides[i] * shape[i]) {
+      p.shape[n - 1] *= shape[i];
+      p.dst_strides[n - 1] = dst_strides[i];
+      p.src_strides[n - 1] = src_strides[i];
+      continue;
+    }
+    p.shape[n] = shape[i];
+    p.dst_strides[n] = dst_strides[i];
+    p.src_strides[n] = src_strides[i];
+    ++n;
+  }
+  p.ndim = n;
+  return p;
+}
+
+FastDivider MakeDivider(uint32_t divisor) {
+  uint32_t shift = 0;
+  while (shift < 32 && (UINT64_C(1) << shift) < divisor) ++shift;
+  const uint64_t magic = ((UINT64_C(1) << 32) * ((UINT64_C(1) << shift) - divisor)) / divisor + 1;
+  return {divisor, static_cast<uint32_t>(magic), shift};
+}
+
+bool MakeCopyPlan32(const CopyPlan& plan, CopyPlan32* out) {
+  constexpr int64_t kLimit = INT64_C(1) << 31;
+  if (plan.count >= kLimit) return false;
+  out->ndim = plan.ndim;
+  out->count = static_cast<uint32_t>(plan.count);
+  for (int k = 0; k < plan.ndim; ++k) {
+    out->shape[k] = MakeDivider(static_cast<uint32_t>(plan.shape[k]));
+    out->dst_strides[k] = plan.dst_strides[k];
+    out->src_strides[k] = plan.src_strides[k];
+  }
+  return true;
+}
+
+bool IsConvertible(ElementType t) {
+  switch (t.code) {
+    case kDLBool: return t.bits == 8;
+    case kDLInt:
+    case kDLUInt: return t.bits == 8 || t.bits == 16 || t.bits == 32 || t.bits == 64;
+    case kDLFloat: return t.bits == 16 || t.bits == 32 || t.bits == 64;
+    case kDLBfloat: return t.bits == 16;
+    case kDLComplex: return t.bits == 64 || t.bits == 128;
+    default: return false;
+  }
+}
+
+void ConvertStrided(const CopyPlan& plan, ElementType dst_type, char* dst, ElementType src_type,
+                    const char* src) {
+  // The kernels' choice: 32-bit indices where the plan allows.
+  const int64_t dst_item = dst_type.bits / 8;
+  const int64_t src_item = src_type.bits / 8;
+  CopyPlan32 narrow;
+  const bool use32 = MakeCopyPlan32(plan, &narrow);
+  for (int64_t i = 0; i < plan.count; ++i) {
+    int64_t d = 0;
+    int64_t s = 0;
+    if (use32) PlanOffsets(narrow, static_cast<uint32_t>(i), &d, &s);
+    else PlanOffsets(plan, i, &d, &s);
+    StoreElement(dst + d * dst_item, dst_type, LoadElement(src + s * src_item, src_type));
+  }
+}
+
+}  // namespace dlnode

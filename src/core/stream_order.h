@@ -1,0 +1,72 @@
+// How work this library enqueues on a caller's CUDA stream is ordered with
+// everything else it does. The library's own work (allocation and zeroing,
+// synchronous copies, kernels, frees) runs on the legacy default stream; a
+// copy on another stream is enqueued between two events:
+//   1. the stream waits for an event recorded on the legacy stream, so the
+//      copy starts after the destination was allocated and zeroed and after
+//      earlier work on both tensors;
+//   2. the legacy stream waits for an event recorded on the stream after the
+//      copy, so every later use of either tensor by this library, a free
+//      (cudaFreeAsync on the legacy stream) included, runs after the copy.
+// The host does not wait for either: the caller returns at once and awaits
+// the stream (Stream.done()). The CUDA calls sit behind StreamOps, so the
+// ordering is tested without a device (test/cpp/stream_order_test.cc).
+#ifndef DLPACK_NODE_CORE_STREAM_ORDER_H_
+#define DLPACK_NODE_CORE_STREAM_ORDER_H_
+
+#include <cstdint>
+
+#include "cuda_runtime.h"
+
+namespace dlnode {
+namespace cuda {
+
+// The DLPack stream convention: 1 the legacy default stream, 2 the
+// per-thread default stream, larger values a cudaStream_t.
+constexpr uintptr_t kLegacyStream = 1;
+
+class StreamOps {
+ public:
+  virtual ~StreamOps() = default;
+  // Creates an event and records it on `stream`.
+  virtual Status Record(uintptr_t stream, uintptr_t* event) = 0;
+  // Work enqueued on `stream` from now on waits for `event`.
+  virtual Status Wait(uintptr_t stream, uintptr_t event) = 0;
+  // Frees the event (CUDA releases it once it has completed).
+  virtual void Destroy(uintptr_t event) = 0;
+  // Blocks the host until `stream` has run all its work.
+  virtual Status Synchronize(uintptr_t stream) = 0;
+};
+
+// The CUDA runtime's StreamOps (the current device must be the stream's).
+StreamOps& RuntimeStreamOps();
+
+// Runs `enqueue(stream)`, which puts work on `stream`, between the two
+// events above. On the legacy stream itself it just runs it.
+template <typename Enqueue>
+Status EnqueueOrdered(StreamOps& ops, uintptr_t stream, Enqueue enqueue) {
+  if (stream == kLegacyStream) return enqueue(stream);
+  uintptr_t before = 0;
+  Status s = ops.Record(kLegacyStream, &before);
+  if (!s.ok) return s;
+  s = ops.Wait(stream, before);
+  ops.Destroy(before);
+  if (!s.ok) return s;
+  s = enqueue(stream);
+  if (!s.ok) return s;
+  uintptr_t after = 0;
+  s = ops.Record(stream, &after);
+  if (s.ok) {
+    s = ops.Wait(kLegacyStream, after);
+    ops.Destroy(after);
+  }
+  // Without the second event nothing orders a later free after the copy:
+  // wait for it here rather than let memory be freed under it.
+  if (!s.ok) ops.Synchronize(stream);
+  return s;
+}
+
+}  // namespace cuda
+}  // namespace dlnode
+
+#endif  // DLPACK_NODE_CORE_STREAM_ORDER_H_

@@ -1,0 +1,186 @@
+// The ordering of copies enqueued on a caller's stream (stream_order.h),
+// against fake streams that record what runs after what: a happens-before
+// graph in which each stream runs its work in order and a wait makes later
+// work on a stream depend on an event's point. No device is needed.
+#include "stream_order.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace {
+
+using dlnode::cuda::EnqueueOrdered;
+using dlnode::cuda::kLegacyStream;
+using dlnode::cuda::Status;
+using dlnode::cuda::StreamOps;
+
+constexpr uintptr_t kStreamA = 0x1000;
+constexpr uintptr_t kStreamB = 0x2000;
+
+Status Failed() {
+  Status s;
+  s.ok = false;
+  s.name = "cudaErrorInjected";
+  return s;
+}
+
+class FakeStreams final : public StreamOps {
+ public:
+  // Work on `stream`; returns its node.
+  int Run(uintptr_t stream, const std::string& name) { return Add(stream, name, {}); }
+
+  Status Record(uintptr_t stream, uintptr_t* event) override {
+    if (records_ == fail_record_at) {
+      ++records_;
+      return Failed();
+    }
+    ++records_;
+    *event = next_event_++;
+    event_point_[*event] = last_.count(stream) ? last_[stream] : -1;
+    live_.insert(*event);
+    return {};
+  }
+  Status Wait(uintptr_t stream, uintptr_t event) override {
+    EXPECT_TRUE(live_.count(event)) << "waiting on a destroyed or unknown event";
+    const int point = event_point_[event];
+    Add(stream, "wait", point >= 0 ? std::vector<int>{point} : std::vector<int>{});
+    return {};
+  }
+  void Destroy(uintptr_t event) override {
+    EXPECT_EQ(live_.erase(event), 1u) << "event destroyed twice or never made";
+  }
+  Status Synchronize(uintptr_t stream) override {
+    synchronized.push_back(stream);
+    return {};
+  }
+
+  // Whether node `a` must have run before node `b` starts.
+  bool Before(int a, int b) const {
+    std::vector<int> todo = nodes_[static_cast<size_t>(b)].deps;
+    std::set<int> seen;
+    while (!todo.empty()) {
+      const int n = todo.back();
+      todo.pop_back();
+      if (n == a) return true;
+      if (!seen.insert(n).second) continue;
+      for (int d : nodes_[static_cast<size_t>(n)].deps) todo.push_back(d);
+    }
+    return false;
+  }
+
+  size_t live_events() const { return live_.size(); }
+  int records() const { return records_; }
+
+  int fail_record_at = -1;  // the index of a Record call that fails
+  std::vector<uintptr_t> synchronized;
+
+ private:
+  struct Node {
+    std::string name;
+    std::vector<int> deps;
+  };
+  int Add(uintptr_t stream, const std::string& name, std::vector<int> deps) {
+    if (last_.count(stream)) deps.push_back(last_[stream]);
+    nodes_.push_back({name, deps});
+    const int id = static_cast<int>(nodes_.size()) - 1;
+    last_[stream] = id;
+    return id;
+  }
+  std::vector<Node> nodes_;
+  std::map<uintptr_t, int> last_;
+  std::map<uintptr_t, int> event_point_;
+  std::set<uintptr_t> live_;
+  uintptr_t next_event_ = 1;
+  int records_ = 0;
+};
+
+TEST(StreamOrder, ACopyOnAStreamRunsAfterTheAllocationAndBeforeTheFree) {
+  FakeStreams fake;
+  const int zeroed = fake.Run(kLegacyStream, "cudaMallocAsync + cudaMemsetAsync");
+  int copy = -1;
+  const Status s = EnqueueOrdered(fake, kStreamA, [&](uintptr_t on) {
+    EXPECT_EQ(on, kStreamA);
+    copy = fake.Run(on, "cudaMemcpyAsync");
+    return Status{};
+  });
+  ASSERT_TRUE(s.ok);
+  const int other_work = fake.Run(kStreamA, "the caller's next kernel");
+  const int freed = fake.Run(kLegacyStream, "cudaFreeAsync");  // dispose() right away
+  EXPECT_TRUE(fake.Before(zeroed, copy));
+  EXPECT_TRUE(fake.Before(copy, freed));
+  EXPECT_FALSE(fake.Before(other_work, freed));  // the free waits for the copy only
+  EXPECT_FALSE(fake.Before(freed, other_work));
+  EXPECT_EQ(fake.live_events(), 0u);
+  EXPECT_TRUE(fake.synchronized.empty());  // the host never waited
+}
+
+TEST(StreamOrder, CopiesOnTwoStreamsIntoOneTensorRunInCallOrder) {
+  FakeStreams fake;
+  int first = -1;
+  int second = -1;
+  ASSERT_TRUE(EnqueueOrdered(fake, kStreamA, [&](uintptr_t on) {
+    first = fake.Run(on, "copy 1");
+    return Status{};
+  }).ok);
+  ASSERT_TRUE(EnqueueOrdered(fake, kStreamB, [&](uintptr_t on) {
+    second = fake.Run(on, "copy 2");
+    return Status{};
+  }).ok);
+  EXPECT_TRUE(fake.Before(first, second));
+  const int read = fake.Run(kLegacyStream, "cudaMemcpy to the host (cpu())");
+  EXPECT_TRUE(fake.Before(second, read));
+}
+
+TEST(StreamOrder, OnTheLegacyStreamTheWorkIsJustEnqueued) {
+  FakeStreams fake;
+  int runs = 0;
+  ASSERT_TRUE(EnqueueOrdered(fake, kLegacyStream, [&](uintptr_t on) {
+    EXPECT_EQ(on, kLegacyStream);
+    ++runs;
+    return Status{};
+  }).ok);
+  EXPECT_EQ(runs, 1);
+  EXPECT_EQ(fake.records(), 0);
+}
+
+TEST(StreamOrder, AFailedEnqueueIsReportedAndLeavesNoEvent) {
+  FakeStreams fake;
+  const Status s = EnqueueOrdered(fake, kStreamA, [&](uintptr_t) { return Failed(); });
+  EXPECT_FALSE(s.ok);
+  EXPECT_EQ(s.name, "cudaErrorInjected");
+  EXPECT_EQ(fake.live_events(), 0u);
+  EXPECT_EQ(fake.records(), 1);  // only the event before
+}
+
+TEST(StreamOrder, WithoutTheEventBeforeNothingIsEnqueued) {
+  FakeStreams fake;
+  fake.fail_record_at = 0;
+  bool ran = false;
+  EXPECT_FALSE(EnqueueOrdered(fake, kStreamA, [&](uintptr_t) {
+    ran = true;
+    return Status{};
+  }).ok);
+  EXPECT_FALSE(ran);
+  EXPECT_EQ(fake.live_events(), 0u);
+}
+
+// If the legacy stream cannot be ordered after the copy, a free could run
+// under it: the host waits for the stream instead.
+TEST(StreamOrder, WithoutTheEventAfterTheHostWaitsForTheStream) {
+  FakeStreams fake;
+  fake.fail_record_at = 1;
+  const Status s = EnqueueOrdered(fake, kStreamA, [&](uintptr_t on) {
+    fake.Run(on, "copy");
+    return Status{};
+  });
+  EXPECT_FALSE(s.ok);
+  EXPECT_EQ(fake.synchronized, std::vector<uintptr_t>{kStreamA});
+  EXPECT_EQ(fake.live_events(), 0u);
+}
+
+}  // namespace

@@ -1,0 +1,135 @@
+'use strict';
+// Device-side copies and conversions (src/core/cuda_kernels.h): contiguous(),
+// clone() and copyFrom() between strided CUDA tensors run as kernels, and
+// convertOnDevice converts dtypes there. The arithmetic the kernels run is
+// tested on the host by test/cpp/device_copy_test.cc; this file needs a GPU
+// and is skipped, with the reason printed, where there is none.
+const dl = require('../lib');
+const { makeTensor } = require('../lib/tensor');
+const { convertOnDevice } = require('../lib/cuda');
+const { kStorage, kInfo } = require('../lib/internal');
+require('./helpers'); // --expose-gc check
+
+const caps = dl.capabilities().cuda;
+const itGpu = caps.available ? test : test.skip;
+if (!caps.available) console.log(`CUDA kernel tests skipped: ${caps.reason}`);
+
+// A view of t's memory (strides in elements, offset in elements), made the
+// way the library makes views.
+function view(t, shape, strides, offset = 0) {
+  return makeTensor(t[kStorage], t[kInfo], shape, strides, t.byteOffset + offset * t.itemSize, 0, t.device);
+}
+
+const dtypes = Object.keys(dl.dtypes);
+const sample = (dtype, n) => Array.from({ length: n }, (_, i) => (dtype === 'bool' ? i % 3 === 0
+  : dtype.startsWith('complex') ? [i, -i] : dtype.endsWith('64') && dtype.includes('int') ? BigInt(i) : i));
+
+describe('strided copies on the device', () => {
+  describe.each(dtypes)('%s', (dtype) => {
+    itGpu('contiguous() and clone() of a transposed view, copyFrom() into one', () => {
+      const host = dl.tensor(sample(dtype, 12), { dtype, shape: [3, 4] });
+      const device = host.cuda();
+      const hostT = view(host, [4, 3], [1, 4]);
+      const deviceT = view(device, [4, 3], [1, 4]);
+      expect(deviceT.isContiguous).toBe(false);
+      const c = deviceT.contiguous();
+      expect(c.isContiguous).toBe(true);
+      expect(String(c.device)).toBe('cuda:0');
+      expect(c.cpu().toArray()).toEqual(hostT.toArray());
+      expect(deviceT.clone().cpu().toArray()).toEqual(hostT.toArray());
+      // Into a strided destination: zeros, written through its transposed view.
+      const target = dl.zeros([3, 4], { dtype, device: 'cuda' });
+      view(target, [4, 3], [1, 4]).copyFrom(c);
+      expect(target.cpu().toArray()).toEqual(host.toArray());
+      for (const t of [device, c, target]) t.dispose();
+    });
+  });
+
+  itGpu('negative strides, offsets and broadcast (zero) strides', () => {
+    const device = dl.tensor([0, 1, 2, 3, 4, 5, 6, 7], { dtype: 'int32' }).cuda();
+    expect(view(device, [3], [-2], 5).contiguous().cpu().toArray()).toEqual([5, 3, 1]);
+    expect(view(device, [2, 3], [0, 1], 2).clone().cpu().toArray()).toEqual([[2, 3, 4], [2, 3, 4]]);
+    device.dispose();
+  });
+
+  itGpu('copyFrom() between overlapping views of one allocation reads the source as it was', () => {
+    const device = dl.tensor([0, 1, 2, 3, 4, 5], { dtype: 'float64' }).cuda();
+    view(device, [5], [1], 1).copyFrom(view(device, [5], [1], 0));
+    expect(device.cpu().toArray()).toEqual([0, 0, 1, 2, 3, 4]);
+    device.dispose();
+  });
+
+  itGpu('a 64 MiB permuted tensor gathers correctly and frees its temporaries', () => {
+    const [a, b, c] = [64, 512, 512];
+    const host = dl.empty([a, b, c], { dtype: 'float32' });
+    host.data.forEach((_, i, d) => { d[i] = i; });
+    const before = dl.cuda.memoryStats(0).allocatedBytes;
+    const device = host.cuda();
+    const permuted = view(device, [c, a, b], [1, b * c, c]); // (2, 0, 1)
+    const out = permuted.contiguous().cpu().data;
+    for (const [k, i, j] of [[0, 0, 0], [511, 63, 511], [7, 5, 300], [100, 1, 2]]) {
+      expect(out[(k * a + i) * b + j]).toBe((i * b + j) * c + k);
+    }
+    device.dispose();
+    dl.cuda.synchronize(0);
+    expect(dl.cuda.memoryStats(0).allocatedBytes).toBe(before);
+  });
+});
+
+describe('dtype conversion on the device', () => {
+  const onDevice = (values, dtype) => dl.tensor(values, { dtype }).cuda();
+  const converted = (values, from, to) => {
+    const src = onDevice(values, from);
+    const dst = dl.empty(src.shape, { dtype: to, device: 'cuda' });
+    convertOnDevice(dst, src);
+    const result = dst.cpu().toArray();
+    src.dispose();
+    dst.dispose();
+    return result;
+  };
+
+  // Values every dtype holds exactly: the kernel must agree with the host.
+  describe.each(dtypes)('from %s', (from) => {
+    itGpu('to every dtype, as copyFrom() on the host converts small values', () => {
+      for (const to of dtypes) {
+        if (from.startsWith('complex') && !to.startsWith('complex')) continue; // real part: below
+        const host = dl.tensor(sample(from, 6), { dtype: from });
+        const expected = dl.empty([6], { dtype: to }).copyFrom(host).toArray();
+        expect([from, to, converted(sample(from, 6), from, to)]).toEqual([from, to, expected]);
+      }
+    });
+  });
+
+  itGpu('float -> integer: NaN is 0, infinities and out-of-range values saturate', () => {
+    const values = [NaN, Infinity, -Infinity, 1e10, -1e10, 2.7, -2.7];
+    expect(converted(values, 'float32', 'int8')).toEqual([0, 127, -128, 127, -128, 2, -2]);
+    expect(converted(values, 'float64', 'uint8')).toEqual([0, 255, 0, 255, 0, 2, 0]);
+    expect(converted([1e19, -1e19], 'float64', 'int64')).toEqual([2n ** 63n - 1n, -(2n ** 63n)]);
+  });
+
+  itGpu('float16 and bfloat16 round to nearest, ties to even; complex keeps the real part; bool', () => {
+    expect(converted([1 + 2 ** -11, 1 + 3 * 2 ** -11, 65520], 'float64', 'float16')).toEqual([1, 1 + 2 ** -9, Infinity]);
+    expect(converted([1 + 2 ** -8, 1 + 3 * 2 ** -8], 'float64', 'bfloat16')).toEqual([1, 1 + 2 ** -6]);
+    expect(converted([[2.5, -7]], 'complex64', 'float32')).toEqual([2.5]);
+    expect(converted([3], 'int32', 'complex128')).toEqual([[3, 0]]);
+    expect(converted([0, -0, NaN, 0.25], 'float32', 'bool')).toEqual([false, false, true, true]);
+  });
+
+  itGpu('copyFrom() between CUDA tensors of different dtypes converts on the device, strided', () => {
+    const src = dl.tensor([[1.5, 2.5], [3.5, -4.5]], { dtype: 'float32' }).cuda();
+    const dst = dl.zeros([2, 2], { dtype: 'int16', device: 'cuda' });
+    view(dst, [2, 2], [1, 2]).copyFrom(src); // transposed destination
+    expect(dst.cpu().toArray()).toEqual([[1, 3], [2, -4]]);
+    src.dispose();
+    dst.dispose();
+  });
+
+  itGpu('a view that leaves its memory is refused before the kernel runs', () => {
+    const src = dl.zeros([4], { dtype: 'float32', device: 'cuda' });
+    const dst = dl.zeros([4], { dtype: 'int32', device: 'cuda' });
+    expect(() => convertOnDevice(view(dst, [4], [2]), src)).toThrow(expect.objectContaining({
+      code: 'ERR_DLPACK_DETACHED' }));
+    src.dispose();
+    dst.dispose();
+  });
+});

@@ -1,0 +1,116 @@
+'use strict';
+// Copies on streams (docs/API.md "CUDA"): to/clone/copyFrom with { stream }
+// enqueue there and return at once between CUDA memory this library
+// allocated; dispose() with the copy in flight frees after it; stream.done()
+// resolves through a host callback without blocking the event loop. The
+// ordering itself is tested without a device by test/cpp/stream_order_test.cc;
+// this file needs a GPU and is skipped, with the reason printed, where there is none.
+const dl = require('../lib');
+const { makeTensor } = require('../lib/tensor');
+const { kStorage, kInfo } = require('../lib/internal');
+const { collect, expectError } = require('./helpers');
+
+const caps = dl.capabilities().cuda;
+const itGpu = caps.available ? test : test.skip;
+if (!caps.available) console.log(`CUDA stream tests skipped: ${caps.reason}`);
+
+const range = (n) => Float32Array.from({ length: n }, (_, i) => i);
+
+describe('copies on a stream', () => {
+  let stream;
+  beforeEach(() => { if (caps.available) stream = new dl.cuda.Stream(0); });
+  afterEach(() => { if (stream) stream.dispose(); });
+
+  itGpu('done() is a promise that resolves once the stream has run its work', async () => {
+    const done = stream.done();
+    expect(done).toBeInstanceOf(Promise);
+    await expect(done).resolves.toBeUndefined();
+    const other = new dl.cuda.Stream(0);
+    other.dispose();
+    expectError(() => other.done(), dl.DLPackError, 'ERR_DLPACK_DISPOSED');
+  });
+
+  itGpu('pinned -> device -> pinned on a stream: returns at once, right after done()', async () => {
+    const n = 1 << 20;
+    const pinned = dl.empty([n], { device: 'cuda_host' });
+    pinned.data.set(range(n));
+    const device = pinned.to('cuda', { stream });
+    const back = dl.empty([n], { device: 'cuda_host' });
+    back.copyFrom(device, { stream });
+    await stream.done();
+    expect(back.data[n - 1]).toBe(n - 1);
+    expect(back.data[12345]).toBe(12345);
+    for (const t of [pinned, device, back]) t.dispose();
+  });
+
+  itGpu('every done() resolves, each after the copies enqueued before it', async () => {
+    const src = dl.tensor(range(1 << 16)).cuda();
+    const dst = dl.zeros([1 << 16], { device: 'cuda_host' });
+    const seen = [];
+    const waits = [];
+    for (let i = 0; i < 50; i++) {
+      dst.copyFrom(src, { stream });
+      waits.push(stream.done().then(() => seen.push(dst.data[(1 << 16) - 1])));
+    }
+    await Promise.all(waits);
+    expect(seen).toEqual(new Array(50).fill((1 << 16) - 1));
+    src.dispose();
+    dst.dispose();
+  });
+
+  itGpu('dispose() of both tensors right after the enqueue frees after the copy, never under it', async () => {
+    await collect();
+    const base = dl.cuda.memoryStats(0).allocatedBytes;
+    const n = 8 << 20;
+    const pinned = dl.empty([n], { device: 'cuda_host' });
+    pinned.data.fill(3);
+    const device = pinned.to('cuda', { stream });
+    const copy = device.clone({ stream });
+    pinned.dispose(); // waits for the copy (cudaFreeHost is not stream-ordered)
+    device.dispose(); // cudaFreeAsync after the clone
+    await stream.done();
+    const host = copy.cpu().data;
+    expect(host[0]).toBe(3);
+    expect(host[n - 1]).toBe(3);
+    copy.dispose();
+    dl.cuda.synchronize(0);
+    expect(dl.cuda.memoryStats(0).allocatedBytes).toBe(base);
+  });
+
+  itGpu('strided clone and dtype conversion on a stream', async () => {
+    const t = dl.tensor([[1, 2, 3], [4, 5, 6]], { dtype: 'float32' }).cuda();
+    const transposed = makeTensor(t[kStorage], t[kInfo], [3, 2], [1, 3], 0, 0, t.device);
+    const c = transposed.clone({ stream });
+    const ints = dl.empty([3, 2], { dtype: 'int64', device: 'cuda' }).copyFrom(c, { stream });
+    await stream.done();
+    expect(ints.cpu().toArray()).toEqual([[1n, 4n], [2n, 5n], [3n, 6n]]);
+    for (const x of [t, c, ints]) x.dispose();
+  });
+
+  itGpu('pageable host memory copies synchronously; later legacy-stream reads see stream copies', () => {
+    const host = dl.tensor(range(1000));
+    const device = host.to('cuda', { stream });
+    expect(device.cpu().data[999]).toBe(999); // cpu() is ordered after the copy
+    const again = device.clone({ stream });
+    expect(again.cpu().data[500]).toBe(500);
+    device.dispose();
+    again.dispose();
+  });
+
+  itGpu('export to a consumer stream after a copy on another stream', async () => {
+    const t = dl.tensor(range(16)).to('cuda', { stream });
+    const consumer = new dl.cuda.Stream(0);
+    const back = dl.fromDLPack(t.__dlpack__({ stream: consumer }));
+    await consumer.done();
+    expect(back.cpu().data[15]).toBe(15);
+    back.dispose();
+    consumer.dispose();
+  });
+
+  itGpu('stream -1 (no ordering in DLPack) and 2 (per-thread default) copy too', () => {
+    const t = dl.tensor(range(4)).cuda();
+    expect(t.clone({ stream: -1 }).cpu().toArray()).toEqual([0, 1, 2, 3]);
+    expect(t.clone({ stream: 2 }).cpu().toArray()).toEqual([0, 1, 2, 3]);
+    t.dispose();
+  });
+});
