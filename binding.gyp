@@ -10,6 +10,7 @@
     "defines": [
       "NAPI_EXPERIMENTAL",
       "NAPI_CPP_EXCEPTIONS",
+      "NODE_API_SWALLOW_UNTHROWABLE_EXCEPTIONS",
       "NODE_ADDON_API_DISABLE_DEPRECATED"
     ],
     "include_dirs": ["<!(node -p \"require('node-addon-api').include_dir\")"]
@@ -48,6 +49,12 @@
           "target_name": "dlpack_test_producer",
           "sources": [
             "<!@(node -p \"require('./src/sources.json').testProducer.join(' ')\")"
+          ]
+        },
+        {
+          "target_name": "dlpack_test_consumer",
+          "sources": [
+            "<!@(node -p \"require('./src/sources.json').testConsumer.join(' ')\")"
           ]
         }
       ]

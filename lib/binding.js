@@ -32,8 +32,10 @@ function load() {
 }
 
 const native = load();
+// `warn` reports other threads' ends (src/addon/env_state.h EnvLink).
+const warn = (message) => process.emitWarning(message, { code: 'DLPACK_THREAD_MEMORY' });
 const { scratch: scratchBuffer, externalBuffers } = native.init(
-  makeError, byIndex.map((d) => [d.code, d.bits]));
+  makeError, byIndex.map((d) => [d.code, d.bits]), warn, require('worker_threads').isMainThread);
 const scratch = new Float64Array(scratchBuffer);
 
 const slot = {

@@ -5,7 +5,7 @@ const { dtypeInfo, dtypeOfView, infos } = require('./dtypes');
 const { parseDevice } = require('./device');
 const { cudaStorage } = require('./cuda');
 const { normalizeShape, product, contiguousStrides, extent } = require('./shape');
-const { Storage, isDetached } = require('./storage');
+const { Storage, isDetached, holderOf } = require('./storage');
 const { makeTensor, makeContiguous, allocate } = require('./tensor');
 const { integerValue, isInteger } = require('./convert');
 const { sharedStorage } = require('./sharing');
@@ -63,7 +63,8 @@ function fromBuffer(source, options) {
   const n = native.bufferViewCount();
   if (n < 0) throw viewError(n, info, length, base, offset, count, options.count !== undefined);
 
-  const storage = new Storage(buffer, false);
+  // Memory the library owns is held through its own Storage (lib/storage.js).
+  const storage = holderOf(buffer) || new Storage(buffer, false);
   if (shape === undefined) return makeContiguous(storage, info, [n], ONE, base + offset, n);
   const dims = normalizeShape(shape, 'options.shape');
   if (product(dims) !== n) {

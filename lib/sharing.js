@@ -7,7 +7,7 @@ const { makeError, invalidType, invalidValue, outOfRange } = require('./errors')
 const { dtypeInfo } = require('./dtypes');
 const { parseDevice } = require('./device');
 const { normalizeShape, product, contiguousStrides, extent } = require('./shape');
-const { Storage } = require('./storage');
+const { Storage, holderOf } = require('./storage');
 const { makeTensor, alive } = require('./tensor');
 const { checkDevice } = require('./cuda');
 const { kInfo, kShape, kStrides, kOffset, kFlags, kDevice, READ_ONLY } = require('./internal');
@@ -131,7 +131,7 @@ function open(d) {
       if (!isSharedArrayBuffer(d.buffer)) throw invalidType('descriptor.buffer', 'a SharedArrayBuffer', d.buffer);
       const l = openLayout(d);
       checkInside(l, d.buffer.byteLength);
-      return makeTensor(new Storage(d.buffer, false), l.info, l.shape, l.strides, l.byteOffset, l.flags);
+      return makeTensor(holderOf(d.buffer) || new Storage(d.buffer, false), l.info, l.shape, l.strides, l.byteOffset, l.flags);
     }
     case 'shm': {
       if (d.version !== SHM_VERSION) invalidVersion(d.kind, SHM_VERSION, d.version);

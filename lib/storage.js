@@ -12,6 +12,12 @@
 //                   ArrayBuffer over it is made only when JS asks for one.
 //   WebAssembly:    `memory` is a WebAssembly.Memory; the buffer is re-read
 //                   from it on every use, so views survive memory.grow().
+//
+// The holder count lives with the memory, not with whichever call made a
+// tensor over it: once a buffer the library owns has been handed out (t.buffer,
+// t.data), `holderOf` finds its Storage again, so dl.fromBuffer(t.buffer) and
+// dl.open() of it are holders of that memory like t and its views, and an
+// export from any of them pins it (issue 15).
 const { native } = require('./binding');
 const { makeError } = require('./errors');
 const { CPU } = require('./device');
@@ -32,6 +38,7 @@ class Storage {
     this.exported = false;
     this.released = false;
     this.holders = 0;
+    this.known = false; // registered in `owners` (its buffer was handed out)
   }
 
   // Natively owned memory behind `handle` (host_storage.cc).
@@ -48,7 +55,17 @@ class Storage {
       if (this.released) throw makeError('ERR_DLPACK_DISPOSED', 'The tensor\'s memory was released');
       this.buffer = native.storageBuffer(this.handle);
     }
+    if (!this.known) this.register();
     return this.buffer;
+  }
+
+  // Memory the library owns becomes findable from its buffer when the buffer
+  // is first handed out (creation stays a plain allocation).
+  register() {
+    this.known = true;
+    if ((this.owned || this.foreign) && this.buffer !== null) {
+      owners.set(this.buffer, this);
+    }
   }
 
   // A Uint8Array over the whole buffer, for native calls; it points back at
@@ -83,6 +100,16 @@ class Storage {
   }
 }
 
+// buffer -> the Storage of memory the library owns (see register()).
+const owners = new WeakMap();
+
+// The live Storage that owns `buffer`, or null for memory the library does not
+// own (the caller's buffers: they are never detached, so any Storage will do).
+function holderOf(buffer) {
+  const storage = owners.get(buffer);
+  return storage === undefined || storage.released ? null : storage;
+}
+
 // A detached ArrayBuffer reports length 0 and refuses new views.
 function isDetached(buffer) {
   if (buffer.byteLength !== 0) return false;
@@ -95,4 +122,4 @@ function isDetached(buffer) {
   }
 }
 
-module.exports = { Storage, isDetached };
+module.exports = { Storage, isDetached, holderOf };

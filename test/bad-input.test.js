@@ -1254,6 +1254,47 @@ describe('fromDLPack', () => {
     t.dispose();
     throws(() => dl.fromDLPack(t), /disposed/);
   });
+
+  // A worker exports a tensor over its own JS memory with toPointer() and
+  // either waits (until `release` is called) or exits at once.
+  const workerStruct = async (wait) => {
+    const { Worker } = require('worker_threads');
+    const worker = new Worker(`
+      const { parentPort, workerData } = require('worker_threads');
+      const dl = require(workerData.lib);
+      parentPort.postMessage(dl.tensor([1, 2, 3]).__dlpack__().toPointer());
+      if (workerData.wait) parentPort.once('message', () => process.exit(0));`,
+    { eval: true, workerData: { lib: path.join(__dirname, '..', 'lib'), wait } });
+    const pointer = await new Promise((resolve, reject) => {
+      worker.once('message', resolve);
+      worker.once('error', reject);
+    });
+    const exited = new Promise((resolve) => worker.once('exit', resolve));
+    if (!wait) await exited;
+    return { capsule: adopt(pointer), release: () => { worker.postMessage('exit'); return exited; } };
+  };
+
+  row('I08', dl.DLPackError, 'ERR_DLPACK_COPY_REQUIRED', async (throws) => {
+    await leakFree(async () => {
+      const { capsule, release } = await workerStruct(true);
+      throws(() => dl.fromDLPack(capsule, { copy: false }), /another thread's JavaScript memory/);
+      expect(capsule.consumed).toBe(false);
+      const t = dl.fromDLPack(capsule); // copies allowed: a copy
+      expect([t.isCopy, t.toArray()]).toEqual([true, [1, 2, 3]]);
+      t.dispose();
+      await release();
+    });
+  });
+
+  // (The process warning the worker's end raises: threads.test.js, outside Jest's sandboxed `process`.)
+  row('I09', dl.DLPackError, 'ERR_DLPACK_DETACHED', async (throws) => {
+    await leakFree(async () => {
+      const { capsule } = await workerStruct(false);
+      throws(() => dl.fromDLPack(capsule), /thread that has ended/);
+      expect(capsule.consumed).toBe(false);
+      capsule.dispose(); // the deleter still runs, and touches nothing of the ended thread
+    });
+  });
 });
 
 // --- foreign capsules that lie ---------------------------------------------------------

@@ -7,6 +7,12 @@ const readline = require('readline');
 const { spawn } = require('child_process');
 
 const producer = require(path.join(__dirname, '..', 'build', 'Release', 'dlpack_test_producer.node'));
+// The native consumer of test/native/consumer.cc: from the build that made the
+// addon under test (the sanitizer build names it with DLPACK_ADDON_PATH).
+const besideAddon = process.env.DLPACK_ADDON_PATH &&
+  path.join(path.dirname(path.resolve(process.env.DLPACK_ADDON_PATH)), 'dlpack_test_consumer.node');
+const consumer = require(besideAddon && fs.existsSync(besideAddon) ? besideAddon
+  : path.join(__dirname, '..', 'build', 'Release', 'dlpack_test_consumer.node'));
 const { native } = require('../lib/binding');
 
 if (typeof global.gc !== 'function') {
@@ -133,5 +139,5 @@ function segmentHolders(name) {
   return fs.readdirSync('/proc').filter((p) => /^\d+$/.test(p) && heldSegments(p).includes(name)).map(Number);
 }
 
-module.exports = { producer, native, collect, turn, expectError, nativeStats, PYTHON, startPython, jsonLines,
+module.exports = { producer, consumer, native, collect, turn, expectError, nativeStats, PYTHON, startPython, jsonLines,
   heldSegments, segmentHolders };

@@ -16,7 +16,7 @@
 namespace dlnode {
 namespace {
 
-// (errorFactory, [[code, bits], ...]) -> scratch ArrayBuffer. Called once per
+// (errorFactory, [[code, bits], ...], warn, isMainThread) -> scratch ArrayBuffer. Called once per
 // load of lib/ (Jest loads it once per test file; the last call wins).
 Napi::Value Init(const Napi::CallbackInfo& info) {
   napi_env env = info.Env();
@@ -30,6 +30,7 @@ Napi::Value Init(const Napi::CallbackInfo& info) {
                        static_cast<uint8_t>(pair.Get(1u).As<Napi::Number>().Uint32Value())});
   }
   state.SetDtypes(DtypeTable(std::move(entries)));
+  state.link()->SetWarn(env, info[2], info[3].As<Napi::Boolean>().Value());
   Napi::Object result = Napi::Object::New(env);
   result.Set("scratch", Napi::Value(env, state.ScratchBuffer(env)));
   result.Set("externalBuffers", Napi::Boolean::New(env, state.external_buffers()));

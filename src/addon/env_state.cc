@@ -1,6 +1,10 @@
 #include "env_state.h"
 
+#include <unistd.h>
+
+#include <cstdio>
 #include <cstdlib>
+#include <string>
 
 namespace dlnode {
 
@@ -8,6 +12,18 @@ void Check(napi_env env, napi_status status, const char* what) {
   if (status == napi_ok) return;
   throw Napi::Error::New(env, std::string("Node-API call failed: ") + what);
 }
+
+namespace {
+
+// Every live EnvLink in the process, so that a thread that ends can warn
+// through another one. Process-wide on purpose: it spans environments.
+std::mutex links_mutex;
+std::vector<EnvLink*>& Links() {
+  static auto* links = new std::vector<EnvLink*>();  // never destroyed: deleters may run at exit
+  return *links;
+}
+
+}  // namespace
 
 EnvLink::EnvLink(napi_env env) {
   napi_value name;
@@ -18,6 +34,35 @@ EnvLink::EnvLink(napi_env env) {
         "napi_create_threadsafe_function");
   // Releases never keep the process alive on their own.
   Check(env, napi_unref_threadsafe_function(env, wake_), "napi_unref_threadsafe_function");
+  std::lock_guard<std::mutex> lock(links_mutex);
+  Links().push_back(this);
+}
+
+EnvLink::~EnvLink() {
+  std::lock_guard<std::mutex> lock(links_mutex);
+  auto& links = Links();
+  for (size_t i = 0; i < links.size(); ++i) {
+    if (links[i] == this) {
+      links.erase(links.begin() + static_cast<std::ptrdiff_t>(i));
+      break;
+    }
+  }
+}
+
+void EnvLink::SetWarn(napi_env env, napi_value warn, bool main_thread) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (warn_ != nullptr) napi_delete_reference(env, warn_);
+  warn_ = nullptr;
+  napi_create_reference(env, warn, 1, &warn_);
+  main_thread_ = main_thread;
+}
+
+void EnvLink::PostWarning(const std::string& message) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!alive_) return;
+  warnings_.push_back(message);
+  pending_count_.fetch_add(1, std::memory_order_release);
+  napi_call_threadsafe_function(wake_, nullptr, napi_tsfn_nonblocking);
 }
 
 void EnvLink::PostRelease(napi_ref ref) {
@@ -30,12 +75,32 @@ void EnvLink::PostRelease(napi_ref ref) {
 
 void EnvLink::Drain(napi_env env) {
   std::vector<napi_ref> refs;
+  std::vector<std::string> warnings;
+  napi_ref warn = nullptr;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     refs.swap(pending_);
+    warnings.swap(warnings_);
     pending_count_.store(0, std::memory_order_release);
+    warn = warn_;
   }
   for (napi_ref ref : refs) napi_delete_reference(env, ref);
+  napi_value fn = nullptr;
+  if (warnings.empty() || warn == nullptr || napi_get_reference_value(env, warn, &fn) != napi_ok ||
+      fn == nullptr) {
+    return;
+  }
+  for (const std::string& message : warnings) {
+    napi_value text;
+    napi_value undefined;
+    napi_get_undefined(env, &undefined);
+    if (napi_create_string_utf8(env, message.c_str(), message.size(), &text) != napi_ok) return;
+    // A throwing handler must not leave an exception pending in this callback.
+    if (napi_call_function(env, undefined, fn, 1, &text, nullptr) != napi_ok) {
+      napi_value ignored;
+      napi_get_and_clear_last_exception(env, &ignored);
+    }
+  }
 }
 
 void EnvLink::CallJs(napi_env env, napi_value, void* context, void*) {
@@ -43,12 +108,41 @@ void EnvLink::CallJs(napi_env env, napi_value, void* context, void*) {
 }
 
 void EnvLink::Shutdown(napi_env env) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  for (napi_ref ref : pending_) napi_delete_reference(env, ref);
-  pending_.clear();
-  pending_count_.store(0, std::memory_order_release);
-  alive_ = false;
-  napi_release_threadsafe_function(wake_, napi_tsfn_abort);
+  bool main_thread = false;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    main_thread = main_thread_;
+    for (napi_ref ref : pending_) napi_delete_reference(env, ref);
+    pending_.clear();
+    warnings_.clear();
+    pending_count_.store(0, std::memory_order_release);
+    alive_ = false;  // from here on no other thread copies from this heap
+    napi_release_threadsafe_function(wake_, napi_tsfn_abort);
+  }
+  // The main thread ends with the process: its structs go with it.
+  const int64_t out = exports_.load(std::memory_order_relaxed);
+  if (out <= 0 || main_thread) return;
+  const std::string message =
+      "A thread ended while native code still held " + std::to_string(out) + " DLPack struct" +
+      (out == 1 ? "" : "s") + " (toPointer()) over its JavaScript memory, which lives only as long as " +
+      "the thread: do not read them any more (calling their deleters is still safe)";
+  // Warn through another thread's JS, the main thread's first; with none, stderr.
+  EnvLink* target = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(links_mutex);
+    for (EnvLink* link : Links()) {
+      if (link == this) continue;
+      std::lock_guard<std::mutex> other(link->mutex_);
+      if (!link->alive_ || link->warn_ == nullptr) continue;
+      if (target == nullptr || link->main_thread_) target = link;
+    }
+    if (target != nullptr) {
+      target->PostWarning(message);
+      return;
+    }
+  }
+  std::fprintf(stderr, "(node:%d) Warning [DLPACK_THREAD_MEMORY]: %s\n", static_cast<int>(getpid()),
+               message.c_str());
 }
 
 EnvState::EnvState(napi_env env) : env_(env), link_(std::make_shared<EnvLink>(env)) {

@@ -9,6 +9,9 @@
 #include <atomic>
 #include <memory>
 #include <mutex>
+#include <new>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "../core/dtype.h"
@@ -41,25 +44,55 @@ enum class ImportResult { kJsBuffer = 0, kForeign = 1, kCopied = 2 };
 
 // Outlives the environment: deleters that run on other threads, or after the
 // environment is gone, hold it to find out whether JS is still there.
+//
+// Memory on a thread's JavaScript heap lives as long as that thread
+// (docs/API.md "Lifetimes"): a struct over it that another thread imports is copied while
+// the owner still runs (WhileAlive), and when the owner ends with such structs
+// still out, another thread's JS (or stderr, when there is none) is warned.
 class EnvLink {
  public:
   explicit EnvLink(napi_env env);
+  ~EnvLink();
   // Queue `ref` for deletion on the JS thread. Any thread. After teardown
   // the reference is left alone: Node-API has already dropped the heap.
   void PostRelease(napi_ref ref);
-  // JS thread only: delete every queued reference.
+  // JS thread only: delete every queued reference, then emit queued warnings.
   void Drain(napi_env env);
   bool has_pending() const { return pending_count_.load(std::memory_order_acquire) != 0; }
-  // Environment cleanup hook: drain, then refuse further posts.
+  // Environment cleanup hook: drain, then refuse further posts; warns when
+  // structs over this thread's JS memory are still out.
   void Shutdown(napi_env env);
+
+  // Runs `copy` while this environment's heap is certain to stay (teardown
+  // waits); false, without running it, once the environment has ended.
+  template <typename F>
+  bool WhileAlive(F&& copy) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!alive_) return false;
+    copy();
+    return true;
+  }
+
+  // Structs over this environment's JS memory (JsKeepalive) now out.
+  void AddExport() { exports_.fetch_add(1, std::memory_order_relaxed); }
+  void RemoveExport() { exports_.fetch_sub(1, std::memory_order_relaxed); }
+
+  // The JS function that emits a process warning (lib/binding.js), and
+  // whether this is the main thread (preferred for other threads' warnings).
+  void SetWarn(napi_env env, napi_value warn, bool main_thread);
 
  private:
   static void CallJs(napi_env env, napi_value, void* context, void*);
+  void PostWarning(const std::string& message);
   std::mutex mutex_;
   bool alive_ = true;
+  bool main_thread_ = false;  // guarded by mutex_
   napi_threadsafe_function wake_ = nullptr;
   std::vector<napi_ref> pending_;
+  std::vector<std::string> warnings_;
   std::atomic<size_t> pending_count_{0};
+  std::atomic<int64_t> exports_{0};
+  napi_ref warn_ = nullptr;
 };
 
 class EnvState {
@@ -106,12 +139,27 @@ class EnvState {
   bool external_buffers_ = true;
 };
 
+// Every binding is called through this: no C++ exception may leave a
+// Node-API callback (that is std::terminate). Our Errors become coded JS
+// errors; a Napi::Error goes on to node-addon-api, which throws it into JS,
+// or, while the environment ends (worker.terminate(), process.exit()) and
+// napi_throw cannot run, drops it: NODE_API_SWALLOW_UNTHROWABLE_EXCEPTIONS is
+// defined in binding.gyp and CMakeLists.txt (test/threads.test.js, the
+// terminate storm). Anything else is turned into a JS error here.
 template <Napi::Value (*F)(const Napi::CallbackInfo&)>
 Napi::Value Guarded(const Napi::CallbackInfo& info) {
   try {
     return F(info);
   } catch (const Error& e) {
     EnvState::Of(info.Env()).Throw(info.Env(), e);
+  } catch (const Napi::Error&) {
+    throw;
+  } catch (const std::bad_alloc&) {
+    EnvState::Of(info.Env()).Throw(info.Env(), Error{code::kOutOfMemory, "Out of memory"});
+  } catch (const std::exception& e) {
+    throw Napi::Error::New(info.Env(), std::string("dlpack internal error: ") + e.what());
+  } catch (...) {
+    throw Napi::Error::New(info.Env(), "dlpack internal error");
   }
 }
 

@@ -32,6 +32,18 @@ void WriteLayout(double* scratch, const Layout& layout, uint64_t flags, uint64_t
   }
 }
 
+// The keepalive of our own struct when it pins a JS buffer of another
+// environment (a thread other than the caller's), else nullptr.
+JsKeepalive* OtherHeap(const AnyManaged& managed, const EnvState& state) {
+  if (!managed.own()) return nullptr;
+  void* context = managed.versioned ? static_cast<DLManagedTensorVersioned*>(managed.ptr)->manager_ctx
+                                    : static_cast<DLManagedTensor*>(managed.ptr)->manager_ctx;
+  auto* keepalive = static_cast<Keepalive*>(context);
+  if (keepalive->kind() != Keepalive::Kind::kJsBuffer) return nullptr;
+  auto* js = static_cast<JsKeepalive*>(keepalive);
+  return js->link() == state.link() ? nullptr : js;
+}
+
 }  // namespace
 
 Napi::Value ImportCapsule(const Napi::CallbackInfo& info) {
@@ -68,6 +80,34 @@ Napi::Value ImportCapsule(const Napi::CallbackInfo& info) {
     throw Error{code::kCopyRequired,
                 "Expected zero-copy import (copy: false), but this runtime refuses external "
                 "ArrayBuffers, so the data would have to be copied"};
+  }
+
+  // Our own struct over another thread's JS memory (docs/API.md "Lifetimes"): that
+  // memory lives only as long as its thread, so it is copied, never viewed.
+  JsKeepalive* other_heap = OtherHeap(managed, state);
+  if (other_heap != nullptr) {
+    const auto ended = [] {
+      return Error{code::kDetached, "Expected a struct over memory that still exists, received one "
+                                    "over the JavaScript memory of a thread that has ended"};
+    };
+    if (!other_heap->link()->WhileAlive([] {})) throw ended();
+    if (!allow_copy) {
+      throw Error{code::kCopyRequired,
+                  "Expected zero-copy import (copy: false), but the struct is over another thread's "
+                  "JavaScript memory, which lives only as long as that thread, so it must be copied"};
+    }
+    void* copy = nullptr;
+    napi_value buffer;
+    Check(env, napi_create_arraybuffer(env, layout.extent(), &copy, &buffer), "napi_create_arraybuffer");
+    const bool copied = other_heap->link()->WhileAlive([&] {
+      if (layout.extent() != 0) std::memcpy(copy, reinterpret_cast<void*>(layout.base()), layout.extent());
+    });
+    if (!copied) throw ended();
+    capsule.managed.ptr = nullptr;
+    managed.CallDeleter();  // posts the release to the owning thread
+    WriteLayout(state.scratch(), layout, flags | DLPACK_FLAG_BITMASK_IS_COPIED, layout.low,
+                ImportResult::kCopied);
+    return Napi::Value(env, buffer);
   }
 
   // Every check passed: from here on the capsule is consumed.

@@ -13,9 +13,13 @@ JsKeepalive* JsKeepalive::New(napi_env env, napi_value view, std::shared_ptr<Env
 JsKeepalive::JsKeepalive(napi_ref ref, std::shared_ptr<EnvLink> link)
     : ref_(ref), link_(std::move(link)) {
   stats::js_keepalive_live.fetch_add(1, std::memory_order_relaxed);
+  link_->AddExport();
 }
 
-JsKeepalive::~JsKeepalive() { stats::js_keepalive_live.fetch_sub(1, std::memory_order_relaxed); }
+JsKeepalive::~JsKeepalive() {
+  link_->RemoveExport();
+  stats::js_keepalive_live.fetch_sub(1, std::memory_order_relaxed);
+}
 
 void JsKeepalive::Release() noexcept {
   link_->PostRelease(ref_);

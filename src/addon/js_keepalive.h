@@ -25,6 +25,8 @@ class JsKeepalive final : public Keepalive {
   // JS thread, outside GC: hands back the pinned view and deletes the
   // reference at once (import of our own capsule).
   napi_value TakeView(napi_env env);
+  // The environment whose heap the buffer is on.
+  const std::shared_ptr<EnvLink>& link() const { return link_; }
 
  private:
   JsKeepalive(napi_ref ref, std::shared_ptr<EnvLink> link);
