@@ -113,7 +113,7 @@ function stridedView(buffer, base, length, info, offset, options) {
     throw outOfRange('options.strides', `strides whose elements lie inside the ${length} bytes of \`source\``,
       `[${strides.join(', ')}], spanning bytes ${offset - low} to ${offset + high}`);
   }
-  return makeTensor(new Storage(buffer, false), info, dims, strides.slice(), base + offset, 0);
+  return makeTensor(holderOf(buffer) || new Storage(buffer, false), info, dims, strides.slice(), base + offset, 0);
 }
 
 // A view's { base, length } in its buffer, or null when nothing is left to

@@ -30,6 +30,14 @@ describe.each([
     u.dispose();
   });
 
+  test('fromBuffer(t.buffer, { strides }) is a holder too', () => {
+    const t = iota(8, options);
+    const u = dl.fromBuffer(t.buffer, { dtype: 'float32', shape: [2, 4], strides: [1, 2] });
+    t.dispose();
+    expect(u.toArray()).toEqual([[1, 3, 5, 7], [2, 4, 6, 8]]);
+    u.dispose();
+  });
+
   test('fromBuffer(t.data) is a holder too (a view\'s buffer is the same memory)', () => {
     const t = iota(8, options);
     const u = dl.fromBuffer(t.data.subarray(2), { dtype: 'float32' });
