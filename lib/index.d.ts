@@ -1,4 +1,4 @@
-// Type declarations for dlpack (the reference is docs/API.md).
+// Type declarations for dlpack. The reference: ../docs/API.md (shipped in the package).
 
 export type DTypeName =
   | 'bool' | 'int8' | 'int16' | 'int32' | 'int64' | 'uint8' | 'uint16' | 'uint32' | 'uint64'
