@@ -261,6 +261,8 @@ export declare class CudaError extends DLPackError {
 }
 
 export declare const dlpackVersion: { readonly major: number; readonly minor: number };
+/** The folder holding the Python half (`dlpack_node`): put it on `sys.path` or `PYTHONPATH`. */
+export declare const pythonPath: string;
 
 export declare function fromBuffer<N extends DTypeName>(
   source: ArrayBufferLike | ArrayBufferView, options: FromBufferOptions<N>): Tensor<N>;

@@ -10,9 +10,13 @@ const { open, wasm } = require('./sharing');
 
 const { cuda, capabilities } = require('./cuda');
 
+// The folder holding the Python half (dlpack_node), for sys.path / PYTHONPATH.
+const pythonPath = require('path').join(__dirname, '..', 'python');
+
 module.exports = {
   dtypes,
   dlpackVersion,
+  pythonPath,
   Tensor,
   Device,
   DLPackCapsule,

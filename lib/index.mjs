@@ -7,4 +7,5 @@ export const {
   dtypes, dlpackVersion, Tensor, Device, DLPackCapsule, DLPackError, CudaError,
   fromBuffer, frombuffer, empty, zeros, tensor, fromDLPack, from_dlpack, toDLPack, to_dlpack, open, wasm, cuda, capabilities,
 } = dl;
+export const { pythonPath } = dl;
 export default dl;
