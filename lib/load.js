@@ -166,10 +166,10 @@ function noBinarySentence(why, system = libc()) {
       // a damaged prebuilt has no floor to report
     }
   }
+  const needs = floor ? `, which need${shipped.length === 1 ? 's' : ''} glibc ${floor} or newer` : '';
   const ships = shipped.length === 0
     ? 'the package carries no prebuilt binaries'
-    : `the package carries prebuilt binaries for ${shipped.map(label).join(' and ')}` +
-      (floor ? ` (glibc ${floor} or newer)` : '');
+    : `the package carries prebuilt binaries for ${shipped.map(label).join(' and ')}${needs}`;
   const found = why === null ? `dlpack has no native binary for ${thisPlatform(system)}` : `dlpack: ${why}`;
   return `${found}; ${ships}; ${REBUILD}.`;
 }

@@ -39,7 +39,7 @@ function crossArm64() {
       'the package must carry linux-arm64 too');
     process.exit(1);
   }
-  cmake(['-S', '.', '-B', build, '-DCMAKE_TOOLCHAIN_FILE=cmake/aarch64-linux-gnu.cmake',
+  cmake(['--no-warn-unused-cli', '-S', '.', '-B', build, '-DCMAKE_TOOLCHAIN_FILE=cmake/aarch64-linux-gnu.cmake',
     '-DCMAKE_BUILD_TYPE=Release', '-DDLPACK_BUILD_ADDON=ON', '-DDLPACK_BUILD_TESTS=OFF', '-DDLPACK_CUDA=OFF']);
   cmake(['--build', build, '--target', 'dlpack_addon', '-j', jobs]);
   place(path.join(build, 'dlpack.node'), 'linux-arm64', 'aarch64-linux-gnu-strip');
