@@ -10,9 +10,9 @@
 // "install scripts not yet covered by allowScripts"; with --ignore-scripts (and
 // in a later npm, which blocks them) this script does not run and the loader
 // alone decides. In a checkout of the repository, or with DLPACK_FROM_SOURCE=1, it
-// always builds. package.json says "gypfile": false so that npm does not list a
-// synthetic "node-gyp rebuild" as this package's install script
-// (`npm install-scripts ls` did, before reading the real one).
+// always builds. (`npm install-scripts ls` shows this script as "node-gyp rebuild":
+// it reads the hidden lockfile, which keeps no script bodies, and infers that from
+// binding.gyp; npm install runs this script.)
 const fs = require('fs');
 const path = require('path');
 const { spawnSync } = require('child_process');
