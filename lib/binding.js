@@ -2,36 +2,10 @@
 // Loads the native addon once per realm and registers the error factory and
 // dtype table. The scratch block is a Float64Array shared with native code;
 // its slot numbers mirror src/addon/env_state.h.
-const path = require('path');
 const { makeError } = require('./errors');
 const { byIndex } = require('./dtypes');
 
-// A local build (a checkout, or a source build) wins over the prebuilt binary
-// shipped in the package; DLPACK_ADDON_PATH names another build outright.
-function load() {
-  if (process.env.DLPACK_ADDON_PATH) return require(path.resolve(process.env.DLPACK_ADDON_PATH));
-  const target = `${process.platform}-${process.arch}`;
-  const candidates = [
-    '../build/Release/dlpack.node',
-    `../prebuilds/${target}/dlpack.node`,
-    '../build/Debug/dlpack.node',
-  ];
-  const tried = [];
-  for (const candidate of candidates) {
-    try {
-      return require(candidate);
-    } catch (error) {
-      if (error.code !== 'MODULE_NOT_FOUND') throw error; // present but broken: say so
-      tried.push(path.resolve(__dirname, candidate));
-    }
-  }
-  throw new Error(
-    `dlpack: no native addon for ${target} (looked for ${tried.join(', ')}). ` +
-    'Build it from source with `npm rebuild dlpack --foreground-scripts` ' +
-    '(needs a C++ compiler, make and python3).');
-}
-
-const native = load();
+const native = require('./load').load(); // a local build, else the prebuilt binary (lib/load.js)
 // `warn` reports other threads' ends (src/addon/env_state.h EnvLink).
 const warn = (message) => process.emitWarning(message, { code: 'DLPACK_THREAD_MEMORY' });
 const { scratch: scratchBuffer, externalBuffers } = native.init(

@@ -18,6 +18,9 @@ const deviceCount = () => info().deviceCount;
 // Why CUDA cannot be used here, for error messages.
 function reason() {
   const i = info();
+  if (!i.compiled && process.arch === 'arm64') {
+    return 'CUDA is off on linux-arm64 (the prebuilt binary is CPU-only; a source build with a CUDA toolkit has it)';
+  }
   if (!i.compiled) return 'this build of dlpack has no CUDA support (no toolkit when it was built)';
   if (i.deviceCount === 0) return `no usable CUDA device (${i.errorName || 'no device'}: ${i.reason || 'none found'})`;
   return null;

@@ -1,4 +1,4 @@
-// Type declarations for dlpack (the reference is docs/API.md).
+// Type declarations for dlpack. The reference: ../docs/API.md (shipped in the package).
 
 export type DTypeName =
   | 'bool' | 'int8' | 'int16' | 'int32' | 'int64' | 'uint8' | 'uint16' | 'uint32' | 'uint64'
@@ -294,6 +294,7 @@ export declare class DLPackCapsule {
 export type ErrorCode =
   | 'ERR_INVALID_ARG_TYPE' | 'ERR_INVALID_ARG_VALUE' | 'ERR_ILLEGAL_CONSTRUCTOR'
   | 'ERR_OUT_OF_RANGE' | 'ERR_DLPACK_MISALIGNED'
+  | 'ERR_DLPACK_NO_BINARY' // require('dlpack') found no binary that loads here (the message says why)
   | 'ERR_DLPACK_UNSUPPORTED' | 'ERR_DLPACK_CONSUMED' | 'ERR_DLPACK_COPY_REQUIRED' | 'ERR_DLPACK_DETACHED'
   | 'ERR_DLPACK_DISPOSED' | 'ERR_DLPACK_READ_ONLY' | 'ERR_DLPACK_NOT_CONTIGUOUS' | 'ERR_DLPACK_WRONG_DEVICE'
   | 'ERR_DLPACK_OUT_OF_MEMORY' | 'ERR_DLPACK_CUDA' | 'ERR_DLPACK_CUDA_UNAVAILABLE'
@@ -310,6 +311,8 @@ export declare class CudaError extends DLPackError {
 }
 
 export declare const dlpackVersion: { readonly major: number; readonly minor: number };
+/** The folder holding the Python half (`dlpack_node`): put it on `sys.path` or `PYTHONPATH`. */
+export declare const pythonPath: string;
 
 export declare function fromBuffer<N extends DTypeName>(
   source: ArrayBufferLike | ArrayBufferView, options: FromBufferOptions<N>): Tensor<N>;

@@ -15,9 +15,13 @@ const python = require('./python');
 // The tensor core calls up into the layers built on it through these.
 connect({ toDLPack, share, valuesFrom });
 
+// The folder holding the Python half (dlpack_node), for sys.path / PYTHONPATH.
+const pythonPath = require('path').join(__dirname, '..', 'python');
+
 module.exports = {
   dtypes,
   dlpackVersion,
+  pythonPath,
   Tensor,
   Device,
   DLPackCapsule,

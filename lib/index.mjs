@@ -8,4 +8,5 @@ export const {
   fromBuffer, frombuffer, empty, zeros, tensor, cat, stack, fromDLPack, from_dlpack, toDLPack, to_dlpack, open, wasm,
   cuda, capabilities, python,
 } = dl;
+export const { pythonPath } = dl;
 export default dl;

@@ -1,25 +1,54 @@
 'use strict';
-// Copies the node-gyp build into prebuilds/<platform>-<arch>/dlpack.node,
-// stripped, for the npm package (run by `npm pack` through "prepack").
+// The prebuilt binaries of the npm package (run by `npm pack` through
+// "prepack", after `npm run build`), stripped, in prebuilds/<platform>-<arch>/:
+// - this machine's: the node-gyp build in build/Release;
+// - linux-arm64 from linux-x64: cross-compiled with CMake and
+//   cmake/aarch64-linux-gnu.cmake (Debian's g++-aarch64-linux-gnu), CUDA off.
 // Node-API is ABI-stable: one binary serves every Node version from 20 on, and
-// the CUDA-enabled build loads without a CUDA driver.
+// the CUDA-enabled x64 build loads without a CUDA driver. Each binary's glibc
+// and libstdc++ floors are printed (the README states them).
 const fs = require('fs');
 const path = require('path');
 const { execFileSync } = require('child_process');
+const { readElf, target } = require('../lib/load');
 
 const root = path.join(__dirname, '..');
-const built = path.join(root, 'build', 'Release', 'dlpack.node');
-const dir = path.join(root, 'prebuilds', `${process.platform}-${process.arch}`);
-const target = path.join(dir, 'dlpack.node');
+const jobs = process.env.npm_package_config_node_gyp_jobs || '2';
 
+function place(built, to, strip) {
+  const dir = path.join(root, 'prebuilds', to);
+  const file = path.join(dir, 'dlpack.node');
+  fs.mkdirSync(dir, { recursive: true });
+  try {
+    execFileSync(strip, ['--strip-unneeded', '-o', file, built]);
+  } catch {
+    fs.copyFileSync(built, file); // no strip: ship it as built
+  }
+  const { arch, needs } = readElf(file);
+  console.log(`prebuild: ${path.relative(root, file)} (${arch}, ${fs.statSync(file).size} bytes, ` +
+    `needs glibc ${needs.GLIBC}, libstdc++ GLIBCXX_${needs.GLIBCXX})`);
+}
+
+function crossArm64() {
+  const build = path.join(root, 'build-arm64');
+  const cmake = (args) => execFileSync('cmake', args, { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+  try {
+    execFileSync('aarch64-linux-gnu-g++', ['--version'], { stdio: 'ignore' });
+  } catch {
+    console.error('prebuild: aarch64-linux-gnu-g++ is missing (Debian: apt-get install g++-aarch64-linux-gnu); ' +
+      'the package must carry linux-arm64 too');
+    process.exit(1);
+  }
+  cmake(['--no-warn-unused-cli', '-S', '.', '-B', build, '-DCMAKE_TOOLCHAIN_FILE=cmake/aarch64-linux-gnu.cmake',
+    '-DCMAKE_BUILD_TYPE=Release', '-DDLPACK_BUILD_ADDON=ON', '-DDLPACK_BUILD_TESTS=OFF', '-DDLPACK_CUDA=OFF']);
+  cmake(['--build', build, '--target', 'dlpack_addon', '-j', jobs]);
+  place(path.join(build, 'dlpack.node'), 'linux-arm64', 'aarch64-linux-gnu-strip');
+}
+
+const built = path.join(root, 'build', 'Release', 'dlpack.node');
 if (!fs.existsSync(built)) {
   console.error(`prebuild: ${built} is missing; run \`npm run build\` first`);
   process.exit(1);
 }
-fs.mkdirSync(dir, { recursive: true });
-try {
-  execFileSync('strip', ['--strip-unneeded', '-o', target, built]);
-} catch {
-  fs.copyFileSync(built, target); // no strip: ship it as built
-}
-console.log(`prebuild: ${path.relative(root, target)} (${fs.statSync(target).size} bytes)`);
+place(built, target, 'strip');
+if (target === 'linux-x64') crossArm64();

@@ -16,6 +16,8 @@ dl.from_dlpack(legacy, { device: 'cpu', copy: true }).dispose();
 const nested = dl.tensor([[1, 2], [3, 4]], { dtype: 'complex64' }).toArray();
 const code: dl.ErrorCode | undefined = (new dl.DLPackError('x', 'ERR_DLPACK_CONSUMED')).code;
 const version: number = dl.dlpackVersion.major + dl.dtypes.float32.itemSize;
+const pythonPath: string = dl.pythonPath;
+void pythonPath;
 const available: boolean = dl.cuda.isAvailable() && dl.capabilities().cuda.compiled;
 if (available) {
   const stream = new dl.cuda.Stream(0);

@@ -1,0 +1,100 @@
+'use strict';
+// What `npm pack` ships (issue 11, item 1): the README, docs/, examples/ and
+// LICENSE, and every relative link in every shipped Markdown file leads to a
+// shipped file (and, with a #fragment, to a heading in it).
+const fs = require('fs');
+const path = require('path');
+const { execFileSync } = require('child_process');
+
+const root = path.join(__dirname, '..');
+
+// The file list of the tarball, without running prepack (no build needed).
+function packedFiles() {
+  const out = execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'],
+    { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 60000 });
+  return new Set(JSON.parse(out)[0].files.map((f) => f.path));
+}
+
+// GitHub's heading anchors: lower case, punctuation dropped, spaces to hyphens,
+// repeated headings numbered -1, -2, ...
+function anchors(markdown) {
+  const seen = new Map();
+  const result = new Set();
+  for (const line of withoutCode(markdown).split('\n')) {
+    const m = /^#{1,6} (.*)$/.exec(line);
+    if (m === null) continue;
+    const base = m[1].trim().toLowerCase().replace(/[^\p{L}\p{N} _-]/gu, '').replace(/ /g, '-');
+    const n = seen.get(base) ?? 0;
+    seen.set(base, n + 1);
+    result.add(n === 0 ? base : `${base}-${n}`);
+  }
+  return result;
+}
+
+// Fenced blocks and inline code hold no links.
+function withoutCode(markdown) {
+  return markdown.replace(/^```[^\n]*\n[\s\S]*?^```$/gm, '').replace(/`[^`\n]*`/g, '');
+}
+
+// [text](target) links, and headings' text stays out of it.
+function links(markdown) {
+  const result = [];
+  for (const m of withoutCode(markdown).matchAll(/\]\(([^)\s]+)\)/g)) result.push(m[1]);
+  return result;
+}
+
+// One broken link per entry: "FILE: TARGET (why)".
+function brokenLinks(files, read) {
+  const broken = [];
+  for (const file of [...files].filter((f) => f.endsWith('.md'))) {
+    for (const target of links(read(file))) {
+      if (/^[a-z][a-z0-9+.-]*:/i.test(target)) continue; // https:, mailto:
+      const [rawPath, fragment] = target.split('#');
+      const resolved = rawPath === '' ? file : path.posix.normalize(path.posix.join(path.posix.dirname(file), rawPath));
+      const isDir = [...files].some((f) => f.startsWith(`${resolved.replace(/\/$/, '')}/`));
+      if (!files.has(resolved) && !isDir) {
+        broken.push(`${file}: ${target} (${resolved} is not in the package)`);
+      } else if (fragment !== undefined && resolved.endsWith('.md') && !anchors(read(resolved)).has(fragment)) {
+        broken.push(`${file}: ${target} (no heading #${fragment} in ${resolved})`);
+      }
+    }
+  }
+  return broken;
+}
+
+const read = (file) => fs.readFileSync(path.join(root, file), 'utf8');
+
+describe('the npm package', () => {
+  let files;
+  beforeAll(() => {
+    files = packedFiles();
+  });
+
+  test('ships the README, LICENSE, docs/, examples/ and the Python half', () => {
+    for (const file of ['README.md', 'LICENSE', 'package.json', 'docs/API.md', 'docs/errors.md',
+      'docs/python.md', 'docs/development.md', 'examples/worker-pipeline.js', 'lib/index.js',
+      'lib/index.d.ts', 'python/dlpack_node/__init__.py', 'python/FORMAT.md', 'scripts/install.js']) {
+      expect({ file, shipped: files.has(file) }).toEqual({ file, shipped: true });
+    }
+    expect(read('LICENSE')).toMatch(/Apache License\s+Version 2\.0, January 2004/);
+    for (const file of files) expect(file).not.toMatch(/^(test|bench|build|\.ci)\//);
+  });
+
+  test('every relative link in every shipped .md resolves to a shipped file and heading', () => {
+    const mdFiles = [...files].filter((f) => f.endsWith('.md'));
+    expect(mdFiles.length).toBeGreaterThan(4);
+    expect(mdFiles.reduce((n, f) => n + links(read(f)).length, 0)).toBeGreaterThan(10);
+    expect(brokenLinks(files, read)).toEqual([]);
+  });
+
+  test('the link check finds a missing heading and a file not shipped, and skips code', () => {
+    const docs = new Map([
+      ['README.md', '# T\n\n## A b\n\n[x](docs/y.md) [z](docs/y.md#nope) [w](test/a.js) [ok](#a-b) `[c](no.md)`\n'],
+      ['docs/y.md', '# Y\n'],
+    ]);
+    expect(brokenLinks(new Set(docs.keys()), (f) => docs.get(f) ?? '')).toEqual([
+      'README.md: docs/y.md#nope (no heading #nope in docs/y.md)',
+      'README.md: test/a.js (test/a.js is not in the package)',
+    ]);
+  });
+});
