@@ -1700,7 +1700,11 @@ describe('wasm.view', () => {
 
 describe('python.spawn', () => {
   // Each refusal comes before any process is started.
-  const spawned = () => require('child_process').spawnSync('pgrep', ['-P', String(process.pid)]).stdout.length;
+  // This process's children, read from /proc (no helper process: under the
+  // sanitizer phase's LD_PRELOAD, pgrep hangs).
+  const spawned = () => fs.readdirSync(`/proc/${process.pid}/task`)
+    .map((tid) => fs.readFileSync(`/proc/${process.pid}/task/${tid}/children`, 'utf8').trim())
+    .filter(Boolean).join(' ');
 
   row('P01', TypeError, 'ERR_INVALID_ARG_TYPE', (throws) => {
     const before = spawned();
