@@ -268,6 +268,10 @@ export declare class Tensor<N extends DTypeName = DTypeName> implements DLPackPr
   /** The one element of a 0-d or one-element tensor. */
   item(): ElementOf[N];
   toArray(): NestedArray<ElementOf[N]>;
+  /** What JSON.stringify writes: flat row-major values (RangeError for NaN, infinities, |int64| > 2^53). */
+  toJSON(): { dtype: N; shape: number[]; data: Array<number | boolean | [number, number]> };
+  /** A symbol that makes postMessage/structuredClone of a tensor throw DataCloneError (docs/API.md). */
+  readonly dlpack: symbol;
   toString(): string;
   dispose(): void;
   [Symbol.dispose](): void;

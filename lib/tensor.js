@@ -19,6 +19,14 @@ const { formatTensor } = require('./format');
 const views = require('./views');
 
 const inspectSymbol = Symbol.for('nodejs.util.inspect.custom');
+const NOT_CLONEABLE = Symbol('a dlpack Tensor cannot be cloned: send tensor.share() and dl.open() it on the ' +
+  'other side (docs/API.md "Sharing"), or JSON.stringify(tensor) for a copy of its values');
+
+// The RangeError of toJSON() for a value JSON cannot hold exactly.
+function notJson(t, value) {
+  return outOfRange('toJSON()', 'values JSON holds exactly (finite numbers, integers within 2^53)',
+    `${typeof value === 'bigint' ? `${value}n` : value} in a ${t[kInfo].name} tensor; use share() or toArray()`);
+}
 // What the layers above provide (lib/dlpack.js, lib/sharing.js, lib/create.js
 // build on this module); lib/index.js connects them once at load, so lib/
 // stays a DAG without lazy requires (test/architecture.test.js).
@@ -47,6 +55,10 @@ class Tensor {
     this[kFlags] = flags;
     this[kView] = null;
     this[kDevice] = device;
+    // The one string-keyed field: structured clone (postMessage, structuredClone)
+    // copies string keys only, and a symbol value makes it throw DataCloneError
+    // with the advice below instead of sending an empty object.
+    this.dlpack = NOT_CLONEABLE;
   }
 
   get dtype() { return this[kInfo].name; }
@@ -313,6 +325,37 @@ class Tensor {
     if (rest.length !== 0) views.tooMany(rest, 1, 'cuda()');
     if (views.integer(index, 'index') < 0) throw outOfRange('index', 'a non-negative integer', String(index));
     return this.to(`cuda:${index}`);
+  }
+
+  // JSON.stringify(t): { dtype, shape, data } with `data` flat in row-major
+  // order, so that dl.tensor(data, { dtype, shape }) gives the values back.
+  // Exact or not at all: JSON has no NaN, Infinity or 64-bit integers.
+  toJSON() {
+    hostStorage(this, 'toJSON()');
+    checkedBuffer(this);
+    const { view, origin } = elementView(this);
+    const read = this[kInfo].read;
+    const shape = this[kShape];
+    const strides = this[kStrides];
+    const data = [];
+    const exact = (value) => {
+      if (typeof value === 'bigint') {
+        if (value > Number.MAX_SAFE_INTEGER || value < Number.MIN_SAFE_INTEGER) throw notJson(this, value);
+        return Number(value);
+      }
+      if (typeof value === 'number' && !Number.isFinite(value)) throw notJson(this, value);
+      return value;
+    };
+    const walk = (dim, pos) => {
+      if (dim === shape.length) {
+        const value = read(view, pos);
+        data.push(Array.isArray(value) ? value.map(exact) : exact(value));
+        return;
+      }
+      for (let i = 0; i < shape[dim]; i++) walk(dim + 1, pos + i * strides[dim]);
+    };
+    if (this[kSize] !== 0) walk(0, origin);
+    return { dtype: this[kInfo].name, shape: shape.slice(), data };
   }
 
   toArray(...rest) {

@@ -780,6 +780,12 @@ describe('Tensor', () => {
     for (const index of [-1, 1.5]) throws(() => t.cuda(index), /for `index`/);
   });
 
+  row('T20', RangeError, 'ERR_OUT_OF_RANGE', (throws) => {
+    throws(() => JSON.stringify(dl.tensor([0, -Infinity], { dtype: 'float16' })), /-Infinity in a float16/);
+    throws(() => JSON.stringify(dl.tensor([[1, NaN]], { dtype: 'complex128' })), /NaN in a complex128/);
+    throws(() => JSON.stringify(dl.tensor([-(2n ** 60n)], { dtype: 'int64' })), /`toJSON\(\)`/);
+  });
+
   row('T12', dl.DLPackError, 'ERR_DLPACK_READ_ONLY', (throws) => {
     const t = readOnly([1, 2, 3]);
     throws(() => t.copyFrom([4, 5, 6]), /readOnly/);

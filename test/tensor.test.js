@@ -189,6 +189,64 @@ describe('toArray and inspect', () => {
   });
 });
 
+describe('JSON and structured clone', () => {
+  const { Worker, MessageChannel } = require('worker_threads');
+
+  test.each(Object.keys(dl.dtypes))('JSON.stringify(%s tensor) gives { dtype, shape, data } that dl.tensor takes back',
+    (dtype) => {
+      const values = dtype === 'bool' ? [true, false, true, true, false, true]
+        : dtype.startsWith('complex') ? [[1, -2], [0.5, 0], [3, 4], [0, 0], [-1, 1], [2, 2]]
+          : [0, 1, 2, 3, 4, 5].map((v) => (dtype.startsWith('int') || dtype.startsWith('uint') ? v : v / 2));
+      const t = dl.tensor(values, { dtype, shape: [2, 3] }).transpose(0, 1); // strided: row-major order out
+      const json = JSON.parse(JSON.stringify({ t }));
+      expect(json.t.dtype).toBe(dtype);
+      expect(json.t.shape).toEqual([3, 2]);
+      expect(json.t.data).toHaveLength(6);
+      const back = dl.tensor(json.t.data, { dtype: json.t.dtype, shape: json.t.shape });
+      expect(back.toArray()).toEqual(t.toArray());
+    });
+
+  test('JSON of values JSON cannot hold exactly is a RangeError, never a silent null or rounding', () => {
+    expectError(() => JSON.stringify(dl.tensor([1, NaN])), RangeError, 'ERR_OUT_OF_RANGE', /NaN in a float32/);
+    expectError(() => JSON.stringify(dl.tensor([Infinity], { dtype: 'float64' })), RangeError, 'ERR_OUT_OF_RANGE');
+    expectError(() => JSON.stringify(dl.tensor([2n ** 53n + 1n], { dtype: 'int64' })), RangeError, 'ERR_OUT_OF_RANGE',
+      /9007199254740993n in a int64/);
+    expect(JSON.stringify(dl.tensor([2n ** 53n - 1n], { dtype: 'uint64' }))).toContain('9007199254740991');
+    expect(JSON.stringify(dl.zeros([0, 3]))).toBe('{"dtype":"float32","shape":[0,3],"data":[]}');
+  });
+
+  test('postMessage and structuredClone of a tensor throw DataCloneError with the advice, not an empty object', () => {
+    const t = dl.tensor([1, 2, 3]);
+    const { port1, port2 } = new MessageChannel();
+    let received = 0;
+    port2.on('message', () => { received++; });
+    for (const send of [() => port1.postMessage(t), () => port1.postMessage({ batch: [t] }), () => structuredClone(t)]) {
+      let error;
+      try { send(); } catch (e) { error = e; }
+      expect(error).toBeDefined();
+      expect(error.name).toBe('DataCloneError');
+      expect(error.message).toMatch(/cannot be cloned: send tensor\.share\(\) and dl\.open\(\) it/);
+    }
+    port1.close();
+    expect(received).toBe(0);
+    expect(t.toArray()).toEqual([1, 2, 3]); // nothing consumed
+  });
+
+  test('a worker thread gets share() descriptors instead; postMessage(tensor) fails in the sender', async () => {
+    const worker = new Worker(`
+      const { parentPort } = require('worker_threads');
+      const dl = require(${JSON.stringify(require.resolve('../lib'))});
+      parentPort.on('message', (d) => { parentPort.postMessage(dl.open(d).toArray()); });`, { eval: true });
+    const t = dl.empty([3], { dtype: 'int32', shared: true });
+    t.copyFrom([4, 5, 6]);
+    expect(() => worker.postMessage(t)).toThrow(/cannot be cloned/);
+    worker.postMessage(t.share());
+    const [reply] = await require('events').once(worker, 'message');
+    expect(reply).toEqual([4, 5, 6]);
+    await worker.terminate();
+  });
+});
+
 describe('dispose', () => {
   test('is idempotent, later use throws ERR_DLPACK_DISPOSED, Symbol.dispose works', () => {
     const t = dl.tensor([1, 2]);

@@ -190,3 +190,8 @@ void pythonWorker;
   batch.select(0, 1).copyFrom(img);
   void [chw, chw2, u8, bytes, moved, strided, into, joined, one, big];
 }
+
+// JSON and structured clone (docs/API.md "Tensor").
+const asJson: { dtype: 'int32'; shape: number[] } = dl.tensor([1], { dtype: 'int32' }).toJSON();
+const guard: symbol = dl.tensor([1]).dlpack;
+void [asJson, guard];
