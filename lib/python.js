@@ -169,7 +169,9 @@ class PythonWorker {
       return Promise.reject(error);
     }
     const id = this.nextId++;
-    const done = new Promise((resolve, reject) => this.pending.set(id, { name, resolve, reject }));
+    // The pending entry keeps the argument tensors alive until the answer: a
+    // descriptor names memory that the last tensor over it would release.
+    const done = new Promise((resolve, reject) => this.pending.set(id, { name, resolve, reject, args }));
     this.idle();
     this.ready.then(() => {
       if (!this.pending.has(id)) return;

@@ -4,7 +4,7 @@
 const path = require('path');
 const { spawnSync, execFileSync } = require('child_process');
 const dl = require('../lib');
-const { PYTHON, heldSegments } = require('./helpers');
+const { PYTHON, heldSegments, collect } = require('./helpers');
 
 const probe = (code) => spawnSync(PYTHON, ['-c', code], { encoding: 'utf8' }).status === 0;
 const hasNumpy = probe('import numpy');
@@ -33,7 +33,7 @@ describe('Python workers', () => {
 
   itPython('the worker says which functions it serves', () => {
     expect(worker.methods).toEqual(
-      ['add', 'describe', 'die', 'double', 'every_other', 'fail', 'made_here', 'torch_kind']);
+      ['add', 'describe', 'die', 'double', 'every_other', 'fail', 'made_here', 'slow', 'torch_kind']);
     expect(worker.pid).toBe(worker.child.pid);
   });
 
@@ -81,6 +81,14 @@ describe('Python workers', () => {
     expect(r.dtype).toBe('int32');
     expect(r.toArray()).toEqual([0, 1, 2, 3, 4]);
     r.dispose();
+  });
+
+  itPython('tensors passed only to the call stay alive until the worker has answered', async () => {
+    const busy = worker.call('slow', 0.5); // the worker reads the next call only after this one
+    const pending = worker.call('describe', shared([1, 2]), 7); // no other reference to the tensor
+    await collect(); // garbage collection and finalizers run while the call waits
+    expect(await pending).toMatchObject({ shape: [2], extra: 7 });
+    await busy;
   });
 
   itPython('a Python exception rejects with ERR_DLPACK_PYTHON and the worker goes on', async () => {
