@@ -630,11 +630,16 @@ function elementView(t) {
 
 // Fresh zeroed memory, made in this realm so `t.buffer instanceof ArrayBuffer`
 // holds for the caller. Large buffers come from fresh zero pages, so zeroing
-// costs nothing until the pages are written.
+// costs nothing until the pages are written. From 4 MiB on they are advised
+// as transparent huge pages before the first write (src/core/pages.h): a fresh
+// 256 MiB buffer then faults in 128 times instead of 65,536.
 function allocate(nbytes) {
   if (nbytes > MAX_BYTES) throw outOfRange('shape', `a tensor of at most ${MAX_BYTES} bytes`, `${nbytes} bytes`);
-  return new ArrayBuffer(nbytes);
+  const buffer = new ArrayBuffer(nbytes);
+  if (nbytes >= HUGE_PAGE_ADVICE_MIN) native.adviseHugePages(buffer);
+  return buffer;
 }
+const HUGE_PAGE_ADVICE_MIN = 4 * 1024 * 1024; // kHugePageAdviceMin
 const MAX_BYTES = require('buffer').constants.MAX_LENGTH;
 
 function makeTensor(storage, info, shape, strides, byteOffset, flags, device = storage.device) {

@@ -189,6 +189,22 @@ describe('toArray and inspect', () => {
   });
 });
 
+describe('large allocations', () => {
+  const { native } = require('../lib/binding');
+  const thp = require('fs').existsSync('/sys/kernel/mm/transparent_hugepage/enabled');
+  if (!thp) console.log('huge-page advice test skipped: this kernel has no transparent huge pages');
+
+  (thp ? test : test.skip)('buffers from 4 MiB on are advised as huge pages; contents and zeroing unchanged', () => {
+    expect(native.adviseHugePages(new ArrayBuffer(1 << 20))).toBe(0);
+    expect(native.adviseHugePages(new ArrayBuffer(16 << 20))).toBeGreaterThanOrEqual(14 << 20);
+    const t = dl.zeros([4 << 20], { dtype: 'float32' }); // allocate() advises it before any write
+    const d = t.data;
+    expect(d[0] + d[d.length - 1] + d[d.length >> 1]).toBe(0);
+    d.fill(2.5);
+    expect(t.to('float64').data[d.length - 1]).toBe(2.5);
+  });
+});
+
 describe('JSON and structured clone', () => {
   const { Worker, MessageChannel } = require('worker_threads');
 

@@ -80,6 +80,7 @@ Napi::Object Initialize(Napi::Env env, Napi::Object exports) {
       {"storageRelease", Guarded<StorageRelease>},
       {"copyStrided", Guarded<CopyStrided>},
       {"detachBuffer", Guarded<DetachBuffer>},
+      {"adviseHugePages", Guarded<AdviseHugePages>},
       {"setExternalBuffers", Guarded<SetExternalBuffers>},
       {"drainReleases", Guarded<DrainReleases>},
       {"stats", Guarded<Stats>},

@@ -1,5 +1,5 @@
 // Byte-level operations on JS buffers: strided copies (clone, contiguous,
-// copyFrom) and detaching buffers the library owns (dispose).
+// copyFrom), detaching buffers the library owns (dispose), page advice.
 #ifndef DLPACK_NODE_ADDON_COPY_H_
 #define DLPACK_NODE_ADDON_COPY_H_
 
@@ -16,6 +16,10 @@ Napi::Value CopyStrided(const Napi::CallbackInfo& info);
 
 // (arrayBuffer) -> undefined
 Napi::Value DetachBuffer(const Napi::CallbackInfo& info);
+
+// (arrayBuffer) -> bytes advised: huge pages for a large buffer not yet
+// touched (src/core/pages.h).
+Napi::Value AdviseHugePages(const Napi::CallbackInfo& info);
 
 }  // namespace dlnode
 
