@@ -19,8 +19,8 @@ const { formatTensor } = require('./format');
 const views = require('./views');
 
 const inspectSymbol = Symbol.for('nodejs.util.inspect.custom');
-const NOT_CLONEABLE = Symbol('a dlpack Tensor cannot be cloned: send tensor.share() and dl.open() it on the ' +
-  'other side (docs/API.md "Sharing"), or JSON.stringify(tensor) for a copy of its values');
+// Short: V8 cuts a long description out of the DataCloneError message.
+const NOT_CLONEABLE = Symbol('a dlpack Tensor cannot be cloned: send tensor.share() and dl.open() it');
 
 // The RangeError of toJSON() for a value JSON cannot hold exactly.
 function notJson(t, value) {

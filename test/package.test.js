@@ -72,12 +72,15 @@ describe('the npm package', () => {
 
   test('ships the README, LICENSE, docs/, examples/ and the Python half', () => {
     for (const file of ['README.md', 'LICENSE', 'package.json', 'docs/API.md', 'docs/errors.md',
-      'docs/python.md', 'docs/development.md', 'examples/worker-pipeline.js', 'lib/index.js',
+      'docs/python.md', 'docs/development.md', 'examples/worker-pipeline.js',
+      'examples/onnxruntime-pipeline.js', 'examples/onnxruntime/make-model.js', 'python/dlpack_node/worker.py', 'lib/index.js',
       'lib/index.d.ts', 'python/dlpack_node/__init__.py', 'python/FORMAT.md', 'scripts/install.js']) {
       expect({ file, shipped: files.has(file) }).toEqual({ file, shipped: true });
     }
     expect(read('LICENSE')).toMatch(/Apache License\s+Version 2\.0, January 2004/);
     for (const file of files) expect(file).not.toMatch(/^(test|bench|build|\.ci)\//);
+    // An example's own dependencies (examples/onnxruntime) are installed there, never shipped.
+    for (const file of files) expect(file).not.toMatch(/(^|\/)node_modules\//);
   });
 
   test('every relative link in every shipped .md resolves to a shipped file and heading', () => {
