@@ -294,8 +294,17 @@ function exchange(name, t) {
       return { u: t, shares: true };
     case 'reshape':
       if (!t.isContiguous) {
-        expectCode(() => t.reshape([-1]), 'ERR_DLPACK_NOT_CONTIGUOUS');
-        return { u: hold(t.contiguous()), shares: false };
+        // reshape() views when strides allow and copies otherwise (torch); view() never copies.
+        let flat = null;
+        try {
+          flat = t.view([-1]);
+        } catch (error) {
+          if (error.code !== 'ERR_DLPACK_NOT_CONTIGUOUS') throw error;
+        }
+        if (flat !== null) return { u: hold(flat), shares: true };
+        const copy = hold(t.reshape([-1]));
+        if (!copy.isContiguous || copy.size !== t.size) throw new Error('reshape() of a strided tensor: no copy');
+        return { u: copy, shares: false };
       }
       return { u: hold(t.reshape([-1])), shares: true };
     case 'clone':
