@@ -282,7 +282,7 @@ class Tensor {
     } else {
       device = target;
     }
-    const stream = options === target ? copyStream(target.stream) : streamOption(options, STREAM_KEYS);
+    const stream = options === target ? copyStream(target.stream) : streamOption(options);
     const info = dtype === undefined ? this[kInfo] : dtypeInfo(dtype, 'dtype');
     const place = device === undefined ? this[kDevice] : parseDevice(device);
     if (info === this[kInfo]) return moveTo(this, place, stream);
@@ -449,10 +449,10 @@ function contiguousSource(t) {
 
 // The `stream` of a copy's options (docs/API.md "CUDA": on a stream, copies
 // between CUDA memory this library allocated return at once).
-function streamOption(options, keys = STREAM_KEYS) {
+function streamOption(options) {
   if (options === undefined) return 1n;
   if (options === null || typeof options !== 'object') throw invalidType('options', 'an object', options);
-  checkKeys(options, keys, 'options');
+  checkKeys(options, STREAM_KEYS, 'options');
   return copyStream(options.stream);
 }
 

@@ -52,46 +52,48 @@ char* ViewIn(napi_env env, const Napi::Value& handle, uint64_t offset, int ndim,
   return static_cast<char*>(memory->base()) + offset;
 }
 
-// The copy plan of the views in the scratch block: shape, destination
-// strides, source strides.
-CopyPlan ScratchPlan(napi_env env, int* ndim, int64_t* shape, int64_t* dst_strides, int64_t* src_strides) {
+// The views in the scratch block (shape, destination strides, source
+// strides, as the host copy reads them) and their copy plan.
+struct ScratchViews {
+  int ndim = 0;
+  int64_t shape[kMaxDims] = {};
+  int64_t dst_strides[kMaxDims] = {};
+  int64_t src_strides[kMaxDims] = {};
+  CopyPlan plan;
+};
+
+void ReadScratchViews(napi_env env, ScratchViews* v) {
   const double* scratch = EnvState::Of(env).scratch();
-  *ndim = static_cast<int>(scratch[slot::kNdim]);
-  for (int i = 0; i < *ndim; ++i) {
-    shape[i] = static_cast<int64_t>(scratch[slot::kShape + i]);
-    dst_strides[i] = static_cast<int64_t>(scratch[slot::kStrides + i]);
-    src_strides[i] = static_cast<int64_t>(scratch[slot::kSourceStrides + i]);
+  v->ndim = static_cast<int>(scratch[slot::kNdim]);
+  for (int i = 0; i < v->ndim; ++i) {
+    v->shape[i] = static_cast<int64_t>(scratch[slot::kShape + i]);
+    v->dst_strides[i] = static_cast<int64_t>(scratch[slot::kStrides + i]);
+    v->src_strides[i] = static_cast<int64_t>(scratch[slot::kSourceStrides + i]);
   }
-  return MakeCopyPlan(*ndim, shape, dst_strides, src_strides);
+  v->plan = MakeCopyPlan(v->ndim, v->shape, v->dst_strides, v->src_strides);
 }
 
 }  // namespace
 
 Napi::Value CudaStridedCopy(const Napi::CallbackInfo& info) {
   napi_env env = info.Env();
-  int ndim = 0;
-  int64_t shape[kMaxDims];
-  int64_t dst_strides[kMaxDims];
-  int64_t src_strides[kMaxDims];
-  const CopyPlan plan = ScratchPlan(env, &ndim, shape, dst_strides, src_strides);
+  ScratchViews v;
+  ReadScratchViews(env, &v);
   const int device = info[0].As<Napi::Number>().Int32Value();
   const auto item = static_cast<uint64_t>(info[5].As<Napi::Number>().Int64Value());
-  char* dst = ViewIn(env, info[1], static_cast<uint64_t>(info[2].As<Napi::Number>().Int64Value()), ndim, shape,
-                     dst_strides, item, "destination");
-  const char* src = ViewIn(env, info[3], static_cast<uint64_t>(info[4].As<Napi::Number>().Int64Value()), ndim,
-                           shape, src_strides, item, "source");
-  Throw(cuda::DeviceStridedCopy(device, plan, item, dst, src, StreamArg(info[6])),
+  char* dst = ViewIn(env, info[1], static_cast<uint64_t>(info[2].As<Napi::Number>().Int64Value()), v.ndim,
+                     v.shape, v.dst_strides, item, "destination");
+  const char* src = ViewIn(env, info[3], static_cast<uint64_t>(info[4].As<Napi::Number>().Int64Value()), v.ndim,
+                           v.shape, v.src_strides, item, "source");
+  Throw(cuda::DeviceStridedCopy(device, v.plan, item, dst, src, StreamArg(info[6])),
         "the strided copy kernel on device " + std::to_string(device));
   return info.Env().Undefined();
 }
 
 Napi::Value CudaConvert(const Napi::CallbackInfo& info) {
   napi_env env = info.Env();
-  int ndim = 0;
-  int64_t shape[kMaxDims];
-  int64_t dst_strides[kMaxDims];
-  int64_t src_strides[kMaxDims];
-  const CopyPlan plan = ScratchPlan(env, &ndim, shape, dst_strides, src_strides);
+  ScratchViews v;
+  ReadScratchViews(env, &v);
   const int device = info[0].As<Napi::Number>().Int32Value();
   const ElementType dst_type{static_cast<uint8_t>(info[3].As<Napi::Number>().Int32Value()),
                              static_cast<uint8_t>(info[4].As<Napi::Number>().Int32Value())};
@@ -100,11 +102,11 @@ Napi::Value CudaConvert(const Napi::CallbackInfo& info) {
   if (!IsConvertible(dst_type) || !IsConvertible(src_type)) {
     throw Error{code::kUnsupported, "Expected dtypes the conversion kernel handles"};
   }
-  char* dst = ViewIn(env, info[1], static_cast<uint64_t>(info[2].As<Napi::Number>().Int64Value()), ndim, shape,
-                     dst_strides, dst_type.bits / 8, "destination");
-  const char* src = ViewIn(env, info[5], static_cast<uint64_t>(info[6].As<Napi::Number>().Int64Value()), ndim,
-                           shape, src_strides, src_type.bits / 8, "source");
-  Throw(cuda::DeviceConvert(device, plan, dst_type, dst, src_type, src, StreamArg(info[9])),
+  char* dst = ViewIn(env, info[1], static_cast<uint64_t>(info[2].As<Napi::Number>().Int64Value()), v.ndim,
+                     v.shape, v.dst_strides, dst_type.bits / 8, "destination");
+  const char* src = ViewIn(env, info[5], static_cast<uint64_t>(info[6].As<Napi::Number>().Int64Value()), v.ndim,
+                           v.shape, v.src_strides, src_type.bits / 8, "source");
+  Throw(cuda::DeviceConvert(device, v.plan, dst_type, dst, src_type, src, StreamArg(info[9])),
         "the dtype conversion kernel on device " + std::to_string(device));
   return info.Env().Undefined();
 }
