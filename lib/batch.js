@@ -7,7 +7,7 @@ const { invalidType, invalidValue, fail } = require('./errors');
 const { Tensor, alive, checkKeys } = require('./tensor');
 const { empty } = require('./create');
 const { dimension, maxArgs } = require('./views');
-const { kShape, kInfo, kDevice } = require('./internal');
+const { kShape, kInfo, kDevice } = require('./symbols');
 
 const OPTION_KEYS = ['out'];
 

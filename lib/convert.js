@@ -8,7 +8,7 @@
 // fractions truncate toward zero (torch.tensor([2.7], dtype=torch.int32)).
 const { native, writeShape, scratch, slot } = require('./binding');
 const { outOfRange, describe } = require('./errors');
-const { kStorage, kInfo, kShape, kStrides, kOffset, kLow, kHigh } = require('./internal');
+const { kStorage, kInfo, kShape, kStrides, kOffset, kLow, kHigh } = require('./symbols');
 
 // Inclusive ranges of the integer dtypes, as BigInts and numbers.
 const RANGES = {

@@ -3,7 +3,7 @@
 // Whether CUDA is compiled in is fixed at build time; whether it is usable is
 // asked of the driver once per process (the answer does not change).
 const { native, externalBuffers, writeShape, scratch, slot } = require('./binding');
-const { kStorage, kInfo, kShape, kStrides, kOffset, kDevice } = require('./internal');
+const { kStorage, kInfo, kShape, kStrides, kOffset, kDevice } = require('./symbols');
 const { makeError, invalidType, invalidValue, outOfRange } = require('./errors');
 
 // Availability lives in lib/cuda_info.js, below lib/device.js (which names

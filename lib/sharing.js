@@ -10,7 +10,7 @@ const { normalizeShape, product, contiguousStrides, extent } = require('./shape'
 const { Storage, holderOf } = require('./storage');
 const { makeTensor, alive } = require('./tensor');
 const { checkDevice } = require('./cuda');
-const { kInfo, kShape, kStrides, kOffset, kFlags, kDevice, READ_ONLY } = require('./internal');
+const { kInfo, kShape, kStrides, kOffset, kFlags, kDevice, READ_ONLY } = require('./symbols');
 const { isSharedArrayBuffer } = require('util').types;
 
 const SHM_VERSION = 2;

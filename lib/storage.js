@@ -21,7 +21,7 @@
 const { native } = require('./binding');
 const { makeError } = require('./errors');
 const { CPU } = require('./device');
-const { kStorage } = require('./internal');
+const { kStorage } = require('./symbols');
 const { isArrayBuffer } = require('util').types;
 
 class Storage {

@@ -14,7 +14,7 @@ const { Storage } = require('./storage');
 const {
   kToken, kStorage, kInfo, kShape, kStrides, kOffset, kLow, kHigh, kSize, kFlags, kView, kDevice,
   READ_ONLY, IS_COPY, DISPOSED,
-} = require('./internal');
+} = require('./symbols');
 const { formatTensor } = require('./format');
 const views = require('./views');
 
@@ -27,7 +27,7 @@ function notJson(t, value) {
   return outOfRange('toJSON()', 'values JSON holds exactly (finite numbers, integers within 2^53)',
     `${typeof value === 'bigint' ? `${value}n` : value} in a ${t[kInfo].name} tensor; use share() or toArray()`);
 }
-// What the layers above provide (lib/dlpack.js, lib/sharing.js, lib/create.js
+// What the layers above provide (lib/capsule.js, lib/sharing.js, lib/create.js
 // build on this module); lib/index.js connects them once at load, so lib/
 // stays a DAG without lazy requires (test/architecture.test.js).
 const above = { toDLPack: null, share: null, valuesFrom: null };

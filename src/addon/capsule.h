@@ -1,4 +1,4 @@
-// The native side of a DLPackCapsule adopted with fromPointer (lib/dlpack.js):
+// The native side of a DLPackCapsule adopted with fromPointer (lib/capsule.js):
 // a handle owning one managed tensor. Until it is consumed, handed out by
 // toPointer() or disposed, the handle owns the tensor, and its GC finalizer
 // calls the deleter.

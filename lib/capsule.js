@@ -9,7 +9,7 @@ const { streamHandle, isAvailable } = require('./cuda');
 const { Storage } = require('./storage');
 const { Tensor, makeTensor, alive, checkedBuffer, coveredBuffer } = require('./tensor');
 const { kToken, kStorage, kFlags, kOffset, kInfo, kShape, kStrides, kDevice, kCapsule, kSize, kLow, kHigh,
-  READ_ONLY, IS_COPY } = require('./internal');
+  READ_ONLY, IS_COPY } = require('./symbols');
 
 const FLAG_READ_ONLY = 1; // DLPACK_FLAG_BITMASK_READ_ONLY
 const FLAG_IS_COPIED = 2; // DLPACK_FLAG_BITMASK_IS_COPIED
