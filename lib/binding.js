@@ -1,28 +1,150 @@
 'use strict';
-// Loads the native addon once per realm and registers the error factory and
-// dtype table. The scratch block is a Float64Array shared with native code;
-// its slot numbers mirror src/addon/env_state.h.
-const { makeError } = require('./errors');
+// The calling convention with the native addon, in one place. The addon
+// hands its lists over at load (src/addon/convention.h: the scratch block's
+// slots, the numbers that come back, the dtype table); this is the one lib
+// file that reads or writes the scratch block, a Float64Array shared with
+// native code that carries shapes, strides and numbers without building
+// arguments. The rest of lib/ calls the wrappers below with plain values, or
+// `native` directly for calls that take only arguments.
+const { DLPackError, makeError } = require('./errors');
 const { byIndex } = require('./dtypes');
 
 const native = require('./load').load(); // a local build, else the prebuilt binary (lib/load.js)
 // `warn` reports other threads' ends (src/addon/env_state.h EnvLink).
 const warn = (message) => process.emitWarning(message, { code: 'DLPACK_THREAD_MEMORY' });
-const { scratch: scratchBuffer, externalBuffers } = native.init(
-  makeError, byIndex.map((d) => [d.code, d.bits]), warn, require('worker_threads').isMainThread);
-const scratch = new Float64Array(scratchBuffer);
+const convention = native.init(makeError, warn, require('worker_threads').isMainThread);
+const { slots: slot, importResult, viewFailure, memoryKind, externalBuffers } = convention;
+const scratch = new Float64Array(convention.scratch);
 
-const slot = {
-  ndim: 0, dtype: 1, deviceType: 2, deviceId: 3, flags: 4, byteOffset: 5, extent: 6,
-  major: 7, minor: 8, result: 9, view: 10, shape: 16, strides: 80, sourceStrides: 144,
-};
+// Why the addon's dtype table (src/core/dtype.h, [[name, code, bits], ...])
+// and lib/dtypes.js's rows differ, or null when they agree row for row.
+function dtypeMismatch(nativeRows, jsRows = byIndex) {
+  const rows = Math.max(nativeRows.length, jsRows.length);
+  const show = (r) => (r === undefined ? 'nothing' : `${r.name} (code ${r.code}, ${r.bits} bits)`);
+  for (let i = 0; i < rows; i++) {
+    const n = nativeRows[i];
+    const natural = n === undefined ? undefined : { name: n[0], code: n[1], bits: n[2] };
+    const js = jsRows[i];
+    if (natural === undefined || js === undefined || natural.name !== js.name || natural.code !== js.code ||
+        natural.bits !== js.bits) {
+      return `dtype ${i} is ${show(natural)} in the native addon and ${show(js)} in lib/dtypes.js`;
+    }
+  }
+  return null;
+}
 
-function writeShape(shape, strides, stridesSlot = slot.strides) {
+// A binary built from other sources than this lib/ would misread every dtype
+// index: refuse to load rather than mislabel memory.
+function checkDtypes(nativeRows, jsRows = byIndex) {
+  const why = dtypeMismatch(nativeRows, jsRows);
+  if (why !== null) {
+    throw new DLPackError(`dlpack: the native addon does not match this package's JavaScript (${why}); ` +
+      'rebuild it with `npm rebuild dlpack --foreground-scripts`', 'ERR_DLPACK_NO_BINARY');
+  }
+}
+checkDtypes(convention.dtypes);
+
+function writeShape(shape, strides) {
   scratch[slot.ndim] = shape.length;
   for (let i = 0; i < shape.length; i++) {
     scratch[slot.shape + i] = shape[i];
-    scratch[stridesSlot + i] = strides[i];
+    scratch[slot.strides + i] = strides[i];
   }
 }
 
-module.exports = { native, scratch, slot, writeShape, externalBuffers };
+function writeSourceStrides(strides) {
+  for (let i = 0; i < strides.length; i++) scratch[slot.sourceStrides + i] = strides[i];
+}
+
+// fromBuffer's element count (src/core/buffer_view.h), or minus the
+// viewFailure that refused it.
+function viewCount(length, base, itemSize, offset, count) {
+  scratch[slot.view] = length;
+  scratch[slot.view + 1] = base;
+  scratch[slot.view + 2] = itemSize;
+  scratch[slot.view + 3] = offset;
+  scratch[slot.view + 4] = count;
+  return native.bufferViewCount();
+}
+
+// A new DLManagedTensor(Versioned) over `memory` (a Uint8Array over JS
+// memory, or a native storage handle when `foreign`); its address as a BigInt.
+function exportStruct(memory, foreign, versioned, shape, strides, byteOffset, dtypeIndex, dlFlags, deviceCode,
+  deviceIndex) {
+  writeShape(shape, strides);
+  scratch[slot.byteOffset] = byteOffset;
+  scratch[slot.dtype] = dtypeIndex;
+  scratch[slot.flags] = dlFlags;
+  scratch[slot.deviceType] = deviceCode;
+  scratch[slot.deviceId] = deviceIndex;
+  return native.exportTensor(memory, foreign, versioned);
+}
+
+// Adopts a producer's struct: its native handle, the version the struct
+// states (0.0 for a legacy one), and its device as DLPack codes (type -1
+// where the version leaves the layout unknown).
+function adoptPointer(pointer, versioned) {
+  const handle = native.capsuleFromPointer(pointer, versioned);
+  return {
+    handle,
+    major: scratch[slot.major],
+    minor: scratch[slot.minor],
+    deviceType: scratch[slot.deviceType],
+    deviceId: scratch[slot.deviceId],
+  };
+}
+
+// Runs the import checklist on an adopted struct (src/addon/import.h):
+// `result` is a typed array over our own JS memory (kind
+// importResult.jsBuffer), a storage handle (foreign) or an ArrayBuffer
+// holding a copy (copied), with the layout the struct describes.
+function importStruct(handle, allowCopy) {
+  const result = native.importCapsule(handle, allowCopy);
+  const ndim = scratch[slot.ndim];
+  const shape = new Array(ndim);
+  const strides = new Array(ndim);
+  for (let i = 0; i < ndim; i++) {
+    shape[i] = scratch[slot.shape + i];
+    strides[i] = scratch[slot.strides + i];
+  }
+  return {
+    result,
+    kind: scratch[slot.result],
+    dtypeIndex: scratch[slot.dtype],
+    dlFlags: scratch[slot.flags],
+    byteOffset: scratch[slot.byteOffset],
+    deviceType: scratch[slot.deviceType],
+    deviceId: scratch[slot.deviceId],
+    shape,
+    strides,
+  };
+}
+
+// dst <- src element by element with conversion (src/addon/copy.h); bytes
+// are Uint8Arrays, offsets in bytes, dtypes indices.
+function copyStrided(dstBytes, dstOffset, dstDtype, srcBytes, srcOffset, srcDtype, shape, dstStrides, srcStrides) {
+  writeShape(shape, dstStrides);
+  writeSourceStrides(srcStrides);
+  native.copyStrided(dstBytes, dstOffset, dstDtype, srcBytes, srcOffset, srcDtype);
+}
+
+// The CUDA kernels between two views on one device (src/addon/cuda.h).
+function cudaStridedCopy(device, dstHandle, dstOffset, srcHandle, srcOffset, itemSize, stream, shape, dstStrides,
+  srcStrides) {
+  writeShape(shape, dstStrides);
+  writeSourceStrides(srcStrides);
+  native.cudaStridedCopy(device, dstHandle, dstOffset, srcHandle, srcOffset, itemSize, stream);
+}
+
+function cudaConvert(device, dstHandle, dstOffset, to, srcHandle, srcOffset, from, stream, shape, dstStrides,
+  srcStrides) {
+  writeShape(shape, dstStrides);
+  writeSourceStrides(srcStrides);
+  native.cudaConvert(device, dstHandle, dstOffset, to.code, to.bits, srcHandle, srcOffset, from.code, from.bits,
+    stream);
+}
+
+module.exports = {
+  native, externalBuffers, importResult, viewFailure, memoryKind, checkDtypes, dtypeMismatch, viewCount, exportStruct,
+  adoptPointer, importStruct, copyStrided, cudaStridedCopy, cudaConvert,
+};

@@ -1,7 +1,7 @@
 'use strict';
 // The DLPack protocol (API.md "DLPack protocol"): DLPackCapsule, export
 // (toDLPack / __dlpack__) and import (fromDLPack).
-const { native, scratch, slot, writeShape } = require('./binding');
+const { native, importResult, exportStruct, adoptPointer, importStruct } = require('./binding');
 const { makeError, invalidType, invalidValue, outOfRange } = require('./errors');
 const { byIndex } = require('./dtypes');
 const { parseDevice, deviceFromCode, cudaUnavailable, CPU } = require('./device');
@@ -17,8 +17,6 @@ const dlpackVersion = Object.freeze({ major: 1, minor: 3 });
 const LEGACY_VERSION = Object.freeze({ major: 0, minor: 0 });
 const NO_OPTIONS = Object.freeze({});
 const MAX_POINTER = (1n << 64n) - 1n;
-const RESULT_JS_BUFFER = 0;
-const RESULT_FOREIGN = 1;
 
 // A capsule is one of two things, told apart by `state.storage`:
 //  - made by __dlpack__: it holds the exported memory (one hold on its
@@ -56,18 +54,11 @@ class DLPackCapsule {
       state.handle = null;
       return pointer;
     }
-    const { storage, info, device } = state;
-    writeShape(state.shape, state.strides);
-    let pointer;
-    if (storage.foreign) {
-      pointer = native.exportTensor(storage.handle, true, state.byteOffset, info.index, state.dlFlags,
-        state.versioned, device.code, device.index);
-    } else {
-      const bytes = storage.getBytes();
-      pointer = native.exportTensor(bytes, false, state.byteOffset, info.index, state.dlFlags,
-        state.versioned, device.code, device.index);
-      storage.exported = true; // pinned natively now: dispose() must never detach it
-    }
+    const { storage, device } = state;
+    const foreign = storage.foreign;
+    const pointer = exportStruct(foreign ? storage.handle : storage.getBytes(), foreign, state.versioned, state.shape,
+      state.strides, state.byteOffset, state.info.index, state.dlFlags, device.code, device.index);
+    if (!foreign) storage.exported = true; // pinned natively now: dispose() must never detach it
     releaseHold(state);
     return pointer;
   }
@@ -110,11 +101,12 @@ class DLPackCapsule {
     if (typeof versioned !== 'boolean') throw invalidType('options.versioned', 'a boolean', versioned);
     const capsule = new DLPackCapsule(kToken, versioned, LEGACY_VERSION);
     const state = capsule[kCapsule];
-    state.handle = native.capsuleFromPointer(pointer, versioned);
-    if (versioned) state.version = versionOf(scratch[slot.major], scratch[slot.minor]);
+    const adopted = adoptPointer(pointer, versioned);
+    state.handle = adopted.handle;
+    if (versioned) state.version = versionOf(adopted.major, adopted.minor);
     // Where the memory is, if the struct says so in a way we can name; the
     // import checklist still checks it.
-    state.device = deviceFromCode(scratch[slot.deviceType], scratch[slot.deviceId]) || null;
+    state.device = deviceFromCode(adopted.deviceType, adopted.deviceId) || null;
     return capsule;
   }
 }
@@ -123,6 +115,7 @@ class DLPackCapsule {
 const versionKey = (major, minor) => major * 2 ** 32 + minor;
 const versions = new Map([[versionKey(1, 3), dlpackVersion], [versionKey(0, 0), LEGACY_VERSION]]);
 function versionOf(major, minor) {
+  if (major === dlpackVersion.major && minor === dlpackVersion.minor) return dlpackVersion;
   const key = versionKey(major, minor);
   let version = versions.get(key);
   if (version === undefined) {
@@ -337,9 +330,9 @@ function takeLayout(state) {
 
 function importCapsule(capsule, allowCopy) {
   const state = capsule[kCapsule];
-  let result;
+  let imported;
   try {
-    result = native.importCapsule(state.handle, allowCopy);
+    imported = importStruct(state.handle, allowCopy);
   } catch (error) {
     // An unknown major version is consumed (its deleter was called); every
     // other failure leaves the capsule as it was.
@@ -349,20 +342,11 @@ function importCapsule(capsule, allowCopy) {
   state.consumed = true;
   state.handle = null;
 
-  const ndim = scratch[slot.ndim];
-  const shape = new Array(ndim);
-  const strides = new Array(ndim);
-  for (let i = 0; i < ndim; i++) {
-    shape[i] = scratch[slot.shape + i];
-    strides[i] = scratch[slot.strides + i];
-  }
-  const info = byIndex[scratch[slot.dtype]];
-  const dlFlags = scratch[slot.flags];
-  const kind = scratch[slot.result];
-  let byteOffset = scratch[slot.byteOffset];
+  const { result, kind, dlFlags } = imported;
+  let byteOffset = imported.byteOffset;
   let flags = (dlFlags & FLAG_READ_ONLY ? READ_ONLY : 0) | (dlFlags & FLAG_IS_COPIED ? IS_COPY : 0);
   let storage;
-  if (kind === RESULT_JS_BUFFER) {
+  if (kind === importResult.jsBuffer) {
     // Our own struct came back: to the Storage it came from, or a new one over the buffer.
     storage = result[kStorage];
     if (storage === undefined || storage.released) {
@@ -371,13 +355,13 @@ function importCapsule(capsule, allowCopy) {
       storage.exported = true; // other structs may still pin it
     }
     byteOffset += result.byteOffset;
-  } else if (kind === RESULT_FOREIGN) {
-    storage = Storage.adopt(result, false, deviceFromCode(scratch[slot.deviceType], scratch[slot.deviceId]));
+  } else if (kind === importResult.foreign) {
+    storage = Storage.adopt(result, false, deviceFromCode(imported.deviceType, imported.deviceId));
   } else {
     storage = new Storage(result, true); // copied: the runtime refused external memory
     flags |= IS_COPY;
   }
-  return makeTensor(storage, info, shape, strides, byteOffset, flags);
+  return makeTensor(storage, byIndex[imported.dtypeIndex], imported.shape, imported.strides, byteOffset, flags);
 }
 
 module.exports = { DLPackCapsule, dlpackVersion, toDLPack, fromDLPack };

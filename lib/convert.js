@@ -6,7 +6,7 @@
 // -> integer dtypes are checked here, before anything is written: NaN,
 // +-Infinity and values outside the dtype's range are ERR_OUT_OF_RANGE;
 // fractions truncate toward zero (torch.tensor([2.7], dtype=torch.int32)).
-const { native, writeShape, scratch, slot } = require('./binding');
+const { copyStrided } = require('./binding');
 const { outOfRange, describe } = require('./errors');
 const { kStorage, kInfo, kShape, kStrides, kOffset, kLow, kHigh } = require('./symbols');
 
@@ -47,10 +47,6 @@ const isInteger = (info) => RANGES[info.name] !== undefined;
 // of one shared-memory segment have different addresses, so they are
 // staged here.
 function copyElements(dst, src) {
-  const shape = dst[kShape];
-  writeShape(shape, dst[kStrides]);
-  const srcStrides = src[kStrides];
-  for (let i = 0; i < shape.length; i++) scratch[slot.sourceStrides + i] = srcStrides[i];
   const dstStorage = dst[kStorage];
   const srcStorage = src[kStorage];
   let srcBytes = srcStorage.getBytes();
@@ -61,7 +57,8 @@ function copyElements(dst, src) {
     srcBytes = srcBytes.slice(lo, srcOffset + src[kHigh]);
     srcOffset -= lo;
   }
-  native.copyStrided(dstStorage.getBytes(), dst[kOffset], dst[kInfo].index, srcBytes, srcOffset, src[kInfo].index);
+  copyStrided(dstStorage.getBytes(), dst[kOffset], dst[kInfo].index, srcBytes, srcOffset, src[kInfo].index,
+    dst[kShape], dst[kStrides], src[kStrides]);
 }
 
 module.exports = { integerValue, isInteger, copyElements, RANGES };

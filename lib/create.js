@@ -9,7 +9,7 @@ const { Storage, isDetached, holderOf } = require('./storage');
 const { makeTensor, makeContiguous, allocate } = require('./tensor');
 const { integerValue, isInteger } = require('./convert');
 const { sharedStorage } = require('./sharing');
-const { native, scratch, slot } = require('./binding');
+const { viewCount, viewFailure } = require('./binding');
 const { isAnyArrayBuffer, isTypedArray, isDataView, viewParts, typedArrayLength, viewBuffer, bufferByteLength,
   posesAsBuffer } =
   require('./typed');
@@ -55,13 +55,8 @@ function fromBuffer(source, options) {
   wholeNumber(count, 'options.count');
   if (strides !== undefined) return stridedView(buffer, base, length, info, offset, options);
   // Range, alignment and element count: src/core/buffer_view.cc.
-  scratch[slot.view] = length;
-  scratch[slot.view + 1] = base;
-  scratch[slot.view + 2] = info.itemSize;
-  scratch[slot.view + 3] = offset;
-  scratch[slot.view + 4] = count;
-  const n = native.bufferViewCount();
-  if (n < 0) throw viewError(n, info, length, base, offset, count, options.count !== undefined);
+  const n = viewCount(length, base, info.itemSize, offset, count);
+  if (n < 0) throw viewError(-n, info, length, base, offset, count, options.count !== undefined);
 
   // Memory the library owns is held through its own Storage (lib/storage.js).
   const storage = holderOf(buffer) || new Storage(buffer, false);
@@ -106,7 +101,7 @@ function stridedView(buffer, base, length, info, offset, options) {
     throw outOfRange('options.offset', `an integer from 0 to ${length} (the byte length)`, String(offset));
   }
   if ((base + offset) % info.itemSize !== 0) {
-    throw viewError(VIEW_MISALIGNED, info, length, base, offset, -1);
+    throw viewError(viewFailure.misaligned, info, length, base, offset, -1);
   }
   const { low, high } = extent(dims, strides, info.itemSize);
   if (product(dims) !== 0 && (offset - low < 0 || offset + high > length)) {
@@ -144,22 +139,17 @@ function viewBytes(view) {
 }
 const TypedArraySubarray = Object.getPrototypeOf(Uint8Array.prototype).subarray;
 
-// Minus the ViewFailure numbers of src/core/buffer_view.h.
-const VIEW_OFFSET = -2;
-const VIEW_MISALIGNED = -3;
-const VIEW_REMAINDER = -4;
-
 function viewError(failure, info, length, base, offset, count, countGiven = true) {
   const { itemSize, name } = info;
   const rest = length - offset;
   switch (failure) {
-    case VIEW_OFFSET:
+    case viewFailure.offset:
       return outOfRange('options.offset', `an integer from 0 to ${length} (the byte length)`, String(offset));
-    case VIEW_MISALIGNED:
+    case viewFailure.misaligned:
       return fail('ERR_DLPACK_MISALIGNED', 'options.offset',
         `a byte offset that puts the first element on a multiple of ${itemSize} (the ${name} size)`,
         base === 0 ? String(offset) : `${offset} (at byte ${base + offset} of the buffer)`);
-    case VIEW_REMAINDER:
+    case viewFailure.remainder:
       if (!countGiven) {
         // Name what the caller passed: the source's length, not a count it never gave.
         return outOfRange('source', `a byte length whose ${rest} bytes after the offset are a whole number of ` +
@@ -168,7 +158,7 @@ function viewError(failure, info, length, base, offset, count, countGiven = true
       return outOfRange('options.count',
         `-1 only when the ${rest} bytes after the offset are a whole number of ${name} elements (${itemSize} bytes each)`,
         String(count));
-    default: // VIEW_COUNT (-5)
+    default: // viewFailure.count
       return outOfRange('options.count',
         `-1 or a count whose ${itemSize}-byte elements fit in the ${rest} bytes after the offset`,
         String(count));

@@ -2,7 +2,7 @@
 // dl.cuda (API.md "CUDA"): availability, devices, synchronisation, streams.
 // Whether CUDA is compiled in is fixed at build time; whether it is usable is
 // asked of the driver once per process (the answer does not change).
-const { native, externalBuffers, writeShape, scratch, slot } = require('./binding');
+const { native, externalBuffers, memoryKind, cudaStridedCopy, cudaConvert } = require('./binding');
 const { kStorage, kInfo, kShape, kStrides, kOffset, kDevice } = require('./symbols');
 const { makeError, invalidType, invalidValue, outOfRange } = require('./errors');
 
@@ -95,14 +95,15 @@ function memoryStats(index = 0) {
   return native.cudaStats(checkDevice(index, 'cuda.memoryStats()'));
 }
 
-const KIND = { cuda: 0, cuda_host: 1, cuda_managed: 2 };
-const SHAREABLE = 3; // plain cudaMalloc: CUDA IPC cannot export pool memory
+// The native memory kind of each CUDA device type; shareable memory is plain
+// cudaMalloc memory (CUDA IPC cannot export pool memory).
+const KIND = { cuda: memoryKind.device, cuda_host: memoryKind.pinned, cuda_managed: memoryKind.managed };
 
 // Zeroed CUDA memory of `nbytes` for `device` (a Device of a CUDA type);
 // `shareable` device memory can be shared with other processes ('cuda-ipc').
 function cudaStorage(device, nbytes, shareable = false) {
   checkDevice(device.index, `a tensor on ${device}`, 'device');
-  const storage = Storage.adopt(native.cudaAlloc(shareable ? SHAREABLE : KIND[device.type], device.index, nbytes),
+  const storage = Storage.adopt(native.cudaAlloc(shareable ? memoryKind.shareable : KIND[device.type], device.index, nbytes),
     true, device);
   storage.cudaIpc = shareable;
   storage.cudaAllocated = true; // freed stream-ordered (src/core/stream_order.h)
@@ -140,12 +141,6 @@ function copyBytes(dst, dstOffset, src, srcOffset, nbytes, stream = 1n) {
 // (copy the source first when it might); these are internal entry points.
 const onOneDevice = (a, b) => a[kDevice].type === 'cuda' && a[kDevice] === b[kDevice];
 
-function writeViews(dst, src) {
-  writeShape(dst[kShape], dst[kStrides]);
-  const strides = src[kStrides];
-  for (let i = 0; i < strides.length; i++) scratch[slot.sourceStrides + i] = strides[i];
-}
-
 // The stream a kernel between dst and src may run on: the caller's where
 // both are memory this library allocated (stream-ordered frees, as in
 // copyBytes), else the legacy default stream, ordered with imported memory's
@@ -156,9 +151,8 @@ const kernelStream = (dst, src, stream) =>
 // dst <- src, same dtype, any strides on both sides (a dense pair is one
 // cudaMemcpyAsync).
 function copyOnDevice(dst, src, stream = 1n) {
-  writeViews(dst, src);
-  native.cudaStridedCopy(dst[kDevice].index, dst[kStorage].handle, dst[kOffset], src[kStorage].handle, src[kOffset],
-    dst[kInfo].itemSize, kernelStream(dst, src, stream));
+  cudaStridedCopy(dst[kDevice].index, dst[kStorage].handle, dst[kOffset], src[kStorage].handle, src[kOffset],
+    dst[kInfo].itemSize, kernelStream(dst, src, stream), dst[kShape], dst[kStrides], src[kStrides]);
 }
 
 // dst <- src converted to dst's dtype by the conversion kernel (rules in
@@ -167,11 +161,8 @@ function copyOnDevice(dst, src, stream = 1n) {
 // -> true). `t.to(dtype)` on CUDA is `convertOnDevice(empty of that dtype on
 // t's device, t)`.
 function convertOnDevice(dst, src, stream = 1n) {
-  writeViews(dst, src);
-  const to = dst[kInfo];
-  const from = src[kInfo];
-  native.cudaConvert(dst[kDevice].index, dst[kStorage].handle, dst[kOffset], to.code, to.bits,
-    src[kStorage].handle, src[kOffset], from.code, from.bits, kernelStream(dst, src, stream));
+  cudaConvert(dst[kDevice].index, dst[kStorage].handle, dst[kOffset], dst[kInfo], src[kStorage].handle, src[kOffset],
+    src[kInfo], kernelStream(dst, src, stream), dst[kShape], dst[kStrides], src[kStrides]);
 }
 
 const cuda = Object.freeze({ isAvailable, deviceCount, synchronize, memoryStats, Stream });

@@ -92,3 +92,19 @@ test('lib/ requires form a DAG', () => {
   expect(cycles).toEqual([]);
   expect(graph.size).toBeGreaterThan(10);
 });
+
+// The calling convention with the addon lives in lib/binding.js alone
+// (src/addon/convention.h): no other lib file indexes the scratch block or
+// names its slots, and none hard-codes a number the addon hands over.
+test('only lib/binding.js touches the scratch block and the slot numbers', () => {
+  const offenders = [];
+  for (const file of files) {
+    if (file === 'binding.js') continue;
+    const source = fs.readFileSync(path.join(LIB, file), 'utf8');
+    const code = source.replace(/\/\/.*$/gm, '').replace(/\/\*[\s\S]*?\*\//g, '');
+    if (/\bscratch\b|\bslot\b|\bwriteShape\b/.test(code)) offenders.push(`lib/${file}`);
+  }
+  expect(offenders).toEqual([]);
+  const binding = fs.readFileSync(path.join(LIB, 'binding.js'), 'utf8');
+  expect(binding).toMatch(/\bscratch\[slot\./); // the check above reads the right words
+});

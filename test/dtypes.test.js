@@ -100,3 +100,39 @@ describe('element conversions', () => {
     expect(dl.tensor([5], { dtype: 'complex64' }).toArray()).toEqual([[5, 0]]);
   });
 });
+
+// The addon's table (src/core/dtype.h) is the canonical one; lib/binding.js
+// compares it with lib/dtypes.js at load and refuses a binary that differs.
+describe('the native dtype table against lib/dtypes.js', () => {
+  const { checkDtypes, dtypeMismatch } = require('../lib/binding');
+  const { byIndex } = require('../lib/dtypes');
+  const rows = table.map(([name, code, bits]) => [name, code, bits]);
+
+  test('the table this binary carries loaded, and it is the one above', () => {
+    expect(dtypeMismatch(rows)).toBeNull();
+    expect(byIndex.map((d) => d.name)).toEqual(table.map((r) => r[0]));
+  });
+
+  test('a row that differs, a missing row and an extra row are each named', () => {
+    const swapped = rows.map((r) => (r[0] === 'int32' ? ['int32', 0, 16] : r));
+    expect(dtypeMismatch(swapped)).toBe(
+      'dtype 3 is int32 (code 0, 16 bits) in the native addon and int32 (code 0, 32 bits) in lib/dtypes.js');
+    expect(dtypeMismatch(rows.slice(0, -1))).toBe(
+      'dtype 14 is nothing in the native addon and complex128 (code 5, 128 bits) in lib/dtypes.js');
+    expect(dtypeMismatch([...rows, ['float8', 2, 8]])).toBe(
+      'dtype 15 is float8 (code 2, 8 bits) in the native addon and nothing in lib/dtypes.js');
+  });
+
+  test('a mismatch at load is a DLPackError ERR_DLPACK_NO_BINARY that says to rebuild', () => {
+    expect(() => checkDtypes(rows)).not.toThrow();
+    let error;
+    try {
+      checkDtypes(rows.slice(1));
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(dl.DLPackError);
+    expect(error.code).toBe('ERR_DLPACK_NO_BINARY');
+    expect(error.message).toMatch(/^dlpack: the native addon does not match .*dtype 0 is int8 .*npm rebuild dlpack/);
+  });
+});

@@ -5,6 +5,7 @@
 #include "../core/stats.h"
 #include "buffer_view.h"
 #include "capsule.h"
+#include "convention.h"
 #include "copy.h"
 #include "cuda.h"
 #include "env_state.h"
@@ -16,22 +17,16 @@
 namespace dlnode {
 namespace {
 
-// (errorFactory, [[code, bits], ...], warn, isMainThread) -> scratch ArrayBuffer. Called once per
-// load of lib/ (Jest loads it once per test file; the last call wins).
+// (errorFactory, warn, isMainThread) -> { scratch, externalBuffers } and the
+// calling convention (convention.h: slots, result codes, the dtype table).
+// Called once per load of lib/ (Jest loads it once per test file; the last
+// call wins).
 Napi::Value Init(const Napi::CallbackInfo& info) {
   napi_env env = info.Env();
   EnvState& state = EnvState::Of(env);
   state.SetFactory(env, info[0]);
-  Napi::Array table = info[1].As<Napi::Array>();
-  std::vector<DtypeEntry> entries;
-  for (uint32_t i = 0; i < table.Length(); ++i) {
-    Napi::Array pair = table.Get(i).As<Napi::Array>();
-    entries.push_back({static_cast<uint8_t>(pair.Get(0u).As<Napi::Number>().Uint32Value()),
-                       static_cast<uint8_t>(pair.Get(1u).As<Napi::Number>().Uint32Value())});
-  }
-  state.SetDtypes(DtypeTable(std::move(entries)));
-  state.link()->SetWarn(env, info[2], info[3].As<Napi::Boolean>().Value());
-  Napi::Object result = Napi::Object::New(env);
+  state.link()->SetWarn(env, info[1], info[2].As<Napi::Boolean>().Value());
+  Napi::Object result = Convention(info.Env());
   result.Set("scratch", Napi::Value(env, state.ScratchBuffer(env)));
   result.Set("externalBuffers", Napi::Boolean::New(env, state.external_buffers()));
   return result;

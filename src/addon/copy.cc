@@ -36,8 +36,8 @@ Napi::Value CopyStrided(const Napi::CallbackInfo& info) {
   }
   Scalar dst_type;
   Scalar src_type;
-  if (!ScalarOf(state.dtypes().at(info[2].As<Napi::Number>().Int32Value()), &dst_type) ||
-      !ScalarOf(state.dtypes().at(info[5].As<Napi::Number>().Int32Value()), &src_type)) {
+  if (!ScalarOf(Dtypes().at(info[2].As<Napi::Number>().Int32Value()), &dst_type) ||
+      !ScalarOf(Dtypes().at(info[5].As<Napi::Number>().Int32Value()), &src_type)) {
     throw Error{code::kUnsupported, "Expected dtypes with a conversion"};
   }
   const Bytes dst = BytesOf(env, info[0]);

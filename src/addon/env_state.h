@@ -1,6 +1,7 @@
 // Per-environment state (main thread and each worker have their own), kept
-// as Node-API instance data: the error factory, the dtype table, the scratch
-// block shared with JS, and the link deleters use to release JS buffers.
+// as Node-API instance data: the error factory, the scratch block shared
+// with JS (its slots: convention.h), and the link deleters use to release JS
+// buffers.
 #ifndef DLPACK_NODE_ADDON_ENV_STATE_H_
 #define DLPACK_NODE_ADDON_ENV_STATE_H_
 
@@ -14,33 +15,11 @@
 #include <string>
 #include <vector>
 
-#include "../core/dtype.h"
 #include "../core/layout.h"
+#include "convention.h"
 #include "errors.h"
 
 namespace dlnode {
-
-// Scratch slots (doubles) shared with lib/binding.js, which mirrors them.
-namespace slot {
-constexpr int kNdim = 0;
-constexpr int kDtype = 1;
-constexpr int kDeviceType = 2;
-constexpr int kDeviceId = 3;
-constexpr int kFlags = 4;
-constexpr int kByteOffset = 5;
-constexpr int kExtent = 6;
-constexpr int kMajor = 7;
-constexpr int kMinor = 8;
-constexpr int kResult = 9;
-constexpr int kView = 10;  // 5 slots: fromBuffer's numbers (buffer_view.h)
-constexpr int kShape = 16;
-constexpr int kStrides = kShape + kMaxDims;
-constexpr int kSourceStrides = kStrides + kMaxDims;  // copy source
-constexpr int kCount = kSourceStrides + kMaxDims;
-}  // namespace slot
-
-// What importCapsule handed back (slot kResult).
-enum class ImportResult { kJsBuffer = 0, kForeign = 1, kCopied = 2 };
 
 // Outlives the environment: deleters that run on other threads, or after the
 // environment is gone, hold it to find out whether JS is still there.
@@ -113,8 +92,6 @@ class EnvState {
   [[noreturn]] void Throw(napi_env env, const Error& e);
 
   void SetFactory(napi_env env, napi_value factory);
-  void SetDtypes(DtypeTable table) { dtypes_ = std::move(table); }
-  const DtypeTable& dtypes() const { return dtypes_; }
 
   // The scratch block: a JS ArrayBuffer this module allocated, never handed
   // to user code and never detached, so its data pointer is stable for the
@@ -134,7 +111,6 @@ class EnvState {
   napi_ref factory_ = nullptr;
   napi_ref scratch_ref_ = nullptr;
   double* scratch_ = nullptr;
-  DtypeTable dtypes_;
   std::shared_ptr<EnvLink> link_;
   bool external_buffers_ = true;
 };

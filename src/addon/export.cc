@@ -16,15 +16,16 @@ Napi::Value ExportTensor(const Napi::CallbackInfo& info) {
   // synchronous loop of exports does not pile up pinned buffers.
   if (state.link()->has_pending()) state.link()->Drain(env);
 
+  // Numbers come through the scratch block (convention.h): reading eight
+  // arguments costs more than the rest of the export.
   const bool foreign = info[1].As<Napi::Boolean>().Value();
-  const auto byte_offset = static_cast<uint64_t>(info[2].As<Napi::Number>().Int64Value());
-  const int dtype_index = info[3].As<Napi::Number>().Int32Value();
-  const auto flags = static_cast<uint64_t>(info[4].As<Napi::Number>().Int64Value());
-  const bool versioned = info[5].As<Napi::Boolean>().Value();
-  const DLDevice device{static_cast<DLDeviceType>(info[6].As<Napi::Number>().Int32Value()),
-                        info[7].As<Napi::Number>().Int32Value()};
-
+  const bool versioned = info[2].As<Napi::Boolean>().Value();
   const double* scratch = state.scratch();
+  const auto byte_offset = static_cast<uint64_t>(scratch[slot::kByteOffset]);
+  const int dtype_index = static_cast<int>(scratch[slot::kDtype]);
+  const auto flags = static_cast<uint64_t>(scratch[slot::kFlags]);
+  const DLDevice device{static_cast<DLDeviceType>(static_cast<int32_t>(scratch[slot::kDeviceType])),
+                        static_cast<int32_t>(scratch[slot::kDeviceId])};
   const int ndim = static_cast<int>(scratch[slot::kNdim]);
   int64_t shape[kMaxDims];
   int64_t strides[kMaxDims];
@@ -32,7 +33,7 @@ Napi::Value ExportTensor(const Napi::CallbackInfo& info) {
     shape[i] = static_cast<int64_t>(scratch[slot::kShape + i]);
     strides[i] = static_cast<int64_t>(scratch[slot::kStrides + i]);
   }
-  const DtypeEntry entry = state.dtypes().at(dtype_index);
+  const DtypeEntry entry = Dtypes().at(dtype_index);
   uint64_t low = 0;
   uint64_t high = 0;
   if (!ComputeExtent(ndim, shape, strides, DtypeTable::ItemSize(entry), &low, &high)) {

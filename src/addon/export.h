@@ -8,8 +8,8 @@
 
 namespace dlnode {
 
-// (source, isForeign, byteOffset, dtypeIndex, flags, versioned, deviceType,
-//  deviceId) -> bigint; ndim, shape and strides in the scratch block.
+// (source, isForeign, versioned) -> bigint; in the scratch block: ndim,
+// shape, strides, byteOffset, dtype (index), flags, deviceType, deviceId.
 // `source` is a typed array over the JS buffer, or a foreign storage handle.
 Napi::Value ExportTensor(const Napi::CallbackInfo& info);
 

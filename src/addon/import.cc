@@ -59,7 +59,7 @@ Napi::Value ImportCapsule(const Napi::CallbackInfo& info) {
   const auto* versioned = static_cast<const DLManagedTensorVersioned*>(managed.versioned ? managed.ptr : nullptr);
   Layout layout;
   const CheckResult check = CheckManagedTensor(versioned != nullptr ? &versioned->version : nullptr,
-                                               *managed.tensor(), state.dtypes(), &layout, cuda::Compiled());
+                                               *managed.tensor(), Dtypes(), &layout, cuda::Compiled());
   if (check.failure == CheckFailure::kVersion) {
     capsule.managed.ptr = nullptr;
     managed.CallDeleter();

@@ -14,9 +14,20 @@
 namespace dlnode {
 namespace cuda {
 
-// kShareable is plain cudaMalloc memory: legacy CUDA IPC cannot export
-// memory from a stream-ordered pool.
-enum class MemoryKind { kDevice = 0, kPinned = 1, kManaged = 2, kShareable = 3 };
+// X(jsName, Constant, value); lib/cuda.js reads them from init()
+// (src/addon/convention.h). kShareable is plain cudaMalloc memory: legacy
+// CUDA IPC cannot export memory from a stream-ordered pool.
+#define DLNODE_MEMORY_KINDS(X) \
+  X(device, kDevice, 0)        \
+  X(pinned, kPinned, 1)        \
+  X(managed, kManaged, 2)      \
+  X(shareable, kShareable, 3)
+
+enum class MemoryKind {
+#define DLNODE_MEMORY_KIND(js, constant, value) constant = value,
+  DLNODE_MEMORY_KINDS(DLNODE_MEMORY_KIND)
+#undef DLNODE_MEMORY_KIND
+};
 
 struct MemoryStats {
   int64_t allocated_bytes;

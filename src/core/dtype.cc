@@ -10,4 +10,11 @@ int DtypeTable::Find(DLDataType type) const {
   return -1;
 }
 
+const DtypeTable& Dtypes() {
+#define DLNODE_DTYPE_ENTRY(name, index, code, bits) {static_cast<uint8_t>(code), bits},
+  static const auto* table = new DtypeTable({DLNODE_DTYPES(DLNODE_DTYPE_ENTRY)});
+#undef DLNODE_DTYPE_ENTRY
+  return *table;  // never destroyed: deleters and worker threads may use it at exit
+}
+
 }  // namespace dlnode

@@ -10,11 +10,11 @@ namespace {
 using dlnode::DtypeEntry;
 using dlnode::DtypeTable;
 using dlnode_test::Dtype;
-using dlnode_test::JsDtypeTable;
+using dlnode::Dtypes;
 
 TEST(DtypeTable, FindsEveryEntryAtItsIndex) {
-  const DtypeTable table = JsDtypeTable();
-  ASSERT_EQ(table.size(), dlnode_test::kDtypeCount);
+  const DtypeTable table = Dtypes();
+  ASSERT_EQ(table.size(), dlnode::dtype::kCount);
   for (int i = 0; i < table.size(); ++i) {
     const DtypeEntry e = table.at(i);
     EXPECT_EQ(table.Find(Dtype(e.code, e.bits)), i) << "code " << +e.code << " bits " << +e.bits;
@@ -22,14 +22,14 @@ TEST(DtypeTable, FindsEveryEntryAtItsIndex) {
 }
 
 TEST(DtypeTable, RejectsLanesOtherThanOne) {
-  const DtypeTable table = JsDtypeTable();
+  const DtypeTable table = Dtypes();
   EXPECT_EQ(table.Find(Dtype(kDLFloat, 32, 0)), -1);
   EXPECT_EQ(table.Find(Dtype(kDLFloat, 32, 2)), -1);
   EXPECT_EQ(table.Find(Dtype(kDLFloat, 32, 4)), -1);
 }
 
 TEST(DtypeTable, RejectsUnknownCodesAndBits) {
-  const DtypeTable table = JsDtypeTable();
+  const DtypeTable table = Dtypes();
   EXPECT_EQ(table.Find(Dtype(kDLFloat, 8)), -1);
   EXPECT_EQ(table.Find(Dtype(kDLBool, 16)), -1);
   EXPECT_EQ(table.Find(Dtype(kDLBool, 1)), -1);

@@ -20,7 +20,7 @@ using dlnode::CheckTensor;
 using dlnode::ComputeExtent;
 using dlnode::Layout;
 using dlnode_test::Dtype;
-using dlnode_test::JsDtypeTable;
+using dlnode::Dtypes;
 
 constexpr int64_t kInt64Min = std::numeric_limits<int64_t>::min();
 constexpr int64_t kInt64Max = std::numeric_limits<int64_t>::max();
@@ -68,7 +68,7 @@ class CheckTensorTest : public ::testing::Test {
         << "message \"" << r.message << "\" lacks \"" << fragment << "\"";
   }
 
-  dlnode::DtypeTable dtypes_ = JsDtypeTable();
+  dlnode::DtypeTable dtypes_ = Dtypes();
   Layout layout_;
   alignas(16) char buffer_[4096] = {};
 };
@@ -453,7 +453,7 @@ TEST_F(CheckTensorTest, EveryDtypeInTheTableMapsToItsIndexAndItemSize) {
     int index;
     uint64_t item_size;
   };
-  using namespace dlnode_test;  // the dtype index names
+  using namespace dlnode::dtype;  // the dtype index names
   const Row rows[] = {
       {6, 8, kBool, 1},        {0, 8, kInt8, 1},          {0, 16, kInt16, 2},
       {0, 32, kInt32, 4},      {0, 64, kInt64, 8},        {1, 8, kUint8, 1},
@@ -461,7 +461,7 @@ TEST_F(CheckTensorTest, EveryDtypeInTheTableMapsToItsIndexAndItemSize) {
       {2, 16, kFloat16, 2},    {4, 16, kBfloat16, 2},     {2, 32, kFloat32, 4},
       {2, 64, kFloat64, 8},    {5, 64, kComplex64, 8},    {5, 128, kComplex128, 16},
   };
-  static_assert(sizeof(rows) / sizeof(rows[0]) == kDtypeCount, "one row per dtype");
+  static_assert(sizeof(rows) / sizeof(rows[0]) == kCount, "one row per dtype");
   for (const Row& row : rows) {
     Tensor tensor({3}, {1}, buffer_, Dtype(row.code, row.bits));
     const CheckResult r = Check(tensor);

@@ -272,7 +272,7 @@ void CountingLegacyDeleter(DLManagedTensor* self) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  static const dlnode::DtypeTable dtypes = dlnode_test::JsDtypeTable();
+  const dlnode::DtypeTable& dtypes = dlnode::Dtypes();
   Input in(data, size);
   const auto bits = in.Raw<uint8_t>();
   const bool versioned = bits & 1;

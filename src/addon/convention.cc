@@ -1,0 +1,52 @@
+#include "convention.h"
+
+#include "../core/buffer_view.h"
+#include "../core/cuda_memory.h"
+#include "../core/dtype.h"
+
+namespace dlnode {
+
+Napi::Object Convention(Napi::Env env) {
+  Napi::Object slots = Napi::Object::New(env);
+#define DLNODE_SET_SLOT(js, constant, value) slots.Set(#js, Napi::Number::New(env, slot::constant));
+  DLNODE_SCRATCH_SLOTS(DLNODE_SET_SLOT)
+#undef DLNODE_SET_SLOT
+#define DLNODE_SET(js, constant, value) list.Set(#js, Napi::Number::New(env, static_cast<double>(value)));
+  Napi::Object import_result = Napi::Object::New(env);
+  {
+    Napi::Object& list = import_result;
+    DLNODE_IMPORT_RESULTS(DLNODE_SET)
+  }
+  Napi::Object view_failure = Napi::Object::New(env);
+  {
+    Napi::Object& list = view_failure;
+    DLNODE_VIEW_FAILURES(DLNODE_SET)
+  }
+  Napi::Object memory_kind = Napi::Object::New(env);
+  {
+    Napi::Object& list = memory_kind;
+    DLNODE_MEMORY_KINDS(DLNODE_SET)
+  }
+#undef DLNODE_SET
+  Napi::Array dtypes = Napi::Array::New(env);
+#define DLNODE_DTYPE_ROW(js, index, code, bits)                                 \
+  {                                                                             \
+    Napi::Array row = Napi::Array::New(env, 3);                                 \
+    row.Set(0u, Napi::String::New(env, #js));                                   \
+    row.Set(1u, Napi::Number::New(env, static_cast<double>(code)));             \
+    row.Set(2u, Napi::Number::New(env, static_cast<double>(bits)));             \
+    dtypes.Set(static_cast<uint32_t>(dtype::index), row);                      \
+  }
+  DLNODE_DTYPES(DLNODE_DTYPE_ROW)
+#undef DLNODE_DTYPE_ROW
+
+  Napi::Object result = Napi::Object::New(env);
+  result.Set("slots", slots);
+  result.Set("importResult", import_result);
+  result.Set("viewFailure", view_failure);
+  result.Set("memoryKind", memory_kind);
+  result.Set("dtypes", dtypes);
+  return result;
+}
+
+}  // namespace dlnode

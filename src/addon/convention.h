@@ -1,0 +1,59 @@
+// The calling convention between lib/binding.js and the bindings: the scratch
+// block's slots and the numbers that come back through it. Each list is
+// written once, here or in the core header that owns it (ViewFailure in
+// ../core/buffer_view.h, MemoryKind in ../core/cuda_memory.h, the dtypes in
+// ../core/dtype.h); init() hands them all to lib/binding.js (Convention()).
+#ifndef DLPACK_NODE_ADDON_CONVENTION_H_
+#define DLPACK_NODE_ADDON_CONVENTION_H_
+
+#include <napi.h>
+
+#include "../core/layout.h"
+
+// Scratch slots (doubles): X(jsName, Constant, first slot). Inputs a binding
+// reads and results it writes share the block; each binding's comment says
+// which it uses.
+#define DLNODE_SCRATCH_SLOTS(X)                      \
+  X(ndim, kNdim, 0)                                  \
+  X(dtype, kDtype, 1)                                \
+  X(deviceType, kDeviceType, 2)                      \
+  X(deviceId, kDeviceId, 3)                          \
+  X(flags, kFlags, 4)                                \
+  X(byteOffset, kByteOffset, 5)                      \
+  X(extent, kExtent, 6)                              \
+  X(major, kMajor, 7)                                \
+  X(minor, kMinor, 8)                                \
+  X(result, kResult, 9)                              \
+  X(view, kView, 10) /* 5 slots: fromBuffer's numbers (buffer_view.h) */ \
+  X(shape, kShape, 16)                               \
+  X(strides, kStrides, kShape + kMaxDims)            \
+  X(sourceStrides, kSourceStrides, kStrides + kMaxDims) /* a copy's source */ \
+  X(count, kCount, kSourceStrides + kMaxDims) /* the block's length */
+
+// What importCapsule hands back (slot kResult): X(jsName, Constant, value).
+#define DLNODE_IMPORT_RESULTS(X) \
+  X(jsBuffer, kJsBuffer, 0)      \
+  X(foreign, kForeign, 1)        \
+  X(copied, kCopied, 2)
+
+namespace dlnode {
+
+namespace slot {
+#define DLNODE_SLOT_CONSTANT(js, constant, value) constexpr int constant = value;
+DLNODE_SCRATCH_SLOTS(DLNODE_SLOT_CONSTANT)
+#undef DLNODE_SLOT_CONSTANT
+}  // namespace slot
+
+enum class ImportResult {
+#define DLNODE_IMPORT_RESULT(js, constant, value) constant = value,
+  DLNODE_IMPORT_RESULTS(DLNODE_IMPORT_RESULT)
+#undef DLNODE_IMPORT_RESULT
+};
+
+// { slots, importResult, viewFailure, memoryKind, dtypes }: every list above
+// as JS reads it (dtypes: [[name, code, bits], ...] in index order).
+Napi::Object Convention(Napi::Env env);
+
+}  // namespace dlnode
+
+#endif  // DLPACK_NODE_ADDON_CONVENTION_H_
