@@ -369,3 +369,21 @@ TEST(AnyManagedAdopt, AStructIsAdoptedOnceUntilItsDeleterRunsOrItIsDisowned) {
   managed.Disown();
   managed.Disown();  // disowning what is not adopted is a no-op
 }
+
+TEST(AnyManagedAdopt, ThousandsOfAdoptionsStayExactThroughGrowthAndDisowns) {
+  // Neighbouring structs, as an allocator hands them out; the record grows
+  // past its first size several times and erases from the middle of runs.
+  constexpr int kCount = 5000;
+  std::vector<DLManagedTensorVersioned> structs(kCount);
+  std::vector<AnyManaged> managed;
+  for (auto& s : structs) managed.push_back(AnyManaged{&s, true});
+  for (const AnyManaged& m : managed) ASSERT_TRUE(m.Adopt());
+  for (const AnyManaged& m : managed) EXPECT_FALSE(m.Adopt());
+  for (int i = 0; i < kCount; i += 2) managed[i].Disown();  // every other one leaves
+  for (int i = 0; i < kCount; ++i) {
+    EXPECT_EQ(managed[i].Adopt(), i % 2 == 0) << i;  // the ones that left come back, the rest stay
+  }
+  for (int i = kCount - 1; i >= 0; --i) managed[i].Disown();
+  for (const AnyManaged& m : managed) ASSERT_TRUE(m.Adopt());
+  for (const AnyManaged& m : managed) m.Disown();
+}
