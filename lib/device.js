@@ -61,6 +61,7 @@ function parseDevice(value, name = 'device') {
 
 // [deviceType, index] from DLPack; undefined for a type this library cannot name.
 function deviceFromCode(code, index) {
+  if (code === 1) return CPU; // kDLCPU, every import's hot path: no key to build
   const type = typeOf[code];
   return type === undefined ? undefined : device(type, type === 'cuda' ? index : 0);
 }
