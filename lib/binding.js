@@ -13,8 +13,34 @@ const native = require('./load').load(); // a local build, else the prebuilt bin
 // `warn` reports other threads' ends (src/addon/env_state.h EnvLink).
 const warn = (message) => process.emitWarning(message, { code: 'DLPACK_THREAD_MEMORY' });
 const convention = native.init(makeError, warn, require('worker_threads').isMainThread);
-const { slots: slot, importResult, viewFailure, memoryKind, externalBuffers } = convention;
+const { externalBuffers } = convention;
 const scratch = new Float64Array(convention.scratch);
+// The slot numbers, as constants: they sit on every hot path, and a load
+// from an object costs fromBuffer about 10 ns more (bench/README.md).
+function slotOf(name) {
+  const at = convention.slots[name];
+  if (!Number.isInteger(at)) {
+    throw new DLPackError(`dlpack: the native addon has no scratch slot "${name}"; ` +
+      'rebuild it with `npm rebuild dlpack --foreground-scripts`', 'ERR_DLPACK_NO_BINARY');
+  }
+  return at;
+}
+const NDIM = slotOf('ndim');
+const DTYPE = slotOf('dtype');
+const DEVICE_TYPE = slotOf('deviceType');
+const DEVICE_ID = slotOf('deviceId');
+const FLAGS = slotOf('flags');
+const BYTE_OFFSET = slotOf('byteOffset');
+const MAJOR = slotOf('major');
+const MINOR = slotOf('minor');
+const RESULT = slotOf('result');
+const VIEW = slotOf('view');
+const SHAPE = slotOf('shape');
+const STRIDES = slotOf('strides');
+const SOURCE_STRIDES = slotOf('sourceStrides');
+const importResult = Object.freeze({ ...convention.importResult });
+const viewFailure = Object.freeze({ ...convention.viewFailure });
+const memoryKind = Object.freeze({ ...convention.memoryKind });
 
 // Why the addon's dtype table (src/core/dtype.h, [[name, code, bits], ...])
 // and lib/dtypes.js's rows differ, or null when they agree row for row.
@@ -45,25 +71,25 @@ function checkDtypes(nativeRows, jsRows = byIndex) {
 checkDtypes(convention.dtypes);
 
 function writeShape(shape, strides) {
-  scratch[slot.ndim] = shape.length;
+  scratch[NDIM] = shape.length;
   for (let i = 0; i < shape.length; i++) {
-    scratch[slot.shape + i] = shape[i];
-    scratch[slot.strides + i] = strides[i];
+    scratch[SHAPE + i] = shape[i];
+    scratch[STRIDES + i] = strides[i];
   }
 }
 
 function writeSourceStrides(strides) {
-  for (let i = 0; i < strides.length; i++) scratch[slot.sourceStrides + i] = strides[i];
+  for (let i = 0; i < strides.length; i++) scratch[SOURCE_STRIDES + i] = strides[i];
 }
 
 // fromBuffer's element count (src/core/buffer_view.h), or minus the
 // viewFailure that refused it.
 function viewCount(length, base, itemSize, offset, count) {
-  scratch[slot.view] = length;
-  scratch[slot.view + 1] = base;
-  scratch[slot.view + 2] = itemSize;
-  scratch[slot.view + 3] = offset;
-  scratch[slot.view + 4] = count;
+  scratch[VIEW] = length;
+  scratch[VIEW + 1] = base;
+  scratch[VIEW + 2] = itemSize;
+  scratch[VIEW + 3] = offset;
+  scratch[VIEW + 4] = count;
   return native.bufferViewCount();
 }
 
@@ -72,11 +98,11 @@ function viewCount(length, base, itemSize, offset, count) {
 function exportStruct(memory, foreign, versioned, shape, strides, byteOffset, dtypeIndex, dlFlags, deviceCode,
   deviceIndex) {
   writeShape(shape, strides);
-  scratch[slot.byteOffset] = byteOffset;
-  scratch[slot.dtype] = dtypeIndex;
-  scratch[slot.flags] = dlFlags;
-  scratch[slot.deviceType] = deviceCode;
-  scratch[slot.deviceId] = deviceIndex;
+  scratch[BYTE_OFFSET] = byteOffset;
+  scratch[DTYPE] = dtypeIndex;
+  scratch[FLAGS] = dlFlags;
+  scratch[DEVICE_TYPE] = deviceCode;
+  scratch[DEVICE_ID] = deviceIndex;
   return native.exportTensor(memory, foreign, versioned);
 }
 
@@ -87,10 +113,10 @@ function adoptPointer(pointer, versioned) {
   const handle = native.capsuleFromPointer(pointer, versioned);
   return {
     handle,
-    major: scratch[slot.major],
-    minor: scratch[slot.minor],
-    deviceType: scratch[slot.deviceType],
-    deviceId: scratch[slot.deviceId],
+    major: scratch[MAJOR],
+    minor: scratch[MINOR],
+    deviceType: scratch[DEVICE_TYPE],
+    deviceId: scratch[DEVICE_ID],
   };
 }
 
@@ -100,21 +126,21 @@ function adoptPointer(pointer, versioned) {
 // holding a copy (copied), with the layout the struct describes.
 function importStruct(handle, allowCopy) {
   const result = native.importCapsule(handle, allowCopy);
-  const ndim = scratch[slot.ndim];
+  const ndim = scratch[NDIM];
   const shape = new Array(ndim);
   const strides = new Array(ndim);
   for (let i = 0; i < ndim; i++) {
-    shape[i] = scratch[slot.shape + i];
-    strides[i] = scratch[slot.strides + i];
+    shape[i] = scratch[SHAPE + i];
+    strides[i] = scratch[STRIDES + i];
   }
   return {
     result,
-    kind: scratch[slot.result],
-    dtypeIndex: scratch[slot.dtype],
-    dlFlags: scratch[slot.flags],
-    byteOffset: scratch[slot.byteOffset],
-    deviceType: scratch[slot.deviceType],
-    deviceId: scratch[slot.deviceId],
+    kind: scratch[RESULT],
+    dtypeIndex: scratch[DTYPE],
+    dlFlags: scratch[FLAGS],
+    byteOffset: scratch[BYTE_OFFSET],
+    deviceType: scratch[DEVICE_TYPE],
+    deviceId: scratch[DEVICE_ID],
     shape,
     strides,
   };
