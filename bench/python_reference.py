@@ -1,5 +1,5 @@
-"""Reference timings for bench/run.js: PyTorch's DLPack round trip and
-numpy.frombuffer on the same sizes as the Node cases. Prints one JSON object.
+"""Reference timings for bench/run.js: PyTorch's DLPack round trip,
+numpy.frombuffer and numpy.from_dlpack on the same sizes as the Node cases. Prints one JSON object.
 
     python3 bench/python_reference.py BUFFER_BYTES OFFSET COUNT
     python3 bench/python_reference.py astype COUNT   (uint8 -> float32, ns per call)
@@ -52,12 +52,17 @@ def main():
     }
     torch_ns = per_op_ns('from_dlpack(to_dlpack(t))', env, 20000)
     numpy_ns = per_op_ns('numpy.frombuffer(b, dtype=numpy.float32, count=n, offset=o)', env, 50000)
+    # NumPy's DLPack import of an object that makes a capsule (an array:
+    # a.__dlpack__() then the import), the pointer round trip's counterpart.
+    env['a'] = numpy.frombuffer(buf, dtype=numpy.float32, count=count, offset=offset)
+    numpy_dlpack_ns = per_op_ns('numpy.from_dlpack(a)', env, 50000)
     print(json.dumps({
         'python': sys.version.split()[0],
         'torch': torch.__version__,
         'numpy': numpy.__version__,
         'torch_roundtrip_ns': torch_ns,
         'numpy_frombuffer_ns': numpy_ns,
+        'numpy_from_dlpack_ns': numpy_dlpack_ns,
     }))
 
 

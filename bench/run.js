@@ -215,6 +215,41 @@ function pointerRoundTrip(ops) {
     const batches = single(fn, { ops, batches: 11 });
     record({ id, name, unit: 'ns', value: median(batches), info: true, batches });
   }
+  const halves = pointerHalves(500, 101);
+  record({ id: 'pointerExport', name: '  half 1: __dlpack__().toPointer()', unit: 'ns', value: median(halves.out),
+    info: true, batches: halves.out });
+  record({ id: 'pointerImport', name: '  half 2: fromDLPack(fromPointer(p)) + dispose()', unit: 'ns',
+    value: median(halves.back), info: true, batches: halves.back });
+}
+
+// The two halves of pointerRoundTrip timed apart: each batch hands `ops`
+// structs out, then adopts, imports and disposes each. Batches are small so
+// that the structs out at once (each pins the buffer through a strong
+// reference, which every scavenge visits) stay as few as in the round trip.
+function pointerHalves(ops, batches, warmup = 5) {
+  const adopt = { versioned: true };
+  const pointers = new Array(ops);
+  const out = [];
+  const back = [];
+  for (let b = 0; b < warmup + batches; b++) {
+    let start = now();
+    for (let i = 0; i < ops; i++) pointers[i] = source.__dlpack__().toPointer();
+    const exportNs = Number(now() - start) / ops;
+    start = now();
+    let s = 0;
+    for (let i = 0; i < ops; i++) {
+      const t = dl.fromDLPack(dl.DLPackCapsule.fromPointer(pointers[i], adopt));
+      s += t.size;
+      t.dispose();
+    }
+    const importNs = Number(now() - start) / ops;
+    sink += s;
+    if (b >= warmup) {
+      out.push(exportNs);
+      back.push(importNs);
+    }
+  }
+  return { out, back };
 }
 
 // ---------------------------------------------------------------------------
@@ -355,6 +390,14 @@ if (reference.available) {
     external: true,
   });
   record({
+    id: 'numpyFromDLPack',
+    name: `NumPy ${reference.numpy} from_dlpack(a) (a.__dlpack__() + import)`,
+    unit: 'ns',
+    value: reference.numpy_from_dlpack_ns,
+    info: true,
+    external: true,
+  });
+  record({
     id: 'numpyFrombuffer',
     name: `NumPy ${reference.numpy} frombuffer(b, float32, count, offset)`,
     unit: 'ns',
@@ -414,8 +457,8 @@ function printTable() {
     `${gc ? '' : '; run with --expose-gc for gc() between clone batches'}`);
   console.log('median over batches; ratio = case / baseline (ns: lower is better, GB/s: higher is better)\n');
   const header = ['case', 'median', 'baseline', 'ratio', 'target', 'result'];
-  // The Python reference rows sit with the round trip they compare to.
-  const anchor = results.findIndex((x) => x.id === 'pointerRoundTrip') + 0.5;
+  // The Python reference rows sit with the round trips they compare to.
+  const anchor = results.findIndex((x) => x.id === 'pointerImport') + 0.5;
   const order = (r) => (r.external ? anchor : results.indexOf(r));
   const sorted = [...results].sort((a, b) => order(a) - order(b));
   const rows = sorted.map((r) => [
