@@ -3,6 +3,7 @@
 #include "cuda.h"
 
 #include <string>
+#include <utility>
 
 #include "../core/cuda_kernels.h"
 #include "../core/cuda_memory.h"
@@ -26,7 +27,7 @@ void Throw(const cuda::Status& s, const std::string& what) {
 // included) or a typed array over JS memory.
 Bytes SpanOf(napi_env env, const Napi::Value& value, bool is_handle) {
   if (!is_handle) return BytesOf(env, value);
-  HostMemory* memory = StorageOf(env, value);
+  NativeMemory* memory = StorageOf(env, value);
   return {static_cast<char*>(memory->base()), memory->length()};
 }
 
@@ -39,7 +40,7 @@ uintptr_t StreamArg(const Napi::Value& v) {
 // the view whose shape is in the scratch block with `strides` (elements).
 char* ViewIn(napi_env env, const Napi::Value& handle, uint64_t offset, int ndim, const int64_t* shape,
              const int64_t* strides, uint64_t item, const char* which) {
-  HostMemory* memory = StorageOf(env, handle);
+  NativeMemory* memory = StorageOf(env, handle);
   uint64_t low = 0;
   uint64_t high = 0;
   if (!ComputeExtent(ndim, shape, strides, item, &low, &high)) {
@@ -163,12 +164,12 @@ Napi::Value CudaAlloc(const Napi::CallbackInfo& info) {
   const int device = info[1].As<Napi::Number>().Int32Value();
   const auto bytes = static_cast<uint64_t>(info[2].As<Napi::Number>().Int64Value());
   cuda::Status status;
-  cuda::CudaMemory* memory = cuda::CudaMemory::Allocate(kind, device, bytes, &status);
-  if (memory == nullptr) {
+  Ref<cuda::CudaMemory> memory = cuda::CudaMemory::Allocate(kind, device, bytes, &status);
+  if (!memory) {
     Throw(status, "allocating " + std::to_string(bytes) + " bytes of CUDA memory on device " +
                       std::to_string(device));
   }
-  return Napi::Value(info.Env(), AdoptStorage(info.Env(), memory, Accounting::kReport));
+  return Napi::Value(info.Env(), AdoptStorage(info.Env(), std::move(memory), Accounting::kReport));
 }
 
 Napi::Value CudaCopy(const Napi::CallbackInfo& info) {

@@ -76,7 +76,7 @@ void KeepPoolMemory(int device) {
 }  // namespace
 
 CudaMemory::CudaMemory(MemoryKind kind, int device, void* ptr, uint64_t bytes)
-    : HostMemory(ptr, bytes), kind_(kind), device_(device) {}
+    : NativeMemory(ptr, bytes), kind_(kind), device_(device) {}
 
 MemoryStats Stats(int device) {
   if (device < 0 || device >= kMaxDevices) return {0, 0, 0};
@@ -86,15 +86,15 @@ MemoryStats Stats(int device) {
 
 #ifdef DLPACK_WITH_CUDA
 
-CudaMemory* CudaMemory::Allocate(MemoryKind kind, int device, uint64_t bytes, Status* status) {
+Ref<CudaMemory> CudaMemory::Allocate(MemoryKind kind, int device, uint64_t bytes, Status* status) {
   if (device < 0 || device >= kMaxDevices) {
     *status = Invalid("device index out of range");
-    return nullptr;
+    return {};
   }
   DeviceGuard guard(device);
   if (!guard.status().ok) {
     *status = guard.status();
-    return nullptr;
+    return {};
   }
   CollectIpc();  // frees that waited for importers come first
   void* ptr = nullptr;
@@ -125,11 +125,11 @@ CudaMemory* CudaMemory::Allocate(MemoryKind kind, int device, uint64_t bytes, St
       else if (kind == MemoryKind::kDevice) cudaFreeAsync(ptr, cudaStreamLegacy);
       else cudaFree(ptr);
     }
-    return nullptr;
+    return {};
   }
   CountAllocation(device, static_cast<int64_t>(bytes));
-  auto* memory = new CudaMemory(kind, device, ptr, bytes);
-  if (kind == MemoryKind::kShareable) AddShareable(memory, device);
+  auto memory = Ref<CudaMemory>::adopt(new CudaMemory(kind, device, ptr, bytes));
+  if (kind == MemoryKind::kShareable) AddShareable(memory.get(), device);
   return memory;
 }
 
@@ -193,10 +193,10 @@ Status CopyAsync(int, void*, const void*, uint64_t, uintptr_t) {
   return DeviceCount(&count);
 }
 
-CudaMemory* CudaMemory::Allocate(MemoryKind, int, uint64_t, Status* status) {
+Ref<CudaMemory> CudaMemory::Allocate(MemoryKind, int, uint64_t, Status* status) {
   int count = 0;
   *status = DeviceCount(&count);  // says "not compiled"
-  return nullptr;
+  return {};
 }
 
 void CudaMemory::Destroy() noexcept {

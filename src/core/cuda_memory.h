@@ -1,7 +1,7 @@
 // CUDA memory owned by this library (API.md "CUDA"): device memory from the
 // stream-ordered (caching) allocator, device memory other processes can map
 // (cuda_ipc.h), pinned host memory and managed memory.
-// Reference counted like every HostMemory; the last release frees it on the
+// Reference counted like every NativeMemory; the last release frees it on the
 // releasing thread, or leaks it on purpose once the process is exiting.
 #ifndef DLPACK_NODE_CORE_CUDA_MEMORY_H_
 #define DLPACK_NODE_CORE_CUDA_MEMORY_H_
@@ -24,11 +24,11 @@ struct MemoryStats {
   int64_t peak_allocated_bytes;
 };
 
-class CudaMemory final : public HostMemory {
+class CudaMemory final : public NativeMemory {
  public:
   // Zeroed memory of `bytes` on `device`; nullptr with `status` on failure
   // (out of memory is a status, never a crash).
-  static CudaMemory* Allocate(MemoryKind kind, int device, uint64_t bytes, Status* status);
+  static Ref<CudaMemory> Allocate(MemoryKind kind, int device, uint64_t bytes, Status* status);
 
   MemoryKind memory_kind() const { return kind_; }
   int device() const { return device_; }
