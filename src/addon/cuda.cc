@@ -17,10 +17,13 @@
 namespace dlnode {
 namespace {
 
+Error ErrorOf(const cuda::Status& s, const std::string& what) {
+  return Error{s.unavailable ? code::kCudaUnavailable : code::kCuda,
+               what + " failed: " + s.name + " (" + s.message + ")", s.name};
+}
+
 void Throw(const cuda::Status& s, const std::string& what) {
-  if (s.ok) return;
-  throw Error{s.unavailable ? code::kCudaUnavailable : code::kCuda,
-              what + " failed: " + s.name + " (" + s.message + ")", s.name};
+  if (!s.ok) throw ErrorOf(s, what);
 }
 
 // Memory a copy reads or writes: a storage handle (native memory, CUDA
@@ -232,8 +235,12 @@ Napi::Value CudaStreamDone(const Napi::CallbackInfo& info) {
         "napi_create_threadsafe_function");
   const cuda::Status s = cuda::LaunchHostCallback(device, stream, StreamReached, tsfn);
   if (!s.ok) {
+    // The callback will never run: settle the promise here (rejected with the
+    // coded CUDA error, as every other failure of an awaited call is), or the
+    // deferred and the promise would live forever.
     napi_release_threadsafe_function(tsfn, napi_tsfn_abort);
-    Throw(s, "cudaLaunchHostFunc");
+    Check(env, napi_reject_deferred(env, deferred, EnvState::Of(env).MakeError(env, ErrorOf(s, "cudaLaunchHostFunc"))),
+          "napi_reject_deferred");
   }
   return Napi::Value(env, promise);
 }

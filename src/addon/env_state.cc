@@ -181,7 +181,7 @@ void EnvState::SetFactory(napi_env env, napi_value factory) {
   Check(env, napi_create_reference(env, factory, 1, &factory_), "napi_create_reference");
 }
 
-void EnvState::Throw(napi_env env, const Error& e) {
+napi_value EnvState::MakeError(napi_env env, const Error& e) {
   Napi::Env napi_env(env);
   napi_value fn;
   if (factory_ == nullptr || napi_get_reference_value(env, factory_, &fn) != napi_ok ||
@@ -189,13 +189,13 @@ void EnvState::Throw(napi_env env, const Error& e) {
     // Explicit fallback: no factory registered (binding used directly).
     Napi::Error err = Napi::Error::New(napi_env, e.message);
     err.Set("code", Napi::String::New(napi_env, e.code));
-    throw err;
+    return err.Value();
   }
   Napi::Function factory(env, fn);
-  Napi::Value error = factory.Call({Napi::String::New(napi_env, e.code), Napi::String::New(napi_env, e.message),
-                                    e.detail.empty() ? napi_env.Undefined()
-                                                     : Napi::String::New(napi_env, e.detail)});
-  throw Napi::Error(env, error);
+  return factory.Call({Napi::String::New(napi_env, e.code), Napi::String::New(napi_env, e.message),
+                       e.detail.empty() ? napi_env.Undefined() : Napi::String::New(napi_env, e.detail)});
 }
+
+void EnvState::Throw(napi_env env, const Error& e) { throw Napi::Error(env, MakeError(env, e)); }
 
 }  // namespace dlnode

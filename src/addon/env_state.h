@@ -111,6 +111,8 @@ class EnvState {
   // Builds the JS error for `e` through the registered factory and throws it
   // as a C++ Napi::Error (node-addon-api rethrows it into JS).
   [[noreturn]] void Throw(napi_env env, const Error& e);
+  // The JS error for `e`, not thrown (a promise rejects with it).
+  napi_value MakeError(napi_env env, const Error& e);
 
   void SetFactory(napi_env env, napi_value factory);
   void SetDtypes(DtypeTable table) { dtypes_ = std::move(table); }
