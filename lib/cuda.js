@@ -101,7 +101,8 @@ const SHAREABLE = 3; // plain cudaMalloc: CUDA IPC cannot export pool memory
 // Zeroed CUDA memory of `nbytes` for `device` (a Device of a CUDA type);
 // `shareable` device memory can be shared with other processes ('cuda-ipc').
 function cudaStorage(device, nbytes, shareable = false) {
-  checkDevice(device.index, `a tensor on ${device}`, 'device');
+  // The message is built only when the check fails: this runs per allocation.
+  if (!(device.index < deviceCount())) checkDevice(device.index, `a tensor on ${device}`, 'device');
   const storage = Storage.adopt(native.cudaAlloc(shareable ? SHAREABLE : KIND[device.type], device.index, nbytes),
     true, device);
   storage.cudaIpc = shareable;

@@ -164,7 +164,7 @@ EnvState::EnvState(napi_env env) : env_(env), link_(std::make_shared<EnvLink>(en
 
 EnvState::~EnvState() = default;
 
-EnvState& EnvState::Of(napi_env env) {
+EnvState& EnvState::Of(node_api_basic_env env) {
   void* data = nullptr;
   napi_get_instance_data(env, &data);
   return *static_cast<EnvState*>(data);
@@ -179,6 +179,14 @@ napi_value EnvState::ScratchBuffer(napi_env env) const {
 void EnvState::SetFactory(napi_env env, napi_value factory) {
   if (factory_ != nullptr) napi_delete_reference(env, factory_);
   Check(env, napi_create_reference(env, factory, 1, &factory_), "napi_create_reference");
+}
+
+void EnvState::AdjustExternal(node_api_basic_env env, int64_t change) {
+  unreported_ += change;
+  if (unreported_ < kExternalBatch && unreported_ > -kExternalBatch) return;
+  int64_t ignored;
+  napi_adjust_external_memory(env, unreported_, &ignored);
+  unreported_ = 0;
 }
 
 napi_value EnvState::MakeError(napi_env env, const Error& e) {

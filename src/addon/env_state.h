@@ -102,7 +102,7 @@ class EnvState {
   EnvState(const EnvState&) = delete;
   EnvState& operator=(const EnvState&) = delete;
 
-  static EnvState& Of(napi_env env);
+  static EnvState& Of(node_api_basic_env env);
 
   // Environment cleanup hook: release queued references, then make every
   // later release from a deleter a deliberate no-op.
@@ -131,6 +131,14 @@ class EnvState {
   bool external_buffers() const { return external_buffers_; }
   void set_external_buffers(bool allowed) { external_buffers_ = allowed; }
 
+  // Tells V8 about natively owned memory this environment made or dropped
+  // (napi_adjust_external_memory), in batches: changes add up here until
+  // they reach kExternalBatch bytes either way, so a loop of small
+  // allocations and frees makes no call at all while a large one is told at
+  // once. JS thread, GC finalizers included.
+  static constexpr int64_t kExternalBatch = 1 << 20;
+  void AdjustExternal(node_api_basic_env env, int64_t change);
+
  private:
   napi_env env_;
   napi_ref factory_ = nullptr;
@@ -139,6 +147,7 @@ class EnvState {
   DtypeTable dtypes_;
   std::shared_ptr<EnvLink> link_;
   bool external_buffers_ = true;
+  int64_t unreported_ = 0;  // external memory change not yet told to V8
 };
 
 // Every binding is called through this: no C++ exception may leave a

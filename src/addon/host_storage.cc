@@ -30,8 +30,7 @@ void ReleaseOwner(node_api_basic_env env, OwnerState* state) {
   // references; later opens of these ids fail.
   for (uint64_t id : state->shares) share_registry::Remove(id);
   state->shares.clear();
-  int64_t ignored;
-  if (state->reported != 0) napi_adjust_external_memory(env, -state->reported, &ignored);
+  if (state->reported != 0) EnvState::Of(env).AdjustExternal(env, -state->reported);
   state->storage.reset();
 }
 
@@ -57,8 +56,7 @@ napi_value AdoptStorage(napi_env env, Ref<NativeMemory> storage, Accounting acco
     delete state;  // releases the reference
     throw;
   }
-  int64_t ignored;
-  if (reported != 0) napi_adjust_external_memory(env, reported, &ignored);
+  if (reported != 0) EnvState::Of(env).AdjustExternal(env, reported);
   return handle;
 }
 
