@@ -90,9 +90,17 @@ function streamHandle(stream) {
   throw invalidType('stream', 'undefined, -1, 1, 2, a stream handle or a cuda.Stream', stream);
 }
 
-// This process's CUDA allocations on the device (all threads).
+// This process's CUDA allocations on the device (all threads); cachedBytes
+// are freed blocks the block cache keeps (src/core/block_cache.h), not
+// counted in allocatedBytes.
 function memoryStats(index = 0) {
   return native.cudaStats(checkDevice(index, 'cuda.memoryStats()'));
+}
+
+// Gives the cached blocks back to the driver (torch.cuda.empty_cache());
+// returns the bytes freed.
+function emptyCache(index = 0) {
+  return native.cudaEmptyCache(checkDevice(index, 'cuda.emptyCache()'));
 }
 
 const KIND = { cuda: 0, cuda_host: 1, cuda_managed: 2 };
@@ -175,7 +183,7 @@ function convertOnDevice(dst, src, stream = 1n) {
     src[kStorage].handle, src[kOffset], from.code, from.bits, kernelStream(dst, src, stream));
 }
 
-const cuda = Object.freeze({ isAvailable, deviceCount, synchronize, memoryStats, Stream });
+const cuda = Object.freeze({ isAvailable, deviceCount, synchronize, memoryStats, emptyCache, Stream });
 
 // dl.capabilities(): what this build and machine can do.
 function capabilities() {

@@ -252,7 +252,14 @@ Napi::Value CudaStats(const Napi::CallbackInfo& info) {
   result.Set("allocatedBytes", static_cast<double>(s.allocated_bytes));
   result.Set("allocations", static_cast<double>(s.allocations));
   result.Set("peakAllocatedBytes", static_cast<double>(s.peak_allocated_bytes));
+  result.Set("cachedBytes", static_cast<double>(s.cached_bytes));
+  result.Set("cachedBlocks", static_cast<double>(s.cached_blocks));
   return result;
+}
+
+Napi::Value CudaEmptyCache(const Napi::CallbackInfo& info) {
+  const int64_t freed = cuda::EmptyCache(info[0].As<Napi::Number>().Int32Value());
+  return Napi::Number::New(info.Env(), static_cast<double>(freed));
 }
 
 }  // namespace dlnode

@@ -1,5 +1,5 @@
 // CUDA memory owned by this library (API.md "CUDA"): device memory from the
-// stream-ordered (caching) allocator, device memory other processes can map
+// block cache (block_cache.h) over the stream-ordered pool, device memory other processes can map
 // (cuda_ipc.h), pinned host memory and managed memory.
 // Reference counted like every NativeMemory; the last release frees it on the
 // releasing thread, or leaks it on purpose once the process is exiting.
@@ -18,10 +18,15 @@ namespace cuda {
 // memory from a stream-ordered pool.
 enum class MemoryKind { kDevice = 0, kPinned = 1, kManaged = 2, kShareable = 3 };
 
+// allocated_bytes counts what live allocations asked for; blocks in the
+// block cache (block_cache.h) are not allocated: they are cached_bytes
+// (whole blocks, so a cached 256-byte request counts 512).
 struct MemoryStats {
   int64_t allocated_bytes;
   int64_t allocations;
   int64_t peak_allocated_bytes;
+  int64_t cached_bytes;
+  int64_t cached_blocks;
 };
 
 class CudaMemory final : public NativeMemory {
@@ -56,6 +61,10 @@ void FreeShareable(void* ptr, int device, uint64_t bytes);
 
 // This process's allocations through CudaMemory on `device`.
 MemoryStats Stats(int device);
+
+// Frees the blocks `device`'s block cache holds and trims its pool (waits
+// for the legacy stream first); returns the bytes freed.
+int64_t EmptyCache(int device);
 
 constexpr int kMaxDevices = 64;
 
