@@ -28,11 +28,12 @@ Napi::Value CapsuleFromPointer(const Napi::CallbackInfo& info) {
   const uint64_t address = info[0].As<Napi::BigInt>().Uint64Value(&lossless);
   // JS has checked the range; the pointer itself is trusted (API.md: unsafe).
   void* ptr = reinterpret_cast<void*>(static_cast<uintptr_t>(address));
+  const bool versioned_abi = info[1].As<Napi::Boolean>().Value();
   if (!ManagedTensor::Adopt(ptr)) {
     throw Error{code::kConsumed, "Expected a pointer no DLPackCapsule or tensor holds, received one that was "
                                  "already adopted with fromPointer() and not yet deleted or handed back"};
   }
-  ManagedTensor managed(ptr, info[1].As<Napi::Boolean>().Value());
+  ManagedTensor managed(ptr, versioned_abi);
   // The version is in the stable prefix: safe to read whatever it says. The
   // device is read only where the version says the DLTensor layout is known
   // (type -1 otherwise), so that fromDLPack can refuse a copy it would need
@@ -44,12 +45,19 @@ Napi::Value CapsuleFromPointer(const Napi::CallbackInfo& info) {
   const bool known_layout = versioned == nullptr || versioned->version.major <= 1;
   scratch[slot::kDeviceType] = known_layout ? managed.tensor()->device.device_type : -1;
   scratch[slot::kDeviceId] = known_layout ? managed.tensor()->device.device_id : 0;
-  auto* state = new CapsuleState(std::move(managed));
+  CapsuleState* state = nullptr;
   try {
+    state = new CapsuleState(std::move(managed));
     return Napi::Value(info.Env(), NewHandle(info.Env(), state, &FinalizeCapsule));
   } catch (...) {
-    state->managed.release();  // the caller still owns the pointer (and it is no longer adopted)
-    delete state;
+    // The caller still owns the pointer: hand it back without its deleter
+    // (which also ends the adoption), wherever it is now.
+    if (state != nullptr) {
+      state->managed.release();
+      delete state;
+    } else {
+      managed.release();
+    }
     throw;
   }
 }
