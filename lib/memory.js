@@ -9,9 +9,10 @@
 // 256 MiB buffer then faults in 128 times instead of 65,536. The faults still
 // cost the kernel's zeroing of every page, and where the kernel has given
 // free memory back to a hypervisor (free page reporting on the benchmark VM,
-// bench/README.md "Views and conversion") a page freed a second ago costs a
-// fault in the host as well: there, a fresh 256 MiB buffer took 35 to 60 ms
-// to fill right after another was freed and 300 to 1,400 ms otherwise.
+// bench/README.md "Where the allocating conversion spends its time") a page
+// freed a second ago costs a fault in the host as well: there, filling a fresh
+// 256 MiB buffer took 35 to 70 ms right after another was freed, and up to
+// 1.4 s otherwise.
 //
 // Recycling: when the last holder of such a buffer lets go (Storage.release
 // in lib/storage.js) and nothing pinned it natively, its memory is moved to a
@@ -21,10 +22,11 @@
 // reach the memory again. A copy that writes every byte of its result
 // (allocateForCopy: clone(), contiguous(), to(), copying reshape()) takes a
 // kept buffer of the same byte length instead of fresh pages; zeroed
-// allocations (empty, zeros) never do. Kept buffers are detached (freed by
-// V8 at once) when RECYCLE_MS pass without use, when more than RECYCLE_COUNT
-// or RECYCLE_MAX_BYTES would be kept (the oldest go first), or when the
-// realm ends.
+// allocations (empty, zeros) never do. A kept buffer is detached (freed by
+// V8 at once) by a timer RECYCLE_MS after it was kept, or earlier when more
+// than RECYCLE_COUNT buffers or RECYCLE_MAX_BYTES would be kept (the oldest
+// go first); the timer needs the event loop, so code that never yields keeps
+// at most those bounds. A worker's buffers go with its heap when it ends.
 const { native } = require('./binding');
 const { outOfRange } = require('./errors');
 
