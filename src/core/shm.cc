@@ -215,6 +215,10 @@ std::unordered_map<std::string, ShmSegment*>& held() {
 }
 
 // The held segment `name` (a new reference), or empty; callers hold the mutex.
+// A segment smaller than `min_data_size` sets `result` and is still returned:
+// the caller drops it after unlocking, since dropping the last reference
+// (another thread may have released its own meanwhile) runs Destroy(), which
+// takes the mutex.
 Ref<ShmSegment> Reuse(const std::string& name, uint64_t min_data_size, ShmResult* result) {
   auto it = held().find(name);
   if (it == held().end() || !it->second->TryRetain()) return {};
@@ -224,7 +228,6 @@ Ref<ShmSegment> Reuse(const std::string& name, uint64_t min_data_size, ShmResult
                                              " bytes, fewer than the " + std::to_string(min_data_size) +
                                              " the descriptor needs");
   }
-  if (!result->ok()) segment.reset();
   return segment;
 }
 
@@ -331,11 +334,13 @@ Ref<ShmSegment> ShmSegment::Create(uint64_t data_size, ShmResult* result) {
 }
 
 Ref<ShmSegment> ShmSegment::Open(const ShmPlace& place, uint64_t min_data_size, ShmResult* result) {
+  Ref<ShmSegment> existing;
   {
     std::lock_guard<std::mutex> guard(holds().mutex);
-    if (Ref<ShmSegment> segment = Reuse(place.name, min_data_size, result)) return segment;
-    if (!result->ok()) return {};
+    existing = Reuse(place.name, min_data_size, result);
   }
+  if (!result->ok()) return {};  // `existing` is dropped here, unlocked
+  if (existing) return existing;
   uint64_t size = 0;
   const int fd = OpenPlace(place, min_data_size, &size, result);
   if (fd < 0) return {};
@@ -348,22 +353,20 @@ Ref<ShmSegment> ShmSegment::Open(const ShmPlace& place, uint64_t min_data_size, 
   }
   // The data is the whole file: its size was sealed before it was shared.
   auto* opened = new ShmSegment(place.name, fd, map, size, size);
-  std::lock_guard<std::mutex> guard(holds().mutex);
-  // Another thread may have opened it meanwhile: one hold per process.
-  if (Ref<ShmSegment> segment = Reuse(place.name, min_data_size, result)) {
-    munmap(map, size);
-    close(fd);
-    delete opened;
-    return segment;
+  {
+    std::lock_guard<std::mutex> guard(holds().mutex);
+    // Another thread may have opened it meanwhile: one hold per process.
+    existing = Reuse(place.name, min_data_size, result);
+    if (!existing && result->ok()) {
+      held()[place.name] = opened;
+      return Ref<ShmSegment>::adopt(opened);
+    }
   }
-  if (!result->ok()) {
-    munmap(map, size);
-    close(fd);
-    delete opened;
-    return {};
-  }
-  held()[place.name] = opened;
-  return Ref<ShmSegment>::adopt(opened);
+  munmap(map, size);
+  close(fd);
+  delete opened;
+  if (!result->ok()) return {};  // `existing` is dropped here, unlocked
+  return existing;
 }
 
 void ShmSegment::Destroy() noexcept {

@@ -11,11 +11,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstring>
 #include <fstream>
 #include <functional>
 #include <string>
+#include <thread>
 
 #include "share_registry.h"
 
@@ -133,6 +135,51 @@ TEST(ShmSegment, OneProcessSharesOneHold) {
   EXPECT_TRUE(Held(name));
   c.reset();
   EXPECT_FALSE(Held(name));
+}
+
+// An Open() that finds the segment too small drops the reference it took, and
+// that can be the last one when another thread released meanwhile: it must be
+// dropped after the table's mutex is unlocked (Destroy() takes the mutex), or
+// the thread deadlocks on itself. A child with an alarm fails fast instead of
+// hanging the suite.
+TEST(ShmSegment, ATooSmallOpenRacingTheLastReleaseDoesNotDeadlock) {
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    alarm(20);
+    // A releaser spinning on `round` starts each release within nanoseconds
+    // of the Open(), so some land inside its window.
+    std::atomic<int> round{0};
+    std::atomic<int> done{0};
+    dlnode::Ref<ShmSegment> a;
+    std::thread releaser([&] {
+      for (int i = 1; i <= 20000; i++) {
+        while (round.load(std::memory_order_acquire) != i) {
+        }
+        a.reset();
+        done.store(i, std::memory_order_release);
+      }
+    });
+    for (int i = 1; i <= 20000; i++) {
+      ShmResult r;
+      a = ShmSegment::Create(8, &r);
+      if (!a) _exit(2);
+      const ShmPlace place = PlaceOf(a.get());
+      round.store(i, std::memory_order_release);
+      ShmResult tooSmall;
+      dlnode::Ref<ShmSegment> b = ShmSegment::Open(place, 1 << 20, &tooSmall);
+      if (b) _exit(3);
+      while (done.load(std::memory_order_acquire) != i) {
+      }
+    }
+    releaser.join();
+    _exit(0);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status)) << "the child was killed by signal " << WTERMSIG(status)
+                                 << " (SIGALRM: it deadlocked)";
+  EXPECT_EQ(WEXITSTATUS(status), 0);
 }
 
 TEST(ShmSegment, OpenRefusesBadNamesGonePlacesUnsealedFilesAndTooSmallSegments) {
