@@ -146,21 +146,21 @@ TEST(ShmSegment, ATooSmallOpenRacingTheLastReleaseDoesNotDeadlock) {
   const pid_t child = fork();
   ASSERT_GE(child, 0);
   if (child == 0) {
-    alarm(20);
+    alarm(60);
+    constexpr int kRounds = 5000;
     // A releaser spinning on `round` starts each release within nanoseconds
     // of the Open(), so some land inside its window.
     std::atomic<int> round{0};
     std::atomic<int> done{0};
     dlnode::Ref<ShmSegment> a;
     std::thread releaser([&] {
-      for (int i = 1; i <= 20000; i++) {
-        while (round.load(std::memory_order_acquire) != i) {
-        }
+      for (int i = 1; i <= kRounds; i++) {
+        while (round.load(std::memory_order_acquire) != i) std::this_thread::yield();
         a.reset();
         done.store(i, std::memory_order_release);
       }
     });
-    for (int i = 1; i <= 20000; i++) {
+    for (int i = 1; i <= kRounds; i++) {
       ShmResult r;
       a = ShmSegment::Create(8, &r);
       if (!a) _exit(2);
@@ -169,8 +169,7 @@ TEST(ShmSegment, ATooSmallOpenRacingTheLastReleaseDoesNotDeadlock) {
       ShmResult tooSmall;
       dlnode::Ref<ShmSegment> b = ShmSegment::Open(place, 1 << 20, &tooSmall);
       if (b) _exit(3);
-      while (done.load(std::memory_order_acquire) != i) {
-      }
+      while (done.load(std::memory_order_acquire) != i) std::this_thread::yield();
     }
     releaser.join();
     _exit(0);
