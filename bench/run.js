@@ -17,6 +17,12 @@ const dl = require('../lib');
 
 const json = process.argv.includes('--json');
 const gc = typeof global.gc === 'function' ? global.gc : null;
+// gc() before a batch must leave no work behind: by default V8 frees the
+// memory of dead ArrayBuffers on a background thread after the collection,
+// and unmapping a baseline's 256 MiB array there slowed the next timed batch,
+// whichever side ran it, 3 to 6x on this 2-core machine (bench/README.md,
+// "Method"). Without concurrent sweeping gc() frees them itself, untimed.
+require('v8').setFlagsFromString('--no-concurrent-array-buffer-sweeping');
 const python = process.env.DLPACK_BENCH_PYTHON || '/usr/bin/python3';
 
 // Figures quoted in the issue for this machine, in ns per call.

@@ -90,9 +90,17 @@ function streamHandle(stream) {
   throw invalidType('stream', 'undefined, -1, 1, 2, a stream handle or a cuda.Stream', stream);
 }
 
-// This process's CUDA allocations on the device (all threads).
+// This process's CUDA allocations on the device (all threads); cachedBytes
+// are freed blocks the block cache keeps (src/core/block_cache.h), not
+// counted in allocatedBytes.
 function memoryStats(index = 0) {
   return native.cudaStats(checkDevice(index, 'cuda.memoryStats()'));
+}
+
+// Gives the cached blocks back to the driver (torch.cuda.empty_cache());
+// returns the bytes freed.
+function emptyCache(index = 0) {
+  return native.cudaEmptyCache(checkDevice(index, 'cuda.emptyCache()'));
 }
 
 // The native memory kind of each CUDA device type; shareable memory is plain
@@ -102,9 +110,10 @@ const KIND = { cuda: memoryKind.device, cuda_host: memoryKind.pinned, cuda_manag
 // Zeroed CUDA memory of `nbytes` for `device` (a Device of a CUDA type);
 // `shareable` device memory can be shared with other processes ('cuda-ipc').
 function cudaStorage(device, nbytes, shareable = false) {
-  checkDevice(device.index, `a tensor on ${device}`, 'device');
-  const storage = Storage.adopt(native.cudaAlloc(shareable ? memoryKind.shareable : KIND[device.type], device.index, nbytes),
-    true, device);
+  // The message is built only when the check fails: this runs per allocation.
+  if (!(device.index < deviceCount())) checkDevice(device.index, `a tensor on ${device}`, 'device');
+  const kind = shareable ? memoryKind.shareable : KIND[device.type];
+  const storage = Storage.adopt(native.cudaAlloc(kind, device.index, nbytes), true, device);
   storage.cudaIpc = shareable;
   storage.cudaAllocated = true; // freed stream-ordered (src/core/stream_order.h)
   return storage;
@@ -165,7 +174,7 @@ function convertOnDevice(dst, src, stream = 1n) {
     src[kInfo], kernelStream(dst, src, stream), dst[kShape], dst[kStrides], src[kStrides]);
 }
 
-const cuda = Object.freeze({ isAvailable, deviceCount, synchronize, memoryStats, Stream });
+const cuda = Object.freeze({ isAvailable, deviceCount, synchronize, memoryStats, emptyCache, Stream });
 
 // dl.capabilities(): what this build and machine can do.
 function capabilities() {

@@ -22,6 +22,7 @@ const { native } = require('./binding');
 const { makeError } = require('./errors');
 const { CPU } = require('./device');
 const { kStorage } = require('./symbols');
+const { recycle } = require('./memory');
 const { isArrayBuffer } = require('util').types;
 
 class Storage {
@@ -93,7 +94,9 @@ class Storage {
       this.handle = null; // its finalizer frees nothing more
     } else if (this.owned && !this.exported && isArrayBuffer(this.buffer) &&
                this.buffer.byteLength !== 0) {
-      native.detachBuffer(this.buffer);
+      // Detached either way: large buffers the library allocated are kept a
+      // moment for the next copy of their size (lib/memory.js).
+      if (!recycle(this.buffer)) native.detachBuffer(this.buffer);
     }
     this.buffer = null;
     this.bytes = null;

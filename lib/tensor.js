@@ -11,6 +11,7 @@ const { product, contiguousStrides, isContiguous, extent } = require('./shape');
 const { dtypeInfo, infos } = require('./dtypes');
 const { copyElements } = require('./convert');
 const { Storage } = require('./storage');
+const { allocate, allocateForCopy } = require('./memory');
 const {
   kToken, kStorage, kInfo, kShape, kStrides, kOffset, kLow, kHigh, kSize, kFlags, kView, kDevice,
   READ_ONLY, IS_COPY, DISPOSED,
@@ -520,8 +521,10 @@ function copyAcrossDevices(dst, src, stream = 1n) {
 function convertOnHost(t, info) {
   const shape = t[kShape].slice();
   const strides = contiguousStrides(shape);
-  const out = makeTensor(new Storage(allocate(t[kSize] * info.itemSize), true, CPU), info, shape, strides, 0, 0,
-    CPU);
+  // Every byte of `out` is written below (or `out` is dropped unseen), so it
+  // may reuse memory a disposed tensor left (lib/memory.js).
+  const out = makeTensor(new Storage(allocateForCopy(t[kSize] * info.itemSize), true, CPU), info, shape, strides,
+    0, 0, CPU);
   if (t[kSize] !== 0) {
     checkedBuffer(t);
     copyElements(out, t);
@@ -628,20 +631,6 @@ function elementView(t) {
   return { view: new info.View(buffer, start, elements * info.viewLanes), origin: t[kLow] / info.itemSize };
 }
 
-// Fresh zeroed memory, made in this realm so `t.buffer instanceof ArrayBuffer`
-// holds for the caller. Large buffers come from fresh zero pages, so zeroing
-// costs nothing until the pages are written. From 4 MiB on they are advised
-// as transparent huge pages before the first write (src/core/pages.h): a fresh
-// 256 MiB buffer then faults in 128 times instead of 65,536.
-function allocate(nbytes) {
-  if (nbytes > MAX_BYTES) throw outOfRange('shape', `a tensor of at most ${MAX_BYTES} bytes`, `${nbytes} bytes`);
-  const buffer = new ArrayBuffer(nbytes);
-  if (nbytes >= HUGE_PAGE_ADVICE_MIN) native.adviseHugePages(buffer);
-  return buffer;
-}
-const HUGE_PAGE_ADVICE_MIN = 4 * 1024 * 1024; // kHugePageAdviceMin
-const MAX_BYTES = require('buffer').constants.MAX_LENGTH;
-
 function makeTensor(storage, info, shape, strides, byteOffset, flags, device = storage.device) {
   const { low, high } = extent(shape, strides, info.itemSize);
   return new Tensor(kToken, storage, info, shape, strides, byteOffset, flags, product(shape), low, high, device);
@@ -658,6 +647,6 @@ function frozen(array) {
 }
 
 module.exports = {
-  Tensor, makeTensor, makeContiguous, allocate, alive, hostStorage, checkedBuffer, coveredBuffer, connect,
+  Tensor, makeTensor, makeContiguous, alive, hostStorage, checkedBuffer, coveredBuffer, connect,
   checkKeys,
 };

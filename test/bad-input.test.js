@@ -629,6 +629,7 @@ describe('devices', () => {
   row('D06', dl.CudaError, 'ERR_DLPACK_CUDA_UNAVAILABLE', (throws) => {
     throws(() => dl.cuda.synchronize());
     throws(() => dl.cuda.memoryStats(0));
+    throws(() => dl.cuda.emptyCache(0));
     throws(() => new dl.cuda.Stream());
   }, onlyNoDevice);
 
@@ -636,6 +637,7 @@ describe('devices', () => {
     for (const index of [-1, 1.5, '0', null, 0n]) {
       throws(() => dl.cuda.synchronize(index), /for `index`/);
       throws(() => dl.cuda.memoryStats(index), /for `index`/);
+      throws(() => dl.cuda.emptyCache(index), /for `index`/);
       throws(() => new dl.cuda.Stream(index), /for `index`/);
     }
   });

@@ -31,7 +31,7 @@ describe('availability', () => {
 
   itNoGpu('without a usable device every CUDA call is CudaError ERR_DLPACK_CUDA_UNAVAILABLE', () => {
     for (const call of [() => dl.cuda.synchronize(), () => new dl.cuda.Stream(), () => dl.cuda.memoryStats(0),
-      () => dl.empty([2], { device: 'cuda' }), () => dl.zeros([2], { device: 'cuda:1' }),
+      () => dl.cuda.emptyCache(0), () => dl.empty([2], { device: 'cuda' }), () => dl.zeros([2], { device: 'cuda:1' }),
       () => dl.tensor([1], { device: 'cuda_host' }), () => dl.empty([1], { device: 'cuda_managed' }),
       () => dl.tensor([1]).cuda(), () => dl.tensor([1]).to('cuda:0')]) {
       const e = expectError(call, dl.CudaError, 'ERR_DLPACK_CUDA_UNAVAILABLE');
@@ -204,6 +204,25 @@ describe('on a GPU', () => {
     (() => { dl.zeros([1024], { device: 'cuda' }); })();
     await collect();
     expect(dl.cuda.memoryStats(0)).toMatchObject({ allocatedBytes: start.allocatedBytes, allocations: start.allocations });
+  });
+
+  itGpu('small device blocks come back from the block cache, zeroed, and emptyCache() gives them back', async () => {
+    await collect();
+    dl.cuda.emptyCache(0);
+    const start = dl.cuda.memoryStats(0);
+    expect(start).toMatchObject({ cachedBytes: 0, cachedBlocks: 0 });
+    const t = dl.empty([256], { device: 'cuda' }); // 1 KiB: a cached size class
+    t.copyFrom(dl.tensor(Array.from({ length: 256 }, (_, i) => i + 1)));
+    t.dispose();
+    const cached = dl.cuda.memoryStats(0);
+    expect(cached).toMatchObject({ allocatedBytes: start.allocatedBytes, cachedBytes: 1024, cachedBlocks: 1 });
+    const again = dl.empty([200], { device: 'cuda' }); // same class: the same block, zeroed again
+    expect(dl.cuda.memoryStats(0)).toMatchObject({ cachedBytes: 0, cachedBlocks: 0 });
+    expect(Array.from(again.cpu().data)).toEqual(new Array(200).fill(0));
+    again.dispose();
+    expect(dl.cuda.emptyCache(0)).toBe(1024);
+    expect(dl.cuda.memoryStats(0)).toMatchObject({ allocatedBytes: start.allocatedBytes, cachedBytes: 0 });
+    expect(dl.cuda.emptyCache(0)).toBe(0);
   });
 
   itGpu('dropping 1 GiB tensors until ten times the GPU memory is allocated does not run out', async () => {

@@ -13,13 +13,13 @@
 namespace dlnode {
 namespace share_registry {
 
-// Registers `memory` (taking a reference) on `device` (its name, e.g.
+// Registers `memory` (keeping the reference) on `device` (its name, e.g.
 // "cuda:1": an opener must not read device memory as host memory) and
 // returns a new id, never 0.
-uint64_t Add(HostMemory* memory, const std::string& device);
-// A new reference to the memory registered as `id`, with its device, or
-// nullptr if it was removed (the sharing side let go).
-HostMemory* Acquire(uint64_t id, std::string* device);
+uint64_t Add(Ref<NativeMemory> memory, const std::string& device);
+// A new reference to the memory registered as `id`, with its device, or an
+// empty Ref if it was removed (the sharing side let go).
+Ref<NativeMemory> Acquire(uint64_t id, std::string* device);
 // Drops the registry's reference. Unknown ids are ignored.
 void Remove(uint64_t id);
 // Entries currently registered (for tests).

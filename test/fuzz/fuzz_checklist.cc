@@ -288,7 +288,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   v->deleter = &CountingDeleter;
   legacy->deleter = &CountingLegacyDeleter;
   void* ptr = versioned ? static_cast<void*>(v.get()) : static_cast<void*>(legacy.get());
-  const dlnode::AnyManaged managed{ptr, versioned};
+  dlnode::ManagedTensor managed(ptr, versioned);
   DLTensor& t = *managed.tensor();
   FUZZ_REQUIRE(&t == (versioned ? &dlnode::TensorOf(v.get()) : &dlnode::TensorOf(legacy.get())));
 
@@ -344,7 +344,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // Foreign deleters are not ours, and run once when called.
   FUZZ_REQUIRE(!managed.own());
   deleter_calls = 0;
-  managed.CallDeleter();
-  FUZZ_REQUIRE(deleter_calls == 1 && deleted == managed.ptr);
+  managed.reset();
+  FUZZ_REQUIRE(deleter_calls == 1 && deleted == ptr && !managed);
+  managed.reset();  // emptied: never a second call
+  FUZZ_REQUIRE(deleter_calls == 1);
   return 0;
 }

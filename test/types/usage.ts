@@ -114,7 +114,8 @@ if (dl.cuda.isAvailable()) {
   stream[Symbol.dispose]();
   dl.cuda.synchronize(0);
   const stats: number = dl.cuda.memoryStats(0).peakAllocatedBytes + dl.cuda.deviceCount();
-  void [typed, stats];
+  const cached: number = dl.cuda.memoryStats(0).cachedBytes + dl.cuda.memoryStats().cachedBlocks + dl.cuda.emptyCache(0);
+  void [typed, stats, cached];
 }
 const caps = dl.capabilities();
 const why: string | null = caps.cuda.reason;
