@@ -2,7 +2,7 @@
 // Views and conversion (issue 9 items 1-2) against torch/numpy as the oracle
 // (test/fixtures/torch_oracle.py: values, shapes, strides, offsets), every
 // view through DLPack round trips, and the conversion rules of
-// src/core/convert.h. Bad input: test/bad-input.test.js rows F19-F21, V01-V07.
+// src/core/convert.h. Bad input: docs/errors.md rows F19-F21, V01-V07 (test/bad-input/).
 const fs = require('fs');
 const { spawnSync } = require('child_process');
 const path = require('path');
