@@ -1,5 +1,5 @@
 'use strict';
-// API.md "Sharing", kind 'cuda-ipc': CUDA device memory shared with other
+// docs/API.md "Sharing", kind 'cuda-ipc': CUDA device memory shared with other
 // processes (src/core/cuda_ipc.h). Descriptor checks need no device; the rest
 // runs on a GPU and is skipped, with the reason printed, where there is none.
 const path = require('path');

@@ -1,5 +1,5 @@
 'use strict';
-// API.md "CUDA". Ownership and protocol logic that needs no device runs
+// docs/API.md "CUDA". Ownership and protocol logic that needs no device runs
 // everywhere; what needs a GPU is skipped, with the reason printed, where
 // there is none.
 const dl = require('../lib');

@@ -20,7 +20,7 @@ const table = [
 ];
 
 describe('dtypes table', () => {
-  test('has exactly the 15 dtypes of API.md, frozen', () => {
+  test('has exactly the 15 dtypes of docs/API.md, frozen', () => {
     expect(Object.keys(dl.dtypes).sort()).toEqual(table.map((r) => r[0]).sort());
     expect(Object.isFrozen(dl.dtypes)).toBe(true);
   });

@@ -1,5 +1,5 @@
 'use strict';
-// What `npm pack` ships (issue 11, item 1): the README, docs/, examples/ and
+// What `npm pack` ships (package.json "files"): the README, docs/, examples/ and
 // LICENSE, and every relative link in every shipped Markdown file leads to a
 // shipped file (and, with a #fragment, to a heading in it).
 const fs = require('fs');

@@ -1,5 +1,5 @@
 'use strict';
-// API.md "Sharing": descriptors for worker threads ('sab', 'local') and other
+// docs/API.md "Sharing": descriptors for worker threads ('sab', 'local') and other
 // processes ('shm'), and tensors over WebAssembly memory.
 const fs = require('fs');
 const path = require('path');
@@ -168,7 +168,8 @@ describe("other processes: 'shm'", () => {
     expectError(() => dl.open({ ...d, byteOffset: 3 }), RangeError, 'ERR_DLPACK_MISALIGNED');
     expectError(() => dl.open({ ...d, version: 1 }), dl.DLPackError, 'ERR_DLPACK_UNSUPPORTED');
     expectError(() => dl.open({ ...d, name: '../etc/passwd' }), TypeError, 'ERR_INVALID_ARG_VALUE');
-    expectError(() => dl.open({ ...d, name: `${d.name}\0` }), TypeError, 'ERR_INVALID_ARG_VALUE'); // finding 11
+    // python/FORMAT.md "Names": no NUL in a name.
+    expectError(() => dl.open({ ...d, name: `${d.name}\0` }), TypeError, 'ERR_INVALID_ARG_VALUE');
     expectError(() => dl.open({ ...d, dataSize: 1 << 20, shape: [1] }), dl.DLPackError, 'ERR_DLPACK_UNSUPPORTED',
       /fewer than/);
     expectError(() => dl.open({ ...d, kind: 'nfs' }), TypeError, 'ERR_INVALID_ARG_VALUE');

@@ -170,7 +170,7 @@ class SameProcessTest(SegmentTestCase):
         self.assertEqual((st.st_size, st.st_mode & 0o777), (4096, 0o600))  # 6 bytes rounded up to the page
         self.assertEqual(fcntl.fcntl(d['fd'], fcntl.F_GET_SEALS) & _segment.SEALS, _segment.SEALS)
         # A peer (here through /proc, as another process would) cannot cut
-        # the file under the mapping (finding 9: SIGBUS for every holder).
+        # the file under the mapping (that would be SIGBUS for every holder).
         peer = os.open(f"/proc/{os.getpid()}/fd/{d['fd']}", os.O_RDWR)
         try:
             for size in (0, 2, 8192):
