@@ -1,6 +1,6 @@
 'use strict';
 // Every ownership path runs the deleter exactly once, from any thread, and
-// nothing leaks (docs/API.md "DLPack protocol", issue: lifetimes proved by tests).
+// nothing leaks (docs/API.md "DLPack protocol", "Lifetimes").
 const path = require('path');
 const { Worker } = require('worker_threads');
 const { execFileSync } = require('child_process');
