@@ -74,6 +74,7 @@ describe('empty, zeros, tensor', () => {
     throws(() => dl.tensor({ a: 1 }), /for `values`/);
     throws(() => dl.tensor('abc'), /for `values`/);
     throws(() => dl.tensor([1, 'a']), /for `values\[1\]`/);
+    throws(() => dl.tensor([1, {}]), /for `values\[1\]`/);
     throws(() => dl.tensor([[1], [Symbol('x')]]), /for `values\[1\]\[0\]`/);
   });
 

@@ -10,7 +10,7 @@ const { row, lieRow } = area(__filename);
 describe('devices', () => {
   row('D01', TypeError, 'ERR_INVALID_ARG_VALUE', (throws) => {
     const t = dl.tensor([1]);
-    for (const device of ['tpu', 'cpu:1', 'cuda:-1', 'CUDA', 'cuda_host:0', '']) {
+    for (const device of ['tpu', 'gpu', 'cpu:1', 'cuda:-1', 'CUDA', 'cuda_host:0', '']) {
       throws(() => dl.empty([1], { device }), /`options.device`/);
       throws(() => dl.tensor([1], { device }), /`options.device`/);
       throws(() => t.to(device), /for `device`/);

@@ -118,6 +118,9 @@ describe('Tensor', () => {
     throws(() => JSON.stringify(dl.tensor([0, -Infinity], { dtype: 'float16' })), /-Infinity in a float16/);
     throws(() => JSON.stringify(dl.tensor([[1, NaN]], { dtype: 'complex128' })), /NaN in a complex128/);
     throws(() => JSON.stringify(dl.tensor([-(2n ** 60n)], { dtype: 'int64' })), /`toJSON\(\)`/);
+    throws(() => JSON.stringify(dl.tensor([1, NaN])), /NaN in a float32/);
+    throws(() => JSON.stringify(dl.tensor([Infinity], { dtype: 'float64' })), /Infinity in a float64/);
+    throws(() => JSON.stringify(dl.tensor([2n ** 53n + 1n], { dtype: 'int64' })), /9007199254740993n in a int64/);
   });
 
   row('T12', dl.DLPackError, 'ERR_DLPACK_READ_ONLY', (throws) => {
