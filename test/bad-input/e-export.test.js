@@ -30,6 +30,7 @@ describe('__dlpack__ / toDLPack', () => {
   exportRow('E03', dl.DLPackError, 'ERR_DLPACK_UNSUPPORTED', (throws) => {
     const t = readOnly();
     throws(() => t.__dlpack__({ maxVersion: [0, 8] }), /legacy.*readOnly/);
+    throws(() => t.__dlpack__({ maxVersion: [0, 8] }), /read-only/);
     throws(() => dl.toDLPack(t, { maxVersion: [0, 0], copy: false }), /readOnly/);
     const c = t.__dlpack__({ maxVersion: [0, 8], copy: true }); // a copy is writable: fine
     expect(c.versioned).toBe(false);
