@@ -80,7 +80,10 @@ describe('open', () => {
   });
 
   row('S07', RangeError, 'ERR_DLPACK_MISALIGNED', async (throws) => {
-    await eachKind((d) => throws(() => dl.open({ ...d, byteOffset: 2, shape: [1] }), /`descriptor.byteOffset`/));
+    await eachKind((d) => {
+      throws(() => dl.open({ ...d, byteOffset: 2, shape: [1] }), /`descriptor.byteOffset`/);
+      throws(() => dl.open({ ...d, byteOffset: 3, shape: [1] }), /`descriptor.byteOffset`/);
+    });
   });
 
   row('S08', TypeError, 'ERR_INVALID_ARG_TYPE', async (throws) => {
@@ -181,6 +184,7 @@ describe('open', () => {
       for (const pid of [process.pid + 1, 0, String(process.pid), undefined]) {
         throws(() => dl.open({ ...d, pid }), /`descriptor.pid`/);
       }
+      throws(() => dl.open({ ...d, pid: process.pid + 1 }), /between threads of one process/);
       t.dispose();
     });
   });
