@@ -63,7 +63,7 @@ describe('empty, zeros, tensor', () => {
   row('C08', TypeError, 'ERR_INVALID_ARG_VALUE', async (throws) => {
     await leakFree(() => {
       for (const device of ['cuda_host', 'cuda_managed']) {
-        throws(() => dl.empty([2], { device, shared: true }), /device memory only\) for `options.shared`/);
+        throws(() => dl.empty([2], { device, shared: true }), /CUDA IPC shares device memory only\) for `options.shared`/);
       }
     });
   });
