@@ -88,7 +88,7 @@ describe('CUDA memory through DLPack, zero-copy (no device needed)', () => {
     const t = dl.fromDLPack(capsule);
     const d = t.share();
     expect(d).toMatchObject({ kind: 'local', pid: process.pid, device: 'cuda:1', dtype: 'float32', shape: [2, 3] });
-    expectError(() => dl.open({ ...d, device: 'cpu' }), TypeError, 'ERR_INVALID_ARG_VALUE', /'cuda:1'/);
+    expect(() => dl.open({ ...d, device: 'cpu' })).toThrow(/'cuda:1'/); // row S21
     const opened = dl.open(d);
     expect(String(opened.device)).toBe('cuda:1');
     const out = opened.__dlpack__({ stream: -1 }).toPointer();

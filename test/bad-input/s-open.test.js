@@ -84,6 +84,7 @@ describe('open', () => {
       throws(() => dl.open({ ...d, byteOffset: 2, shape: [1] }), /`descriptor.byteOffset`/);
       throws(() => dl.open({ ...d, byteOffset: 3, shape: [1] }), /`descriptor.byteOffset`/);
     });
+    throws(() => dl.open(cudaIpc({ byteOffset: 2 })), /`descriptor.byteOffset`/); // before CUDA is asked
   });
 
   row('S08', TypeError, 'ERR_INVALID_ARG_TYPE', async (throws) => {
@@ -106,6 +107,7 @@ describe('open', () => {
       expect(end.size).toBe(0);
       end.dispose();
     });
+    throws(() => dl.open(cudaIpc({ shape: [100] })), /inside the 16 shared bytes/); // before CUDA is asked
   });
 
   row('S10', TypeError, 'ERR_INVALID_ARG_TYPE', (throws) => {
@@ -127,6 +129,7 @@ describe('open', () => {
     await leakFree(() => {
       const { t, d } = shm();
       for (const name of [undefined, 5, null, ['dlpack-1']]) throws(() => dl.open({ ...d, name }), /`descriptor.name`/);
+      throws(() => dl.open(cudaIpc({ ticket: 5 })), /`descriptor.ticket`/); // the same rule for the ticket
       t.dispose();
     });
   });
@@ -138,7 +141,7 @@ describe('open', () => {
       const { t, d } = shm();
       const names = ['../etc/passwd', 'foo', '', 'dlpack-a/b', `/${d.name}`, `${d.name}/..`, `${d.name}\0`,
         `${d.name}\0/../x`, `${d.name}\n`, d.name.toUpperCase().replace('DLPACK', 'dlpack'), d.name.slice(0, -1),
-        'dlpack-1-0123456789abcdef'];
+        'dlpack-1-0123456789abcdef', 'elsewhere', 'dlpack-../x', `dlpack-${'0'.repeat(31)}\0`];
       for (const name of names) {
         throws(() => dl.open({ ...d, name }), /`descriptor.name`/);
         throws(() => dl.open(cudaIpc({ ticket: name })), /`descriptor.ticket`/);
@@ -153,6 +156,7 @@ describe('open', () => {
       for (const dataSize of [-1, '16', 1.5, undefined]) {
         throws(() => dl.open({ ...d, dataSize }), /`descriptor.dataSize`/);
       }
+      throws(() => dl.open(cudaIpc({ dataSize: -1 })), /`descriptor.dataSize`/);
       t.dispose();
     });
   });
@@ -233,7 +237,7 @@ describe('open', () => {
 
   row('S22', TypeError, 'ERR_INVALID_ARG_VALUE', async (throws) => {
     await leakFree(() => {
-      for (const handle of ['ab', 'AB'.repeat(64), 'zz'.repeat(64), 12]) {
+      for (const handle of ['ab', 'AB'.repeat(64), 'zz'.repeat(64), 12, 'xyz', 'A'.repeat(128), '0'.repeat(127), 7]) {
         throws(() => dl.open(cudaIpc({ handle })), /`descriptor.handle`/);
       }
       for (const device of ['cpu', 'cuda_host']) throws(() => dl.open(cudaIpc({ device })), /`descriptor.device`/);
