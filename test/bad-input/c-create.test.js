@@ -52,6 +52,7 @@ describe('empty, zeros, tensor', () => {
   row('C06', TypeError, 'ERR_INVALID_ARG_VALUE', (throws) => {
     throws(() => dl.empty([1], { dtype: 'float' }), /`options.dtype`/);
     throws(() => dl.zeros([1], { dtype: 'int128' }), /`options.dtype`/);
+    throws(() => dl.zeros([1], { dtype: 'float8' }), /`options.dtype`.*float8/);
     throws(() => dl.tensor([1], { dtype: 'double' }), /`options.dtype`/);
   });
 
