@@ -9,7 +9,7 @@ const path = require('path');
 const { spawnSync } = require('child_process');
 const dl = require('../lib');
 const { makeTensor } = require('../lib/tensor');
-const { kStorage, kInfo } = require('../lib/internal');
+const { kStorage, kInfo } = require('../lib/symbols');
 
 const BYTES = 256 * 1024 * 1024;
 const REPS = 9;

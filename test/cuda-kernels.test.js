@@ -7,7 +7,7 @@
 const dl = require('../lib');
 const { makeTensor } = require('../lib/tensor');
 const { convertOnDevice } = require('../lib/cuda');
-const { kStorage, kInfo } = require('../lib/internal');
+const { kStorage, kInfo } = require('../lib/symbols');
 require('./helpers'); // --expose-gc check
 
 const caps = dl.capabilities().cuda;

@@ -7,7 +7,7 @@
 // this file needs a GPU and is skipped, with the reason printed, where there is none.
 const dl = require('../lib');
 const { makeTensor } = require('../lib/tensor');
-const { kStorage, kInfo } = require('../lib/internal');
+const { kStorage, kInfo } = require('../lib/symbols');
 const { collect, expectError } = require('./helpers');
 
 const caps = dl.capabilities().cuda;
