@@ -106,11 +106,13 @@ describe('fromDLPack', () => {
       parentPort.postMessage(dl.tensor([1, 2, 3]).__dlpack__().toPointer());
       if (workerData.wait) parentPort.once('message', () => process.exit(0));`,
     { eval: true, workerData: { lib: path.join(__dirname, '..', '..', 'lib'), wait } });
+    // Listen for 'exit' first: a worker that ends at once has its message drained and
+    // 'exit' emitted in one turn, before an await on the message could add a listener.
+    const exited = new Promise((resolve) => worker.once('exit', resolve));
     const pointer = await new Promise((resolve, reject) => {
       worker.once('message', resolve);
       worker.once('error', reject);
     });
-    const exited = new Promise((resolve) => worker.once('exit', resolve));
     if (!wait) await exited;
     return { capsule: adopt(pointer), release: () => { worker.postMessage('exit'); return exited; } };
   };
