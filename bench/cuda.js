@@ -1,5 +1,5 @@
 'use strict';
-// CUDA benchmarks (issue 3), run only where a GPU is usable: host<->device
+// CUDA benchmarks (bench/README.md "CUDA"), run only where a GPU is usable: host<->device
 // copies from pinned and pageable memory, device-to-device copies, and small
 // allocation + free, each against bench/cuda_baseline.cu (built with nvcc in
 // this run) doing the same with the CUDA runtime directly.

@@ -1,7 +1,8 @@
 'use strict';
-// Issue 9's speed targets: view ops against reshape, to('float32') of 64 MiB
-// uint8 against a JS loop and NumPy's astype, and HWC -> CHW float32 of a
-// 1080x1920x3 image against a hand-written JS loop. Each is a ratio against
+// The views and conversion targets (bench/README.md "Views and conversion"):
+// view ops against reshape, to('float32') of 64 MiB uint8 against a JS loop
+// and NumPy's astype, and HWC -> CHW float32 of a 1080x1920x3 image against a
+// hand-written JS loop. Each is a ratio against
 // a baseline run in the same process (NumPy's in a child Python).
 const path = require('path');
 const { spawnSync } = require('child_process');

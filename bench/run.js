@@ -25,7 +25,7 @@ const gc = typeof global.gc === 'function' ? global.gc : null;
 require('v8').setFlagsFromString('--no-concurrent-array-buffer-sweeping');
 const python = process.env.DLPACK_BENCH_PYTHON || '/usr/bin/python3';
 
-// Figures quoted in the issue for this machine, in ns per call.
+// Reference figures taken earlier on this machine, in ns per call (bench/README.md).
 const ISSUE_REFERENCE = { torchRoundTrip: 1300, numpyFrombuffer: 570 };
 
 // Results flow into `sink` and the last object made into `last`, so that no
@@ -357,7 +357,7 @@ const wrapHuge = wrapWhole(hugeAb);
 last = null;
 
 // ---------------------------------------------------------------------------
-// 5. Views and conversion (issue 9): bench/ops.js.
+// 5. Views and conversion: bench/ops.js.
 require('./ops').opsCases(record, { compare, median, python, consume: (v) => { last = v; } });
 last = null;
 

@@ -1,5 +1,5 @@
 'use strict';
-// Creating tensors (API.md "Creating tensors"): fromBuffer, empty, zeros, tensor.
+// Creating tensors (docs/API.md "Creating tensors"): fromBuffer, empty, zeros, tensor.
 const { makeError, invalidType, invalidValue, outOfRange, fail } = require('./errors');
 const { dtypeInfo, dtypeOfView, infos } = require('./dtypes');
 const { parseDevice } = require('./device');

@@ -1,5 +1,5 @@
 'use strict';
-// dl.cuda (API.md "CUDA"): availability, devices, synchronisation, streams.
+// dl.cuda (docs/API.md "CUDA"): availability, devices, synchronisation, streams.
 // Whether CUDA is compiled in is fixed at build time; whether it is usable is
 // asked of the driver once per process (the answer does not change).
 const { native, externalBuffers, memoryKind, cudaStridedCopy, cudaConvert } = require('./binding');
@@ -73,7 +73,7 @@ function live(stream) {
   }
 }
 
-// A CUDA stream argument as a BigInt (API.md: undefined/1 the legacy default
+// A CUDA stream argument as a BigInt (docs/API.md: undefined/1 the legacy default
 // stream, 2 per-thread default, larger a handle, -1 no synchronisation, 0 an
 // error), for `__dlpack__({ stream })` and `to(device, { stream })`.
 function streamHandle(stream) {

@@ -1,7 +1,7 @@
 'use strict';
 // What a tensor's bytes live in. Tensors and views share one Storage and
 // count themselves in `holders`; when the last lets go, memory the library
-// owns is released at once (API.md "dispose").
+// owns is released at once (docs/API.md "dispose").
 //
 //   JS memory:      buffer is an ArrayBuffer or SharedArrayBuffer. `owned`
 //                   buffers (empty, zeros, clone...) are detached on release
@@ -17,7 +17,7 @@
 // tensor over it: once a buffer the library owns has been handed out (t.buffer,
 // t.data), `holderOf` finds its Storage again, so dl.fromBuffer(t.buffer) and
 // dl.open() of it are holders of that memory like t and its views, and an
-// export from any of them pins it (issue 15).
+// export from any of them pins it (docs/API.md "Lifetimes").
 const { native } = require('./binding');
 const { makeError } = require('./errors');
 const { CPU } = require('./device');

@@ -1,5 +1,5 @@
 'use strict';
-// The Tensor class (API.md "Tensor"). Public methods are small forwarders;
+// The Tensor class (docs/API.md "Tensor"). Public methods are small forwarders;
 // state lives under module-private symbols.
 const { native } = require('./binding');
 const { makeError, invalidType, invalidValue, outOfRange, fail } = require('./errors');

@@ -26,7 +26,7 @@ CapsuleState& LiveCapsule(napi_env env, napi_value handle) {
 Napi::Value CapsuleFromPointer(const Napi::CallbackInfo& info) {
   bool lossless = false;
   const uint64_t address = info[0].As<Napi::BigInt>().Uint64Value(&lossless);
-  // JS has checked the range; the pointer itself is trusted (API.md: unsafe).
+  // JS has checked the range; the pointer itself is trusted (docs/API.md: unsafe).
   void* ptr = reinterpret_cast<void*>(static_cast<uintptr_t>(address));
   const bool versioned_abi = info[1].As<Napi::Boolean>().Value();
   if (!ManagedTensor::Adopt(ptr)) {

@@ -1,4 +1,4 @@
-// Bindings for dl.cuda (API.md "CUDA"): availability, synchronisation, streams
+// Bindings for dl.cuda (docs/API.md "CUDA"): availability, synchronisation, streams
 // and the stream ordering of DLPack exports.
 #include "cuda.h"
 

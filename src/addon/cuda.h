@@ -1,4 +1,4 @@
-// Bindings for dl.cuda (API.md "CUDA").
+// Bindings for dl.cuda (docs/API.md "CUDA").
 #ifndef DLPACK_NODE_ADDON_CUDA_H_
 #define DLPACK_NODE_ADDON_CUDA_H_
 

@@ -1,4 +1,4 @@
-// CUDA device memory shared with other processes (API.md "Sharing", kind
+// CUDA device memory shared with other processes (docs/API.md "Sharing", kind
 // 'cuda-ipc'), through the CUDA runtime's legacy IPC: a 64-byte handle names
 // a whole cudaMalloc allocation, and another process maps it with
 // cudaIpcOpenMemHandle. Stream-ordered pool memory cannot be exported that

@@ -1,4 +1,4 @@
-// CUDA memory owned by this library (API.md "CUDA"): device memory from the
+// CUDA memory owned by this library (docs/API.md "CUDA"): device memory from the
 // block cache (block_cache.h) over the stream-ordered pool, device memory other processes can map
 // (cuda_ipc.h), pinned host memory and managed memory.
 // Reference counted like every NativeMemory; the last release frees it on the

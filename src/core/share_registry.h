@@ -1,4 +1,4 @@
-// Process-wide registry behind 'local' descriptors (API.md "Sharing"): a
+// Process-wide registry behind 'local' descriptors (docs/API.md "Sharing"): a
 // tensor shared with worker threads of this process is named by an id; each
 // thread that opens the id takes its own reference. The registry is global on
 // purpose: its whole job is to cross environments (threads).

@@ -1,4 +1,4 @@
-// Shared memory for tensors other processes map (API.md "Sharing", kind
+// Shared memory for tensors other processes map (docs/API.md "Sharing", kind
 // 'shm') and the tickets of CUDA IPC exports. The format and protocol are in
 // python/FORMAT.md, which the Python module implements too.
 //

@@ -96,7 +96,7 @@ TEST(ShmSegment, CreateGivesZeroedPageAlignedSealedData) {
   for (int i = 0; i < 100; ++i) ASSERT_EQ(bytes[i], 0);
   const int seals = fcntl(s->fd(), F_GET_SEALS);
   EXPECT_EQ(seals & (F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL), F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL);
-  // Finding 9: no holder can cut the file under another's mapping.
+  // No holder can cut the file under another's mapping (python/FORMAT.md "Creating": the seals).
   const int peer = open(("/proc/self/fd/" + std::to_string(s->fd())).c_str(), O_RDWR);
   ASSERT_GE(peer, 0);
   EXPECT_NE(ftruncate(peer, 0), 0);
@@ -226,8 +226,8 @@ TEST(ShmSegment, AForkedChildOpensItsOwnHoldThroughTheParentsPlace) {
 }
 
 TEST(ShmSegment, OpeningNeverWaitsForAnotherProcesssLock) {
-  // Finding 10: a peer holding a lock on a segment stalled every open in
-  // the process. Segments take no lock now: an open while a peer holds
+  // A peer holding a lock on a segment must not stall an open in this
+  // process. Segments take no lock: an open while a peer holds
   // flock on the file completes (the child dies by alarm() if it waits).
   ShmResult r;
   dlnode::Ref<ShmSegment> a = ShmSegment::Create(8, &r);
