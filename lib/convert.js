@@ -8,7 +8,7 @@
 // fractions truncate toward zero (torch.tensor([2.7], dtype=torch.int32)).
 const { native, writeShape, scratch, slot } = require('./binding');
 const { outOfRange, describe } = require('./errors');
-const { kStorage, kInfo, kShape, kStrides, kOffset, kLow, kHigh } = require('./symbols');
+const { kStorage, kLayout } = require('./symbols');
 
 // Inclusive ranges of the integer dtypes, as BigInts and numbers.
 const RANGES = {
@@ -47,21 +47,21 @@ const isInteger = (info) => RANGES[info.name] !== undefined;
 // of one shared-memory segment have different addresses, so they are
 // staged here.
 function copyElements(dst, src) {
-  const shape = dst[kShape];
-  writeShape(shape, dst[kStrides]);
-  const srcStrides = src[kStrides];
+  const shape = dst[kLayout].shape;
+  writeShape(shape, dst[kLayout].strides);
+  const srcStrides = src[kLayout].strides;
   for (let i = 0; i < shape.length; i++) scratch[slot.sourceStrides + i] = srcStrides[i];
   const dstStorage = dst[kStorage];
   const srcStorage = src[kStorage];
   let srcBytes = srcStorage.getBytes();
-  let srcOffset = src[kOffset];
-  if (dstStorage !== srcStorage && dstStorage.shm !== null && srcStorage.shm !== null &&
-      dstStorage.shm.name === srcStorage.shm.name) {
-    const lo = srcOffset - src[kLow];
-    srcBytes = srcBytes.slice(lo, srcOffset + src[kHigh]);
+  let srcOffset = src[kLayout].byteOffset;
+  if (dstStorage !== srcStorage && dstStorage.segment !== null && srcStorage.segment !== null &&
+      dstStorage.segment.name === srcStorage.segment.name) {
+    const lo = src[kLayout].base;
+    srcBytes = srcBytes.slice(lo, srcOffset + src[kLayout].high);
     srcOffset -= lo;
   }
-  native.copyStrided(dstStorage.getBytes(), dst[kOffset], dst[kInfo].index, srcBytes, srcOffset, src[kInfo].index);
+  native.copyStrided(dstStorage.getBytes(), dst[kLayout].byteOffset, dst[kLayout].info.index, srcBytes, srcOffset, src[kLayout].info.index);
 }
 
 module.exports = { integerValue, isInteger, copyElements, RANGES };

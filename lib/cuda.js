@@ -3,7 +3,7 @@
 // Whether CUDA is compiled in is fixed at build time; whether it is usable is
 // asked of the driver once per process (the answer does not change).
 const { native, externalBuffers, writeShape, scratch, slot } = require('./binding');
-const { kStorage, kInfo, kShape, kStrides, kOffset, kDevice } = require('./symbols');
+const { kStorage, kLayout, kDevice } = require('./symbols');
 const { makeError, invalidType, invalidValue, outOfRange } = require('./errors');
 
 // Availability lives in lib/cuda_info.js, below lib/device.js (which names
@@ -102,11 +102,8 @@ const SHAREABLE = 3; // plain cudaMalloc: CUDA IPC cannot export pool memory
 // `shareable` device memory can be shared with other processes ('cuda-ipc').
 function cudaStorage(device, nbytes, shareable = false) {
   checkDevice(device.index, `a tensor on ${device}`, 'device');
-  const storage = Storage.adopt(native.cudaAlloc(shareable ? SHAREABLE : KIND[device.type], device.index, nbytes),
-    true, device);
-  storage.cudaIpc = shareable;
-  storage.cudaAllocated = true; // freed stream-ordered (src/core/stream_order.h)
-  return storage;
+  return Storage.cuda(native.cudaAlloc(shareable ? SHAREABLE : KIND[device.type], device.index, nbytes), true,
+    device, { shareable, allocated: true });
 }
 
 // A copy's `stream` option as a BigInt (streamHandle's rules; -1, "no
@@ -122,14 +119,14 @@ function copyStream(stream) {
 // copy is enqueued there and this returns at once; otherwise (pageable host
 // memory, memory imported from another library) it is synchronous.
 function copyBytes(dst, dstOffset, src, srcOffset, nbytes, stream = 1n) {
-  const dstArg = dst.foreign ? dst.handle : dst.getBytes();
-  const srcArg = src.foreign ? src.handle : src.getBytes();
-  if (stream !== 1n && dst.cudaAllocated && src.cudaAllocated) {
+  const dstArg = dst.nativeArg();
+  const srcArg = src.nativeArg();
+  if (stream !== 1n && dst.streamOrdered && src.streamOrdered) {
     const device = dst.device.type === 'cuda' ? dst.device.index : src.device.index;
     native.cudaCopy(dstArg, true, dstOffset, srcArg, true, srcOffset, nbytes, device, stream);
     return;
   }
-  native.cudaCopy(dstArg, dst.foreign, dstOffset, srcArg, src.foreign, srcOffset, nbytes);
+  native.cudaCopy(dstArg, dst.isNative, dstOffset, srcArg, src.isNative, srcOffset, nbytes);
 }
 
 // Device-side copies (src/core/cuda_kernels.h): kernels between two views of
@@ -141,8 +138,8 @@ function copyBytes(dst, dstOffset, src, srcOffset, nbytes, stream = 1n) {
 const onOneDevice = (a, b) => a[kDevice].type === 'cuda' && a[kDevice] === b[kDevice];
 
 function writeViews(dst, src) {
-  writeShape(dst[kShape], dst[kStrides]);
-  const strides = src[kStrides];
+  writeShape(dst[kLayout].shape, dst[kLayout].strides);
+  const strides = src[kLayout].strides;
   for (let i = 0; i < strides.length; i++) scratch[slot.sourceStrides + i] = strides[i];
 }
 
@@ -151,14 +148,14 @@ function writeViews(dst, src) {
 // copyBytes), else the legacy default stream, ordered with imported memory's
 // owner as every synchronous copy is.
 const kernelStream = (dst, src, stream) =>
-  (dst[kStorage].cudaAllocated && src[kStorage].cudaAllocated ? stream : 1n);
+  (dst[kStorage].streamOrdered && src[kStorage].streamOrdered ? stream : 1n);
 
 // dst <- src, same dtype, any strides on both sides (a dense pair is one
 // cudaMemcpyAsync).
 function copyOnDevice(dst, src, stream = 1n) {
   writeViews(dst, src);
-  native.cudaStridedCopy(dst[kDevice].index, dst[kStorage].handle, dst[kOffset], src[kStorage].handle, src[kOffset],
-    dst[kInfo].itemSize, kernelStream(dst, src, stream));
+  native.cudaStridedCopy(dst[kDevice].index, dst[kStorage].nativeArg(), dst[kLayout].byteOffset,
+    src[kStorage].nativeArg(), src[kLayout].byteOffset, dst[kLayout].info.itemSize, kernelStream(dst, src, stream));
 }
 
 // dst <- src converted to dst's dtype by the conversion kernel (rules in
@@ -168,10 +165,10 @@ function copyOnDevice(dst, src, stream = 1n) {
 // t's device, t)`.
 function convertOnDevice(dst, src, stream = 1n) {
   writeViews(dst, src);
-  const to = dst[kInfo];
-  const from = src[kInfo];
-  native.cudaConvert(dst[kDevice].index, dst[kStorage].handle, dst[kOffset], to.code, to.bits,
-    src[kStorage].handle, src[kOffset], from.code, from.bits, kernelStream(dst, src, stream));
+  const to = dst[kLayout].info;
+  const from = src[kLayout].info;
+  native.cudaConvert(dst[kDevice].index, dst[kStorage].nativeArg(), dst[kLayout].byteOffset, to.code, to.bits,
+    src[kStorage].nativeArg(), src[kLayout].byteOffset, from.code, from.bits, kernelStream(dst, src, stream));
 }
 
 const cuda = Object.freeze({ isAvailable, deviceCount, synchronize, memoryStats, Stream });
