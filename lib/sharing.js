@@ -10,7 +10,7 @@ const { normalizeShape, product, contiguousStrides } = require('./shape');
 const { Layout } = require('./layout');
 const { Storage, holderOf } = require('./storage');
 const { makeTensor, liveStorage } = require('./tensor');
-const { checkDevice } = require('./cuda');
+const { checkDevice, cudaStorage, copyBytes } = require('./cuda');
 const { kStorage, kLayout, kFlags, kDevice, READ_ONLY } = require('./symbols');
 const { isSharedArrayBuffer } = require('util').types;
 
@@ -52,7 +52,84 @@ function share(t) {
   if (storage.isNative) return shareLocal(t, storage);
   throw makeError('ERR_DLPACK_UNSUPPORTED',
     'Expected a tensor over a SharedArrayBuffer, shared memory (dl.empty(shape, { shared: true })) or ' +
-    'native memory for share(), received one over a plain ArrayBuffer, which only its own thread can use');
+    'native memory for share(), received one over a plain ArrayBuffer, which only its own thread can use; ' +
+    'call t.shareMemory() to move it into shared memory in place, or t.toShared() for a shared copy');
+}
+
+// Memory other processes can map already: a segment, or CUDA memory
+// allocated for 'cuda-ipc'.
+const crossProcess = (storage) => storage.segment !== null || storage.ipcShareable;
+
+// t.shareMemory() (torch's share_memory_()): the Storage every view of t
+// shares moves into a new segment (CPU) or shareable cudaMalloc memory
+// ('cuda:N'), so t, its views and every tensor over the same Storage now
+// share() as 'shm' / 'cuda-ipc'. Only memory this library allocated moves:
+// the old memory is freed at once, and a JS buffer handed out before (t.data,
+// t.buffer) is detached (reads as empty, uses throw ERR_DLPACK_DETACHED), so
+// nothing silently keeps reading bytes that no longer alias the tensor.
+// Memory that something else points at cannot move: row T21.
+function shareMemory(t) {
+  const storage = liveStorage(t);
+  if (crossProcess(storage)) return t;
+  const held = unmovable(storage);
+  if (held !== null) {
+    throw makeError('ERR_DLPACK_COPY_REQUIRED', 'Expected a tensor over memory this library allocated and ' +
+      `nothing else points at for shareMemory(), which moves it in place; received one over ${held}. ` +
+      't.toShared() makes a shared copy');
+  }
+  const nbytes = storage.byteLength();
+  const device = storage.device;
+  const onDevice = device.type === 'cuda';
+  const fresh = onDevice ? cudaStorage(device, nbytes, true) : sharedStorage(nbytes);
+  try {
+    if (onDevice) copyBytes(fresh, 0, storage, 0, nbytes);
+    else fresh.getBytes().set(storage.getBytes());
+  } catch (error) {
+    fresh.discard();
+    throw error;
+  }
+  storage.adopt(fresh);
+  return t;
+}
+
+// Why shareMemory() cannot move this storage, or null when it can.
+function unmovable(storage) {
+  switch (storage.kind) {
+    case 'heap':
+      if (storage.sharedBuffer) return 'a SharedArrayBuffer, which other threads hold and cannot be moved';
+      if (!storage.owned) return 'a buffer passed to fromBuffer(), which the caller holds';
+      if (storage.pinned) return 'memory a DLPack struct (toPointer()) may still point at';
+      return null;
+    case 'wasm':
+      return 'WebAssembly memory, which its instance holds';
+    case 'cuda':
+      if (storage.owned && storage.device.type === 'cuda') return null;
+      return storage.owned ? `${storage.device} memory, which CUDA IPC cannot share` : 'memory another process shared';
+    default:
+      return 'memory another library or thread shared (a DLPack import or a \'local\' share)';
+  }
+}
+
+// t.toShared(): t's elements in new memory other processes can map, on t's
+// device ('cuda:N': cudaMalloc for 'cuda-ipc'), else in a CPU segment (pinned
+// and managed memory cannot be shared across processes); t when its memory
+// is such memory already. t itself is untouched.
+function toShared(t) {
+  const storage = liveStorage(t);
+  if (crossProcess(storage)) return t;
+  const layout = t[kLayout];
+  const shape = layout.shape.slice();
+  const device = t[kDevice];
+  const out = device.type === 'cuda'
+    ? makeTensor(cudaStorage(device, layout.nbytes, true), Layout.contiguous(layout.info, shape), 0, device)
+    : makeTensor(sharedStorage(layout.nbytes), Layout.contiguous(layout.info, shape));
+  try {
+    out.copyFrom(t);
+  } catch (error) {
+    out.dispose();
+    throw error;
+  }
+  return out;
 }
 
 function shareLocal(t, storage) {
@@ -247,4 +324,4 @@ function view(memory, options) {
 
 const wasm = Object.freeze({ view });
 
-module.exports = { share, open, sharedStorage, wasm };
+module.exports = { share, shareMemory, toShared, open, sharedStorage, wasm };

@@ -159,6 +159,13 @@ class Storage {
     this.bytes = null;
   }
 
+  // Frees memory no holder ever took (a copy into it failed).
+  discard() {
+    if (this.holders !== 0 || this.released) return;
+    this.released = true;
+    this.memory.free();
+  }
+
   // A DLPack struct now points at this memory (capsule.toPointer): releasing
   // must never detach it.
   pin() {
@@ -207,15 +214,18 @@ class Storage {
     return this.memory.isNative ? this.memory.byteLength() : this.buffer().byteLength;
   }
 
-  // shareMemory(): `memory` replaces the current memory, which is freed (a
-  // heap buffer the library owns is detached, so typed arrays over it read
-  // nothing rather than stale bytes). The caller copied the bytes.
-  moveTo(memory) {
+  // shareMemory(): the memory of `fresh` (a Storage nobody holds yet, into
+  // which the caller copied this one's bytes) replaces this one's, which is
+  // freed: a heap buffer the library owns is detached, so typed arrays over
+  // it read nothing rather than bytes that no longer alias the tensor.
+  adopt(fresh) {
     const old = this.memory;
     if (this.known && !old.isNative) owners.delete(old.buffer());
-    this.memory = memory;
+    this.memory = fresh.memory;
     this.bytes = null;
-    this.known = false;
+    this.known = false; // the new buffer is registered to this Storage when handed out
+    fresh.memory = null;
+    fresh.released = true;
     old.free();
   }
 }

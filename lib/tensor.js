@@ -27,7 +27,7 @@ function notJson(t, value) {
 // What the layers above provide (lib/capsule.js, lib/sharing.js, lib/create.js
 // build on this module); lib/index.js connects them once at load, so lib/
 // stays a DAG without lazy requires (test/architecture.test.js).
-const above = { toDLPack: null, share: null, valuesFrom: null };
+const above = { toDLPack: null, share: null, shareMemory: null, toShared: null, valuesFrom: null };
 function connect(layers) {
   Object.assign(above, layers);
 }
@@ -406,8 +406,22 @@ class Tensor {
     return above.toDLPack(this, options);
   }
 
-  share() {
+  share(...rest) {
+    if (rest.length !== 0) views.tooMany(rest, 0, 'share()');
     return above.share(this);
+  }
+
+  // torch's share_memory_(): moves the storage, in place, into memory other
+  // processes can map (docs/API.md "Sharing"); `this`.
+  shareMemory(...rest) {
+    if (rest.length !== 0) views.tooMany(rest, 0, 'shareMemory()');
+    return above.shareMemory(this);
+  }
+
+  // A copy in memory other processes can map, or `this` when it is there already.
+  toShared(...rest) {
+    if (rest.length !== 0) views.tooMany(rest, 0, 'toShared()');
+    return above.toShared(this);
   }
 
   __dlpack_device__() {
