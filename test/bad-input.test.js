@@ -1519,6 +1519,9 @@ describe('open', () => {
         throws(() => dl.open({ ...d, name }), /`descriptor.name`/);
         throws(() => dl.open(cudaIpc({ ticket: name })), /`descriptor.ticket`/);
       }
+      // The native backstops behind lib/sharing.js give the same class and code.
+      throws(() => native.shmOpen('../etc/passwd', d.pid, d.fd, d.dataSize), /segment name/);
+      throws(() => native.cudaIpcOpen('0'.repeat(128), '../etc/passwd', d.pid, d.fd, 0, 16), /segment name/);
       t.dispose();
     });
   });
@@ -1612,6 +1615,9 @@ describe('open', () => {
         throws(() => dl.open(cudaIpc({ handle })), /`descriptor.handle`/);
       }
       for (const device of ['cpu', 'cuda_host']) throws(() => dl.open(cudaIpc({ device })), /`descriptor.device`/);
+      // The native backstop (src/core/cuda_ipc.cc) gives the same class and code, before CUDA is asked.
+      throws(() => native.cudaIpcOpen('zz'.repeat(64), `dlpack-${'0'.repeat(32)}`, process.pid, 0, 0, 16),
+        /128 lowercase hex/);
     });
   });
 
@@ -1670,6 +1676,12 @@ sys.stdin.read()`]);
       await leakFree(() => {
         const { t, d } = shm();
         throws(() => dl.open({ ...d, name, pid: peer.pid, fd }), /not sealed/);
+        // A 'cuda-ipc' ticket place holding no ticket is the same kind of mistake, and the same code
+        // (native here: without a device, dl.open() stops at CUDA's availability first).
+        const ticket = cudaIpc({ ticket: name, pid: peer.pid, fd });
+        if (caps.available) throws(() => dl.open(ticket), /not sealed/);
+        throws(() => native.cudaIpcOpen(ticket.handle, name, peer.pid, fd, 0, 16), /not sealed/);
+        throws(() => native.cudaIpcOpen(ticket.handle, d.name, d.pid, d.fd, 0, 16), /not a ticket/);
         t.dispose();
       });
     } finally {

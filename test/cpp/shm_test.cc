@@ -138,7 +138,7 @@ TEST(ShmSegment, OneProcessSharesOneHold) {
 TEST(ShmSegment, OpenRefusesBadNamesGonePlacesUnsealedFilesAndTooSmallSegments) {
   ShmResult r;
   EXPECT_EQ(ShmSegment::Open({"../etc/passwd", getpid(), 0}, 0, &r), nullptr);
-  EXPECT_EQ(r.failure, ShmFailure::kInvalid);
+  EXPECT_EQ(r.failure, ShmFailure::kMalformed);
   r = {};
   EXPECT_EQ(ShmSegment::Open({"dlpack-" + std::string(32, '0'), getpid(), 0}, 0, &r), nullptr);  // stdin
   EXPECT_EQ(r.failure, ShmFailure::kGone);
@@ -147,7 +147,7 @@ TEST(ShmSegment, OpenRefusesBadNamesGonePlacesUnsealedFilesAndTooSmallSegments) 
   EXPECT_EQ(r.failure, ShmFailure::kGone);
   r = {};
   EXPECT_EQ(ShmSegment::Open({"dlpack-" + std::string(32, '0'), 0, 3}, 0, &r), nullptr);
-  EXPECT_EQ(r.failure, ShmFailure::kInvalid);
+  EXPECT_EQ(r.failure, ShmFailure::kMalformed);
   // The right name on a memfd a peer could still shrink.
   const std::string name = "dlpack-" + std::string(32, 'c');
   const int unsealed = memfd_create(name.c_str(), MFD_CLOEXEC);
