@@ -9,7 +9,7 @@
 // but costs a runtime call per view (about 60 ns here, bench/README.md
 // "Layout"). `shape` and `strides` are never mutated once in a Layout; they
 // are frozen when first handed out (Tensor's getters).
-const { product, contiguousStrides, isContiguous, extent } = require('./shape');
+const { product, contiguousStrides, isContiguous } = require('./shape');
 
 class Layout {
   // Callers that know the element count and extent pass them (a contiguous
@@ -32,9 +32,21 @@ class Layout {
     this.#high = high;
   }
 
+  // shape.js's product() and extent() in one pass (views make one per call).
   static of(info, shape, strides, byteOffset) {
-    const { low, high } = extent(shape, strides, info.itemSize);
-    return new Layout(info, shape, strides, byteOffset, product(shape), low, high);
+    const itemSize = info.itemSize;
+    let size = 1;
+    let low = 0;
+    let high = 0;
+    for (let i = 0; i < shape.length; i++) {
+      const n = shape[i];
+      if (n === 0) return new Layout(info, shape, strides, byteOffset, product(shape), 0, 0);
+      size *= n;
+      const span = (n - 1) * strides[i] * itemSize;
+      if (span < 0) low -= span;
+      else high += span;
+    }
+    return new Layout(info, shape, strides, byteOffset, size, low, high + itemSize);
   }
 
   // Row-major `shape` at `byteOffset`; `size` is product(shape) when the
