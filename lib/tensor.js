@@ -75,11 +75,11 @@ class Tensor {
     const info = this[kLayout].info;
     const length = this[kLayout].size * info.viewLanes;
     let view = this[kView];
-    if (view === null || view.buffer !== this[kStorage].memory.buffer()) {
+    if (view === null || view.buffer !== this[kStorage].buffer()) {
       // First use, a WebAssembly memory grew and replaced its buffer, or
       // shareMemory() moved the storage.
       const buffer = checkedBuffer(this);
-      view = new info.View(buffer, this[kLayout].byteOffset - this[kLayout].low, length);
+      view = new info.View(buffer, this[kLayout].base, length);
       this[kView] = view;
     } else if (view.length !== length) {
       throw detached();
