@@ -50,7 +50,7 @@ int main(int argc, char** argv) {
   // Each timed copy ends with cudaDeviceSynchronize: a device-to-device
   // cudaMemcpy may return before the copy has run (CUDA Runtime API,
   // "API synchronization behavior"), and timing only its launch measured
-  // impossible rates (issue 10: 59,732 GB/s on an H100).
+  // impossible rates (59,732 GB/s on an H100: bench/README.md "CUDA").
   auto copy = [&](void* dst, const void* src) {
     return gb / MedianSeconds(reps, [&] {
       CHECK(cudaMemcpy(dst, src, bytes, cudaMemcpyDefault));

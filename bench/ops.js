@@ -1,11 +1,13 @@
 'use strict';
-// Issue 9's speed targets: view ops against reshape, to('float32') of 64 MiB
-// uint8 against a JS loop and NumPy's astype, and HWC -> CHW float32 of a
-// 1080x1920x3 image against a hand-written JS loop. Each is a ratio against
+// The views and conversion targets (bench/README.md "Views and conversion"):
+// view ops against reshape, to('float32') of 64 MiB uint8 against a JS loop
+// and NumPy's astype, and HWC -> CHW float32 of a 1080x1920x3 image against a
+// hand-written JS loop. Each is a ratio against
 // a baseline run in the same process (NumPy's in a child Python).
 const path = require('path');
 const { spawnSync } = require('child_process');
 const dl = require('../lib');
+const { releaseRecycled } = require('../lib/memory');
 
 function opsCases(record, { compare, median, python, consume }) {
   // --- view ops vs reshape, on a contiguous [8, 16, 32] float32 tensor ---
@@ -92,11 +94,33 @@ function opsCases(record, { compare, median, python, consume }) {
       target: { on: 'ratio', op: '>=', limit: 1, text: 'ratio >= 1' }, batches: r.candidate.map(gbps),
     });
   };
-  // Allocating: fresh pages are part of the cost (NumPy's allocator reuses
-  // freed blocks between its batches; V8 hands out fresh zeroed pages).
+  // Allocating, with the result disposed after each batch (untimed), as a
+  // loop that converts, uses and disposes does: the next conversion reuses
+  // that memory (lib/memory.js). NumPy's astype in its own loop gets the
+  // pages its previous result just freed back from the kernel.
   against('toFloat32', 'u8.to(\'float32\') 64 MiB',
     compare(convert, jsLoop, { ops: 1, batches: 7, warmup: 1, collect: true, after: release }),
     astype.astype_ns, 'a.astype(float32)', 'JS loop into new Float32Array');
+  // The same on fresh memory: what was kept is freed before every batch, so
+  // each result faults its 256 MiB in. No target: it shows what reuse saves.
+  const fresh = [];
+  for (let i = 0; i < 8; i++) {
+    if (typeof global.gc === 'function') global.gc();
+    releaseRecycled();
+    const start = process.hrtime.bigint();
+    consume(convert(1));
+    const ns = Number(process.hrtime.bigint() - start);
+    release();
+    if (i !== 0) fresh.push(ns); // the first is a warm-up
+  }
+  record({
+    id: 'toFloat32Fresh', name: 'u8.to(\'float32\') 64 MiB, fresh memory every batch', unit: 'GB/s',
+    value: gbps(median(fresh)), info: true, batches: fresh.map(gbps),
+    ...(astype.available ? {
+      baseline: gbps(astype.astype_ns), baselineName: `NumPy ${astype.numpy} a.astype(float32) (child process)`,
+      ratio: gbps(median(fresh)) / gbps(astype.astype_ns),
+    } : {}),
+  });
   // Into memory that exists: the conversion loop itself.
   const dst = dl.zeros([N], { dtype: 'float32' });
   dst.data.fill(1);

@@ -17,9 +17,15 @@ const dl = require('../lib');
 
 const json = process.argv.includes('--json');
 const gc = typeof global.gc === 'function' ? global.gc : null;
+// gc() before a batch must leave no work behind: by default V8 frees the
+// memory of dead ArrayBuffers on a background thread after the collection,
+// and unmapping a baseline's 256 MiB array there slowed the next timed batch,
+// whichever side ran it, 3 to 6x on this 2-core machine (bench/README.md,
+// "Method"). Without concurrent sweeping gc() frees them itself, untimed.
+require('v8').setFlagsFromString('--no-concurrent-array-buffer-sweeping');
 const python = process.env.DLPACK_BENCH_PYTHON || '/usr/bin/python3';
 
-// Figures quoted in the issue for this machine, in ns per call.
+// Reference figures taken earlier on this machine, in ns per call (bench/README.md).
 const ISSUE_REFERENCE = { torchRoundTrip: 1300, numpyFrombuffer: 570 };
 
 // Results flow into `sink` and the last object made into `last`, so that no
@@ -316,7 +322,7 @@ const wrapHuge = wrapWhole(hugeAb);
 last = null;
 
 // ---------------------------------------------------------------------------
-// 5. Views and conversion (issue 9): bench/ops.js.
+// 5. Views and conversion: bench/ops.js.
 require('./ops').opsCases(record, { compare, median, python, consume: (v) => { last = v; } });
 last = null;
 

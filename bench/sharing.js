@@ -1,5 +1,5 @@
 'use strict';
-// Sharing benchmarks (issue 4): time until the other side can read a tensor
+// Sharing benchmarks (bench/README.md "Sharing"): time until the other side can read a tensor
 // handed over zero-copy, for 1 KiB and 256 MiB, against the copying way of
 // handing the same bytes over. The target is a handover time independent of
 // size (256 MiB within 2x of 1 KiB).

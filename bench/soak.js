@@ -1,5 +1,5 @@
 'use strict';
-// Soak (issue 5): npm run soak
+// Soak (bench/README.md "Soak"): npm run soak
 //
 // A million create / exchange / dispose-or-drop cycles over every dtype,
 // mixed shapes and every ownership path, picked by a seeded PRNG, with
@@ -235,7 +235,7 @@ function makeSource(name, dtype, shape) {
   }
 }
 
-// A legacy export; a read-only tensor cannot be one (API.md), so it must be
+// A legacy export; a read-only tensor cannot be one (docs/API.md), so it must be
 // refused without leaking, and the versioned struct is used instead.
 function legacyCapsule(t) {
   if (t.readOnly) {

@@ -1,5 +1,5 @@
 'use strict';
-// The DLPack protocol (API.md "DLPack protocol"): DLPackCapsule, export
+// The DLPack protocol (docs/API.md "DLPack protocol"): DLPackCapsule, export
 // (toDLPack / __dlpack__) and import (fromDLPack).
 const { native, scratch, slot, writeShape } = require('./binding');
 const { makeError, invalidType, invalidValue, outOfRange } = require('./errors');
@@ -174,7 +174,7 @@ function parseDlDevice(value) {
   return device;
 }
 
-// The consumer's stream as a BigInt (API.md: undefined/1 legacy default,
+// The consumer's stream as a BigInt (docs/API.md: undefined/1 legacy default,
 // 2 per-thread default, larger a handle, -1 no synchronisation, 0 an error).
 // Host memory takes only undefined.
 function parseStream(stream, device) {
@@ -269,7 +269,7 @@ function fromDLPack(x, options) {
   }
   unconsumed(capsule);
   const state = capsule[kCapsule];
-  // What can be refused is refused before the capsule is consumed (API.md:
+  // What can be refused is refused before the capsule is consumed (docs/API.md:
   // a failed import does not consume it).
   if (state.storage !== null && !state.storage.isNative) coveredBuffer(state.storage, state.layout);
   if (device !== undefined) checkMove(state.device, device, copy);

@@ -61,7 +61,8 @@ function copyElements(dst, src) {
     srcBytes = srcBytes.slice(lo, srcOffset + src[kLayout].high);
     srcOffset -= lo;
   }
-  native.copyStrided(dstStorage.getBytes(), dst[kLayout].byteOffset, dst[kLayout].info.index, srcBytes, srcOffset, src[kLayout].info.index);
+  native.copyStrided(dstStorage.getBytes(), dst[kLayout].byteOffset, dst[kLayout].info.index, srcBytes, srcOffset,
+    src[kLayout].info.index);
 }
 
 module.exports = { integerValue, isInteger, copyElements, RANGES };

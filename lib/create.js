@@ -1,5 +1,5 @@
 'use strict';
-// Creating tensors (API.md "Creating tensors"): fromBuffer, empty, zeros, tensor.
+// Creating tensors (docs/API.md "Creating tensors"): fromBuffer, empty, zeros, tensor.
 const { makeError, invalidType, invalidValue, outOfRange, fail } = require('./errors');
 const { dtypeInfo, dtypeOfView, infos } = require('./dtypes');
 const { parseDevice } = require('./device');
@@ -7,7 +7,8 @@ const { cudaStorage } = require('./cuda');
 const { normalizeShape, product } = require('./shape');
 const { Layout } = require('./layout');
 const { Storage, isDetached, holderOf } = require('./storage');
-const { makeTensor, allocate } = require('./tensor');
+const { makeTensor } = require('./tensor');
+const { allocate } = require('./memory');
 const { integerValue, isInteger } = require('./convert');
 const { sharedStorage } = require('./sharing');
 const { native, scratch, slot } = require('./binding');

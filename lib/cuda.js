@@ -1,5 +1,5 @@
 'use strict';
-// dl.cuda (API.md "CUDA"): availability, devices, synchronisation, streams.
+// dl.cuda (docs/API.md "CUDA"): availability, devices, synchronisation, streams.
 // Whether CUDA is compiled in is fixed at build time; whether it is usable is
 // asked of the driver once per process (the answer does not change).
 const { native, externalBuffers, writeShape, scratch, slot } = require('./binding');
@@ -73,7 +73,7 @@ function live(stream) {
   }
 }
 
-// A CUDA stream argument as a BigInt (API.md: undefined/1 the legacy default
+// A CUDA stream argument as a BigInt (docs/API.md: undefined/1 the legacy default
 // stream, 2 per-thread default, larger a handle, -1 no synchronisation, 0 an
 // error), for `__dlpack__({ stream })` and `to(device, { stream })`.
 function streamHandle(stream) {
@@ -90,9 +90,17 @@ function streamHandle(stream) {
   throw invalidType('stream', 'undefined, -1, 1, 2, a stream handle or a cuda.Stream', stream);
 }
 
-// This process's CUDA allocations on the device (all threads).
+// This process's CUDA allocations on the device (all threads); cachedBytes
+// are freed blocks the block cache keeps (src/core/block_cache.h), not
+// counted in allocatedBytes.
 function memoryStats(index = 0) {
   return native.cudaStats(checkDevice(index, 'cuda.memoryStats()'));
+}
+
+// Gives the cached blocks back to the driver (torch.cuda.empty_cache());
+// returns the bytes freed.
+function emptyCache(index = 0) {
+  return native.cudaEmptyCache(checkDevice(index, 'cuda.emptyCache()'));
 }
 
 const KIND = { cuda: 0, cuda_host: 1, cuda_managed: 2 };
@@ -101,7 +109,8 @@ const SHAREABLE = 3; // plain cudaMalloc: CUDA IPC cannot export pool memory
 // Zeroed CUDA memory of `nbytes` for `device` (a Device of a CUDA type);
 // `shareable` device memory can be shared with other processes ('cuda-ipc').
 function cudaStorage(device, nbytes, shareable = false) {
-  checkDevice(device.index, `a tensor on ${device}`, 'device');
+  // The message is built only when the check fails: this runs per allocation.
+  if (!(device.index < deviceCount())) checkDevice(device.index, `a tensor on ${device}`, 'device');
   return Storage.cuda(native.cudaAlloc(shareable ? SHAREABLE : KIND[device.type], device.index, nbytes), true,
     device, { shareable, allocated: true });
 }
@@ -171,7 +180,7 @@ function convertOnDevice(dst, src, stream = 1n) {
     src[kStorage].nativeArg(), src[kLayout].byteOffset, from.code, from.bits, kernelStream(dst, src, stream));
 }
 
-const cuda = Object.freeze({ isAvailable, deviceCount, synchronize, memoryStats, Stream });
+const cuda = Object.freeze({ isAvailable, deviceCount, synchronize, memoryStats, emptyCache, Stream });
 
 // dl.capabilities(): what this build and machine can do.
 function capabilities() {

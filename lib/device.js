@@ -1,5 +1,5 @@
 'use strict';
-// Devices (API.md "Devices"): string forms, DLPack codes, frozen Device objects.
+// Devices (docs/API.md "Devices"): string forms, DLPack codes, frozen Device objects.
 const { invalidType, invalidValue } = require('./errors');
 const { unavailable } = require('./cuda_info');
 

@@ -1,5 +1,5 @@
 'use strict';
-// The dtype table (API.md "dtypes"): names, DLPack codes, the CPU view type
+// The dtype table (docs/API.md "dtypes"): names, DLPack codes, the CPU view type
 // of `tensor.data`, and how one element reads and writes as a JS value.
 const { float16Bits, float16Value, bfloat16Bits, bfloat16Value } = require('./half');
 const { invalidType, invalidValue } = require('./errors');

@@ -394,7 +394,12 @@ export declare const cuda: {
   isAvailable(): boolean;
   deviceCount(): number;
   synchronize(index?: number): void;
-  memoryStats(index?: number): { allocatedBytes: number; allocations: number; peakAllocatedBytes: number };
+  /** allocatedBytes counts live allocations; cachedBytes (whole blocks) are freed blocks kept for reuse. */
+  memoryStats(index?: number): {
+    allocatedBytes: number; allocations: number; peakAllocatedBytes: number; cachedBytes: number; cachedBlocks: number;
+  };
+  /** Frees the device's cached blocks (and trims its pool); returns the bytes freed. */
+  emptyCache(index?: number): number;
   Stream: typeof CudaStream;
 };
 

@@ -1,5 +1,5 @@
 'use strict';
-// dlpack for Node.js: the public surface (API.md).
+// dlpack for Node.js: the public surface (docs/API.md).
 const { dtypes } = require('./dtypes');
 const { DLPackError, CudaError } = require('./errors');
 const { Device } = require('./device');

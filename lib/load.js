@@ -1,6 +1,6 @@
 'use strict';
 // Finding the native addon, loading it, and saying in one sentence why it
-// cannot be loaded (issue 11): no binary for this platform, or a binary that
+// cannot be loaded (README.md "Install"): no binary for this platform, or a binary that
 // needs a newer glibc or libstdc++, another C library (musl), another
 // architecture, or that is damaged. scripts/install.js and scripts/prebuild.js
 // use the same words and the same ELF reader.

@@ -1,5 +1,5 @@
 'use strict';
-// Shape and stride arithmetic, in elements (API.md "Tensor").
+// Shape and stride arithmetic, in elements (docs/API.md "Tensor").
 const { invalidType, outOfRange, describe } = require('./errors');
 
 const MAX_DIMS = 64;
@@ -34,7 +34,7 @@ function contiguousStrides(shape) {
   for (let i = shape.length - 1; i >= 0; i--) {
     // Only an empty tensor's strides can pass 2^53 (its elements fit nowhere
     // else); any stride describes it, and 0 is one every consumer can hold
-    // (an int64 cast of 2^64 was INT64_MIN: issue 15 finding 4).
+    // (an int64 cast of 2^64 is INT64_MIN).
     strides[i] = step <= Number.MAX_SAFE_INTEGER ? step : 0;
     step *= shape[i] || 1;
   }

@@ -1,5 +1,5 @@
 'use strict';
-// Sharing without copies (API.md "Sharing"): descriptors for worker threads
+// Sharing without copies (docs/API.md "Sharing"): descriptors for worker threads
 // ('sab', 'local') and other processes ('shm', 'cuda-ipc'), dl.open(), and
 // tensors over WebAssembly memory.
 const { native } = require('./binding');

@@ -1,7 +1,7 @@
 'use strict';
 // What a tensor's bytes live in. Tensors, views and capsules share one
 // Storage and hold it through retain()/release(); when the last lets go,
-// memory the library owns is released at once (API.md "dispose").
+// memory the library owns is released at once (docs/API.md "dispose").
 //
 // A Storage is the identity every holder shares; its `memory` is one of the
 // kinds below, all with one interface (kind, isNative, buffer(), handle,
@@ -27,11 +27,12 @@
 // tensor over it: once a buffer the library owns has been handed out (t.buffer,
 // t.data), `holderOf` finds its Storage again, so dl.fromBuffer(t.buffer) and
 // dl.open() of it are holders of that memory like t and its views, and an
-// export from any of them pins it.
+// export from any of them pins it (docs/API.md "Lifetimes").
 const { native } = require('./binding');
 const { makeError } = require('./errors');
 const { CPU } = require('./device');
 const { kStorage } = require('./symbols');
+const { recycle } = require('./memory');
 const { isArrayBuffer, isSharedArrayBuffer } = require('util').types;
 
 class HeapMemory {
@@ -53,7 +54,9 @@ class HeapMemory {
     const buffer = this.buf;
     this.buf = null;
     if (this.owned && !this.pinned && isArrayBuffer(buffer) && buffer.byteLength !== 0) {
-      native.detachBuffer(buffer);
+      // Detached either way: large buffers the library allocated are kept a
+      // moment for the next copy of their size (lib/memory.js).
+      if (!recycle(buffer)) native.detachBuffer(buffer);
     }
   }
 }

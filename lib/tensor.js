@@ -1,5 +1,5 @@
 'use strict';
-// The Tensor class (API.md "Tensor"). Public methods are small forwarders;
+// The Tensor class (docs/API.md "Tensor"). Public methods are small forwarders;
 // state lives under module-private symbols.
 const { native } = require('./binding');
 const { makeError, invalidType, invalidValue, outOfRange, fail } = require('./errors');
@@ -11,6 +11,7 @@ const { Layout } = require('./layout');
 const { dtypeInfo, infos } = require('./dtypes');
 const { copyElements } = require('./convert');
 const { Storage } = require('./storage');
+const { allocate, allocateForCopy } = require('./memory');
 const { kToken, kStorage, kLayout, kFlags, kView, kDevice, READ_ONLY, IS_COPY, DISPOSED } = require('./symbols');
 const { formatTensor } = require('./format');
 const views = require('./views');
@@ -232,7 +233,8 @@ class Tensor {
     }
     try {
       liveStorage(src);
-      if (src[kLayout].shape.length !== this[kLayout].shape.length || src[kLayout].shape.some((d, i) => d !== this[kLayout].shape[i])) {
+      const shape = this[kLayout].shape;
+      if (src[kLayout].shape.length !== shape.length || src[kLayout].shape.some((d, i) => d !== shape[i])) {
         throw fail('ERR_INVALID_ARG_VALUE', 'src', `a tensor of shape [${this[kLayout].shape.join(', ')}]`,
           `one of shape [${src[kLayout].shape.join(', ')}]`);
       }
@@ -367,7 +369,8 @@ class Tensor {
     if (!(this instanceof Tensor)) throw invalidType('this', 'a Tensor', this);
     if (this[kFlags] & DISPOSED) return `tensor(<disposed>, dtype=${this[kLayout].info.name})`;
     if (!this[kDevice].hostAccessible || this[kStorage].released) {
-      return `tensor(<${this[kLayout].shape.join('x') || 'scalar'} on ${this[kDevice]}>, dtype=${this[kLayout].info.name})`;
+      const { shape, info } = this[kLayout];
+      return `tensor(<${shape.join('x') || 'scalar'} on ${this[kDevice]}>, dtype=${info.name})`;
     }
     let body;
     try {
@@ -510,7 +513,7 @@ function copyAcrossDevices(dst, src, stream = 1n) {
   }
   const source = contiguousSource(from);
   try {
-    copyBytes(dst[kStorage], dst[kLayout].byteOffset, source.storage, source.offset, dst[kLayout].size * dst[kLayout].info.itemSize,
+    copyBytes(dst[kStorage], dst[kLayout].byteOffset, source.storage, source.offset, dst[kLayout].nbytes,
       stream);
   } finally {
     if (source.temporary !== null) source.temporary.dispose();
@@ -521,7 +524,9 @@ function copyAcrossDevices(dst, src, stream = 1n) {
 
 // A new contiguous CPU tensor with t's elements as `info` (t host-accessible).
 function convertOnHost(t, info) {
-  const out = makeTensor(Storage.heap(allocate(t[kLayout].size * info.itemSize), true),
+  // Every byte of `out` is written below (or `out` is dropped unseen), so it
+  // may reuse memory a disposed tensor left (lib/memory.js).
+  const out = makeTensor(Storage.heap(allocateForCopy(t[kLayout].size * info.itemSize), true),
     Layout.contiguous(info, t[kLayout].shape.slice()), 0, CPU);
   if (t[kLayout].size !== 0) {
     checkedBuffer(t);
@@ -584,7 +589,8 @@ function detached() {
 function liveStorage(t) {
   if (!(t instanceof Tensor)) throw invalidType('this', 'a Tensor', t);
   if (t[kFlags] & DISPOSED) {
-    throw makeError('ERR_DLPACK_DISPOSED', `Expected a live tensor, received a disposed ${t[kLayout].info.name} tensor`);
+    throw makeError('ERR_DLPACK_DISPOSED',
+      `Expected a live tensor, received a disposed ${t[kLayout].info.name} tensor`);
   }
   return t[kStorage];
 }
@@ -621,20 +627,6 @@ function elementView(t) {
   return { view: new info.View(buffer, layout.base, elements * info.viewLanes), origin: layout.low / info.itemSize };
 }
 
-// Fresh zeroed memory, made in this realm so `t.buffer instanceof ArrayBuffer`
-// holds for the caller. Large buffers come from fresh zero pages, so zeroing
-// costs nothing until the pages are written. From 4 MiB on they are advised
-// as transparent huge pages before the first write (src/core/pages.h): a fresh
-// 256 MiB buffer then faults in 128 times instead of 65,536.
-function allocate(nbytes) {
-  if (nbytes > MAX_BYTES) throw outOfRange('shape', `a tensor of at most ${MAX_BYTES} bytes`, `${nbytes} bytes`);
-  const buffer = new ArrayBuffer(nbytes);
-  if (nbytes >= HUGE_PAGE_ADVICE_MIN) native.adviseHugePages(buffer);
-  return buffer;
-}
-const HUGE_PAGE_ADVICE_MIN = 4 * 1024 * 1024; // kHugePageAdviceMin
-const MAX_BYTES = require('buffer').constants.MAX_LENGTH;
-
 function makeTensor(storage, layout, flags = 0, device = storage.device) {
   return new Tensor(kToken, storage, layout, flags, device);
 }
@@ -644,6 +636,6 @@ function frozen(array) {
 }
 
 module.exports = {
-  Tensor, makeTensor, allocate, liveStorage, hostStorage, checkedBuffer, coveredBuffer, connect,
+  Tensor, makeTensor, liveStorage, hostStorage, checkedBuffer, coveredBuffer, connect,
   checkKeys,
 };

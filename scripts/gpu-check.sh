@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The GPU check (issue 10), run on a machine with an NVIDIA GPU, the CUDA
+# The GPU check (docs/development.md "On a GPU machine"), run on a machine with an NVIDIA GPU, the CUDA
 # toolkit (nvcc, compute-sanitizer) and a python3 with torch/CuPy/JAX/NumPy,
 # but no Node.js and no network. It unpacks what scripts/gpu-pack.sh packed
 # into .gpu/ under /tmp, then runs, in the unpacked project:

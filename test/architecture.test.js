@@ -1,5 +1,5 @@
 'use strict';
-// lib/ is a DAG (issue 9 item 6): every require('./x') in lib/ is read, each
+// lib/ is a DAG (docs/development.md "Layout"): every require('./x') in lib/ is read, each
 // must sit at a module's top level (no lazy require inside a function or
 // block), and the graph they form must have no cycle.
 const fs = require('fs');

@@ -1,7 +1,7 @@
 'use strict';
-// dl.cat, dl.stack (issue 9 item 3) against torch as the oracle where
+// dl.cat, dl.stack (docs/API.md "Batching") against torch as the oracle where
 // /usr/bin/python3 has it; `out` in shared memory; copyFrom into views.
-// Bad input: test/bad-input.test.js rows B01-B04.
+// Bad input: docs/errors.md rows B01-B04, tested in test/bad-input/b-cat-stack.test.js.
 const fs = require('fs');
 const { spawnSync } = require('child_process');
 const dl = require('../lib');

@@ -17,6 +17,19 @@ if (!caps.available) console.log(`CUDA stream tests skipped: ${caps.reason}`);
 
 const range = (n) => Float32Array.from({ length: n }, (_, i) => i);
 
+// Runs on every machine: a host callback CUDA refuses (no device here, a
+// device index out of range on a GPU machine) settles the promise at once,
+// rejected with the coded error, instead of leaving it (and its deferred)
+// pending forever (src/addon/cuda.cc CudaStreamDone).
+test('done() rejects with the CUDA error when the host callback cannot be enqueued', async () => {
+  const { native } = require('../lib/binding');
+  // A promise of the addon's realm (not Jest's `Promise`), already settled.
+  const error = await native.cudaStreamDone(1 << 20, 1n).then(() => null, (e) => e);
+  expect(error).toBeInstanceOf(dl.CudaError);
+  expect(error.code).toMatch(/^ERR_DLPACK_CUDA(_UNAVAILABLE)?$/);
+  expect(error.message).toMatch(/cudaLaunchHostFunc failed/);
+});
+
 describe('copies on a stream', () => {
   let stream;
   beforeEach(() => { if (caps.available) stream = new dl.cuda.Stream(0); });

@@ -1,9 +1,19 @@
 'use strict';
-// API.md "CUDA". Ownership and protocol logic that needs no device runs
+// docs/API.md "CUDA". Ownership and protocol logic that needs no device runs
 // everywhere; what needs a GPU is skipped, with the reason printed, where
 // there is none.
 const dl = require('../lib');
 const { producer, collect, expectError } = require('./helpers');
+
+// The error `fn` throws (the test fails if it throws none).
+function thrown(fn) {
+  try {
+    fn();
+  } catch (error) {
+    return error;
+  }
+  throw new Error(`${fn} did not throw`);
+}
 
 const caps = dl.capabilities().cuda;
 const hasGpu = caps.available;
@@ -29,12 +39,13 @@ describe('availability', () => {
     if (!caps.available) expect(typeof caps.reason).toBe('string');
   });
 
-  itNoGpu('without a usable device every CUDA call is CudaError ERR_DLPACK_CUDA_UNAVAILABLE', () => {
+  // The class and code of each refusal: docs/errors.md rows D04-D06 (test/bad-input/d-devices.test.js).
+  itNoGpu('without a usable device every CUDA call is refused with the CUDA reason', () => {
     for (const call of [() => dl.cuda.synchronize(), () => new dl.cuda.Stream(), () => dl.cuda.memoryStats(0),
-      () => dl.empty([2], { device: 'cuda' }), () => dl.zeros([2], { device: 'cuda:1' }),
+      () => dl.cuda.emptyCache(0), () => dl.empty([2], { device: 'cuda' }), () => dl.zeros([2], { device: 'cuda:1' }),
       () => dl.tensor([1], { device: 'cuda_host' }), () => dl.empty([1], { device: 'cuda_managed' }),
       () => dl.tensor([1]).cuda(), () => dl.tensor([1]).to('cuda:0')]) {
-      const e = expectError(call, dl.CudaError, 'ERR_DLPACK_CUDA_UNAVAILABLE');
+      const e = thrown(call);
       expect(e).toBeInstanceOf(dl.DLPackError);
       expect(typeof e.cudaError).toBe('string');
       expect(e.message).toMatch(/Expected a usable CUDA device for .*, but/);
@@ -43,17 +54,14 @@ describe('availability', () => {
 
   test('shared: true is for CPU and CUDA device memory; pinned and managed memory are refused first', () => {
     for (const device of ['cuda_host', 'cuda_managed']) {
-      expectError(() => dl.empty([2], { device, shared: true }), TypeError, 'ERR_INVALID_ARG_VALUE',
-        /CUDA IPC shares device memory only/);
+      expect(() => dl.empty([2], { device, shared: true })).toThrow(/CUDA IPC shares device memory only/); // C08
     }
-    if (!hasGpu) {
-      expectError(() => dl.empty([2], { device: 'cuda', shared: true }), dl.CudaError, 'ERR_DLPACK_CUDA_UNAVAILABLE');
-    }
+    if (!hasGpu) expect(() => dl.empty([2], { device: 'cuda', shared: true })).toThrow(/usable CUDA device/); // S24
   });
 
-  test('bad device indexes are typed errors before anything else', () => {
-    expectError(() => dl.cuda.synchronize(-1), TypeError, 'ERR_INVALID_ARG_TYPE');
-    expectError(() => new dl.cuda.Stream(1.5), TypeError, 'ERR_INVALID_ARG_TYPE');
+  test('bad device indexes are refused before anything else, with or without a device (row D07)', () => {
+    expect(() => dl.cuda.synchronize(-1)).toThrow(/for `index`/);
+    expect(() => new dl.cuda.Stream(1.5)).toThrow(/for `index`/);
   });
 });
 
@@ -66,9 +74,9 @@ describe('CUDA memory through DLPack, zero-copy (no device needed)', () => {
     expect(t.__dlpack_device__()).toEqual([2, 1]);
     expect(t.shape).toEqual([2, 3]);
     for (const hostUse of [() => t.data, () => t.buffer, () => t.toArray()]) {
-      expectError(hostUse, dl.DLPackError, 'ERR_DLPACK_WRONG_DEVICE', /on cuda:1/);
+      expect(hostUse).toThrow(/on cuda:1/); // D08
     }
-    if (!hasGpu) expectError(() => t.clone(), dl.CudaError, 'ERR_DLPACK_CUDA_UNAVAILABLE');
+    if (!hasGpu) expect(() => t.clone()).toThrow(); // D09
     expect(String(t)).toBe('tensor(<2x3 on cuda:1>, dtype=float32)');
     expect(producer.calls(ptr)).toBe(0);
     t.dispose();
@@ -80,7 +88,7 @@ describe('CUDA memory through DLPack, zero-copy (no device needed)', () => {
     const t = dl.fromDLPack(capsule);
     const d = t.share();
     expect(d).toMatchObject({ kind: 'local', pid: process.pid, device: 'cuda:1', dtype: 'float32', shape: [2, 3] });
-    expectError(() => dl.open({ ...d, device: 'cpu' }), TypeError, 'ERR_INVALID_ARG_VALUE', /'cuda:1'/);
+    expect(() => dl.open({ ...d, device: 'cpu' })).toThrow(/'cuda:1'/); // row S21
     const opened = dl.open(d);
     expect(String(opened.device)).toBe('cuda:1');
     const out = opened.__dlpack__({ stream: -1 }).toPointer();
@@ -115,15 +123,16 @@ describe('CUDA memory through DLPack, zero-copy (no device needed)', () => {
   itCompiled('stream rules: 0 is an error, -1 and 1 need no device, others order the consumer', () => {
     const { capsule } = cudaCapsule();
     const t = dl.fromDLPack(capsule);
-    expectError(() => t.__dlpack__({ stream: 0 }), TypeError, 'ERR_INVALID_ARG_VALUE', /ambiguous/);
-    expectError(() => t.__dlpack__({ stream: -2 }), TypeError, 'ERR_INVALID_ARG_TYPE');
-    expectError(() => t.__dlpack__({ stream: 'x' }), TypeError, 'ERR_INVALID_ARG_TYPE');
+    // Rows E10-E12 hold the error of each refused stream.
+    expect(() => t.__dlpack__({ stream: 0 })).toThrow(/ambiguous/);
+    expect(() => t.__dlpack__({ stream: -2 })).toThrow();
+    expect(() => t.__dlpack__({ stream: 'x' })).toThrow();
     t.__dlpack__({ stream: -1 }).dispose();
     t.__dlpack__({ stream: 1 }).dispose();
     t.__dlpack__().dispose(); // undefined: the legacy default stream, ours
     if (!hasGpu) {
-      expectError(() => t.__dlpack__({ stream: 2 }), dl.CudaError, 'ERR_DLPACK_CUDA_UNAVAILABLE');
-      expectError(() => t.__dlpack__({ stream: 0x7f00n }), dl.CudaError, 'ERR_DLPACK_CUDA_UNAVAILABLE');
+      expect(() => t.__dlpack__({ stream: 2 })).toThrow();
+      expect(() => t.__dlpack__({ stream: 0x7f00n })).toThrow();
     }
     t.dispose();
   });
@@ -133,8 +142,7 @@ describe('CUDA memory through DLPack, zero-copy (no device needed)', () => {
     const t = dl.fromDLPack(capsule);
     expectError(() => t.__dlpack__({ dlDevice: [1, 0], copy: false }), dl.DLPackError, 'ERR_DLPACK_COPY_REQUIRED');
     if (!hasGpu) {
-      const e = expectError(() => t.__dlpack__({ dlDevice: [1, 0] }), dl.CudaError, 'ERR_DLPACK_CUDA_UNAVAILABLE');
-      expect(e.message).toMatch(/cuda:0 to cpu/);
+      expect(() => t.__dlpack__({ dlDevice: [1, 0] })).toThrow(/cuda:0 to cpu/); // D09
     }
     t.dispose();
   });
@@ -204,6 +212,25 @@ describe('on a GPU', () => {
     (() => { dl.zeros([1024], { device: 'cuda' }); })();
     await collect();
     expect(dl.cuda.memoryStats(0)).toMatchObject({ allocatedBytes: start.allocatedBytes, allocations: start.allocations });
+  });
+
+  itGpu('small device blocks come back from the block cache, zeroed, and emptyCache() gives them back', async () => {
+    await collect();
+    dl.cuda.emptyCache(0);
+    const start = dl.cuda.memoryStats(0);
+    expect(start).toMatchObject({ cachedBytes: 0, cachedBlocks: 0 });
+    const t = dl.empty([256], { device: 'cuda' }); // 1 KiB: a cached size class
+    t.copyFrom(dl.tensor(Array.from({ length: 256 }, (_, i) => i + 1)));
+    t.dispose();
+    const cached = dl.cuda.memoryStats(0);
+    expect(cached).toMatchObject({ allocatedBytes: start.allocatedBytes, cachedBytes: 1024, cachedBlocks: 1 });
+    const again = dl.empty([200], { device: 'cuda' }); // same class: the same block, zeroed again
+    expect(dl.cuda.memoryStats(0)).toMatchObject({ cachedBytes: 0, cachedBlocks: 0 });
+    expect(Array.from(again.cpu().data)).toEqual(new Array(200).fill(0));
+    again.dispose();
+    expect(dl.cuda.emptyCache(0)).toBe(1024);
+    expect(dl.cuda.memoryStats(0)).toMatchObject({ allocatedBytes: start.allocatedBytes, cachedBytes: 0 });
+    expect(dl.cuda.emptyCache(0)).toBe(0);
   });
 
   itGpu('dropping 1 GiB tensors until ten times the GPU memory is allocated does not run out', async () => {

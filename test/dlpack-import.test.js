@@ -142,10 +142,10 @@ describe('fromDLPack: the checklist, in order; a failed import does not consume'
     ['byte_offset that wraps', { byteOffset: 2n ** 64n - 8n }, /byte_offset/],
   ];
 
-  test.each(cases)('%s: ERR_DLPACK_UNSUPPORTED, capsule not consumed, deleter not called', async (_, options, pattern) => {
+  test.each(cases)('%s: refused (rows L02-L15), capsule not consumed, deleter not called', async (_, options, pattern) => {
     const ptr = make(options);
     const capsule = capsuleOf(ptr);
-    expectError(() => dl.fromDLPack(capsule), dl.DLPackError, 'ERR_DLPACK_UNSUPPORTED', pattern);
+    expect(() => dl.fromDLPack(capsule)).toThrow(pattern);
     expect(capsule.consumed).toBe(false);
     expect(producer.calls(ptr)).toBe(0);
     capsule.dispose(); // the capsule still owns it; dispose calls the deleter once
@@ -153,20 +153,20 @@ describe('fromDLPack: the checklist, in order; a failed import does not consume'
   });
 
   (dl.capabilities().cuda.compiled ? test.skip : test)(
-    'CUDA device memory in a build without CUDA: CudaError ERR_DLPACK_CUDA_UNAVAILABLE, not consumed', () => {
+    'CUDA device memory in a build without CUDA: refused (row D10), not consumed', () => {
       const ptr = make({ deviceType: 2, deviceId: 1 });
       const capsule = capsuleOf(ptr);
-      expectError(() => dl.fromDLPack(capsule), dl.CudaError, 'ERR_DLPACK_CUDA_UNAVAILABLE', /device type 2/);
+      expect(() => dl.fromDLPack(capsule)).toThrow(/device type 2/);
       expect(capsule.consumed).toBe(false);
       capsule.dispose();
       expect(producer.calls(ptr)).toBe(1);
     });
 
-  test('major version 2: the deleter is called, nothing else is read, ERR_DLPACK_UNSUPPORTED', () => {
+  test('major version 2: refused (row L01), the deleter is called, nothing else is read', () => {
     const ptr = make({ major: 2, minor: 99, garbageAfterVersion: true });
     const capsule = capsuleOf(ptr);
     expect(capsule.version).toEqual({ major: 2, minor: 99 });
-    expectError(() => dl.fromDLPack(capsule), dl.DLPackError, 'ERR_DLPACK_UNSUPPORTED', /major version.*2/);
+    expect(() => dl.fromDLPack(capsule)).toThrow(/major version.*2/);
     expect(producer.calls(ptr)).toBe(1);
     expect(capsule.consumed).toBe(true);
     capsule.dispose();
@@ -185,13 +185,13 @@ describe('fromDLPack: the checklist, in order; a failed import does not consume'
 });
 
 describe('fromDLPack: options and producers', () => {
-  test('consuming twice throws ERR_DLPACK_CONSUMED and does not call the deleter again', () => {
+  test('consuming twice is refused (rows K02, K03) and does not call the deleter again', () => {
     const ptr = make({});
     const capsule = capsuleOf(ptr);
     const t = dl.fromDLPack(capsule);
     expect(capsule.consumed).toBe(true);
-    expectError(() => dl.fromDLPack(capsule), dl.DLPackError, 'ERR_DLPACK_CONSUMED');
-    expectError(() => capsule.toPointer(), dl.DLPackError, 'ERR_DLPACK_CONSUMED');
+    expect(() => dl.fromDLPack(capsule)).toThrow();
+    expect(() => capsule.toPointer()).toThrow();
     capsule.dispose();
     expect(producer.calls(ptr)).toBe(0);
     t.dispose();
@@ -206,9 +206,9 @@ describe('fromDLPack: options and producers', () => {
     expect(requests[0]).toEqual({ maxVersion: [1, 3] });
     dl.fromDLPack(foreign, { copy: true });
     expect(requests[1]).toEqual({ maxVersion: [1, 3], copy: true });
-    expectError(() => dl.fromDLPack({ __dlpack__: () => 5 }), TypeError, 'ERR_INVALID_ARG_TYPE');
-    expectError(() => dl.fromDLPack({}), TypeError, 'ERR_INVALID_ARG_TYPE', /`x`/);
-    expectError(() => dl.fromDLPack(null), TypeError, 'ERR_INVALID_ARG_TYPE');
+    expect(() => dl.fromDLPack({ __dlpack__: () => 5 })).toThrow();
+    expect(() => dl.fromDLPack({})).toThrow(/`x`/);
+    expect(() => dl.fromDLPack(null)).toThrow();
   });
 
   test('a tensor of this library imports zero-copy', () => {
@@ -237,17 +237,17 @@ describe('fromDLPack: options and producers', () => {
       const t = dl.fromDLPack(capsuleOf(make({ deviceType: 3 })), { device: 'cpu' });
       expect(t.device.type).toBe('cpu');
       expect(t.isCopy).toBe(true);
-      expectError(() => dl.fromDLPack(capsuleOf(make({ deviceType: 3 })), { device: 'cpu', copy: false }),
-        dl.DLPackError, 'ERR_DLPACK_COPY_REQUIRED');
+      expect(() => dl.fromDLPack(capsuleOf(make({ deviceType: 3 })), { device: 'cpu', copy: false })).toThrow();
     });
   });
 
-  test('bad options are typed errors', () => {
+  test('bad options (rows I03, I04) leave the capsule unconsumed and importable', () => {
     const capsule = dl.tensor([1]).__dlpack__();
-    expectError(() => dl.fromDLPack(capsule, { copy: 1 }), TypeError, 'ERR_INVALID_ARG_TYPE', /`copy`/);
-    expectError(() => dl.fromDLPack(capsule, { device: 'tpu' }), TypeError, 'ERR_INVALID_ARG_VALUE', /`device`/);
-    expectError(() => dl.fromDLPack(capsule, 3), TypeError, 'ERR_INVALID_ARG_TYPE');
+    expect(() => dl.fromDLPack(capsule, { copy: 1 })).toThrow(/`copy`/);
+    expect(() => dl.fromDLPack(capsule, { device: 'tpu' })).toThrow(/`device`/);
+    expect(() => dl.fromDLPack(capsule, 3)).toThrow();
     expect(capsule.consumed).toBe(false);
+    expect(dl.fromDLPack(capsule).toArray()).toEqual([1]);
   });
 });
 
@@ -266,6 +266,7 @@ describe('runtimes that refuse external ArrayBuffers (V8 sandbox)', () => {
   test('with copy: false it throws ERR_DLPACK_COPY_REQUIRED without consuming', () => {
     native.setExternalBuffers(false);
     const capsule = capsuleOf(make({}));
+    // Not a row of docs/errors.md: only a runtime without external buffers gets it.
     expectError(() => dl.fromDLPack(capsule, { copy: false }), dl.DLPackError, 'ERR_DLPACK_COPY_REQUIRED');
     expect(capsule.consumed).toBe(false);
     capsule.dispose();
@@ -280,12 +281,12 @@ describe('runtimes that refuse external ArrayBuffers (V8 sandbox)', () => {
 });
 
 describe('DLPackCapsule', () => {
-  test('fromPointer validates its arguments', () => {
-    expectError(() => dl.DLPackCapsule.fromPointer(5, { versioned: true }), TypeError, 'ERR_INVALID_ARG_TYPE');
-    expectError(() => dl.DLPackCapsule.fromPointer(0n, { versioned: true }), RangeError, 'ERR_OUT_OF_RANGE');
-    expectError(() => dl.DLPackCapsule.fromPointer(2n ** 64n, { versioned: true }), RangeError, 'ERR_OUT_OF_RANGE');
-    expectError(() => dl.DLPackCapsule.fromPointer(8n), TypeError, 'ERR_INVALID_ARG_TYPE');
-    expectError(() => dl.DLPackCapsule.fromPointer(8n, {}), TypeError, 'ERR_INVALID_ARG_TYPE', /versioned/);
+  test('fromPointer refuses bad pointers and options (rows K01, K05-K07)', () => {
+    expect(() => dl.DLPackCapsule.fromPointer(5, { versioned: true })).toThrow();
+    expect(() => dl.DLPackCapsule.fromPointer(0n, { versioned: true })).toThrow();
+    expect(() => dl.DLPackCapsule.fromPointer(2n ** 64n, { versioned: true })).toThrow();
+    expect(() => dl.DLPackCapsule.fromPointer(8n)).toThrow();
+    expect(() => dl.DLPackCapsule.fromPointer(8n, {})).toThrow(/versioned/);
     expect(() => new dl.DLPackCapsule()).toThrow(TypeError);
   });
 
@@ -304,7 +305,7 @@ describe('fromDLPack: every number fits a JavaScript safe integer', () => {
   test('an empty tensor with a dim above 2^53 is refused, not rounded', () => {
     const ptr = producer.make({ shape: [0, 2 ** 62], strides: [1, 1], code: 2, bits: 32, nullData: true });
     const capsule = dl.DLPackCapsule.fromPointer(ptr, { versioned: true });
-    expectError(() => dl.fromDLPack(capsule), dl.DLPackError, 'ERR_DLPACK_UNSUPPORTED', /below 2\^53/);
+    expect(() => dl.fromDLPack(capsule)).toThrow(/below 2\^53/);
     capsule.dispose();
   });
 });

@@ -1,6 +1,5 @@
 'use strict';
 const dl = require('../lib');
-const { expectError } = require('./helpers');
 
 describe('fromBuffer: sources', () => {
   test('ArrayBuffer: zero-copy both ways and keeps the buffer', () => {
@@ -42,27 +41,28 @@ describe('fromBuffer: sources', () => {
     expect(buf.readUInt16LE(0)).toBe(0x1234);
   });
 
-  test('resizable ArrayBuffer: uses the current length, and a shrink is caught on use', () => {
+  test('resizable ArrayBuffer: uses the current length; shrunk below the tensor, it works again once regrown', () => {
     const ab = new ArrayBuffer(8, { maxByteLength: 64 });
     ab.resize(32);
     const t = dl.fromBuffer(ab, { dtype: 'float32' });
     expect(t.shape).toEqual([8]);
-    ab.resize(8);
-    expectError(() => t.data, dl.DLPackError, 'ERR_DLPACK_DETACHED');
-    expectError(() => t.toArray(), dl.DLPackError, 'ERR_DLPACK_DETACHED');
-    expectError(() => t.__dlpack__(), dl.DLPackError, 'ERR_DLPACK_DETACHED');
-    ab.resize(32);
-    expect(t.toArray()).toHaveLength(8);
+    t.data.set([1, 2, 3, 4, 5, 6, 7, 8]);
+    ab.resize(8); // docs/errors.md M02
+    for (const use of [() => t.data, () => t.toArray(), () => t.__dlpack__()]) expect(use).toThrow();
+    expect(t.shape).toEqual([8]);
+    ab.resize(32); // regrown bytes are zero: the first 8 survived
+    expect(t.toArray()).toEqual([1, 2, 0, 0, 0, 0, 0, 0]);
   });
 
-  test('a detached source is ERR_DLPACK_DETACHED, and so is a tensor whose buffer is detached later', () => {
+  test('a tensor whose buffer is detached later reads nothing, still prints, and the buffer stays refused', () => {
     const ab = new ArrayBuffer(8);
     const t = dl.fromBuffer(ab, { dtype: 'uint8' });
-    structuredClone(ab, { transfer: [ab] });
-    expectError(() => t.data, dl.DLPackError, 'ERR_DLPACK_DETACHED');
-    expectError(() => t.clone(), dl.DLPackError, 'ERR_DLPACK_DETACHED');
+    structuredClone(ab, { transfer: [ab] }); // docs/errors.md M01, F15
+    expect(() => t.data).toThrow();
+    expect(() => t.clone()).toThrow();
     expect(String(t)).toBe('tensor(<detached>, dtype=uint8)');
-    expectError(() => dl.fromBuffer(ab, { dtype: 'uint8' }), dl.DLPackError, 'ERR_DLPACK_DETACHED');
+    expect(t.shape).toEqual([8]);
+    expect(() => dl.fromBuffer(ab, { dtype: 'uint8' })).toThrow();
   });
 
   test('keeps the source alive after the caller drops it', async () => {
@@ -73,25 +73,18 @@ describe('fromBuffer: sources', () => {
     expect(t.toArray()).toEqual([1, 2, 3]);
     t = null;
   });
-
-  test.each([
-    ['a number', 5], ['a string', 'abc'], ['null', null], ['a plain array', [1, 2]], ['an object', {}],
-  ])('rejects %s as source with ERR_INVALID_ARG_TYPE', (_, source) => {
-    expectError(() => dl.fromBuffer(source, { dtype: 'uint8' }), TypeError, 'ERR_INVALID_ARG_TYPE',
-      /Expected an ArrayBuffer.*for `source`, received/);
-  });
 });
 
-describe('fromBuffer: dtype', () => {
-  test('is required', () => {
-    expectError(() => dl.fromBuffer(new ArrayBuffer(4)), TypeError, 'ERR_INVALID_ARG_TYPE', /`options.dtype`/);
-    expectError(() => dl.fromBuffer(new ArrayBuffer(4), {}), TypeError, 'ERR_INVALID_ARG_TYPE',
-      /Expected a dtype name string for `options.dtype`, received undefined/);
-    expectError(() => dl.fromBuffer(new ArrayBuffer(4), { dtype: 3 }), TypeError, 'ERR_INVALID_ARG_TYPE');
-  });
+// Which error each misuse gets is tested by the F rows of docs/errors.md
+// (test/bad-input/f-from-buffer.test.js); here, where the limits lie.
 
-  test('accepts the dl.dtypes objects too', () => {
-    expect(dl.fromBuffer(new ArrayBuffer(4), { dtype: dl.dtypes.int16 }).shape).toEqual([2]);
+describe('fromBuffer: dtype', () => {
+  test('a name or a dl.dtypes object sets the element size; nothing else is a dtype', () => {
+    const t = dl.fromBuffer(new ArrayBuffer(4), { dtype: dl.dtypes.int16 });
+    expect([t.shape, t.dtype]).toEqual([[2], 'int16']);
+    for (const options of [undefined, {}, { dtype: 3 }]) {
+      expect(() => dl.fromBuffer(new ArrayBuffer(4), options)).toThrow();
+    }
   });
 });
 
@@ -99,31 +92,19 @@ describe('fromBuffer: offset', () => {
   test('0 <= offset <= byteLength; offset == byteLength gives shape [0]', () => {
     const ab = new ArrayBuffer(8);
     expect(dl.fromBuffer(ab, { dtype: 'float32', offset: 8 }).shape).toEqual([0]);
-    expectError(() => dl.fromBuffer(ab, { dtype: 'float32', offset: 12 }), RangeError, 'ERR_OUT_OF_RANGE',
-      /`options.offset`, received 12/);
-    expectError(() => dl.fromBuffer(ab, { dtype: 'float32', offset: -4 }), RangeError, 'ERR_OUT_OF_RANGE');
-  });
-
-  test('must be an integer', () => {
-    expectError(() => dl.fromBuffer(new ArrayBuffer(8), { dtype: 'uint8', offset: 1.5 }), RangeError,
-      'ERR_OUT_OF_RANGE');
-    expectError(() => dl.fromBuffer(new ArrayBuffer(8), { dtype: 'uint8', offset: '1' }), TypeError,
-      'ERR_INVALID_ARG_TYPE');
+    expect(dl.fromBuffer(ab, { dtype: 'float32', offset: 0 }).shape).toEqual([2]);
+    for (const offset of [12, -4, 1.5, '1']) expect(() => dl.fromBuffer(ab, { dtype: 'uint8', offset })).toThrow();
   });
 
   test('must put the first element on an element boundary of the underlying buffer', () => {
     const ab = new ArrayBuffer(16);
-    expectError(() => dl.fromBuffer(ab, { dtype: 'float32', offset: 2 }), RangeError, 'ERR_DLPACK_MISALIGNED',
-      /multiple of 4.*received 2/);
+    expect(() => dl.fromBuffer(ab, { dtype: 'float32', offset: 2 })).toThrow();
+    expect(dl.fromBuffer(ab, { dtype: 'float32', offset: 4 }).byteOffset).toBe(4);
     const view = new Uint8Array(ab, 1, 13);
-    expectError(() => dl.fromBuffer(view, { dtype: 'int16' }), RangeError, 'ERR_DLPACK_MISALIGNED',
-      /at byte 1 of the buffer/);
+    expect(() => dl.fromBuffer(view, { dtype: 'int16' })).toThrow();
     expect(dl.fromBuffer(view, { dtype: 'int16', offset: 1 }).byteOffset).toBe(2);
-  });
-
-  test('a misaligned Buffer from Buffer.from(arrayBuffer, 3)', () => {
-    const buf = Buffer.from(new ArrayBuffer(64), 3, 32);
-    expectError(() => dl.fromBuffer(buf, { dtype: 'float64' }), RangeError, 'ERR_DLPACK_MISALIGNED');
+    expect(() => dl.fromBuffer(Buffer.from(new ArrayBuffer(64), 3, 32), { dtype: 'float64' })).toThrow();
+    expect(dl.fromBuffer(Buffer.from(new ArrayBuffer(64), 8, 32), { dtype: 'float64' }).shape).toEqual([4]);
   });
 });
 
@@ -131,18 +112,17 @@ describe('fromBuffer: count', () => {
   test('-1 takes all remaining bytes, which must be whole elements', () => {
     const ab = new ArrayBuffer(10);
     expect(dl.fromBuffer(ab, { dtype: 'int16' }).shape).toEqual([5]);
-    expectError(() => dl.fromBuffer(ab, { dtype: 'int32' }), RangeError, 'ERR_OUT_OF_RANGE',
-      /whole number of int32 elements/);
+    expect(() => dl.fromBuffer(ab, { dtype: 'int32' })).toThrow();
     expect(dl.fromBuffer(ab, { dtype: 'int16', offset: 4, count: -1 }).shape).toEqual([3]);
   });
 
   test('count >= 0 must fit after the offset', () => {
     const ab = new ArrayBuffer(16);
     expect(dl.fromBuffer(ab, { dtype: 'float32', offset: 4, count: 3 }).shape).toEqual([3]);
-    expectError(() => dl.fromBuffer(ab, { dtype: 'float32', offset: 4, count: 4 }), RangeError,
-      'ERR_OUT_OF_RANGE', /`options.count`, received 4/);
-    expectError(() => dl.fromBuffer(ab, { dtype: 'float32', count: -2 }), RangeError, 'ERR_OUT_OF_RANGE');
-    expectError(() => dl.fromBuffer(ab, { dtype: 'float32', count: 1.5 }), RangeError, 'ERR_OUT_OF_RANGE');
+    expect(dl.fromBuffer(ab, { dtype: 'int16', offset: 6, count: 5 }).shape).toEqual([5]); // exactly to the end
+    for (const [offset, count] of [[4, 4], [6, 6], [0, -2], [0, 1.5]]) {
+      expect(() => dl.fromBuffer(ab, { dtype: offset === 6 ? 'int16' : 'float32', offset, count })).toThrow();
+    }
   });
 
   test('count 0 and empty buffers give shape [0]', () => {
@@ -160,8 +140,8 @@ describe('fromBuffer: shape', () => {
     expect(t.shape).toEqual([2, 3]);
     expect(t.strides).toEqual([3, 1]);
     expect(t.isContiguous).toBe(true);
-    expectError(() => dl.fromBuffer(new ArrayBuffer(24), { dtype: 'float32', shape: [4, 2] }), RangeError,
-      'ERR_OUT_OF_RANGE', /product is 6.*\[4, 2\]/);
+    expect(() => dl.fromBuffer(new ArrayBuffer(24), { dtype: 'float32', shape: [4, 2] })).toThrow();
+    expect(dl.fromBuffer(new ArrayBuffer(24), { dtype: 'float32', shape: [6, 1, 1] }).strides).toEqual([1, 1, 1]);
   });
 
   test('0-d from a single element', () => {
@@ -170,14 +150,13 @@ describe('fromBuffer: shape', () => {
     expect(t.toArray()).toBe(2.5);
   });
 
-  test('bad shapes are typed errors', () => {
+  test('up to 64 dimensions, each a non-negative integer', () => {
     const ab = new ArrayBuffer(8);
-    expectError(() => dl.fromBuffer(ab, { dtype: 'uint8', shape: 'x' }), TypeError, 'ERR_INVALID_ARG_TYPE');
-    expectError(() => dl.fromBuffer(ab, { dtype: 'uint8', shape: [2, -4] }), RangeError, 'ERR_OUT_OF_RANGE',
-      /`options.shape\[1\]`/);
-    expectError(() => dl.fromBuffer(ab, { dtype: 'uint8', shape: [2, 'a'] }), TypeError, 'ERR_INVALID_ARG_TYPE');
-    expectError(() => dl.fromBuffer(ab, { dtype: 'uint8', shape: new Array(65).fill(1) }), RangeError,
-      'ERR_OUT_OF_RANGE');
+    expect(dl.fromBuffer(ab, { dtype: 'uint8', shape: [...new Array(63).fill(1), 8] }).ndim).toBe(64);
+    expect(dl.fromBuffer(ab, { dtype: 'uint8', shape: [0, 2], count: 0 }).shape).toEqual([0, 2]);
+    for (const shape of ['x', [2, -4], [2, 'a'], new Array(65).fill(1)]) {
+      expect(() => dl.fromBuffer(ab, { dtype: 'uint8', shape })).toThrow();
+    }
   });
 });
 
@@ -191,31 +170,14 @@ describe('fromBuffer: numbers at the edges (checked natively, src/core/buffer_vi
     expect(Object.is(t.shape[0], 0)).toBe(true);
   });
 
-  test.each([2 ** 53, 2 ** 53 + 2, 2 ** 64, 1e300, Number.MAX_VALUE, -(2 ** 53), -1e300])(
-    'offset %d is out of range', (offset) => {
-      expectError(() => dl.fromBuffer(ab, { dtype: 'uint8', offset }), RangeError, 'ERR_OUT_OF_RANGE',
-        new RegExp(`\`options.offset\`, received ${String(offset).replace('+', '\\+')}$`));
-    });
-
-  test.each([Number.MAX_SAFE_INTEGER, 2 ** 53, 2 ** 62, 1e300, Number.MAX_VALUE, -2, -(2 ** 53), -1e300])(
-    'count %d does not fit', (count) => {
-      expectError(() => dl.fromBuffer(ab, { dtype: 'float64', count }), RangeError, 'ERR_OUT_OF_RANGE',
-        /-1 or a count whose 8-byte elements fit in the 16 bytes after the offset/);
-    });
-
-  test.each([NaN, Infinity, -Infinity, 0.5, 2 ** 51 + 0.5])('offset and count %d are not integers', (v) => {
-    // Node's validateInteger: a number that is not an integer is out of range.
-    expectError(() => dl.fromBuffer(ab, { dtype: 'uint8', offset: v }), RangeError, 'ERR_OUT_OF_RANGE');
-    expectError(() => dl.fromBuffer(ab, { dtype: 'uint8', count: v }), RangeError, 'ERR_OUT_OF_RANGE');
-  });
-
-  test('a count exactly filling the buffer after the offset', () => {
-    expect(dl.fromBuffer(ab, { dtype: 'int16', offset: 6, count: 5 }).shape).toEqual([5]);
-    expectError(() => dl.fromBuffer(ab, { dtype: 'int16', offset: 6, count: 6 }), RangeError, 'ERR_OUT_OF_RANGE');
-  });
-
-  test('type errors come before range errors', () => {
-    expectError(() => dl.fromBuffer(ab, { dtype: 'float32', offset: 99, count: 'x' }), TypeError,
-      'ERR_INVALID_ARG_TYPE', /`options.count`/);
+  test('past 2^53, infinite, NaN or fractional offsets and counts make no tensor', () => {
+    // The messages of each are in docs/errors.md rows F06 and F10.
+    for (const v of [2 ** 53, 2 ** 53 + 2, 2 ** 64, 1e300, Number.MAX_VALUE, -(2 ** 53), -1e300,
+      NaN, Infinity, -Infinity, 0.5, 2 ** 51 + 0.5]) {
+      expect(() => dl.fromBuffer(ab, { dtype: 'uint8', offset: v })).toThrow();
+      expect(() => dl.fromBuffer(ab, { dtype: 'float64', count: v })).toThrow();
+    }
+    expect(() => dl.fromBuffer(ab, { dtype: 'float64', count: Number.MAX_SAFE_INTEGER })).toThrow();
+    expect(dl.fromBuffer(ab, { dtype: 'uint8', offset: 2 ** 4, count: 0 }).shape).toEqual([0]);
   });
 });

@@ -90,10 +90,12 @@ function jsonLines(child) {
   return { child, next, send, stop, exited };
 }
 
-// The JSON worker of python/dlpack_node/__main__.py: ask(command) resolves
-// with its reply (or rejects with its error); stop() ends it.
+// The JSON worker test/fixtures/python/json_worker.py, over this checkout's
+// python/: ask(command) resolves with its reply (or rejects with its error);
+// stop() ends it.
 function startPython(python = PYTHON) {
-  const { child, send, stop: stopLines } = jsonLines(spawn(python, ['-m', 'dlpack_node'], {
+  const worker = path.join(__dirname, 'fixtures', 'python', 'json_worker.py');
+  const { child, send, stop: stopLines } = jsonLines(spawn(python, [worker], {
     env: { ...process.env, PYTHONPATH: path.join(__dirname, '..', 'python') },
     stdio: ['pipe', 'pipe', 'inherit'],
   }));

@@ -1,5 +1,5 @@
 'use strict';
-// Memory lives while anything holds it (issue 15, finding 1): every tensor over
+// Memory lives while anything holds it (docs/API.md "Lifetimes"): every tensor over
 // memory the library owns is a holder of that memory however it was made
 // (fromBuffer of its buffer, dl.open, views, exports), and a toPointer()
 // struct keeps it alive until its deleter runs. The native consumer

@@ -1,5 +1,5 @@
 'use strict';
-// The install script and the loader (issue 11, item 2), on a copy of the
+// The install script and the loader (README.md "Install"), on a copy of the
 // package laid out as npm installs it (lib/, scripts/, prebuilds/, no .git,
 // no build/): a prebuilt that loads, none, and a damaged one, on a PATH
 // without a compiler. The source build itself runs in CI (.ci/run, phase

@@ -1,6 +1,6 @@
 'use strict';
 // Every ownership path runs the deleter exactly once, from any thread, and
-// nothing leaks (API.md "DLPack protocol", issue: lifetimes proved by tests).
+// nothing leaks (docs/API.md "DLPack protocol", "Lifetimes").
 const path = require('path');
 const { Worker } = require('worker_threads');
 const { execFileSync } = require('child_process');
@@ -153,11 +153,14 @@ describe('threads and environments', () => {
     const base = nativeStats();
     const sab = new SharedArrayBuffer(64);
     const worker = new Worker(path.join(__dirname, 'fixtures', 'worker-export.js'), { workerData: { sab } });
+    // 'exit' is listened for first: a worker that ends at once can have its message and
+    // its 'exit' delivered in one turn.
+    const exited = new Promise((resolve) => worker.once('exit', resolve));
     const message = await new Promise((resolve, reject) => {
       worker.once('message', resolve);
       worker.once('error', reject);
     });
-    await new Promise((resolve) => worker.once('exit', resolve));
+    await exited;
     expect(new Int32Array(sab)[0]).toBe(1234);
     // The worker's environment is gone: releasing must neither crash nor leak.
     producer.release(message.jsPointer, true);

@@ -1,5 +1,5 @@
 'use strict';
-// What `npm pack` ships (issue 11, item 1): the README, docs/, examples/ and
+// What `npm pack` ships (package.json "files"): the README, docs/, examples/ and
 // LICENSE, and every relative link in every shipped Markdown file leads to a
 // shipped file (and, with a #fragment, to a heading in it).
 const fs = require('fs');
@@ -79,6 +79,12 @@ describe('the npm package', () => {
     }
     expect(read('LICENSE')).toMatch(/Apache License\s+Version 2\.0, January 2004/);
     for (const file of files) expect(file).not.toMatch(/^(test|bench|build|\.ci)\//);
+    // The Python half is the package, its format and its build file: not its tests, and
+    // not the JSON worker the Node tests drive (test/fixtures/python/json_worker.py).
+    const python = [...files].filter((file) => file.startsWith('python/'));
+    expect(python.filter((file) => !/^python\/(dlpack_node\/\w+\.py|FORMAT\.md|pyproject\.toml)$/.test(file))).toEqual([]);
+    expect(python).toContain('python/dlpack_node/__main__.py'); // python -m dlpack_node: the install report
+    expect(read('python/dlpack_node/__main__.py')).not.toMatch(/"op"/);
     // An example's own dependencies (examples/onnxruntime) are installed there, never shipped.
     for (const file of files) expect(file).not.toMatch(/(^|\/)node_modules\//);
   });

@@ -1,5 +1,5 @@
 'use strict';
-// The Python half installs (issue 11, item 4): `pip install --no-build-isolation`
+// The Python half installs (docs/python.md "Install"): `pip install --no-build-isolation`
 // of python/ (as shipped: a copy, so that the build leaves nothing in the
 // repository) into a venv made from the system Python, offline (--no-index),
 // and the sys.path route through require('dlpack').pythonPath. Each route
@@ -68,6 +68,10 @@ describe('the Python half', () => {
     const { from, values } = roundTrip(python);
     expect(from.startsWith(path.join(venv, 'lib'))).toBe(true);
     expect(values).toEqual([2, 3, 4, 5]);
+    // `python -m dlpack_node` reports the installed copy (docs/python.md "Check an install").
+    r = run(python, ['-m', 'dlpack_node'], { cwd: os.tmpdir(), env: { ...process.env, PYTHONPATH: '' } });
+    expect({ status: r.status, stderr: r.status === 0 ? '' : r.stderr }).toEqual({ status: 0, stderr: '' });
+    expect(r.stdout.split('\n')[0]).toBe(`dlpack_node from ${path.dirname(from)}`);
   });
 
   withPython('require(\'dlpack\').pythonPath on PYTHONPATH gives the same module', () => {

@@ -1,5 +1,5 @@
 'use strict';
-// Node <-> Python through shared memory (API.md "Sharing", python/FORMAT.md):
+// Node <-> Python through shared memory (docs/API.md "Sharing", python/FORMAT.md):
 // a real /usr/bin/python3 with Debian's NumPy and PyTorch opens what Node
 // shares and shares back; each side writes what the other reads.
 const path = require('path');

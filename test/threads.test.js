@@ -1,5 +1,5 @@
 'use strict';
-// Threads that end mid-call (issue 15): no native entry point may take the
+// Threads that end mid-call (docs/API.md "Lifetimes"): no native entry point may take the
 // process down when worker.terminate() or process.exit() ends its
 // environment (a C++ exception escaping a Node-API callback is
 // std::terminate, exit 134).

@@ -1,8 +1,8 @@
 'use strict';
-// Views and conversion (issue 9 items 1-2) against torch/numpy as the oracle
+// Views and conversion (docs/API.md "Views", "Conversion") against torch/numpy as the oracle
 // (test/fixtures/torch_oracle.py: values, shapes, strides, offsets), every
 // view through DLPack round trips, and the conversion rules of
-// src/core/convert.h. Bad input: test/bad-input.test.js rows F19-F21, V01-V07.
+// src/core/convert.h. Bad input: docs/errors.md rows F19-F21, V01-V07 (test/bad-input/).
 const fs = require('fs');
 const { spawnSync } = require('child_process');
 const path = require('path');
@@ -161,7 +161,7 @@ describe('views', () => {
     expect(v.disposed).toBe(true);
   });
 
-  test('fromBuffer strides: the HWC image of issue 9 as CHW, then converted', () => {
+  test('fromBuffer strides: an HWC image as CHW (docs/API.md "Creating tensors"), then converted', () => {
     const raw = new Uint8Array(15).map((_, i) => i); // 1 x 5 pixels x 3 channels
     const chw = dl.fromBuffer(raw, { dtype: 'uint8', shape: [3, 1, 5], strides: [1, 15, 3] });
     expect(chw.strides).toEqual([1, 15, 3]);

@@ -11,7 +11,7 @@ ITEMSIZE = {
     'complex64': 8, 'complex128': 16,
 }
 
-# NumPy has no bfloat16 (FORMAT.md "Descriptor"): it has no entry here.
+# NumPy has no bfloat16 (FORMAT.md "Descriptors"): it has no entry here.
 _NUMPY = {name: np.dtype(name) for name in ITEMSIZE if name != 'bfloat16'}
 _NUMPY_NAMES = {dtype: name for name, dtype in _NUMPY.items()}
 

@@ -16,6 +16,7 @@ import warnings
 import numpy as np
 
 PYTHON_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+JSON_WORKER = os.path.join(os.path.dirname(PYTHON_DIR), 'test', 'fixtures', 'python', 'json_worker.py')
 sys.path.insert(0, PYTHON_DIR)
 
 import dlpack_node as dl  # noqa: E402
@@ -86,11 +87,11 @@ def make_ticket(pids=()):
 
 
 class Worker:
-    """The JSON worker (python -m dlpack_node) in a child process."""
+    """The JSON worker (test/fixtures/python/json_worker.py) in a child process."""
 
     def __init__(self):
         env = dict(os.environ, PYTHONPATH=PYTHON_DIR)
-        self.process = subprocess.Popen([sys.executable, '-m', 'dlpack_node'], stdin=subprocess.PIPE,
+        self.process = subprocess.Popen([sys.executable, JSON_WORKER], stdin=subprocess.PIPE,
                                         stdout=subprocess.PIPE, text=True, env=env)
         self.pid = self.process.pid
 
@@ -169,7 +170,7 @@ class SameProcessTest(SegmentTestCase):
         self.assertEqual((st.st_size, st.st_mode & 0o777), (4096, 0o600))  # 6 bytes rounded up to the page
         self.assertEqual(fcntl.fcntl(d['fd'], fcntl.F_GET_SEALS) & _segment.SEALS, _segment.SEALS)
         # A peer (here through /proc, as another process would) cannot cut
-        # the file under the mapping (finding 9: SIGBUS for every holder).
+        # the file under the mapping (that would be SIGBUS for every holder).
         peer = os.open(f"/proc/{os.getpid()}/fd/{d['fd']}", os.O_RDWR)
         try:
             for size in (0, 2, 8192):

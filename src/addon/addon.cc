@@ -105,6 +105,7 @@ Napi::Object Initialize(Napi::Env env, Napi::Object exports) {
       {"cudaStridedCopy", Guarded<CudaStridedCopy>},
       {"cudaConvert", Guarded<CudaConvert>},
       {"cudaStats", Guarded<CudaStats>},
+      {"cudaEmptyCache", Guarded<CudaEmptyCache>},
   };
   for (const auto& f : functions) exports.Set(f.name, Napi::Function::New(env, f.fn, f.name));
   return exports;

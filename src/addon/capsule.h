@@ -7,14 +7,16 @@
 
 #include <napi.h>
 
+#include <utility>
+
 #include "../core/managed.h"
 #include "handle.h"
 
 namespace dlnode {
 
 struct CapsuleState : Tagged {
-  explicit CapsuleState(AnyManaged m) : Tagged(kCapsuleTag), managed(m) {}
-  AnyManaged managed;  // managed.ptr == nullptr once consumed
+  explicit CapsuleState(ManagedTensor&& m) : Tagged(kCapsuleTag), managed(std::move(m)) {}
+  ManagedTensor managed;  // empty once consumed, handed out or disposed
 };
 
 // The state of a handle that still owns its tensor; throws ERR_DLPACK_CONSUMED.

@@ -1,8 +1,9 @@
-// Bindings for dl.cuda (API.md "CUDA"): availability, synchronisation, streams
+// Bindings for dl.cuda (docs/API.md "CUDA"): availability, synchronisation, streams
 // and the stream ordering of DLPack exports.
 #include "cuda.h"
 
 #include <string>
+#include <utility>
 
 #include "../core/cuda_kernels.h"
 #include "../core/cuda_memory.h"
@@ -16,17 +17,20 @@
 namespace dlnode {
 namespace {
 
+Error ErrorOf(const cuda::Status& s, const std::string& what) {
+  return Error{s.unavailable ? code::kCudaUnavailable : code::kCuda,
+               what + " failed: " + s.name + " (" + s.message + ")", s.name};
+}
+
 void Throw(const cuda::Status& s, const std::string& what) {
-  if (s.ok) return;
-  throw Error{s.unavailable ? code::kCudaUnavailable : code::kCuda,
-              what + " failed: " + s.name + " (" + s.message + ")", s.name};
+  if (!s.ok) throw ErrorOf(s, what);
 }
 
 // Memory a copy reads or writes: a storage handle (native memory, CUDA
 // included) or a typed array over JS memory.
 Bytes SpanOf(napi_env env, const Napi::Value& value, bool is_handle) {
   if (!is_handle) return BytesOf(env, value);
-  HostMemory* memory = StorageOf(env, value);
+  NativeMemory* memory = StorageOf(env, value);
   return {static_cast<char*>(memory->base()), memory->length()};
 }
 
@@ -39,7 +43,7 @@ uintptr_t StreamArg(const Napi::Value& v) {
 // the view whose shape is in the scratch block with `strides` (elements).
 char* ViewIn(napi_env env, const Napi::Value& handle, uint64_t offset, int ndim, const int64_t* shape,
              const int64_t* strides, uint64_t item, const char* which) {
-  HostMemory* memory = StorageOf(env, handle);
+  NativeMemory* memory = StorageOf(env, handle);
   uint64_t low = 0;
   uint64_t high = 0;
   if (!ComputeExtent(ndim, shape, strides, item, &low, &high)) {
@@ -163,12 +167,12 @@ Napi::Value CudaAlloc(const Napi::CallbackInfo& info) {
   const int device = info[1].As<Napi::Number>().Int32Value();
   const auto bytes = static_cast<uint64_t>(info[2].As<Napi::Number>().Int64Value());
   cuda::Status status;
-  cuda::CudaMemory* memory = cuda::CudaMemory::Allocate(kind, device, bytes, &status);
-  if (memory == nullptr) {
+  Ref<cuda::CudaMemory> memory = cuda::CudaMemory::Allocate(kind, device, bytes, &status);
+  if (!memory) {
     Throw(status, "allocating " + std::to_string(bytes) + " bytes of CUDA memory on device " +
                       std::to_string(device));
   }
-  return Napi::Value(info.Env(), AdoptStorage(info.Env(), memory, Accounting::kReport));
+  return Napi::Value(info.Env(), AdoptStorage(info.Env(), std::move(memory), Accounting::kReport));
 }
 
 Napi::Value CudaCopy(const Napi::CallbackInfo& info) {
@@ -231,8 +235,12 @@ Napi::Value CudaStreamDone(const Napi::CallbackInfo& info) {
         "napi_create_threadsafe_function");
   const cuda::Status s = cuda::LaunchHostCallback(device, stream, StreamReached, tsfn);
   if (!s.ok) {
+    // The callback will never run: settle the promise here (rejected with the
+    // coded CUDA error, as every other failure of an awaited call is), or the
+    // deferred and the promise would live forever.
     napi_release_threadsafe_function(tsfn, napi_tsfn_abort);
-    Throw(s, "cudaLaunchHostFunc");
+    Check(env, napi_reject_deferred(env, deferred, EnvState::Of(env).MakeError(env, ErrorOf(s, "cudaLaunchHostFunc"))),
+          "napi_reject_deferred");
   }
   return Napi::Value(env, promise);
 }
@@ -244,7 +252,14 @@ Napi::Value CudaStats(const Napi::CallbackInfo& info) {
   result.Set("allocatedBytes", static_cast<double>(s.allocated_bytes));
   result.Set("allocations", static_cast<double>(s.allocations));
   result.Set("peakAllocatedBytes", static_cast<double>(s.peak_allocated_bytes));
+  result.Set("cachedBytes", static_cast<double>(s.cached_bytes));
+  result.Set("cachedBlocks", static_cast<double>(s.cached_blocks));
   return result;
+}
+
+Napi::Value CudaEmptyCache(const Napi::CallbackInfo& info) {
+  const int64_t freed = cuda::EmptyCache(info[0].As<Napi::Number>().Int32Value());
+  return Napi::Number::New(info.Env(), static_cast<double>(freed));
 }
 
 }  // namespace dlnode

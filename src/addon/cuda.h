@@ -1,4 +1,4 @@
-// Bindings for dl.cuda (API.md "CUDA").
+// Bindings for dl.cuda (docs/API.md "CUDA").
 #ifndef DLPACK_NODE_ADDON_CUDA_H_
 #define DLPACK_NODE_ADDON_CUDA_H_
 
@@ -23,7 +23,8 @@ Napi::Value CudaStreamDone(const Napi::CallbackInfo& info);  // (device, bigint)
 Napi::Value CudaStridedCopy(const Napi::CallbackInfo& info);
 // (device, dstHandle, dstOffset, dstCode, dstBits, srcHandle, srcOffset, srcCode, srcBits, stream bigint)
 Napi::Value CudaConvert(const Napi::CallbackInfo& info);
-Napi::Value CudaStats(const Napi::CallbackInfo& info);   // (device) -> { allocatedBytes, allocations, peak... }
+Napi::Value CudaStats(const Napi::CallbackInfo& info);   // (device) -> { allocatedBytes, allocations, peak..., cached... }
+Napi::Value CudaEmptyCache(const Napi::CallbackInfo& info);  // (device) -> bytes freed
 
 }  // namespace dlnode
 

@@ -164,7 +164,7 @@ EnvState::EnvState(napi_env env) : env_(env), link_(std::make_shared<EnvLink>(en
 
 EnvState::~EnvState() = default;
 
-EnvState& EnvState::Of(napi_env env) {
+EnvState& EnvState::Of(node_api_basic_env env) {
   void* data = nullptr;
   napi_get_instance_data(env, &data);
   return *static_cast<EnvState*>(data);
@@ -181,7 +181,15 @@ void EnvState::SetFactory(napi_env env, napi_value factory) {
   Check(env, napi_create_reference(env, factory, 1, &factory_), "napi_create_reference");
 }
 
-void EnvState::Throw(napi_env env, const Error& e) {
+void EnvState::AdjustExternal(node_api_basic_env env, int64_t change) {
+  unreported_ += change;
+  if (unreported_ < kExternalBatch && unreported_ > -kExternalBatch) return;
+  int64_t ignored;
+  napi_adjust_external_memory(env, unreported_, &ignored);
+  unreported_ = 0;
+}
+
+napi_value EnvState::MakeError(napi_env env, const Error& e) {
   Napi::Env napi_env(env);
   napi_value fn;
   if (factory_ == nullptr || napi_get_reference_value(env, factory_, &fn) != napi_ok ||
@@ -189,13 +197,13 @@ void EnvState::Throw(napi_env env, const Error& e) {
     // Explicit fallback: no factory registered (binding used directly).
     Napi::Error err = Napi::Error::New(napi_env, e.message);
     err.Set("code", Napi::String::New(napi_env, e.code));
-    throw err;
+    return err.Value();
   }
   Napi::Function factory(env, fn);
-  Napi::Value error = factory.Call({Napi::String::New(napi_env, e.code), Napi::String::New(napi_env, e.message),
-                                    e.detail.empty() ? napi_env.Undefined()
-                                                     : Napi::String::New(napi_env, e.detail)});
-  throw Napi::Error(env, error);
+  return factory.Call({Napi::String::New(napi_env, e.code), Napi::String::New(napi_env, e.message),
+                       e.detail.empty() ? napi_env.Undefined() : Napi::String::New(napi_env, e.detail)});
 }
+
+void EnvState::Throw(napi_env env, const Error& e) { throw Napi::Error(env, MakeError(env, e)); }
 
 }  // namespace dlnode

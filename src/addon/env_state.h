@@ -102,7 +102,7 @@ class EnvState {
   EnvState(const EnvState&) = delete;
   EnvState& operator=(const EnvState&) = delete;
 
-  static EnvState& Of(napi_env env);
+  static EnvState& Of(node_api_basic_env env);
 
   // Environment cleanup hook: release queued references, then make every
   // later release from a deleter a deliberate no-op.
@@ -111,6 +111,8 @@ class EnvState {
   // Builds the JS error for `e` through the registered factory and throws it
   // as a C++ Napi::Error (node-addon-api rethrows it into JS).
   [[noreturn]] void Throw(napi_env env, const Error& e);
+  // The JS error for `e`, not thrown (a promise rejects with it).
+  napi_value MakeError(napi_env env, const Error& e);
 
   void SetFactory(napi_env env, napi_value factory);
   void SetDtypes(DtypeTable table) { dtypes_ = std::move(table); }
@@ -129,6 +131,14 @@ class EnvState {
   bool external_buffers() const { return external_buffers_; }
   void set_external_buffers(bool allowed) { external_buffers_ = allowed; }
 
+  // Tells V8 about natively owned memory this environment made or dropped
+  // (napi_adjust_external_memory), in batches: changes add up here until
+  // they reach kExternalBatch bytes either way, so a loop of small
+  // allocations and frees makes no call at all while a large one is told at
+  // once. JS thread, GC finalizers included.
+  static constexpr int64_t kExternalBatch = 1 << 20;
+  void AdjustExternal(node_api_basic_env env, int64_t change);
+
  private:
   napi_env env_;
   napi_ref factory_ = nullptr;
@@ -137,6 +147,7 @@ class EnvState {
   DtypeTable dtypes_;
   std::shared_ptr<EnvLink> link_;
   bool external_buffers_ = true;
+  int64_t unreported_ = 0;  // external memory change not yet told to V8
 };
 
 // Every binding is called through this: no C++ exception may leave a

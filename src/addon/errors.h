@@ -1,4 +1,4 @@
-// Errors raised by native code. They carry the stable `code` of API.md and
+// Errors raised by native code. They carry the stable `code` of docs/API.md and
 // are turned into JavaScript errors by the factory lib/errors.js registers at
 // load (EnvState::Throw), so class and code come from one table in JS.
 #ifndef DLPACK_NODE_ADDON_ERRORS_H_

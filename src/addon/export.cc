@@ -1,5 +1,7 @@
 #include "export.h"
 
+#include <utility>
+
 #include "../core/layout.h"
 #include "../core/managed.h"
 #include "bytes.h"
@@ -43,7 +45,7 @@ Napi::Value ExportTensor(const Napi::CallbackInfo& info) {
   // buffer's current length: it may have been detached or shrunk.
   char* base = nullptr;
   uint64_t length = 0;
-  HostMemory* storage = nullptr;
+  NativeMemory* storage = nullptr;
   if (foreign) {
     storage = StorageOf(env, info[0]);
     base = static_cast<char*>(storage->base());
@@ -59,26 +61,19 @@ Napi::Value ExportTensor(const Napi::CallbackInfo& info) {
                                  "was detached or shrunk"};
   }
 
-  Keepalive* keepalive = nullptr;
-  if (foreign) {
-    storage->Retain();
-    keepalive = storage;
-  } else {
-    keepalive = JsKeepalive::New(env, info[0], state.link());
-  }
+  Ref<Keepalive> keepalive = foreign ? Ref<Keepalive>(Ref<NativeMemory>::retain(storage))
+                                    : Ref<Keepalive>::adopt(JsKeepalive::New(env, info[0], state.link()));
   const ExportSpec spec{empty ? nullptr : base + byte_offset,
                         device,
                         ndim,
                         DLDataType{entry.code, entry.bits, 1},
                         shape,
                         strides,
-                        flags,
-                        keepalive};
-  void* managed = versioned ? static_cast<void*>(NewVersioned(spec)) : static_cast<void*>(NewLegacy(spec));
-  if (managed == nullptr) {
-    keepalive->Release();
-    throw Error{code::kOutOfMemory, "Could not allocate the DLPack managed tensor"};
-  }
+                        flags};
+  // The new struct's deleter releases the keepalive (released here if the allocation fails).
+  void* managed = versioned ? static_cast<void*>(NewVersioned(spec, std::move(keepalive)))
+                            : static_cast<void*>(NewLegacy(spec, std::move(keepalive)));
+  if (managed == nullptr) throw Error{code::kOutOfMemory, "Could not allocate the DLPack managed tensor"};
   // Ownership passes to the caller (native code) with the pointer.
   return Napi::BigInt::New(env, static_cast<uint64_t>(reinterpret_cast<uintptr_t>(managed)));
 }

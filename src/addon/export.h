@@ -1,4 +1,4 @@
-// Tensor -> DLManagedTensor(Versioned) for native code (API.md "DLPack
+// Tensor -> DLManagedTensor(Versioned) for native code (docs/API.md "DLPack
 // protocol"). JS has chosen the ABI, flags and device, and made any copy; this
 // pins the memory and fills the managed tensor, whose pointer it returns.
 #ifndef DLPACK_NODE_ADDON_EXPORT_H_

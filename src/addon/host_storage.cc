@@ -1,5 +1,6 @@
 #include "host_storage.h"
 
+#include <utility>
 #include <vector>
 
 #include "env_state.h"
@@ -12,33 +13,25 @@ namespace {
 // The hold an external ArrayBuffer has on the storage. Released by the
 // buffer's finalizer, or earlier by dispose() after it detaches the buffer.
 struct BufferHold {
-  HostMemory* storage;
-  bool released = false;
-  void Release() {
-    if (released) return;
-    released = true;
-    storage->Release();
-  }
+  Ref<NativeMemory> storage;  // empty once released
 };
 
 struct OwnerState : Tagged {
-  OwnerState(HostMemory* s, int64_t r) : Tagged(kStorageTag), storage(s), reported(r) {}
-  HostMemory* storage;  // nullptr once released
+  OwnerState(Ref<NativeMemory> s, int64_t r) : Tagged(kStorageTag), storage(std::move(s)), reported(r) {}
+  Ref<NativeMemory> storage;  // empty once released
   int64_t reported;     // bytes reported to V8 on adoption, given back on release
   BufferHold* buffer_hold = nullptr;  // the one external ArrayBuffer, if made
   std::vector<uint64_t> shares;       // 'local' ids this owner published
 };
 
 void ReleaseOwner(node_api_basic_env env, OwnerState* state) {
-  if (state->storage == nullptr) return;
+  if (!state->storage) return;
   // Unpublish first: threads that already opened the memory keep their own
   // references; later opens of these ids fail.
   for (uint64_t id : state->shares) share_registry::Remove(id);
   state->shares.clear();
-  int64_t ignored;
-  if (state->reported != 0) napi_adjust_external_memory(env, -state->reported, &ignored);
-  state->storage->Release();
-  state->storage = nullptr;
+  if (state->reported != 0) EnvState::Of(env).AdjustExternal(env, -state->reported);
+  state->storage.reset();
 }
 
 void FinalizeOwner(node_api_basic_env env, void* data, void*) {
@@ -48,41 +41,37 @@ void FinalizeOwner(node_api_basic_env env, void* data, void*) {
 }
 
 void FinalizeBuffer(node_api_basic_env, void*, void* hint) {
-  auto* hold = static_cast<BufferHold*>(hint);
-  hold->Release();
-  delete hold;
+  delete static_cast<BufferHold*>(hint);  // releases its reference, unless dispose() did
 }
 
 }  // namespace
 
-napi_value AdoptStorage(napi_env env, HostMemory* storage, Accounting accounting) {
+napi_value AdoptStorage(napi_env env, Ref<NativeMemory> storage, Accounting accounting) {
   const int64_t reported = accounting == Accounting::kReport ? static_cast<int64_t>(storage->length()) : 0;
-  auto* state = new OwnerState(storage, reported);
+  auto* state = new OwnerState(std::move(storage), reported);
   napi_value handle;
   try {
     handle = NewHandle(env, state, &FinalizeOwner);
   } catch (...) {
-    delete state;
-    storage->Release();
+    delete state;  // releases the reference
     throw;
   }
-  int64_t ignored;
-  if (reported != 0) napi_adjust_external_memory(env, reported, &ignored);
+  if (reported != 0) EnvState::Of(env).AdjustExternal(env, reported);
   return handle;
 }
 
 uint64_t PublishLocal(napi_env env, napi_value handle, const std::string& device) {
   auto* state = HandleOf<OwnerState>(env, handle, kStorageTag, "storage");
-  if (state->storage == nullptr) throw Error{code::kDisposed, "The tensor's memory was released"};
-  const uint64_t id = share_registry::Add(state->storage, device);
+  if (!state->storage) throw Error{code::kDisposed, "The tensor's memory was released"};
+  const uint64_t id = share_registry::Add(state->storage.share(), device);
   state->shares.push_back(id);
   return id;
 }
 
-HostMemory* StorageOf(napi_env env, napi_value handle) {
+NativeMemory* StorageOf(napi_env env, napi_value handle) {
   auto* state = HandleOf<OwnerState>(env, handle, kStorageTag, "storage");
-  if (state->storage == nullptr) throw Error{code::kDisposed, "The tensor's memory was released"};
-  return state->storage;
+  if (!state->storage) throw Error{code::kDisposed, "The tensor's memory was released"};
+  return state->storage.get();
 }
 
 Napi::Value StorageLength(const Napi::CallbackInfo& info) {
@@ -92,8 +81,8 @@ Napi::Value StorageLength(const Napi::CallbackInfo& info) {
 Napi::Value StorageBuffer(const Napi::CallbackInfo& info) {
   napi_env env = info.Env();
   auto* state = HandleOf<OwnerState>(env, info[0], kStorageTag, "storage");
-  if (state->storage == nullptr) throw Error{code::kDisposed, "The tensor's memory was released"};
-  HostMemory* storage = state->storage;
+  if (!state->storage) throw Error{code::kDisposed, "The tensor's memory was released"};
+  NativeMemory* storage = state->storage.get();
   napi_value result;
   if (storage->length() == 0 || state->buffer_hold != nullptr) {
     // Empty, or asked twice (JS caches the first): a plain empty buffer.
@@ -101,12 +90,10 @@ Napi::Value StorageBuffer(const Napi::CallbackInfo& info) {
     Check(env, napi_create_arraybuffer(env, 0, &unused, &result), "napi_create_arraybuffer");
     return Napi::Value(env, result);
   }
-  auto* hold = new BufferHold{storage};
-  storage->Retain();
+  auto* hold = new BufferHold{state->storage.share()};
   const napi_status status = napi_create_external_arraybuffer(
       env, storage->base(), storage->length(), &FinalizeBuffer, hold, &result);
   if (status != napi_ok) {
-    hold->Release();
     delete hold;
     Check(env, status, "napi_create_external_arraybuffer");
   }
@@ -117,7 +104,7 @@ Napi::Value StorageBuffer(const Napi::CallbackInfo& info) {
 Napi::Value StorageRelease(const Napi::CallbackInfo& info) {
   napi_env env = info.Env();
   auto* state = HandleOf<OwnerState>(env, info[0], kStorageTag, "storage");
-  if (state->storage == nullptr) return info.Env().Undefined();
+  if (!state->storage) return info.Env().Undefined();
   if (state->buffer_hold != nullptr) {
     // info[1] is the buffer StorageBuffer made (JS caches it). Detach it first
     // so no view can reach the memory, then drop its hold now instead of when
@@ -131,7 +118,7 @@ Napi::Value StorageRelease(const Napi::CallbackInfo& info) {
       throw Error{code::kInvalidArgValue, "Expected the storage's own ArrayBuffer"};
     }
     Check(env, napi_detach_arraybuffer(env, info[1]), "napi_detach_arraybuffer");
-    state->buffer_hold->Release();
+    state->buffer_hold->storage.reset();  // the finalizer deletes the hold later
   }
   ReleaseOwner(env, state);
   return info.Env().Undefined();

@@ -21,16 +21,16 @@ namespace dlnode {
 // be counted once per opener (and a 256 MiB report forces a GC).
 enum class Accounting { kReport, kShared };
 
-// Takes over one reference of `storage` and returns a handle owning it. On
-// failure the reference is released.
-napi_value AdoptStorage(napi_env env, HostMemory* storage, Accounting accounting);
+// Returns a handle owning `storage`'s reference (released if this throws).
+napi_value AdoptStorage(napi_env env, Ref<NativeMemory> storage, Accounting accounting);
 
 // Publishes the memory behind `handle`, on `device`, for other threads
 // ('local' sharing) until the owner is released; returns the id.
 uint64_t PublishLocal(napi_env env, napi_value handle, const std::string& device);
 
-// The HostMemory behind `handle`, or throws ERR_DLPACK_DISPOSED.
-HostMemory* StorageOf(napi_env env, napi_value handle);
+// The NativeMemory behind `handle` (borrowed: the handle keeps its
+// reference), or throws ERR_DLPACK_DISPOSED.
+NativeMemory* StorageOf(napi_env env, napi_value handle);
 
 Napi::Value StorageLength(const Napi::CallbackInfo& info);   // (handle) -> bytes
 Napi::Value StorageBuffer(const Napi::CallbackInfo& info);   // (handle) -> ArrayBuffer

@@ -2,6 +2,7 @@
 
 #include <cstring>
 #include <string>
+#include <utility>
 
 #include "../core/cuda_runtime.h"
 #include "../core/layout.h"
@@ -34,11 +35,9 @@ void WriteLayout(double* scratch, const Layout& layout, uint64_t flags, uint64_t
 
 // The keepalive of our own struct when it pins a JS buffer of another
 // environment (a thread other than the caller's), else nullptr.
-JsKeepalive* OtherHeap(const AnyManaged& managed, const EnvState& state) {
+JsKeepalive* OtherHeap(const ManagedTensor& managed, const EnvState& state) {
   if (!managed.own()) return nullptr;
-  void* context = managed.versioned ? static_cast<DLManagedTensorVersioned*>(managed.ptr)->manager_ctx
-                                    : static_cast<DLManagedTensor*>(managed.ptr)->manager_ctx;
-  auto* keepalive = static_cast<Keepalive*>(context);
+  auto* keepalive = static_cast<Keepalive*>(managed.manager_ctx());
   if (keepalive->kind() != Keepalive::Kind::kJsBuffer) return nullptr;
   auto* js = static_cast<JsKeepalive*>(keepalive);
   return js->link() == state.link() ? nullptr : js;
@@ -51,18 +50,18 @@ Napi::Value ImportCapsule(const Napi::CallbackInfo& info) {
   EnvState& state = EnvState::Of(env);
   CapsuleState& capsule = LiveCapsule(env, info[0]);
   const bool allow_copy = info[1].As<Napi::Boolean>().Value();
-  AnyManaged managed = capsule.managed;
+  // Read in place; moved out of the capsule only once the import consumes it.
+  const ManagedTensor& held = capsule.managed;
 
   // 1-7. Major version (only the stable prefix is read before it; an unknown
   //      major means "call the deleter and read nothing else"), then ndim,
   //      device, lanes, dtype, shape, strides, byte_offset.
-  const auto* versioned = static_cast<const DLManagedTensorVersioned*>(managed.versioned ? managed.ptr : nullptr);
+  const DLManagedTensorVersioned* versioned = held.as_versioned();
   Layout layout;
   const CheckResult check = CheckManagedTensor(versioned != nullptr ? &versioned->version : nullptr,
-                                               *managed.tensor(), state.dtypes(), &layout, cuda::Compiled());
+                                               *held.tensor(), state.dtypes(), &layout, cuda::Compiled());
   if (check.failure == CheckFailure::kVersion) {
-    capsule.managed.ptr = nullptr;
-    managed.CallDeleter();
+    capsule.managed.reset();
     throw Error{code::kUnsupported, check.message + " (the producer's deleter was called)"};
   }
   const uint64_t flags = versioned != nullptr ? versioned->flags : 0;
@@ -70,13 +69,13 @@ Napi::Value ImportCapsule(const Napi::CallbackInfo& info) {
     // CUDA device memory needs a CUDA build; the rest is malformed or foreign
     // (in a CUDA build, a kDLCUDA tensor refused here has a bad device_id).
     const bool cuda_memory = check.failure == CheckFailure::kDevice && !cuda::Compiled() &&
-                             managed.tensor()->device.device_type == kDLCUDA;
+                             held.tensor()->device.device_type == kDLCUDA;
     throw Error{cuda_memory ? code::kCudaUnavailable : code::kUnsupported,
                 cuda_memory ? check.message + "; this build of dlpack has no CUDA support" : check.message};
   }
   // Only host memory is ever wrapped in an ArrayBuffer, so only it may need a copy.
   const bool host = IsHostAccessible(layout.device.device_type);
-  if (host && !state.external_buffers() && !allow_copy && !managed.own()) {
+  if (host && !state.external_buffers() && !allow_copy && !held.own()) {
     throw Error{code::kCopyRequired,
                 "Expected zero-copy import (copy: false), but this runtime refuses external "
                 "ArrayBuffers, so the data would have to be copied"};
@@ -84,7 +83,7 @@ Napi::Value ImportCapsule(const Napi::CallbackInfo& info) {
 
   // Our own struct over another thread's JS memory (docs/API.md "Lifetimes"): that
   // memory lives only as long as its thread, so it is copied, never viewed.
-  JsKeepalive* other_heap = OtherHeap(managed, state);
+  JsKeepalive* other_heap = OtherHeap(held, state);
   if (other_heap != nullptr) {
     const auto ended = [] {
       return Error{code::kDetached, "Expected a struct over memory that still exists, received one "
@@ -103,36 +102,34 @@ Napi::Value ImportCapsule(const Napi::CallbackInfo& info) {
       if (layout.extent() != 0) std::memcpy(copy, reinterpret_cast<void*>(layout.base()), layout.extent());
     });
     if (!copied) throw ended();
-    capsule.managed.ptr = nullptr;
-    managed.CallDeleter();  // posts the release to the owning thread
+    capsule.managed.reset();  // our deleter posts the release to the owning thread
     WriteLayout(state.scratch(), layout, flags | DLPACK_FLAG_BITMASK_IS_COPIED, layout.low,
                 ImportResult::kCopied);
     return Napi::Value(env, buffer);
   }
 
   // Every check passed: from here on the capsule is consumed.
-  capsule.managed.ptr = nullptr;
+  ManagedTensor managed = std::move(capsule.managed);
   double* scratch = state.scratch();
 
   if (managed.own()) {
     // Our own export: take the keepalive back instead of wrapping our memory
     // in a second layer of ownership.
-    managed.Disown();
-    Keepalive* keepalive = managed.versioned
-                               ? TakeOwn(static_cast<DLManagedTensorVersioned*>(managed.ptr))
-                               : TakeOwn(static_cast<DLManagedTensor*>(managed.ptr));
+    Ref<Keepalive> keepalive = managed.TakeOwn();
     if (keepalive->kind() == Keepalive::Kind::kJsBuffer) {
-      napi_value view = static_cast<JsKeepalive*>(keepalive)->TakeView(env);
+      // TakeView consumes the keepalive (deletes the reference at once).
+      napi_value view = static_cast<JsKeepalive*>(keepalive.release())->TakeView(env);
       const Bytes bytes = BytesOf(env, view);
       const uint64_t offset =
           layout.size == 0 ? 0 : layout.first - reinterpret_cast<uintptr_t>(bytes.data);
       WriteLayout(scratch, layout, flags, offset, ImportResult::kJsBuffer);
       return Napi::Value(env, view);
     }
-    auto* storage = static_cast<HostMemory*>(keepalive);
+    auto* storage = static_cast<NativeMemory*>(keepalive.release());  // Kind::kNative
     const uint64_t offset =
         layout.size == 0 ? 0 : layout.first - reinterpret_cast<uintptr_t>(storage->base());
-    napi_value handle = AdoptStorage(env, storage, Accounting::kReport);  // the capsule's reference moves here
+    // The capsule's reference moves to the handle.
+    napi_value handle = AdoptStorage(env, Ref<NativeMemory>::adopt(storage), Accounting::kReport);
     WriteLayout(scratch, layout, flags, offset, ImportResult::kForeign);
     return Napi::Value(env, handle);
   }
@@ -141,21 +138,18 @@ Napi::Value ImportCapsule(const Napi::CallbackInfo& info) {
     // The V8 sandbox (Electron) refuses external memory: copy, then release.
     void* copy = nullptr;
     napi_value buffer;
-    const napi_status status = napi_create_arraybuffer(env, layout.extent(), &copy, &buffer);
-    if (status != napi_ok) {
-      managed.CallDeleter();
-      Check(env, status, "napi_create_arraybuffer");
-    }
+    // On failure `managed` calls the deleter as the error leaves.
+    Check(env, napi_create_arraybuffer(env, layout.extent(), &copy, &buffer), "napi_create_arraybuffer");
     if (layout.extent() != 0) std::memcpy(copy, reinterpret_cast<void*>(layout.base()), layout.extent());
-    managed.CallDeleter();
+    managed.reset();
     WriteLayout(scratch, layout, flags | DLPACK_FLAG_BITMASK_IS_COPIED, layout.low,
                 ImportResult::kCopied);
     return Napi::Value(env, buffer);
   }
 
-  auto* storage = new ForeignStorage(
-      managed, layout.size == 0 ? nullptr : reinterpret_cast<void*>(layout.base()), layout.extent());
-  napi_value handle = AdoptStorage(env, storage, Accounting::kReport);
+  auto storage = Ref<NativeMemory>::adopt(new ForeignStorage(
+      std::move(managed), layout.size == 0 ? nullptr : reinterpret_cast<void*>(layout.base()), layout.extent()));
+  napi_value handle = AdoptStorage(env, std::move(storage), Accounting::kReport);
   WriteLayout(scratch, layout, flags, layout.low, ImportResult::kForeign);
   return Napi::Value(env, handle);
 }

@@ -1,4 +1,4 @@
-// DLPack capsule -> tensor memory (API.md "fromDLPack"), following the fixed
+// DLPack capsule -> tensor memory (docs/API.md "fromDLPack"), following the fixed
 // checklist; the capsule is consumed only after every check has passed.
 #ifndef DLPACK_NODE_ADDON_IMPORT_H_
 #define DLPACK_NODE_ADDON_IMPORT_H_

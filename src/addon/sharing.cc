@@ -1,6 +1,7 @@
 #include "sharing.h"
 
 #include <string>
+#include <utility>
 
 #include "../core/cuda_ipc.h"
 #include "../core/share_registry.h"
@@ -51,12 +52,12 @@ Napi::Value ShmCreate(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   const auto nbytes = static_cast<uint64_t>(info[0].As<Napi::Number>().Int64Value());
   ShmResult result;
-  ShmSegment* segment = ShmSegment::Create(nbytes, &result);
-  if (segment == nullptr) ThrowShm(result);
+  Ref<ShmSegment> segment = ShmSegment::Create(nbytes, &result);
+  if (!segment) ThrowShm(result);
   const std::string name = segment->name();
   const int fd = segment->fd();
   Napi::Array triple = Napi::Array::New(env, 3);
-  triple.Set(0u, Napi::Value(env, AdoptStorage(env, segment, Accounting::kReport)));
+  triple.Set(0u, Napi::Value(env, AdoptStorage(env, std::move(segment), Accounting::kReport)));
   triple.Set(1u, Napi::String::New(env, name));
   triple.Set(2u, Napi::Number::New(env, fd));
   return triple;
@@ -70,11 +71,11 @@ Napi::Value ShmOpen(const Napi::CallbackInfo& info) {
   place.fd = info[2].As<Napi::Number>().Int64Value();
   const auto min_bytes = static_cast<uint64_t>(info[3].As<Napi::Number>().Int64Value());
   ShmResult result;
-  ShmSegment* segment = ShmSegment::Open(place, min_bytes, &result);
-  if (segment == nullptr) ThrowShm(result);
+  Ref<ShmSegment> segment = ShmSegment::Open(place, min_bytes, &result);
+  if (!segment) ThrowShm(result);
   const int fd = segment->fd();
   Napi::Array pair = Napi::Array::New(env, 2);
-  pair.Set(0u, Napi::Value(env, AdoptStorage(env, segment, Accounting::kShared)));
+  pair.Set(0u, Napi::Value(env, AdoptStorage(env, std::move(segment), Accounting::kShared)));
   pair.Set(1u, Napi::Number::New(env, fd));
   return pair;
 }
@@ -93,13 +94,13 @@ Napi::Value LocalOpen(const Napi::CallbackInfo& info) {
     throw Error{code::kInvalidArgValue, "Expected a decimal id for `descriptor.id`, received '" + text + "'"};
   }
   std::string device;
-  HostMemory* memory = share_registry::Acquire(id, &device);
-  if (memory == nullptr) {
+  Ref<NativeMemory> memory = share_registry::Acquire(id, &device);
+  if (!memory) {
     throw Error{code::kDisposed, "Expected a live 'local' share, but id " + text +
                                      " was released by the sharing thread (or never existed)"};
   }
   Napi::Env env = info.Env();
-  Napi::Value handle(env, AdoptStorage(env, memory, Accounting::kShared));
+  Napi::Value handle(env, AdoptStorage(env, std::move(memory), Accounting::kShared));
   Napi::Array pair = Napi::Array::New(env, 2);
   pair.Set(0u, handle);
   pair.Set(1u, Napi::String::New(env, device));
@@ -134,9 +135,9 @@ Napi::Value CudaIpcOpen(const Napi::CallbackInfo& info) {
   share.device = info[4].As<Napi::Number>().Int32Value();
   share.size = static_cast<uint64_t>(info[5].As<Napi::Number>().Int64Value());
   cuda::IpcResult result;
-  HostMemory* memory = cuda::OpenIpc(share, &result);
-  if (memory == nullptr) ThrowIpc(result);
-  return Napi::Value(info.Env(), AdoptStorage(info.Env(), memory, Accounting::kShared));
+  Ref<NativeMemory> memory = cuda::OpenIpc(share, &result);
+  if (!memory) ThrowIpc(result);
+  return Napi::Value(info.Env(), AdoptStorage(info.Env(), std::move(memory), Accounting::kShared));
 }
 
 Napi::Value CudaIpcCollect(const Napi::CallbackInfo& info) {

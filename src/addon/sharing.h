@@ -1,4 +1,4 @@
-// Bindings for API.md "Sharing": sealed memfd segments ('shm'), ids
+// Bindings for docs/API.md "Sharing": sealed memfd segments ('shm'), ids
 // of natively owned memory for worker threads ('local') and CUDA memory for
 // other processes ('cuda-ipc').
 #ifndef DLPACK_NODE_ADDON_SHARING_H_

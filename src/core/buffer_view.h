@@ -1,4 +1,4 @@
-// The numbers of fromBuffer (API.md "Creating tensors"): given the source's
+// The numbers of fromBuffer (docs/API.md "Creating tensors"): given the source's
 // byte length, where the source view starts in its buffer, the element size
 // and the caller's offset and count, how many elements the tensor holds.
 // lib/create.js checks the types (numbers, integers) and builds the errors;

@@ -45,8 +45,8 @@ struct Waiting {
 struct Registry {
   std::mutex mutex;
   std::condition_variable opened;  // an open in progress (`opening`) ended
-  std::unordered_map<const HostMemory*, Entry> by_memory;
-  std::unordered_map<std::string, HostMemory*> by_ticket;
+  std::unordered_map<const NativeMemory*, Entry> by_memory;
+  std::unordered_map<std::string, NativeMemory*> by_ticket;
   std::unordered_set<std::string> opening;
   std::vector<Waiting> waiting;
   std::atomic<int> waiting_count{0};
@@ -177,10 +177,10 @@ void CloseHandle(void*, int) {}
 #endif
 
 // Another process's allocation mapped into this one.
-class OpenedMemory final : public HostMemory {
+class OpenedMemory final : public NativeMemory {
  public:
   OpenedMemory(void* ptr, uint64_t size, int device, std::shared_ptr<ShmTicket> ticket)
-      : HostMemory(ptr, size), device_(device), ticket_(std::move(ticket)) {}
+      : NativeMemory(ptr, size), device_(device), ticket_(std::move(ticket)) {}
 
  private:
   void Destroy() noexcept override {
@@ -209,14 +209,14 @@ class OpenedMemory final : public HostMemory {
 
 }  // namespace
 
-void AddShareable(HostMemory* memory, int device) {
+void AddShareable(NativeMemory* memory, int device) {
   Registry& r = registry();
   std::lock_guard<std::mutex> guard(r.mutex);
   Entry& e = r.by_memory[memory];
   e.device = device;
 }
 
-bool ReleaseShareable(HostMemory* memory, int device) {
+bool ReleaseShareable(NativeMemory* memory, int device) {
   Registry& r = registry();
   std::shared_ptr<ShmTicket> ticket;  // released after the mutex
   std::lock_guard<std::mutex> guard(r.mutex);
@@ -235,7 +235,7 @@ bool ReleaseShareable(HostMemory* memory, int device) {
   return true;
 }
 
-IpcResult ShareIpc(HostMemory* memory, IpcShare* out) {
+IpcResult ShareIpc(NativeMemory* memory, IpcShare* out) {
   Registry& r = registry();
   std::lock_guard<std::mutex> guard(r.mutex);
   auto it = r.by_memory.find(memory);
@@ -265,11 +265,11 @@ IpcResult ShareIpc(HostMemory* memory, IpcShare* out) {
   return {};
 }
 
-HostMemory* OpenIpc(const IpcShare& share, IpcResult* result) {
+Ref<NativeMemory> OpenIpc(const IpcShare& share, IpcResult* result) {
   unsigned char handle[kIpcHandleBytes];
   if (!Unhex(share.handle, handle, kIpcHandleBytes)) {
     *result = Fail(IpcFailure::kMalformed, "Expected 128 lowercase hex digits for the CUDA IPC handle");
-    return nullptr;
+    return {};
   }
   Registry& r = registry();
   std::unique_lock<std::mutex> lock(r.mutex);
@@ -280,16 +280,16 @@ HostMemory* OpenIpc(const IpcShare& share, IpcResult* result) {
   // its own allocation, and maps another's once).
   auto known = r.by_ticket.find(share.ticket);
   if (known != r.by_ticket.end()) {
-    HostMemory* memory = known->second;
-    if (!memory->TryRetain()) {
+    NativeMemory* known_memory = known->second;
+    if (!known_memory->TryRetain()) {
       *result = Fail(IpcFailure::kGone, "The CUDA memory of ticket '" + share.ticket + "' is being released");
-      return nullptr;
+      return {};
     }
     lock.unlock();  // a last Release() takes the lock
+    auto memory = Ref<NativeMemory>::adopt(known_memory);
     if (memory->length() < share.size) {
       *result = TooSmall(memory->length(), share.size);
-      memory->Release();
-      return nullptr;
+      return {};
     }
     return memory;
   }
@@ -297,13 +297,13 @@ HostMemory* OpenIpc(const IpcShare& share, IpcResult* result) {
     if (w.ticket->name() == share.ticket) {
       *result = Fail(IpcFailure::kGone, "The CUDA memory of ticket '" + share.ticket +
                                             "' was released by its exporter (this process)");
-      return nullptr;
+      return {};
     }
   }
   r.opening.insert(share.ticket);
   lock.unlock();
   // Outside the mutex: attaching may wait for another process's ticket lock.
-  HostMemory* memory = nullptr;
+  Ref<NativeMemory> memory;
   ShmResult shm;
   std::shared_ptr<ShmTicket> ticket = ShmTicket::Open({share.ticket, share.pid, share.fd}, &shm);
   if (ticket == nullptr) {
@@ -317,14 +317,14 @@ HostMemory* OpenIpc(const IpcShare& share, IpcResult* result) {
       ticket.reset();  // after the unmapping, as every importer does
       *result = s.ok ? TooSmall(mapped, share.size) : FailCuda(s, "cudaIpcOpenMemHandle");
     } else {
-      memory = new OpenedMemory(ptr, share.size, share.device, ticket);
+      memory = Ref<NativeMemory>::adopt(new OpenedMemory(ptr, share.size, share.device, ticket));
     }
   }
   lock.lock();
   r.opening.erase(share.ticket);
-  if (memory != nullptr) {
-    r.by_memory[memory] = {std::move(ticket), share.handle, share.device, true};
-    r.by_ticket[share.ticket] = memory;
+  if (memory) {
+    r.by_memory[memory.get()] = {std::move(ticket), share.handle, share.device, true};
+    r.by_ticket[share.ticket] = memory.get();
   }
   r.opened.notify_all();
   return memory;

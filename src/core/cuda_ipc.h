@@ -1,4 +1,4 @@
-// CUDA device memory shared with other processes (API.md "Sharing", kind
+// CUDA device memory shared with other processes (docs/API.md "Sharing", kind
 // 'cuda-ipc'), through the CUDA runtime's legacy IPC: a 64-byte handle names
 // a whole cudaMalloc allocation, and another process maps it with
 // cudaIpcOpenMemHandle. Stream-ordered pool memory cannot be exported that
@@ -53,12 +53,12 @@ struct IpcResult {
 
 // The share of `memory`: device memory allocated as MemoryKind::kShareable
 // (exported on the first call) or memory opened from another process's share.
-IpcResult ShareIpc(HostMemory* memory, IpcShare* out);
+IpcResult ShareIpc(NativeMemory* memory, IpcShare* out);
 
 // A reference to the memory of `share` in this process, `share.size` bytes
 // long: the exporting allocation itself when this process made it, otherwise
 // this process's one mapping of the handle (later opens share it).
-HostMemory* OpenIpc(const IpcShare& share, IpcResult* result);
+Ref<NativeMemory> OpenIpc(const IpcShare& share, IpcResult* result);
 
 // Frees exported allocations whose exporter let go, once no other process
 // holds their ticket; returns how many still wait.
@@ -74,8 +74,8 @@ IpcCounts CountIpc();
 // For cuda_memory.cc. A new kShareable allocation; and the exporter letting
 // go of one: true when the free must wait for importers (the allocation is
 // then CollectIpc's to free), false when the caller frees it now.
-void AddShareable(HostMemory* memory, int device);
-bool ReleaseShareable(HostMemory* memory, int device);
+void AddShareable(NativeMemory* memory, int device);
+bool ReleaseShareable(NativeMemory* memory, int device);
 
 }  // namespace cuda
 }  // namespace dlnode

@@ -2,7 +2,9 @@
 
 #include <atomic>
 #include <cstring>
+#include <mutex>
 
+#include "block_cache.h"
 #include "cuda_ipc.h"
 #include "stream_order.h"
 
@@ -71,40 +73,121 @@ void KeepPoolMemory(int device) {
   }
   cudaGetLastError();
 }
+
+// The device's stream-ordered pool behind the block cache. Each call makes
+// `device_` current for itself: the cache calls it from frees on any thread.
+class RuntimeBlockAllocator final : public BlockAllocator {
+ public:
+  explicit RuntimeBlockAllocator(int device) : device_(device) {}
+
+  Status Allocate(uint64_t bytes, uintptr_t stream, void** ptr) override {
+    DeviceGuard guard(device_);
+    if (!guard.status().ok) return guard.status();
+    KeepPoolMemory(device_);
+    return Check(cudaMallocAsync(ptr, static_cast<size_t>(bytes), StreamOf(stream)));
+  }
+  void Free(void* ptr, uintptr_t stream) override {
+    DeviceGuard guard(device_);
+    if (guard.status().ok) cudaFreeAsync(ptr, StreamOf(stream));
+    cudaGetLastError();
+  }
+  Status Record(uintptr_t stream, uintptr_t* event) override {
+    DeviceGuard guard(device_);
+    if (!guard.status().ok) return guard.status();
+    cudaEvent_t e = nullptr;
+    Status s = Check(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+    if (!s.ok) return s;
+    s = Check(cudaEventRecord(e, StreamOf(stream)));
+    if (!s.ok) {
+      cudaEventDestroy(e);
+      return s;
+    }
+    *event = reinterpret_cast<uintptr_t>(e);
+    return s;
+  }
+  bool Done(uintptr_t event) override {
+    DeviceGuard guard(device_);
+    const bool done = cudaEventQuery(reinterpret_cast<cudaEvent_t>(event)) == cudaSuccess;
+    cudaGetLastError();  // cudaErrorNotReady is an answer, not an error to keep
+    return done;
+  }
+  void Destroy(uintptr_t event) override {
+    DeviceGuard guard(device_);
+    cudaEventDestroy(reinterpret_cast<cudaEvent_t>(event));
+    cudaGetLastError();
+  }
+  void Trim() override {
+    DeviceGuard guard(device_);
+    if (!guard.status().ok) return;
+    // The frees just enqueued must have run before the pool can return them.
+    cudaStreamSynchronize(cudaStreamLegacy);
+    cudaMemPool_t pool = nullptr;
+    if (cudaDeviceGetDefaultMemPool(&pool, device_) == cudaSuccess) cudaMemPoolTrimTo(pool, 0);
+    cudaGetLastError();
+  }
+
+ private:
+  int device_;
+};
+
+// One cache per device, made on first use and never destroyed: blocks are
+// freed on any thread, after exit has begun too (they are leaked then).
+BlockCache* CacheOf(int device, bool create) {
+  static std::atomic<BlockCache*> caches[kMaxDevices];
+  static std::mutex creating;
+  BlockCache* cache = caches[device].load(std::memory_order_acquire);
+  if (cache != nullptr || !create) return cache;
+  std::lock_guard<std::mutex> lock(creating);
+  cache = caches[device].load(std::memory_order_acquire);
+  if (cache == nullptr) {
+    cache = new BlockCache(new RuntimeBlockAllocator(device));
+    caches[device].store(cache, std::memory_order_release);
+  }
+  return cache;
+}
 #endif
 
 }  // namespace
 
 CudaMemory::CudaMemory(MemoryKind kind, int device, void* ptr, uint64_t bytes)
-    : HostMemory(ptr, bytes), kind_(kind), device_(device) {}
+    : NativeMemory(ptr, bytes), kind_(kind), device_(device) {}
 
 MemoryStats Stats(int device) {
-  if (device < 0 || device >= kMaxDevices) return {0, 0, 0};
+  if (device < 0 || device >= kMaxDevices) return {0, 0, 0, 0, 0};
   const DeviceCounters& c = counters[device];
-  return {c.bytes.load(), c.count.load(), c.peak.load()};
+  MemoryStats stats{c.bytes.load(), c.count.load(), c.peak.load(), 0, 0};
+#ifdef DLPACK_WITH_CUDA
+  if (BlockCache* cache = CacheOf(device, false)) {
+    const BlockCacheStats cached = cache->Stats();
+    stats.cached_bytes = cached.cached_bytes;
+    stats.cached_blocks = cached.cached_blocks;
+  }
+#endif
+  return stats;
 }
 
 #ifdef DLPACK_WITH_CUDA
 
-CudaMemory* CudaMemory::Allocate(MemoryKind kind, int device, uint64_t bytes, Status* status) {
+Ref<CudaMemory> CudaMemory::Allocate(MemoryKind kind, int device, uint64_t bytes, Status* status) {
   if (device < 0 || device >= kMaxDevices) {
     *status = Invalid("device index out of range");
-    return nullptr;
+    return {};
   }
   DeviceGuard guard(device);
   if (!guard.status().ok) {
     *status = guard.status();
-    return nullptr;
+    return {};
   }
-  CollectIpc();  // frees that waited for importers come first
+  CollectIpc();  // frees that waited for importers come first (one atomic load when none)
   void* ptr = nullptr;
   const size_t size = bytes == 0 ? 1 : static_cast<size_t>(bytes);  // a valid pointer even when empty
   switch (kind) {
     case MemoryKind::kDevice:
-      KeepPoolMemory(device);
-      *status = Check(cudaMallocAsync(&ptr, size, cudaStreamLegacy));
+      // A cached block freed on the legacy stream, or a new one from the pool.
+      *status = CacheOf(device, true)->Acquire(size, kLegacyStream, &ptr);
+      // Zeroed (docs/API.md: empty() returns zeroed memory), ordered on the
+      // legacy stream, which every later copy also uses.
       if (status->ok) *status = Check(cudaMemsetAsync(ptr, 0, size, cudaStreamLegacy));
-      // Ordered on the legacy stream, which every later copy also uses.
       break;
     case MemoryKind::kPinned:
       *status = Check(cudaMallocHost(&ptr, size));
@@ -122,26 +205,32 @@ CudaMemory* CudaMemory::Allocate(MemoryKind kind, int device, uint64_t bytes, St
   if (!status->ok) {
     if (ptr != nullptr) {
       if (kind == MemoryKind::kPinned) cudaFreeHost(ptr);
-      else if (kind == MemoryKind::kDevice) cudaFreeAsync(ptr, cudaStreamLegacy);
+      else if (kind == MemoryKind::kDevice) CacheOf(device, true)->Release(ptr, size, kLegacyStream);
       else cudaFree(ptr);
     }
-    return nullptr;
+    return {};
   }
   CountAllocation(device, static_cast<int64_t>(bytes));
-  auto* memory = new CudaMemory(kind, device, ptr, bytes);
-  if (kind == MemoryKind::kShareable) AddShareable(memory, device);
+  auto memory = Ref<CudaMemory>::adopt(new CudaMemory(kind, device, ptr, bytes));
+  if (kind == MemoryKind::kShareable) AddShareable(memory.get(), device);
   return memory;
 }
 
 // Frees an allocation of `kind` and stops counting it. After exit has begun
 // the driver may be gone: the memory is leaked rather than freed then.
 static void Free(MemoryKind kind, void* ptr, int device, uint64_t bytes) {
+  if (kind == MemoryKind::kDevice) {
+    // Back to the cache: no CUDA call unless the block is not cached (the
+    // cache frees it, making the device current itself).
+    if (!ShuttingDown()) CacheOf(device, true)->Release(ptr, bytes == 0 ? 1 : bytes, kLegacyStream);
+    CountFree(device, static_cast<int64_t>(bytes));
+    return;
+  }
   if (!ShuttingDown()) {
     DeviceGuard guard(device);
     if (guard.status().ok) {
       switch (kind) {
-        case MemoryKind::kDevice:
-          cudaFreeAsync(ptr, cudaStreamLegacy);
+        case MemoryKind::kDevice:  // above
           break;
         case MemoryKind::kPinned:
           if (streamed_copies.load()) cudaStreamSynchronize(cudaStreamLegacy);
@@ -168,6 +257,12 @@ void CudaMemory::Destroy() noexcept {
 
 void FreeShareable(void* ptr, int device, uint64_t bytes) { Free(MemoryKind::kShareable, ptr, device, bytes); }
 
+int64_t EmptyCache(int device) {
+  if (device < 0 || device >= kMaxDevices) return 0;
+  BlockCache* cache = CacheOf(device, false);
+  return cache == nullptr ? 0 : cache->EmptyCache();
+}
+
 Status Copy(void* dst, const void* src, uint64_t bytes) {
   if (bytes == 0) return {};
   // cudaMemcpyDefault: unified addressing tells the direction; synchronous
@@ -193,10 +288,10 @@ Status CopyAsync(int, void*, const void*, uint64_t, uintptr_t) {
   return DeviceCount(&count);
 }
 
-CudaMemory* CudaMemory::Allocate(MemoryKind, int, uint64_t, Status* status) {
+Ref<CudaMemory> CudaMemory::Allocate(MemoryKind, int, uint64_t, Status* status) {
   int count = 0;
   *status = DeviceCount(&count);  // says "not compiled"
-  return nullptr;
+  return {};
 }
 
 void CudaMemory::Destroy() noexcept {
@@ -205,6 +300,8 @@ void CudaMemory::Destroy() noexcept {
 }
 
 void FreeShareable(void*, int device, uint64_t bytes) { CountFree(device, static_cast<int64_t>(bytes)); }
+
+int64_t EmptyCache(int) { return 0; }
 
 Status Copy(void*, const void*, uint64_t) {
   int count = 0;

@@ -1,7 +1,7 @@
-// CUDA memory owned by this library (API.md "CUDA"): device memory from the
-// stream-ordered (caching) allocator, device memory other processes can map
+// CUDA memory owned by this library (docs/API.md "CUDA"): device memory from the
+// block cache (block_cache.h) over the stream-ordered pool, device memory other processes can map
 // (cuda_ipc.h), pinned host memory and managed memory.
-// Reference counted like every HostMemory; the last release frees it on the
+// Reference counted like every NativeMemory; the last release frees it on the
 // releasing thread, or leaks it on purpose once the process is exiting.
 #ifndef DLPACK_NODE_CORE_CUDA_MEMORY_H_
 #define DLPACK_NODE_CORE_CUDA_MEMORY_H_
@@ -18,17 +18,22 @@ namespace cuda {
 // memory from a stream-ordered pool.
 enum class MemoryKind { kDevice = 0, kPinned = 1, kManaged = 2, kShareable = 3 };
 
+// allocated_bytes counts what live allocations asked for; blocks in the
+// block cache (block_cache.h) are not allocated: they are cached_bytes
+// (whole blocks, so a cached 256-byte request counts 512).
 struct MemoryStats {
   int64_t allocated_bytes;
   int64_t allocations;
   int64_t peak_allocated_bytes;
+  int64_t cached_bytes;
+  int64_t cached_blocks;
 };
 
-class CudaMemory final : public HostMemory {
+class CudaMemory final : public NativeMemory {
  public:
   // Zeroed memory of `bytes` on `device`; nullptr with `status` on failure
   // (out of memory is a status, never a crash).
-  static CudaMemory* Allocate(MemoryKind kind, int device, uint64_t bytes, Status* status);
+  static Ref<CudaMemory> Allocate(MemoryKind kind, int device, uint64_t bytes, Status* status);
 
   MemoryKind memory_kind() const { return kind_; }
   int device() const { return device_; }
@@ -56,6 +61,10 @@ void FreeShareable(void* ptr, int device, uint64_t bytes);
 
 // This process's allocations through CudaMemory on `device`.
 MemoryStats Stats(int device);
+
+// Frees the blocks `device`'s block cache holds and trims its pool (waits
+// for the legacy stream first); returns the bytes freed.
+int64_t EmptyCache(int device);
 
 constexpr int kMaxDevices = 64;
 

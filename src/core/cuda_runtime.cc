@@ -76,11 +76,16 @@ Status DeviceCount(int* count) {
 DeviceGuard::DeviceGuard(int device) {
   status_ = Check(cudaGetDevice(&previous_));
   WatchExit();
-  if (status_.ok && previous_ != device) status_ = Check(cudaSetDevice(device));
+  if (status_.ok && previous_ != device) {
+    status_ = Check(cudaSetDevice(device));
+    switched_ = true;
+  }
 }
 
 DeviceGuard::~DeviceGuard() {
-  if (previous_ >= 0 && !exiting.load()) cudaSetDevice(previous_);
+  // Nothing to restore when the device was already current (the common
+  // case: one cudaGetDevice, no cudaSetDevice, per guarded call).
+  if (switched_ && previous_ >= 0 && !exiting.load()) cudaSetDevice(previous_);
 }
 
 Status TotalMemory(int device, uint64_t* bytes) {

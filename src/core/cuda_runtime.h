@@ -66,6 +66,7 @@ class DeviceGuard {
 
  private:
   int previous_ = -1;
+  bool switched_ = false;  // cudaSetDevice was called (even if it failed)
   Status status_;
 };
 

@@ -1,4 +1,4 @@
-// The DLPack import checklist (API.md "fromDLPack"): every field of a
+// The DLPack import checklist (docs/API.md "fromDLPack"): every field of a
 // producer's DLTensor is checked, in a fixed order, before anything is
 // consumed. The result is a Layout in which every number fits a JavaScript
 // safe integer, so JS can address the memory with typed arrays.

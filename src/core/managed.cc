@@ -4,6 +4,7 @@
 #include <cstring>
 #include <mutex>
 #include <unordered_set>
+#include <utility>
 
 #include "stats.h"
 
@@ -12,11 +13,11 @@ namespace {
 
 // Shape and strides live right after the struct, in the same allocation.
 template <typename Managed>
-Managed* Allocate(const ExportSpec& spec) {
+Managed* Allocate(const ExportSpec& spec, Ref<Keepalive> keepalive) {
   static_assert(sizeof(Managed) % alignof(int64_t) == 0, "tail must be int64-aligned");
   const size_t tail = 2 * static_cast<size_t>(spec.ndim) * sizeof(int64_t);
   auto* self = static_cast<Managed*>(std::calloc(1, sizeof(Managed) + tail));
-  if (self == nullptr) return nullptr;
+  if (self == nullptr) return nullptr;  // `keepalive` is released on return
   DLTensor& t = TensorOf(self);
   t.data = spec.data;
   t.device = spec.device;
@@ -30,7 +31,7 @@ Managed* Allocate(const ExportSpec& spec) {
     t.shape = arrays;
     t.strides = arrays + spec.ndim;
   }  // ndim == 0: shape and strides stay NULL (DLPack 1.3 allows it)
-  self->manager_ctx = spec.keepalive;
+  self->manager_ctx = keepalive.release();  // released by OwnDeleter
   stats::managed_live.fetch_add(1, std::memory_order_relaxed);
   stats::managed_made.fetch_add(1, std::memory_order_relaxed);
   return self;
@@ -50,8 +51,7 @@ Adopted& AdoptedPointers() {
 
 template <typename Managed>
 void OwnDeleter(Managed* self) {
-  Keepalive* keepalive = TakeOwn(self);
-  if (keepalive != nullptr) keepalive->Release();
+  TakeOwn(self);  // the returned Ref releases the keepalive
 }
 
 }  // namespace
@@ -59,8 +59,8 @@ void OwnDeleter(Managed* self) {
 DLTensor& TensorOf(DLManagedTensorVersioned* t) { return t->dl_tensor; }
 DLTensor& TensorOf(DLManagedTensor* t) { return t->dl_tensor; }
 
-DLManagedTensorVersioned* NewVersioned(const ExportSpec& spec) {
-  auto* self = Allocate<DLManagedTensorVersioned>(spec);
+DLManagedTensorVersioned* NewVersioned(const ExportSpec& spec, Ref<Keepalive> keepalive) {
+  auto* self = Allocate<DLManagedTensorVersioned>(spec, std::move(keepalive));
   if (self == nullptr) return nullptr;
   self->version = {DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION};
   self->flags = spec.flags;
@@ -68,8 +68,8 @@ DLManagedTensorVersioned* NewVersioned(const ExportSpec& spec) {
   return self;
 }
 
-DLManagedTensor* NewLegacy(const ExportSpec& spec) {
-  auto* self = Allocate<DLManagedTensor>(spec);
+DLManagedTensor* NewLegacy(const ExportSpec& spec, Ref<Keepalive> keepalive) {
+  auto* self = Allocate<DLManagedTensor>(spec, std::move(keepalive));
   if (self == nullptr) return nullptr;
   self->deleter = &OwnDeleter<DLManagedTensor>;
   return self;
@@ -81,36 +81,61 @@ bool IsOwnDeleter(const DLManagedTensorVersioned* t) {
 bool IsOwnDeleter(const DLManagedTensor* t) { return t->deleter == &OwnDeleter<DLManagedTensor>; }
 
 template <typename Managed>
-static Keepalive* TakeOwnImpl(Managed* t) {
+static Ref<Keepalive> TakeOwnImpl(Managed* t) {
   auto* keepalive = static_cast<Keepalive*>(t->manager_ctx);
   std::free(t);
   stats::managed_live.fetch_sub(1, std::memory_order_relaxed);
   stats::managed_freed.fetch_add(1, std::memory_order_relaxed);
-  return keepalive;
+  return Ref<Keepalive>::adopt(keepalive);
 }
-Keepalive* TakeOwn(DLManagedTensorVersioned* t) { return TakeOwnImpl(t); }
-Keepalive* TakeOwn(DLManagedTensor* t) { return TakeOwnImpl(t); }
+Ref<Keepalive> TakeOwn(DLManagedTensorVersioned* t) { return TakeOwnImpl(t); }
+Ref<Keepalive> TakeOwn(DLManagedTensor* t) { return TakeOwnImpl(t); }
 
-DLTensor* AnyManaged::tensor() const {
-  return versioned ? &static_cast<DLManagedTensorVersioned*>(ptr)->dl_tensor
-                   : &static_cast<DLManagedTensor*>(ptr)->dl_tensor;
+namespace {
+void Disown(const void* ptr) noexcept {
+  Adopted& adopted = AdoptedPointers();
+  std::lock_guard<std::mutex> lock(adopted.mutex);
+  adopted.pointers.erase(ptr);
 }
+}  // namespace
 
-bool AnyManaged::Adopt() const {
+bool ManagedTensor::Adopt(const void* ptr) {
   Adopted& adopted = AdoptedPointers();
   std::lock_guard<std::mutex> lock(adopted.mutex);
   return adopted.pointers.insert(ptr).second;
 }
 
-void AnyManaged::Disown() const noexcept {
-  Adopted& adopted = AdoptedPointers();
-  std::lock_guard<std::mutex> lock(adopted.mutex);
-  adopted.pointers.erase(ptr);
+ManagedTensor& ManagedTensor::operator=(ManagedTensor&& other) noexcept {
+  if (this != &other) {
+    ManagedTensor doomed(std::move(*this));  // its deleter runs after the move
+    ptr_ = other.ptr_;
+    versioned_ = other.versioned_;
+    other.ptr_ = nullptr;
+  }
+  return *this;
 }
 
-void AnyManaged::CallDeleter() const noexcept {
-  Disown();  // before the deleter: the address may be reused as soon as it returns
-  if (versioned) {
+DLTensor* ManagedTensor::tensor() const {
+  return versioned_ ? &static_cast<DLManagedTensorVersioned*>(ptr_)->dl_tensor
+                    : &static_cast<DLManagedTensor*>(ptr_)->dl_tensor;
+}
+
+void* ManagedTensor::manager_ctx() const {
+  return versioned_ ? static_cast<DLManagedTensorVersioned*>(ptr_)->manager_ctx
+                    : static_cast<DLManagedTensor*>(ptr_)->manager_ctx;
+}
+
+bool ManagedTensor::own() const {
+  return versioned_ ? IsOwnDeleter(static_cast<DLManagedTensorVersioned*>(ptr_))
+                    : IsOwnDeleter(static_cast<DLManagedTensor*>(ptr_));
+}
+
+void ManagedTensor::reset() noexcept {
+  void* ptr = ptr_;
+  if (ptr == nullptr) return;
+  ptr_ = nullptr;  // before the deleter, which may re-enter through a Keepalive
+  Disown(ptr);     // before the deleter too: the address may be reused as soon as it returns
+  if (versioned_) {
     auto* t = static_cast<DLManagedTensorVersioned*>(ptr);
     if (t->deleter != nullptr) t->deleter(t);
   } else {
@@ -119,12 +144,20 @@ void AnyManaged::CallDeleter() const noexcept {
   }
 }
 
-bool AnyManaged::own() const {
-  return versioned ? IsOwnDeleter(static_cast<DLManagedTensorVersioned*>(ptr))
-                   : IsOwnDeleter(static_cast<DLManagedTensor*>(ptr));
+void* ManagedTensor::release() noexcept {
+  void* ptr = ptr_;
+  ptr_ = nullptr;
+  if (ptr != nullptr) Disown(ptr);
+  return ptr;
 }
 
-bool HostMemory::TryRetain() noexcept {
+Ref<Keepalive> ManagedTensor::TakeOwn() noexcept {
+  void* ptr = release();
+  return versioned_ ? dlnode::TakeOwn(static_cast<DLManagedTensorVersioned*>(ptr))
+                    : dlnode::TakeOwn(static_cast<DLManagedTensor*>(ptr));
+}
+
+bool NativeMemory::TryRetain() noexcept {
   int64_t refs = refs_.load(std::memory_order_relaxed);
   while (refs > 0) {
     if (refs_.compare_exchange_weak(refs, refs + 1, std::memory_order_acq_rel)) return true;
@@ -132,18 +165,18 @@ bool HostMemory::TryRetain() noexcept {
   return false;
 }
 
-void HostMemory::Release() noexcept {
+void NativeMemory::Release() noexcept {
   if (refs_.fetch_sub(1, std::memory_order_acq_rel) == 1) Destroy();
 }
 
-ForeignStorage::ForeignStorage(AnyManaged managed, void* base, uint64_t length)
-    : HostMemory(base, length), managed_(managed) {
+ForeignStorage::ForeignStorage(ManagedTensor&& managed, void* base, uint64_t length)
+    : NativeMemory(base, length), managed_(std::move(managed)) {
   stats::foreign_live.fetch_add(1, std::memory_order_relaxed);
   stats::foreign_made.fetch_add(1, std::memory_order_relaxed);
 }
 
 void ForeignStorage::Destroy() noexcept {
-  managed_.CallDeleter();
+  managed_.reset();
   stats::foreign_live.fetch_sub(1, std::memory_order_relaxed);
   stats::foreign_freed.fetch_add(1, std::memory_order_relaxed);
   delete this;

@@ -2,6 +2,7 @@
 
 #include <mutex>
 #include <unordered_map>
+#include <utility>
 
 namespace dlnode {
 namespace share_registry {
@@ -10,7 +11,7 @@ namespace {
 struct Registry {
   std::mutex mutex;
   struct Entry {
-    HostMemory* memory;
+    Ref<NativeMemory> memory;
     std::string device;
   };
   std::unordered_map<uint64_t, Entry> entries;
@@ -24,36 +25,33 @@ Registry& Instance() {
 
 }  // namespace
 
-uint64_t Add(HostMemory* memory, const std::string& device) {
+uint64_t Add(Ref<NativeMemory> memory, const std::string& device) {
   Registry& r = Instance();
-  memory->Retain();
   std::lock_guard<std::mutex> lock(r.mutex);
   const uint64_t id = r.next_id++;
-  r.entries.emplace(id, Registry::Entry{memory, device});
+  r.entries.emplace(id, Registry::Entry{std::move(memory), device});
   return id;
 }
 
-HostMemory* Acquire(uint64_t id, std::string* device) {
+Ref<NativeMemory> Acquire(uint64_t id, std::string* device) {
   Registry& r = Instance();
   std::lock_guard<std::mutex> lock(r.mutex);
   auto it = r.entries.find(id);
-  if (it == r.entries.end()) return nullptr;
-  it->second.memory->Retain();
+  if (it == r.entries.end()) return {};
   *device = it->second.device;
-  return it->second.memory;
+  return it->second.memory.share();
 }
 
 void Remove(uint64_t id) {
   Registry& r = Instance();
-  HostMemory* memory = nullptr;
+  Ref<NativeMemory> memory;  // released outside the lock: it may run a producer's deleter
   {
     std::lock_guard<std::mutex> lock(r.mutex);
     auto it = r.entries.find(id);
     if (it == r.entries.end()) return;
-    memory = it->second.memory;
+    memory = std::move(it->second.memory);
     r.entries.erase(it);
   }
-  memory->Release();  // outside the lock: it may run a producer's deleter
 }
 
 int64_t Size() {

@@ -1,4 +1,4 @@
-// Process-wide registry behind 'local' descriptors (API.md "Sharing"): a
+// Process-wide registry behind 'local' descriptors (docs/API.md "Sharing"): a
 // tensor shared with worker threads of this process is named by an id; each
 // thread that opens the id takes its own reference. The registry is global on
 // purpose: its whole job is to cross environments (threads).
@@ -13,13 +13,13 @@
 namespace dlnode {
 namespace share_registry {
 
-// Registers `memory` (taking a reference) on `device` (its name, e.g.
+// Registers `memory` (keeping the reference) on `device` (its name, e.g.
 // "cuda:1": an opener must not read device memory as host memory) and
 // returns a new id, never 0.
-uint64_t Add(HostMemory* memory, const std::string& device);
-// A new reference to the memory registered as `id`, with its device, or
-// nullptr if it was removed (the sharing side let go).
-HostMemory* Acquire(uint64_t id, std::string* device);
+uint64_t Add(Ref<NativeMemory> memory, const std::string& device);
+// A new reference to the memory registered as `id`, with its device, or an
+// empty Ref if it was removed (the sharing side let go).
+Ref<NativeMemory> Acquire(uint64_t id, std::string* device);
 // Drops the registry's reference. Unknown ids are ignored.
 void Remove(uint64_t id);
 // Entries currently registered (for tests).

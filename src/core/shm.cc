@@ -214,18 +214,21 @@ std::unordered_map<std::string, ShmSegment*>& held() {
   return h.by_name;
 }
 
-// The held segment `name` (a new reference), or nullptr; callers hold the mutex.
-ShmSegment* Reuse(const std::string& name, uint64_t min_data_size, ShmResult* result) {
+// The held segment `name` (a new reference), or empty; callers hold the mutex.
+// A segment smaller than `min_data_size` sets `result` and is still returned:
+// the caller drops it after unlocking, since dropping the last reference
+// (another thread may have released its own meanwhile) runs Destroy(), which
+// takes the mutex.
+Ref<ShmSegment> Reuse(const std::string& name, uint64_t min_data_size, ShmResult* result) {
   auto it = held().find(name);
-  if (it == held().end() || !it->second->TryRetain()) return nullptr;
-  ShmSegment* segment = it->second;
+  if (it == held().end() || !it->second->TryRetain()) return {};
+  auto segment = Ref<ShmSegment>::adopt(it->second);
   if (segment->length() < min_data_size) {
-    segment->Release();
     *result = Fail(ShmFailure::kInvalid, "Segment '" + name + "' holds " + std::to_string(segment->length()) +
                                              " bytes, fewer than the " + std::to_string(min_data_size) +
                                              " the descriptor needs");
   }
-  return result->ok() ? segment : nullptr;
+  return segment;
 }
 
 bool Alive(int32_t pid) { return pid > 0 && (kill(pid, 0) == 0 || errno != ESRCH); }
@@ -309,61 +312,61 @@ bool ValidShmName(const std::string& name) {
 }
 
 ShmSegment::ShmSegment(std::string name, int fd, void* map, uint64_t map_size, uint64_t data_size)
-    : HostMemory(map, data_size), name_(std::move(name)), fd_(fd), map_(map), map_size_(map_size) {}
+    : NativeMemory(map, data_size), name_(std::move(name)), fd_(fd), map_(map), map_size_(map_size) {}
 
-ShmSegment* ShmSegment::Create(uint64_t data_size, ShmResult* result) {
+Ref<ShmSegment> ShmSegment::Create(uint64_t data_size, ShmResult* result) {
   // One page at least: mmap refuses an empty mapping.
   const uint64_t map_size = PageRound(data_size == 0 ? 1 : data_size);
   const std::string name = NewName();
   const int fd = NewMemfd(name, map_size, result);
-  if (fd < 0) return nullptr;
+  if (fd < 0) return {};
   void* map = mmap(nullptr, map_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   if (map == MAP_FAILED) {
     const int error = errno;
     close(fd);
     *result = Fail(FailureOf(error), "Could not map the shared-memory segment", error);
-    return nullptr;
+    return {};
   }
   auto* segment = new ShmSegment(name, fd, map, map_size, data_size);
   std::lock_guard<std::mutex> guard(holds().mutex);
   held()[name] = segment;
-  return segment;
+  return Ref<ShmSegment>::adopt(segment);
 }
 
-ShmSegment* ShmSegment::Open(const ShmPlace& place, uint64_t min_data_size, ShmResult* result) {
+Ref<ShmSegment> ShmSegment::Open(const ShmPlace& place, uint64_t min_data_size, ShmResult* result) {
+  Ref<ShmSegment> existing;
   {
     std::lock_guard<std::mutex> guard(holds().mutex);
-    if (ShmSegment* segment = Reuse(place.name, min_data_size, result)) return segment;
-    if (!result->ok()) return nullptr;
+    existing = Reuse(place.name, min_data_size, result);
   }
+  if (!result->ok()) return {};  // `existing` is dropped here, unlocked
+  if (existing) return existing;
   uint64_t size = 0;
   const int fd = OpenPlace(place, min_data_size, &size, result);
-  if (fd < 0) return nullptr;
+  if (fd < 0) return {};
   void* map = size == 0 ? MAP_FAILED : mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   if (map == MAP_FAILED) {
     const int error = size == 0 ? EINVAL : errno;
     close(fd);
     *result = Fail(FailureOf(error), "Could not map segment '" + place.name + "'", error);
-    return nullptr;
+    return {};
   }
   // The data is the whole file: its size was sealed before it was shared.
   auto* opened = new ShmSegment(place.name, fd, map, size, size);
-  std::lock_guard<std::mutex> guard(holds().mutex);
-  // Another thread may have opened it meanwhile: one hold per process.
-  if (ShmSegment* segment = Reuse(place.name, min_data_size, result)) {
-    munmap(map, size);
-    close(fd);
-    delete opened;
-    return segment;
+  {
+    std::lock_guard<std::mutex> guard(holds().mutex);
+    // Another thread may have opened it meanwhile: one hold per process.
+    existing = Reuse(place.name, min_data_size, result);
+    if (!existing && result->ok()) {
+      held()[place.name] = opened;
+      return Ref<ShmSegment>::adopt(opened);
+    }
   }
-  if (!result->ok()) {
-    munmap(map, size);
-    close(fd);
-    delete opened;
-    return nullptr;
-  }
-  held()[place.name] = opened;
-  return opened;
+  munmap(map, size);
+  close(fd);
+  delete opened;
+  if (!result->ok()) return {};  // `existing` is dropped here, unlocked
+  return existing;
 }
 
 void ShmSegment::Destroy() noexcept {

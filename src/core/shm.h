@@ -1,4 +1,4 @@
-// Shared memory for tensors other processes map (API.md "Sharing", kind
+// Shared memory for tensors other processes map (docs/API.md "Sharing", kind
 // 'shm') and the tickets of CUDA IPC exports. The format and protocol are in
 // python/FORMAT.md, which the Python module implements too.
 //
@@ -57,14 +57,14 @@ bool ValidShmName(const std::string& name);
 // other threads share it): a descriptor and a mapping of its data. The last
 // Release() unmaps and closes; the kernel frees the memory once no process
 // holds it.
-class ShmSegment final : public HostMemory {
+class ShmSegment final : public NativeMemory {
  public:
   // A new zeroed, sealed segment of `data_size` bytes.
-  static ShmSegment* Create(uint64_t data_size, ShmResult* result);
+  static Ref<ShmSegment> Create(uint64_t data_size, ShmResult* result);
   // A reference to this process's hold on the segment `place.name`, opening
   // it through `place` if this process holds none; its data must hold at
   // least `min_data_size` bytes.
-  static ShmSegment* Open(const ShmPlace& place, uint64_t min_data_size, ShmResult* result);
+  static Ref<ShmSegment> Open(const ShmPlace& place, uint64_t min_data_size, ShmResult* result);
 
   const std::string& name() const { return name_; }
   int fd() const { return fd_; }

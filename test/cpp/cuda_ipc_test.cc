@@ -27,9 +27,9 @@ int Slots(int fd) {
 }
 
 // Plain host memory: not a shareable CUDA allocation.
-class PlainMemory final : public dlnode::HostMemory {
+class PlainMemory final : public dlnode::NativeMemory {
  public:
-  PlainMemory() : HostMemory(bytes_, sizeof bytes_) {}
+  PlainMemory() : NativeMemory(bytes_, sizeof bytes_) {}
 
  private:
   void Destroy() noexcept override { delete this; }
@@ -56,17 +56,17 @@ TEST(CudaIpc, MalformedHandlesAreInvalidBeforeAnythingIsOpened) {
   for (const std::string& handle : {std::string("xyz"), std::string(128, 'A'), std::string(127, '0'),
                                    std::string(130, '0'), std::string(127, '0') + "g"}) {
     cuda::IpcResult r;
-    EXPECT_EQ(cuda::OpenIpc(Share("dlpack-" + std::string(32, '0'), handle), &r), nullptr);
+    EXPECT_FALSE(cuda::OpenIpc(Share("dlpack-" + std::string(32, '0'), handle), &r));
     EXPECT_EQ(r.failure, cuda::IpcFailure::kMalformed) << handle;
   }
 }
 
 TEST(CudaIpc, ATicketThatIsGoneOrMalformedIsRefused) {
   cuda::IpcResult gone;
-  EXPECT_EQ(cuda::OpenIpc(Share("dlpack-" + std::string(32, '0')), &gone), nullptr);
+  EXPECT_FALSE(cuda::OpenIpc(Share("dlpack-" + std::string(32, '0')), &gone));
   EXPECT_EQ(gone.failure, cuda::IpcFailure::kGone);
   cuda::IpcResult bad;
-  EXPECT_EQ(cuda::OpenIpc(Share("../etc/passwd"), &bad), nullptr);
+  EXPECT_FALSE(cuda::OpenIpc(Share("../etc/passwd"), &bad));
   EXPECT_EQ(bad.failure, cuda::IpcFailure::kMalformed);
 }
 
@@ -77,7 +77,7 @@ TEST(CudaIpc, AFailedOpenGivesItsTicketAttachmentBack) {
   ASSERT_NE(ticket, nullptr) << shm.message;
   EXPECT_EQ(Slots(ticket->fd()), 1);
   cuda::IpcResult r;
-  EXPECT_EQ(cuda::OpenIpc(Share(ticket->name(), std::string(128, '0'), ticket->fd()), &r), nullptr);
+  EXPECT_FALSE(cuda::OpenIpc(Share(ticket->name(), std::string(128, '0'), ticket->fd()), &r));
   EXPECT_EQ(r.failure, cuda::IpcFailure::kCuda);
   EXPECT_TRUE(r.cuda.unavailable) << r.cuda.name;
   EXPECT_FALSE(r.message.empty());

@@ -10,13 +10,15 @@
 #include <atomic>
 #include <cstdint>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "stats.h"
 
 namespace {
 
-using dlnode::AnyManaged;
+using dlnode::ManagedTensor;
+using dlnode::Ref;
 using dlnode::ExportSpec;
 using dlnode::ForeignStorage;
 using dlnode::Keepalive;
@@ -51,9 +53,11 @@ class ManagedTest : public ::testing::Test {
     spec.shape = shape;
     spec.strides = strides;
     spec.flags = 0;
-    spec.keepalive = &keepalive_;
     return spec;
   }
+
+  // The fixture's counting keepalive, as the reference a new struct takes.
+  Ref<Keepalive> Keep() { return Ref<Keepalive>::adopt(&keepalive_); }
 
   int64_t managed_before_ = 0;
   int64_t foreign_before_ = 0;
@@ -80,7 +84,7 @@ TEST_F(ManagedTest, NewVersionedFillsEveryField) {
   spec.device = {kDLCUDAHost, 2};
   spec.dtype = {kDLComplex, 128, 1};
   spec.flags = DLPACK_FLAG_BITMASK_READ_ONLY | DLPACK_FLAG_BITMASK_IS_COPIED;
-  DLManagedTensorVersioned* m = dlnode::NewVersioned(spec);
+  DLManagedTensorVersioned* m = dlnode::NewVersioned(spec, Keep());
   ASSERT_NE(m, nullptr);
   EXPECT_EQ(stats::managed_live.load(), live + 1);
 
@@ -121,7 +125,7 @@ TEST_F(ManagedTest, NewLegacyFillsEveryField) {
   ExportSpec spec = Spec(2, shape, strides);
   spec.dtype = {kDLInt, 16, 1};
   spec.flags = DLPACK_FLAG_BITMASK_READ_ONLY;  // legacy has nowhere to put it
-  DLManagedTensor* m = dlnode::NewLegacy(spec);
+  DLManagedTensor* m = dlnode::NewLegacy(spec, Keep());
   ASSERT_NE(m, nullptr);
   EXPECT_EQ(stats::managed_live.load(), live + 1);
 
@@ -148,14 +152,14 @@ TEST_F(ManagedTest, NewLegacyFillsEveryField) {
 }
 
 TEST_F(ManagedTest, ZeroDimHasNullShapeAndStrides) {
-  DLManagedTensorVersioned* v = dlnode::NewVersioned(Spec(0, nullptr, nullptr));
+  DLManagedTensorVersioned* v = dlnode::NewVersioned(Spec(0, nullptr, nullptr), Keep());
   ASSERT_NE(v, nullptr);
   EXPECT_EQ(v->dl_tensor.ndim, 0);
   EXPECT_EQ(v->dl_tensor.shape, nullptr);
   EXPECT_EQ(v->dl_tensor.strides, nullptr);
   v->deleter(v);
 
-  DLManagedTensor* l = dlnode::NewLegacy(Spec(0, nullptr, nullptr));
+  DLManagedTensor* l = dlnode::NewLegacy(Spec(0, nullptr, nullptr), Keep());
   ASSERT_NE(l, nullptr);
   EXPECT_EQ(l->dl_tensor.shape, nullptr);
   EXPECT_EQ(l->dl_tensor.strides, nullptr);
@@ -167,7 +171,7 @@ TEST_F(ManagedTest, MaximumNdimFitsInTheTail) {
   std::vector<int64_t> shape(64, 1);
   std::vector<int64_t> strides(64);
   for (int i = 0; i < 64; ++i) strides[i] = 1000 + i;
-  DLManagedTensorVersioned* m = dlnode::NewVersioned(Spec(64, shape.data(), strides.data()));
+  DLManagedTensorVersioned* m = dlnode::NewVersioned(Spec(64, shape.data(), strides.data()), Keep());
   ASSERT_NE(m, nullptr);
   ExpectSingleAllocationLayout(m, 64);
   for (int i = 0; i < 64; ++i) {
@@ -178,8 +182,8 @@ TEST_F(ManagedTest, MaximumNdimFitsInTheTail) {
 }
 
 TEST_F(ManagedTest, DeleterMayRunOnAnotherThread) {
-  DLManagedTensorVersioned* v = dlnode::NewVersioned(Spec(3, kShape, kStrides));
-  DLManagedTensor* l = dlnode::NewLegacy(Spec(3, kShape, kStrides));
+  DLManagedTensorVersioned* v = dlnode::NewVersioned(Spec(3, kShape, kStrides), Keep());
+  DLManagedTensor* l = dlnode::NewLegacy(Spec(3, kShape, kStrides), Keep());
   ASSERT_NE(v, nullptr);
   ASSERT_NE(l, nullptr);
   std::thread([v, l] {
@@ -191,8 +195,7 @@ TEST_F(ManagedTest, DeleterMayRunOnAnotherThread) {
 
 TEST_F(ManagedTest, NullKeepaliveIsAllowed) {
   ExportSpec spec = Spec(1, kShape, kStrides);
-  spec.keepalive = nullptr;
-  DLManagedTensorVersioned* m = dlnode::NewVersioned(spec);
+  DLManagedTensorVersioned* m = dlnode::NewVersioned(spec, Ref<Keepalive>());
   ASSERT_NE(m, nullptr);
   EXPECT_EQ(m->manager_ctx, nullptr);
   m->deleter(m);
@@ -203,16 +206,22 @@ void ForeignVersionedDeleter(DLManagedTensorVersioned*) {}
 void ForeignLegacyDeleter(DLManagedTensor*) {}
 
 TEST_F(ManagedTest, IsOwnDeleterTellsOursFromForeign) {
-  DLManagedTensorVersioned* v = dlnode::NewVersioned(Spec(3, kShape, kStrides));
-  DLManagedTensor* l = dlnode::NewLegacy(Spec(3, kShape, kStrides));
+  DLManagedTensorVersioned* v = dlnode::NewVersioned(Spec(3, kShape, kStrides), Keep());
+  DLManagedTensor* l = dlnode::NewLegacy(Spec(3, kShape, kStrides), Keep());
   ASSERT_NE(v, nullptr);
   ASSERT_NE(l, nullptr);
   EXPECT_TRUE(dlnode::IsOwnDeleter(v));
   EXPECT_TRUE(dlnode::IsOwnDeleter(l));
-  EXPECT_TRUE((AnyManaged{v, true}.own()));
-  EXPECT_TRUE((AnyManaged{l, false}.own()));
-  EXPECT_EQ((AnyManaged{v, true}.tensor()), &v->dl_tensor);
-  EXPECT_EQ((AnyManaged{l, false}.tensor()), &l->dl_tensor);
+  {
+    ManagedTensor mv(v, true);
+    ManagedTensor ml(l, false);
+    EXPECT_TRUE(mv.own());
+    EXPECT_TRUE(ml.own());
+    EXPECT_EQ(mv.tensor(), &v->dl_tensor);
+    EXPECT_EQ(ml.tensor(), &l->dl_tensor);
+    EXPECT_EQ(mv.release(), v);  // the raw deleters below free them
+    EXPECT_EQ(ml.release(), l);
+  }
 
   DLManagedTensorVersioned foreign_v{};
   foreign_v.deleter = &ForeignVersionedDeleter;
@@ -220,8 +229,14 @@ TEST_F(ManagedTest, IsOwnDeleterTellsOursFromForeign) {
   foreign_l.deleter = &ForeignLegacyDeleter;
   EXPECT_FALSE(dlnode::IsOwnDeleter(&foreign_v));
   EXPECT_FALSE(dlnode::IsOwnDeleter(&foreign_l));
-  EXPECT_FALSE((AnyManaged{&foreign_v, true}.own()));
-  EXPECT_FALSE((AnyManaged{&foreign_l, false}.own()));
+  {
+    ManagedTensor mv(&foreign_v, true);
+    ManagedTensor ml(&foreign_l, false);
+    EXPECT_FALSE(mv.own());
+    EXPECT_FALSE(ml.own());
+    mv.release();
+    ml.release();
+  }
   foreign_v.deleter = nullptr;
   foreign_l.deleter = nullptr;
   EXPECT_FALSE(dlnode::IsOwnDeleter(&foreign_v));
@@ -233,14 +248,14 @@ TEST_F(ManagedTest, IsOwnDeleterTellsOursFromForeign) {
 
 TEST_F(ManagedTest, TakeOwnFreesAndHandsBackTheKeepaliveUnreleased) {
   const int64_t live = stats::managed_live.load();
-  DLManagedTensorVersioned* v = dlnode::NewVersioned(Spec(3, kShape, kStrides));
-  DLManagedTensor* l = dlnode::NewLegacy(Spec(3, kShape, kStrides));
+  DLManagedTensorVersioned* v = dlnode::NewVersioned(Spec(3, kShape, kStrides), Keep());
+  DLManagedTensor* l = dlnode::NewLegacy(Spec(3, kShape, kStrides), Keep());
   ASSERT_NE(v, nullptr);
   ASSERT_NE(l, nullptr);
   EXPECT_EQ(stats::managed_live.load(), live + 2);
 
-  EXPECT_EQ(dlnode::TakeOwn(v), &keepalive_);
-  EXPECT_EQ(dlnode::TakeOwn(l), &keepalive_);
+  EXPECT_EQ(dlnode::TakeOwn(v).release(), &keepalive_);
+  EXPECT_EQ(dlnode::TakeOwn(l).release(), &keepalive_);
   EXPECT_EQ(keepalive_.releases.load(), 0) << "TakeOwn must not release";
   EXPECT_EQ(stats::managed_live.load(), live);
 }
@@ -263,11 +278,11 @@ class ForeignStorageTest : public ManagedTest {
 TEST_F(ForeignStorageTest, RecordsBaseAndLengthAndKind) {
   DLManagedTensorVersioned producer{};
   producer.deleter = &CountingVersionedDeleter;
-  auto* storage = new ForeignStorage(AnyManaged{&producer, true}, data_, sizeof(data_));
+  auto* storage = new ForeignStorage(ManagedTensor(&producer, true), data_, sizeof(data_));
   EXPECT_EQ(stats::foreign_live.load(), foreign_before_ + 1);
   EXPECT_EQ(storage->base(), data_);
   EXPECT_EQ(storage->length(), sizeof(data_));
-  EXPECT_EQ(storage->kind(), Keepalive::Kind::kHost);
+  EXPECT_EQ(storage->kind(), Keepalive::Kind::kNative);
   storage->Release();
   EXPECT_EQ(g_foreign_deletes.load(), 1);
 }
@@ -275,7 +290,7 @@ TEST_F(ForeignStorageTest, RecordsBaseAndLengthAndKind) {
 TEST_F(ForeignStorageTest, LastReleaseCallsTheDeleterOnce) {
   DLManagedTensor producer{};
   producer.deleter = &CountingLegacyDeleter;
-  auto* storage = new ForeignStorage(AnyManaged{&producer, false}, data_, sizeof(data_));
+  auto* storage = new ForeignStorage(ManagedTensor(&producer, false), data_, sizeof(data_));
   storage->Retain();
   storage->Retain();
   storage->Release();
@@ -296,8 +311,8 @@ TEST_F(ForeignStorageTest, RetainAndReleaseFromManyThreads) {
     producer_v.deleter = &CountingVersionedDeleter;
     DLManagedTensor producer_l{};
     producer_l.deleter = &CountingLegacyDeleter;
-    AnyManaged managed = versioned ? AnyManaged{&producer_v, true} : AnyManaged{&producer_l, false};
-    auto* storage = new ForeignStorage(managed, data_, sizeof(data_));
+    ManagedTensor managed = versioned ? ManagedTensor(&producer_v, true) : ManagedTensor(&producer_l, false);
+    auto* storage = new ForeignStorage(std::move(managed), data_, sizeof(data_));
     // One reference per thread, taken before it starts; the initial one is
     // dropped while the threads run, so whichever thread ends last deletes.
     for (int i = 0; i < kThreads; ++i) storage->Retain();
@@ -325,8 +340,8 @@ TEST_F(ForeignStorageTest, NullDeleterIsNeverCalled) {
   // DLPack allows a NULL deleter; calling it would crash.
   DLManagedTensorVersioned producer_v{};
   DLManagedTensor producer_l{};
-  auto* v = new ForeignStorage(AnyManaged{&producer_v, true}, data_, sizeof(data_));
-  auto* l = new ForeignStorage(AnyManaged{&producer_l, false}, data_, sizeof(data_));
+  auto* v = new ForeignStorage(ManagedTensor(&producer_v, true), data_, sizeof(data_));
+  auto* l = new ForeignStorage(ManagedTensor(&producer_l, false), data_, sizeof(data_));
   EXPECT_EQ(stats::foreign_live.load(), foreign_before_ + 2);
   v->Retain();
   std::thread([v] { v->Release(); }).join();
@@ -341,11 +356,10 @@ TEST_F(ForeignStorageTest, ReExportingAdoptedMemoryChainsTheReleases) {
   // only when both the importer's reference and the re-export are gone.
   DLManagedTensorVersioned producer{};
   producer.deleter = &CountingVersionedDeleter;
-  auto* storage = new ForeignStorage(AnyManaged{&producer, true}, data_, sizeof(data_));
+  auto* storage = new ForeignStorage(ManagedTensor(&producer, true), data_, sizeof(data_));
   storage->Retain();
-  ExportSpec spec = Spec(3, kShape, kStrides);
-  spec.keepalive = storage;
-  DLManagedTensorVersioned* reexport = dlnode::NewVersioned(spec);
+  DLManagedTensorVersioned* reexport =
+      dlnode::NewVersioned(Spec(3, kShape, kStrides), Ref<Keepalive>::adopt(storage));
   ASSERT_NE(reexport, nullptr);
   storage->Release();
   EXPECT_EQ(g_foreign_deletes.load(), 0);
@@ -355,17 +369,197 @@ TEST_F(ForeignStorageTest, ReExportingAdoptedMemoryChainsTheReleases) {
 
 }  // namespace
 
-TEST(AnyManagedAdopt, AStructIsAdoptedOnceUntilItsDeleterRunsOrItIsDisowned) {
-  DLManagedTensorVersioned producer{};  // NULL deleter: CallDeleter only ends the adoption
-  const AnyManaged managed{&producer, true};
-  const AnyManaged same_address_as_legacy{&producer, false};
-  ASSERT_TRUE(managed.Adopt());
-  EXPECT_FALSE(managed.Adopt());
-  EXPECT_FALSE(same_address_as_legacy.Adopt());  // the address is what is owned
-  managed.Disown();                               // handed back (toPointer)
-  ASSERT_TRUE(managed.Adopt());
-  std::thread([managed] { managed.CallDeleter(); }).join();  // deleted, on another thread
-  ASSERT_TRUE(managed.Adopt());
-  managed.Disown();
-  managed.Disown();  // disowning what is not adopted is a no-op
+TEST(ManagedTensorAdopt, AStructIsAdoptedOnceUntilItsDeleterRunsOrItIsHandedBack) {
+  DLManagedTensorVersioned producer{};  // NULL deleter: dropping it only ends the adoption
+  ASSERT_TRUE(ManagedTensor::Adopt(&producer));
+  EXPECT_FALSE(ManagedTensor::Adopt(&producer));  // the address is what is owned, whatever the ABI
+  ManagedTensor managed(&producer, true);
+  EXPECT_EQ(managed.release(), &producer);  // handed back (toPointer)
+  ASSERT_TRUE(ManagedTensor::Adopt(&producer));
+  managed = ManagedTensor(&producer, false);
+  std::thread([m = std::move(managed)]() mutable { m.reset(); }).join();  // deleted, on another thread
+  ASSERT_TRUE(ManagedTensor::Adopt(&producer));
+  ManagedTensor(&producer, true).release();
+  EXPECT_TRUE(ManagedTensor::Adopt(&producer));  // released: adoptable again
+  ManagedTensor(&producer, true).reset();
 }
+
+namespace {
+
+std::atomic<int> g_owned_deletes{0};
+void CountingOwnedDeleter(DLManagedTensorVersioned*) { g_owned_deletes.fetch_add(1); }
+void CountingOwnedLegacyDeleter(DLManagedTensor*) { g_owned_deletes.fetch_add(1); }
+
+// ManagedTensor: the one owner of a struct; every way out calls the deleter
+// at most once.
+TEST(ManagedTensor, DestructorCallsTheDeleterOnce) {
+  g_owned_deletes = 0;
+  DLManagedTensorVersioned v{};
+  v.deleter = &CountingOwnedDeleter;
+  DLManagedTensor l{};
+  l.deleter = &CountingOwnedLegacyDeleter;
+  {
+    ManagedTensor a(&v, true);
+    ManagedTensor b(&l, false);
+    EXPECT_TRUE(a);
+    EXPECT_EQ(a.as_versioned(), &v);
+    EXPECT_EQ(b.as_versioned(), nullptr);
+    EXPECT_EQ(a.tensor(), &v.dl_tensor);
+    EXPECT_EQ(b.tensor(), &l.dl_tensor);
+  }
+  EXPECT_EQ(g_owned_deletes.load(), 2);
+}
+
+TEST(ManagedTensor, MovesCarryOwnershipAndLeaveTheSourceEmpty) {
+  g_owned_deletes = 0;
+  DLManagedTensorVersioned v{};
+  v.deleter = &CountingOwnedDeleter;
+  {
+    ManagedTensor a(&v, true);
+    ManagedTensor b(std::move(a));
+    EXPECT_FALSE(a);  // NOLINT(bugprone-use-after-move): the moved-from state is the contract
+    EXPECT_EQ(b.get(), &v);
+    ManagedTensor c;
+    c = std::move(b);
+    EXPECT_FALSE(b);  // NOLINT(bugprone-use-after-move)
+    c = std::move(c);  // self-move keeps it
+    EXPECT_EQ(c.get(), &v);
+    ManagedTensor d(std::move(a));  // moving an empty one again: still nothing owned
+    EXPECT_FALSE(d);
+    EXPECT_EQ(g_owned_deletes.load(), 0);
+  }
+  EXPECT_EQ(g_owned_deletes.load(), 1);
+}
+
+TEST(ManagedTensor, AssigningOverAHeldStructDeletesTheOldOne) {
+  g_owned_deletes = 0;
+  DLManagedTensorVersioned first{};
+  first.deleter = &CountingOwnedDeleter;
+  DLManagedTensor second{};
+  second.deleter = &CountingOwnedLegacyDeleter;
+  ManagedTensor held(&first, true);
+  held = ManagedTensor(&second, false);
+  EXPECT_EQ(g_owned_deletes.load(), 1);
+  EXPECT_FALSE(held.versioned());
+  held.reset();
+  held.reset();  // nothing left: no second call
+  EXPECT_EQ(g_owned_deletes.load(), 2);
+}
+
+TEST(ManagedTensor, ReleaseHandsTheStructOutWithoutTheDeleter) {
+  g_owned_deletes = 0;
+  DLManagedTensorVersioned v{};
+  v.deleter = &CountingOwnedDeleter;
+  void* out = nullptr;
+  {
+    ManagedTensor a(&v, true);
+    out = a.release();
+    EXPECT_FALSE(a);
+    EXPECT_EQ(a.release(), nullptr);
+  }
+  EXPECT_EQ(out, &v);
+  EXPECT_EQ(g_owned_deletes.load(), 0);
+}
+
+TEST(ManagedTensor, NullDeleterIsNeverCalled) {
+  DLManagedTensorVersioned v{};
+  DLManagedTensor l{};
+  ManagedTensor(&v, true).reset();
+  { ManagedTensor dropped(&l, false); }
+  SUCCEED();
+}
+
+TEST_F(ManagedTest, TakeOwnFreesOurStructAndHandsBackItsKeepalive) {
+  DLManagedTensorVersioned* v = dlnode::NewVersioned(Spec(3, kShape, kStrides), Keep());
+  ASSERT_NE(v, nullptr);
+  ManagedTensor managed(v, true);
+  ASSERT_TRUE(managed.own());
+  Ref<Keepalive> keepalive = managed.TakeOwn();
+  EXPECT_FALSE(managed);
+  EXPECT_EQ(keepalive.get(), &keepalive_);
+  EXPECT_EQ(keepalive_.releases.load(), 0);
+  keepalive.reset();
+  EXPECT_EQ(keepalive_.releases.load(), 1);
+}
+
+// Ref<T>: move-only; a copy is spelled share() or retain().
+class Counted {
+ public:
+  void Retain() { ++refs; }
+  void Release() {
+    ++releases;
+    --refs;
+  }
+  int refs = 1;
+  int releases = 0;
+};
+
+TEST(Ref, DropReleasesOnceAndSharingRetains) {
+  Counted c;
+  {
+    Ref<Counted> a = Ref<Counted>::adopt(&c);
+    EXPECT_EQ(a.get(), &c);
+    Ref<Counted> b = a.share();
+    EXPECT_EQ(c.refs, 2);
+    Ref<Counted> d = Ref<Counted>::retain(&c);
+    EXPECT_EQ(c.refs, 3);
+  }
+  EXPECT_EQ(c.refs, 0);
+  EXPECT_EQ(c.releases, 3);
+}
+
+TEST(Ref, MovesTransferAndDoubleMovesReleaseNothingTwice) {
+  Counted c;
+  {
+    Ref<Counted> a = Ref<Counted>::adopt(&c);
+    Ref<Counted> b(std::move(a));
+    EXPECT_FALSE(a);  // NOLINT(bugprone-use-after-move)
+    Ref<Counted> d(std::move(a));  // NOLINT(bugprone-use-after-move): moving an empty Ref
+    EXPECT_FALSE(d);
+    Ref<Counted> e;
+    e = std::move(b);
+    e = std::move(e);  // self-move keeps it
+    EXPECT_EQ(e.get(), &c);
+    EXPECT_EQ(c.releases, 0);
+  }
+  EXPECT_EQ(c.releases, 1);
+}
+
+TEST(Ref, AssigningOverAHeldReferenceReleasesTheOld) {
+  Counted first;
+  Counted second;
+  Ref<Counted> r = Ref<Counted>::adopt(&first);
+  r = Ref<Counted>::adopt(&second);
+  EXPECT_EQ(first.releases, 1);
+  EXPECT_EQ(second.releases, 0);
+  r.reset();
+  r.reset();
+  EXPECT_EQ(second.releases, 1);
+}
+
+TEST(Ref, ReleaseHandsTheReferenceOutAndUpcastsMoveIt) {
+  Counted c;
+  Ref<Counted> a = Ref<Counted>::adopt(&c);
+  Counted* out = a.release();
+  EXPECT_EQ(out, &c);
+  EXPECT_FALSE(a);
+  EXPECT_EQ(c.releases, 0);
+  EXPECT_EQ(Ref<Counted>::retain(nullptr).get(), nullptr);
+
+  // Ref<Derived> -> Ref<Base>, as a ForeignStorage reference becomes a Keepalive.
+  CountingKeepalive keepalive;
+  class Derived final : public Keepalive {
+   public:
+    explicit Derived(CountingKeepalive* k) : k_(k) {}
+    Kind kind() const override { return Kind::kNative; }
+    void Release() noexcept override { k_->Release(); }
+    CountingKeepalive* k_;
+  } derived(&keepalive);
+  {
+    Ref<Keepalive> base = Ref<Derived>::adopt(&derived);
+    EXPECT_EQ(base.get(), &derived);
+  }
+  EXPECT_EQ(keepalive.releases.load(), 1);
+}
+
+}  // namespace

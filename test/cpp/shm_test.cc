@@ -11,11 +11,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstring>
 #include <fstream>
 #include <functional>
 #include <string>
+#include <thread>
 
 #include "share_registry.h"
 
@@ -85,8 +87,8 @@ class AttachedChild {
 
 TEST(ShmSegment, CreateGivesZeroedPageAlignedSealedData) {
   ShmResult r;
-  ShmSegment* s = ShmSegment::Create(100, &r);
-  ASSERT_NE(s, nullptr) << r.message;
+  dlnode::Ref<ShmSegment> s = ShmSegment::Create(100, &r);
+  ASSERT_TRUE(s) << r.message;
   EXPECT_EQ(s->length(), 100u);
   EXPECT_EQ(reinterpret_cast<uintptr_t>(s->base()) % 4096, 0u);
   EXPECT_TRUE(dlnode::ValidShmName(s->name())) << s->name();
@@ -94,7 +96,7 @@ TEST(ShmSegment, CreateGivesZeroedPageAlignedSealedData) {
   for (int i = 0; i < 100; ++i) ASSERT_EQ(bytes[i], 0);
   const int seals = fcntl(s->fd(), F_GET_SEALS);
   EXPECT_EQ(seals & (F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL), F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL);
-  // Finding 9: no holder can cut the file under another's mapping.
+  // No holder can cut the file under another's mapping (python/FORMAT.md "Creating": the seals).
   const int peer = open(("/proc/self/fd/" + std::to_string(s->fd())).c_str(), O_RDWR);
   ASSERT_GE(peer, 0);
   EXPECT_NE(ftruncate(peer, 0), 0);
@@ -103,7 +105,7 @@ TEST(ShmSegment, CreateGivesZeroedPageAlignedSealedData) {
   close(peer);
   const std::string name = s->name();
   EXPECT_TRUE(Held(name));
-  s->Release();
+  s.reset();
   EXPECT_FALSE(Held(name));
 }
 
@@ -120,33 +122,77 @@ TEST(ShmSegment, NamesFollowTheGrammar) {
 
 TEST(ShmSegment, OneProcessSharesOneHold) {
   ShmResult r;
-  ShmSegment* a = ShmSegment::Create(8, &r);
+  dlnode::Ref<ShmSegment> a = ShmSegment::Create(8, &r);
   const std::string name = a->name();
-  ShmSegment* b = ShmSegment::Open(PlaceOf(a), 8, &r);
-  ShmSegment* c = ShmSegment::Open({name, getpid(), 0}, 8, &r);  // found by name, wherever the place says
-  EXPECT_EQ(a, b);
-  EXPECT_EQ(b, c);
-  EXPECT_EQ(ShmSegment::Open(PlaceOf(a), 4097, &r), nullptr);  // more than the sealed page
+  dlnode::Ref<ShmSegment> b = ShmSegment::Open(PlaceOf(a.get()), 8, &r);
+  dlnode::Ref<ShmSegment> c = ShmSegment::Open({name, getpid(), 0}, 8, &r);  // found by name, wherever the place says
+  EXPECT_EQ(a.get(), b.get());
+  EXPECT_EQ(b.get(), c.get());
+  EXPECT_FALSE(ShmSegment::Open(PlaceOf(a.get()), 4097, &r));  // more than the sealed page
   EXPECT_EQ(r.failure, ShmFailure::kInvalid);
-  a->Release();
-  b->Release();
+  a.reset();
+  b.reset();
   EXPECT_TRUE(Held(name));
-  c->Release();
+  c.reset();
   EXPECT_FALSE(Held(name));
+}
+
+// An Open() that finds the segment too small drops the reference it took, and
+// that can be the last one when another thread released meanwhile: it must be
+// dropped after the table's mutex is unlocked (Destroy() takes the mutex), or
+// the thread deadlocks on itself. A child with an alarm fails fast instead of
+// hanging the suite.
+TEST(ShmSegment, ATooSmallOpenRacingTheLastReleaseDoesNotDeadlock) {
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    alarm(60);
+    constexpr int kRounds = 5000;
+    // A releaser spinning on `round` starts each release within nanoseconds
+    // of the Open(), so some land inside its window.
+    std::atomic<int> round{0};
+    std::atomic<int> done{0};
+    dlnode::Ref<ShmSegment> a;
+    std::thread releaser([&] {
+      for (int i = 1; i <= kRounds; i++) {
+        while (round.load(std::memory_order_acquire) != i) std::this_thread::yield();
+        a.reset();
+        done.store(i, std::memory_order_release);
+      }
+    });
+    for (int i = 1; i <= kRounds; i++) {
+      ShmResult r;
+      a = ShmSegment::Create(8, &r);
+      if (!a) _exit(2);
+      const ShmPlace place = PlaceOf(a.get());
+      round.store(i, std::memory_order_release);
+      ShmResult tooSmall;
+      dlnode::Ref<ShmSegment> b = ShmSegment::Open(place, 1 << 20, &tooSmall);
+      if (b) _exit(3);
+      while (done.load(std::memory_order_acquire) != i) std::this_thread::yield();
+    }
+    releaser.join();
+    _exit(0);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status)) << "the child was killed by signal " << WTERMSIG(status)
+                                 << " (SIGALRM: it deadlocked)";
+  EXPECT_EQ(WEXITSTATUS(status), 0);
 }
 
 TEST(ShmSegment, OpenRefusesBadNamesGonePlacesUnsealedFilesAndTooSmallSegments) {
   ShmResult r;
-  EXPECT_EQ(ShmSegment::Open({"../etc/passwd", getpid(), 0}, 0, &r), nullptr);
+  EXPECT_FALSE(ShmSegment::Open({"../etc/passwd", getpid(), 0}, 0, &r));
   EXPECT_EQ(r.failure, ShmFailure::kMalformed);
   r = {};
-  EXPECT_EQ(ShmSegment::Open({"dlpack-" + std::string(32, '0'), getpid(), 0}, 0, &r), nullptr);  // stdin
+  EXPECT_FALSE(ShmSegment::Open({"dlpack-" + std::string(32, '0'), getpid(), 0}, 0, &r));  // stdin
   EXPECT_EQ(r.failure, ShmFailure::kGone);
   r = {};
-  EXPECT_EQ(ShmSegment::Open({"dlpack-" + std::string(32, '0'), getpid(), 1 << 30}, 0, &r), nullptr);
+  EXPECT_FALSE(ShmSegment::Open({"dlpack-" + std::string(32, '0'), getpid(), 1 << 30}, 0, &r));
   EXPECT_EQ(r.failure, ShmFailure::kGone);
   r = {};
-  EXPECT_EQ(ShmSegment::Open({"dlpack-" + std::string(32, '0'), 0, 3}, 0, &r), nullptr);
+  EXPECT_FALSE(ShmSegment::Open({"dlpack-" + std::string(32, '0'), 0, 3}, 0, &r));
   EXPECT_EQ(r.failure, ShmFailure::kMalformed);
   // The right name on a memfd a peer could still shrink.
   const std::string name = "dlpack-" + std::string(32, 'c');
@@ -154,7 +200,7 @@ TEST(ShmSegment, OpenRefusesBadNamesGonePlacesUnsealedFilesAndTooSmallSegments) 
   ASSERT_GE(unsealed, 0);
   ASSERT_EQ(ftruncate(unsealed, 4096), 0);
   r = {};
-  EXPECT_EQ(ShmSegment::Open({name, getpid(), unsealed}, 0, &r), nullptr);
+  EXPECT_FALSE(ShmSegment::Open({name, getpid(), unsealed}, 0, &r));
   EXPECT_EQ(r.failure, ShmFailure::kInvalid);
   EXPECT_NE(r.message.find("not sealed"), std::string::npos) << r.message;
   close(unsealed);
@@ -162,30 +208,30 @@ TEST(ShmSegment, OpenRefusesBadNamesGonePlacesUnsealedFilesAndTooSmallSegments) 
 
 TEST(ShmSegment, AForkedChildOpensItsOwnHoldThroughTheParentsPlace) {
   ShmResult r;
-  ShmSegment* a = ShmSegment::Create(8, &r);
+  dlnode::Ref<ShmSegment> a = ShmSegment::Create(8, &r);
   std::memcpy(a->base(), "parent", 7);
-  const ShmPlace place = PlaceOf(a);
+  const ShmPlace place = PlaceOf(a.get());
   AttachedChild child([&] {
     // A fork()ed child inherits the table's entries but starts afresh.
     ShmResult cr;
     const ShmPlace from_parent{place.name, getppid(), place.fd};
-    ShmSegment* b = ShmSegment::Open(from_parent, 8, &cr);
-    if (b == nullptr) return "n:" + cr.message;
+    dlnode::Ref<ShmSegment> b = ShmSegment::Open(from_parent, 8, &cr);
+    if (!b) return "n:" + cr.message;
     std::memcpy(b->base(), "child", 6);
-    return std::string(b != a ? "y" : "n");
+    return std::string(b.get() != a.get() ? "y" : "n");
   });
   EXPECT_EQ(child.reply(), "y");
   EXPECT_STREQ(static_cast<const char*>(a->base()), "child");
-  a->Release();
+  a.reset();
 }
 
 TEST(ShmSegment, OpeningNeverWaitsForAnotherProcesssLock) {
-  // Finding 10: a peer holding a lock on a segment stalled every open in
-  // the process. Segments take no lock now: an open while a peer holds
+  // A peer holding a lock on a segment must not stall an open in this
+  // process. Segments take no lock: an open while a peer holds
   // flock on the file completes (the child dies by alarm() if it waits).
   ShmResult r;
-  ShmSegment* a = ShmSegment::Create(8, &r);
-  const ShmPlace place = PlaceOf(a);
+  dlnode::Ref<ShmSegment> a = ShmSegment::Create(8, &r);
+  const ShmPlace place = PlaceOf(a.get());
   const std::string path = "/proc/" + std::to_string(getpid()) + "/fd/" + std::to_string(place.fd);
   AttachedChild locker([&] {
     const int fd = open(path.c_str(), O_RDWR);
@@ -195,11 +241,11 @@ TEST(ShmSegment, OpeningNeverWaitsForAnotherProcesssLock) {
   AttachedChild opener([&] {
     alarm(10);
     ShmResult cr;
-    ShmSegment* b = ShmSegment::Open({place.name, getppid(), place.fd}, 8, &cr);
-    return std::string(b != nullptr ? "opened" : "n:" + cr.message);
+    dlnode::Ref<ShmSegment> b = ShmSegment::Open({place.name, getppid(), place.fd}, 8, &cr);
+    return std::string(b ? "opened" : "n:" + cr.message);
   });
   EXPECT_EQ(opener.reply(), "opened");
-  a->Release();
+  a.reset();
 }
 
 TEST(ShmTicket, SlotsRetireAndNeverWaitingRetire) {
@@ -239,31 +285,31 @@ TEST(ShmTicket, SlotsRetireAndNeverWaitingRetire) {
 
 TEST(ShmTicket, ASegmentIsNotATicket) {
   ShmResult r;
-  ShmSegment* s = ShmSegment::Create(4096, &r);
+  dlnode::Ref<ShmSegment> s = ShmSegment::Create(4096, &r);
   ShmResult t;
-  EXPECT_EQ(ShmTicket::Open(PlaceOf(s), &t), nullptr);
+  EXPECT_EQ(ShmTicket::Open(PlaceOf(s.get()), &t), nullptr);
   EXPECT_EQ(t.failure, ShmFailure::kInvalid);
-  s->Release();
+  s.reset();
 }
 
 TEST(ShareRegistry, OpenersHoldTheirOwnReferences) {
   namespace reg = dlnode::share_registry;
   ShmResult r;
-  ShmSegment* s = ShmSegment::Create(8, &r);
+  dlnode::Ref<ShmSegment> s = ShmSegment::Create(8, &r);
   const std::string name = s->name();
   const int64_t before = reg::Size();
-  const uint64_t id = reg::Add(s, "cpu");
+  const uint64_t id = reg::Add(s.share(), "cpu");
   EXPECT_NE(id, 0u);
   EXPECT_EQ(reg::Size(), before + 1);
   std::string device;
-  dlnode::HostMemory* opened = reg::Acquire(id, &device);
-  ASSERT_EQ(opened, s);
+  dlnode::Ref<dlnode::NativeMemory> opened = reg::Acquire(id, &device);
+  ASSERT_EQ(opened.get(), s.get());
   EXPECT_EQ(device, "cpu");  // what the sharer said, for the opener to check
-  s->Release();       // the sharer's own reference
+  s.reset();       // the sharer's own reference
   reg::Remove(id);    // the sharer unpublishes
-  EXPECT_EQ(reg::Acquire(id, &device), nullptr);
+  EXPECT_FALSE(reg::Acquire(id, &device));
   EXPECT_TRUE(Held(name));  // the opener still holds it
-  opened->Release();
+  opened.reset();
   EXPECT_FALSE(Held(name));
   reg::Remove(id);  // unknown now: ignored
   EXPECT_EQ(reg::Size(), before);

@@ -3,7 +3,7 @@
 // (NaN, infinities, -0, fractions, values past 2^53, subnormals).
 //
 // The verdict is compared with a model that reads each double's exact value
-// from its IEEE-754 bits (no floating-point operations) and applies API.md's
+// from its IEEE-754 bits (no floating-point operations) and applies docs/API.md's
 // rules in 128-bit integers: the same failure, or the same element count.
 // Accepted results are checked against their promise as well:
 // offset + count * itemSize <= byteLength, the first element aligned in the
@@ -110,7 +110,7 @@ bool SafeUnsigned(const Exact& x) {
   return x.integer && !x.huge && x.value >= 0 && x.value <= kSafe;
 }
 
-// API.md "fromBuffer", in lib/create.js's order once the types are checked.
+// docs/API.md "fromBuffer", in lib/create.js's order once the types are checked.
 Expected Model(const Exact& length, const Exact& base, const Exact& item, const Exact& offset,
                const Exact& count) {
   if (!SafeUnsigned(length) || !SafeUnsigned(base) || !SafeUnsigned(item) || item.value == 0 ||

@@ -1,7 +1,7 @@
 // libFuzzer target: the DLPack import checklist (CheckTensor) and
 // ComputeExtent on arbitrary DLManagedTensor(Versioned) contents.
 //
-// The verdict of every run is compared with a model written from API.md's
+// The verdict of every run is compared with a model written from docs/API.md's
 // checklist in exact 128-bit arithmetic (no overflow checks to get wrong):
 // the same failure, or acceptance with the same layout. Accepted layouts are
 // also checked against their promises: every number a safe integer, and for
@@ -45,7 +45,7 @@ constexpr i128 kSafe = (i128{1} << 53) - 1;
 constexpr u128 kAddressTop = UINT64_MAX;  // largest uintptr_t (LP64)
 constexpr uint64_t kBruteForceLimit = 4096;  // elements
 
-// Bytes per element from API.md's dtype list, written out independently of
+// Bytes per element from docs/API.md's dtype list, written out independently of
 // DtypeTable; 0 for anything else.
 i128 ItemSize(DLDataType t) {
   switch (t.code) {
@@ -77,7 +77,7 @@ struct Expected {
   u128 first = 0;
 };
 
-// API.md "fromDLPack", in its order: ndim, device, lanes, dtype, shape,
+// docs/API.md "fromDLPack", in its order: ndim, device, lanes, dtype, shape,
 // strides, byte_offset.
 Expected Model(const DLTensor& t, bool null_strides_ok, bool allow_cuda) {
   Expected m;
@@ -288,7 +288,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   v->deleter = &CountingDeleter;
   legacy->deleter = &CountingLegacyDeleter;
   void* ptr = versioned ? static_cast<void*>(v.get()) : static_cast<void*>(legacy.get());
-  const dlnode::AnyManaged managed{ptr, versioned};
+  dlnode::ManagedTensor managed(ptr, versioned);
   DLTensor& t = *managed.tensor();
   FUZZ_REQUIRE(&t == (versioned ? &dlnode::TensorOf(v.get()) : &dlnode::TensorOf(legacy.get())));
 
@@ -344,7 +344,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // Foreign deleters are not ours, and run once when called.
   FUZZ_REQUIRE(!managed.own());
   deleter_calls = 0;
-  managed.CallDeleter();
-  FUZZ_REQUIRE(deleter_calls == 1 && deleted == managed.ptr);
+  managed.reset();
+  FUZZ_REQUIRE(deleter_calls == 1 && deleted == ptr && !managed);
+  managed.reset();  // emptied: never a second call
+  FUZZ_REQUIRE(deleter_calls == 1);
   return 0;
 }

@@ -208,7 +208,7 @@ dl.python.spawn(['model.py']);
 dl.python.spawn('model.py', { stderr: 'stdout' });
 // @ts-expect-error workers come from dl.python.spawn
 new dl.python.PythonWorker();
-// --- views, conversion, batching (issue 9) ---
+// --- views, conversion, batching (docs/API.md "Views", "Conversion", "Batching") ---
 {
   const u8 = dl.zeros([2, 3], { dtype: 'uint8' });
   // @ts-expect-error to('float32') is a float32 tensor

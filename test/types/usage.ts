@@ -37,7 +37,7 @@ const wasmView: Int32Array = dl.wasm.view(memory, { ptr: 0, dtype: 'int32', shap
 void [opened, wasmView];
 void [view, bigs, shape, device, nested, code, version, available];
 
-// --- the rest of the API (API.md), as a caller writes it ---
+// --- the rest of the API (docs/API.md), as a caller writes it ---
 const viaAlias: dl.Tensor<'uint8'> = dl.frombuffer(new Uint8Array(8), { dtype: dl.dtypes.uint8, shape: [2, 4] });
 const fromShared: dl.Tensor<'int16'> = dl.fromBuffer(new SharedArrayBuffer(8), { dtype: 'int16' });
 const fromView: dl.Tensor<'float64'> = dl.fromBuffer(new DataView(new ArrayBuffer(16)), { dtype: 'float64' });
@@ -117,7 +117,8 @@ if (dl.cuda.isAvailable()) {
   stream[Symbol.dispose]();
   dl.cuda.synchronize(0);
   const stats: number = dl.cuda.memoryStats(0).peakAllocatedBytes + dl.cuda.deviceCount();
-  void [typed, stats];
+  const cached: number = dl.cuda.memoryStats(0).cachedBytes + dl.cuda.memoryStats().cachedBlocks + dl.cuda.emptyCache(0);
+  void [typed, stats, cached];
 }
 const caps = dl.capabilities();
 const why: string | null = caps.cuda.reason;
@@ -174,7 +175,7 @@ async function pythonWorker(): Promise<void> {
   void methods; void code;
 }
 void pythonWorker;
-// --- views, conversion, batching (issue 9) ---
+// --- views, conversion, batching (docs/API.md "Views", "Conversion", "Batching") ---
 {
   const img = dl.fromBuffer(new Uint8Array(12), { dtype: 'uint8', shape: [2, 2, 3] });
   const chw: dl.Tensor<'float32'> = img.permute(2, 0, 1).to('float32');
