@@ -9,7 +9,8 @@ const path = require('path');
 const { spawnSync } = require('child_process');
 const dl = require('../lib');
 const { makeTensor } = require('../lib/tensor');
-const { kStorage, kInfo } = require('../lib/symbols');
+const { kStorage, kLayout } = require('../lib/symbols');
+const { Layout } = require('../lib/layout');
 
 const BYTES = 256 * 1024 * 1024;
 const REPS = 9;
@@ -142,7 +143,8 @@ function cudaCases(record) {
   // torch can use this GPU, else against this run's D2D copy.
   const [a, b, c] = [256, 512, 512];
   const cube = dl.empty([a, b, c], { dtype: 'float32', device: 'cuda' });
-  const permuted = makeTensor(cube[kStorage], cube[kInfo], [c, a, b], [1, b * c, c], 0, 0, cube.device);
+  const permuted = makeTensor(cube[kStorage], Layout.of(cube[kLayout].info, [c, a, b], [1, b * c, c], 0), 0,
+    cube.device);
   const gatherRate = gb / medianSeconds(() => {
     permuted.contiguous().dispose();
     dl.cuda.synchronize(0);

@@ -4,10 +4,10 @@
 // to a worker or Python). Inputs of another dtype than the result are
 // converted by the rules of lib/convert.js.
 const { invalidType, invalidValue, fail } = require('./errors');
-const { Tensor, alive, checkKeys } = require('./tensor');
+const { Tensor, liveStorage, checkKeys } = require('./tensor');
 const { empty } = require('./create');
 const { dimension, maxArgs } = require('./views');
-const { kShape, kInfo, kDevice } = require('./symbols');
+const { kLayout, kDevice } = require('./symbols');
 
 const OPTION_KEYS = ['out'];
 
@@ -16,7 +16,7 @@ function inputs(tensors) {
   if (tensors.length === 0) throw invalidValue('tensors', 'at least one tensor', tensors);
   for (let i = 0; i < tensors.length; i++) {
     if (!(tensors[i] instanceof Tensor)) throw invalidType(`tensors[${i}]`, 'a Tensor', tensors[i]);
-    alive(tensors[i]);
+    liveStorage(tensors[i]);
   }
   return tensors;
 }
@@ -28,7 +28,7 @@ function outOption(options) {
   const { out } = options;
   if (out === undefined) return undefined;
   if (!(out instanceof Tensor)) throw invalidType('options.out', 'a Tensor', out);
-  alive(out);
+  liveStorage(out);
   return out;
 }
 
@@ -36,7 +36,7 @@ function outOption(options) {
 // input's dtype (all inputs must share it then) and device.
 function result(tensors, shape, out) {
   if (out !== undefined) {
-    const s = out[kShape];
+    const s = out[kLayout].shape;
     if (s.length !== shape.length || s.some((d, i) => d !== shape[i])) {
       throw fail('ERR_INVALID_ARG_VALUE', 'options.out', `a tensor of shape [${shape.join(', ')}]`,
         `one of shape [${s.join(', ')}]`);
@@ -45,7 +45,7 @@ function result(tensors, shape, out) {
   }
   const first = tensors[0];
   for (let i = 1; i < tensors.length; i++) {
-    if (tensors[i][kInfo] !== first[kInfo] || tensors[i][kDevice] !== first[kDevice]) {
+    if (tensors[i][kLayout].info !== first[kLayout].info || tensors[i][kDevice] !== first[kDevice]) {
       throw fail('ERR_INVALID_ARG_VALUE', `tensors[${i}]`,
         `a ${first.dtype} tensor on ${first.device} like tensors[0] (or pass \`options.out\`)`,
         `a ${tensors[i].dtype} tensor on ${tensors[i].device}`);
@@ -58,12 +58,12 @@ function cat(tensors, dim = 0, options = undefined, ...rest) {
   maxArgs([tensors, dim, options, ...rest], 3, 'cat()');
   inputs(tensors);
   const out = outOption(options);
-  const ref = tensors[0][kShape];
+  const ref = tensors[0][kLayout].shape;
   const d = dimension(dim, ref.length, 'dim');
   if (ref.length === 0) throw invalidValue('tensors[0]', 'tensors with at least one dimension for cat()', tensors[0]);
   let total = 0;
   for (let i = 0; i < tensors.length; i++) {
-    const s = tensors[i][kShape];
+    const s = tensors[i][kLayout].shape;
     if (s.length !== ref.length || s.some((n, j) => j !== d && n !== ref[j])) {
       const want = ref.map((n, j) => (j === d ? '*' : n)).join(', ');
       throw fail('ERR_INVALID_ARG_VALUE', `tensors[${i}]`, `a tensor of shape [${want}] (like tensors[0] but for ` +
@@ -76,7 +76,7 @@ function cat(tensors, dim = 0, options = undefined, ...rest) {
   const target = result(tensors, shape, out);
   let at = 0;
   for (const t of tensors) {
-    const n = t[kShape][d];
+    const n = t[kLayout].shape[d];
     if (n !== 0) target.narrow(d, at, n).copyFrom(t);
     at += n;
   }
@@ -87,10 +87,10 @@ function stack(tensors, dim = 0, options = undefined, ...rest) {
   maxArgs([tensors, dim, options, ...rest], 3, 'stack()');
   inputs(tensors);
   const out = outOption(options);
-  const ref = tensors[0][kShape];
+  const ref = tensors[0][kLayout].shape;
   const d = dimension(dim, ref.length, 'dim', 1);
   for (let i = 1; i < tensors.length; i++) {
-    const s = tensors[i][kShape];
+    const s = tensors[i][kLayout].shape;
     if (s.length !== ref.length || s.some((n, j) => n !== ref[j])) {
       throw fail('ERR_INVALID_ARG_VALUE', `tensors[${i}]`, `a tensor of shape [${ref.join(', ')}] like tensors[0]`,
         `one of shape [${s.join(', ')}]`);

@@ -7,9 +7,9 @@ const { byIndex } = require('./dtypes');
 const { parseDevice, deviceFromCode, cudaUnavailable, CPU } = require('./device');
 const { streamHandle, isAvailable } = require('./cuda');
 const { Storage } = require('./storage');
-const { Tensor, makeTensor, alive, checkedBuffer, coveredBuffer } = require('./tensor');
-const { kToken, kStorage, kFlags, kOffset, kInfo, kShape, kStrides, kDevice, kCapsule, kSize, kLow, kHigh,
-  READ_ONLY, IS_COPY } = require('./symbols');
+const { Tensor, makeTensor, liveStorage, checkedBuffer, coveredBuffer } = require('./tensor');
+const { Layout } = require('./layout');
+const { kToken, kStorage, kFlags, kLayout, kDevice, kCapsule, READ_ONLY, IS_COPY } = require('./symbols');
 
 const FLAG_READ_ONLY = 1; // DLPACK_FLAG_BITMASK_READ_ONLY
 const FLAG_IS_COPIED = 2; // DLPACK_FLAG_BITMASK_IS_COPIED
@@ -34,8 +34,7 @@ class DLPackCapsule {
     this[kCapsule] = {
       versioned, version, consumed: false,
       handle: null, // fromPointer: the native handle owning the struct
-      storage: null, info: null, shape: null, strides: null, byteOffset: 0, dlFlags: 0, device: null,
-      size: 0, low: 0, high: 0,
+      storage: null, layout: null, dlFlags: 0, device: null,
     };
   }
 
@@ -54,11 +53,10 @@ class DLPackCapsule {
       state.handle = null;
       return pointer;
     }
-    const { storage, device } = state;
-    const foreign = storage.foreign;
-    const pointer = exportStruct(foreign ? storage.handle : storage.getBytes(), foreign, state.versioned, state.shape,
-      state.strides, state.byteOffset, state.info.index, state.dlFlags, device.code, device.index);
-    if (!foreign) storage.exported = true; // pinned natively now: dispose() must never detach it
+    const { storage, layout, device } = state;
+    const pointer = exportStruct(storage.nativeArg(), storage.isNative, state.versioned, layout.shape, layout.strides,
+      layout.byteOffset, layout.info.index, state.dlFlags, device.code, device.index);
+    storage.pin(); // the struct points at this memory now: dispose() must never detach it
     releaseHold(state);
     return pointer;
   }
@@ -188,7 +186,7 @@ function parseStream(stream, device) {
 
 function toDLPack(tensor, options) {
   if (!(tensor instanceof Tensor)) throw invalidType('tensor', 'a Tensor', tensor);
-  alive(tensor);
+  liveStorage(tensor);
   const { stream, maxVersion, dlDevice, copy } = parseOptions(options, 'options');
   parseCopy(copy);
   let versioned = true;
@@ -232,18 +230,12 @@ function toDLPack(tensor, options) {
   const storage = t[kStorage];
   // JS memory can be detached or shrunk under us (native memory cannot);
   // asking native memory for its buffer would make one needlessly.
-  if (!storage.foreign) checkedBuffer(t);
+  if (!storage.isNative) checkedBuffer(t);
   const capsule = new DLPackCapsule(kToken, versioned, versioned ? dlpackVersion : LEGACY_VERSION);
   const state = capsule[kCapsule];
-  storage.holders++; // the capsule's hold, until it is consumed, handed out or disposed
+  storage.retain(); // the capsule's hold, until it is consumed, handed out or disposed
   state.storage = storage;
-  state.info = t[kInfo];
-  state.shape = t[kShape];
-  state.strides = t[kStrides];
-  state.byteOffset = t[kOffset];
-  state.size = t[kSize];
-  state.low = t[kLow];
-  state.high = t[kHigh];
+  state.layout = t[kLayout];
   state.dlFlags = flags;
   state.device = target === CPU ? CPU : t[kDevice];
   if (t !== tensor) t.dispose(); // the capsule holds the copy now
@@ -278,9 +270,7 @@ function fromDLPack(x, options) {
   const state = capsule[kCapsule];
   // What can be refused is refused before the capsule is consumed (docs/API.md:
   // a failed import does not consume it).
-  if (state.storage !== null && !state.storage.foreign) {
-    coveredBuffer(state.storage, state.byteOffset, state.low, state.high, state.size);
-  }
+  if (state.storage !== null && !state.storage.isNative) coveredBuffer(state.storage, state.layout);
   if (device !== undefined) checkMove(state.device, device, copy);
   let t = state.storage !== null ? takeLayout(state) : importCapsule(capsule, copy !== false);
   try {
@@ -322,8 +312,7 @@ function checkMove(source, target, copy) {
 function takeLayout(state) {
   const { storage, dlFlags } = state;
   const flags = (dlFlags & FLAG_READ_ONLY ? READ_ONLY : 0) | (dlFlags & FLAG_IS_COPIED ? IS_COPY : 0);
-  const t = new Tensor(kToken, storage, state.info, state.shape, state.strides, state.byteOffset, flags,
-    state.size, state.low, state.high, state.device);
+  const t = new Tensor(kToken, storage, state.layout, flags, state.device);
   releaseHold(state);
   return t;
 }
@@ -351,17 +340,18 @@ function importCapsule(capsule, allowCopy) {
     storage = result[kStorage];
     if (storage === undefined || storage.released) {
       // Its tensors were disposed while the struct kept the buffer alive.
-      storage = new Storage(result.buffer, storage !== undefined && storage.owned);
-      storage.exported = true; // other structs may still pin it
+      storage = Storage.heap(result.buffer, storage !== undefined && storage.owned);
+      storage.pin(); // other structs may still point at it
     }
     byteOffset += result.byteOffset;
   } else if (kind === importResult.foreign) {
-    storage = Storage.adopt(result, false, deviceFromCode(imported.deviceType, imported.deviceId));
+    storage = Storage.native(result, false, deviceFromCode(imported.deviceType, imported.deviceId));
   } else {
-    storage = new Storage(result, true); // copied: the runtime refused external memory
+    storage = Storage.heap(result, true); // copied: the runtime refused external memory
     flags |= IS_COPY;
   }
-  return makeTensor(storage, byIndex[imported.dtypeIndex], imported.shape, imported.strides, byteOffset, flags);
+  return makeTensor(storage, Layout.of(byIndex[imported.dtypeIndex], imported.shape, imported.strides, byteOffset),
+    flags);
 }
 
 module.exports = { DLPackCapsule, dlpackVersion, toDLPack, fromDLPack };

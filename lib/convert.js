@@ -8,7 +8,7 @@
 // fractions truncate toward zero (torch.tensor([2.7], dtype=torch.int32)).
 const { copyStrided } = require('./binding');
 const { outOfRange, describe } = require('./errors');
-const { kStorage, kInfo, kShape, kStrides, kOffset, kLow, kHigh } = require('./symbols');
+const { kStorage, kLayout } = require('./symbols');
 
 // Inclusive ranges of the integer dtypes, as BigInts and numbers.
 const RANGES = {
@@ -50,15 +50,16 @@ function copyElements(dst, src) {
   const dstStorage = dst[kStorage];
   const srcStorage = src[kStorage];
   let srcBytes = srcStorage.getBytes();
-  let srcOffset = src[kOffset];
-  if (dstStorage !== srcStorage && dstStorage.shm !== null && srcStorage.shm !== null &&
-      dstStorage.shm.name === srcStorage.shm.name) {
-    const lo = srcOffset - src[kLow];
-    srcBytes = srcBytes.slice(lo, srcOffset + src[kHigh]);
+  let srcOffset = src[kLayout].byteOffset;
+  if (dstStorage !== srcStorage && dstStorage.segment !== null && srcStorage.segment !== null &&
+      dstStorage.segment.name === srcStorage.segment.name) {
+    const lo = src[kLayout].base;
+    srcBytes = srcBytes.slice(lo, srcOffset + src[kLayout].high);
     srcOffset -= lo;
   }
-  copyStrided(dstStorage.getBytes(), dst[kOffset], dst[kInfo].index, srcBytes, srcOffset, src[kInfo].index,
-    dst[kShape], dst[kStrides], src[kStrides]);
+  const d = dst[kLayout];
+  copyStrided(dstStorage.getBytes(), d.byteOffset, d.info.index, srcBytes, srcOffset, src[kLayout].info.index,
+    d.shape, d.strides, src[kLayout].strides);
 }
 
 module.exports = { integerValue, isInteger, copyElements, RANGES };

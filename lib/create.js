@@ -4,9 +4,10 @@ const { makeError, invalidType, invalidValue, outOfRange, fail } = require('./er
 const { dtypeInfo, dtypeOfView, infos } = require('./dtypes');
 const { parseDevice } = require('./device');
 const { cudaStorage } = require('./cuda');
-const { normalizeShape, product, contiguousStrides, extent } = require('./shape');
+const { normalizeShape, product } = require('./shape');
+const { Layout } = require('./layout');
 const { Storage, isDetached, holderOf } = require('./storage');
-const { makeTensor, makeContiguous } = require('./tensor');
+const { makeTensor } = require('./tensor');
 const { allocate } = require('./memory');
 const { integerValue, isInteger } = require('./convert');
 const { sharedStorage } = require('./sharing');
@@ -60,13 +61,15 @@ function fromBuffer(source, options) {
   if (n < 0) throw viewError(-n, info, length, base, offset, count, options.count !== undefined);
 
   // Memory the library owns is held through its own Storage (lib/storage.js).
-  const storage = holderOf(buffer) || new Storage(buffer, false);
-  if (shape === undefined) return makeContiguous(storage, info, [n], ONE, base + offset, n);
+  const storage = holderOf(buffer) || Storage.heap(buffer, false);
+  if (shape === undefined) {
+    return makeTensor(storage, new Layout(info, [n], ONE, base + offset, n, 0, n === 0 ? 0 : n * info.itemSize));
+  }
   const dims = normalizeShape(shape, 'options.shape');
   if (product(dims) !== n) {
     throw outOfRange('options.shape', `a shape whose product is ${n} (the element count)`, `[${dims.join(', ')}]`);
   }
-  return makeContiguous(storage, info, dims, contiguousStrides(dims), base + offset, n);
+  return makeTensor(storage, Layout.contiguous(info, dims, base + offset, n));
 }
 
 // Any integer (native code judges the range; 2^60 is a count too large, not
@@ -104,12 +107,13 @@ function stridedView(buffer, base, length, info, offset, options) {
   if ((base + offset) % info.itemSize !== 0) {
     throw viewError(viewFailure.misaligned, info, length, base, offset, -1);
   }
-  const { low, high } = extent(dims, strides, info.itemSize);
-  if (product(dims) !== 0 && (offset - low < 0 || offset + high > length)) {
+  const layout = Layout.of(info, dims, strides.slice(), base + offset);
+  const { low, high } = layout;
+  if (layout.size !== 0 && (offset - low < 0 || offset + high > length)) {
     throw outOfRange('options.strides', `strides whose elements lie inside the ${length} bytes of \`source\``,
       `[${strides.join(', ')}], spanning bytes ${offset - low} to ${offset + high}`);
   }
-  return makeTensor(holderOf(buffer) || new Storage(buffer, false), info, dims, strides.slice(), base + offset, 0);
+  return makeTensor(holderOf(buffer) || Storage.heap(buffer, false), layout);
 }
 
 // A view's { base, length } in its buffer, or null when nothing is left to
@@ -189,8 +193,8 @@ function allocateTensor(shapeValue, options) {
   }
   let storage;
   if (target.type !== 'cpu') storage = cudaStorage(target, nbytes, shared);
-  else storage = shared ? sharedStorage(nbytes) : new Storage(allocate(nbytes), true);
-  return makeTensor(storage, info, shape, contiguousStrides(shape), 0, 0);
+  else storage = shared ? sharedStorage(nbytes) : Storage.heap(allocate(nbytes), true);
+  return makeTensor(storage, Layout.contiguous(info, shape));
 }
 
 // Memory is zeroed either way: JavaScript cannot hand out uninitialised

@@ -3,7 +3,7 @@
 // Whether CUDA is compiled in is fixed at build time; whether it is usable is
 // asked of the driver once per process (the answer does not change).
 const { native, externalBuffers, memoryKind, cudaStridedCopy, cudaConvert } = require('./binding');
-const { kStorage, kInfo, kShape, kStrides, kOffset, kDevice } = require('./symbols');
+const { kStorage, kLayout, kDevice } = require('./symbols');
 const { makeError, invalidType, invalidValue, outOfRange } = require('./errors');
 
 // Availability lives in lib/cuda_info.js, below lib/device.js (which names
@@ -113,10 +113,7 @@ function cudaStorage(device, nbytes, shareable = false) {
   // The message is built only when the check fails: this runs per allocation.
   if (!(device.index < deviceCount())) checkDevice(device.index, `a tensor on ${device}`, 'device');
   const kind = shareable ? memoryKind.shareable : KIND[device.type];
-  const storage = Storage.adopt(native.cudaAlloc(kind, device.index, nbytes), true, device);
-  storage.cudaIpc = shareable;
-  storage.cudaAllocated = true; // freed stream-ordered (src/core/stream_order.h)
-  return storage;
+  return Storage.cuda(native.cudaAlloc(kind, device.index, nbytes), true, device, { shareable, allocated: true });
 }
 
 // A copy's `stream` option as a BigInt (streamHandle's rules; -1, "no
@@ -132,14 +129,14 @@ function copyStream(stream) {
 // copy is enqueued there and this returns at once; otherwise (pageable host
 // memory, memory imported from another library) it is synchronous.
 function copyBytes(dst, dstOffset, src, srcOffset, nbytes, stream = 1n) {
-  const dstArg = dst.foreign ? dst.handle : dst.getBytes();
-  const srcArg = src.foreign ? src.handle : src.getBytes();
-  if (stream !== 1n && dst.cudaAllocated && src.cudaAllocated) {
+  const dstArg = dst.nativeArg();
+  const srcArg = src.nativeArg();
+  if (stream !== 1n && dst.streamOrdered && src.streamOrdered) {
     const device = dst.device.type === 'cuda' ? dst.device.index : src.device.index;
     native.cudaCopy(dstArg, true, dstOffset, srcArg, true, srcOffset, nbytes, device, stream);
     return;
   }
-  native.cudaCopy(dstArg, dst.foreign, dstOffset, srcArg, src.foreign, srcOffset, nbytes);
+  native.cudaCopy(dstArg, dst.isNative, dstOffset, srcArg, src.isNative, srcOffset, nbytes);
 }
 
 // Device-side copies (src/core/cuda_kernels.h): kernels between two views of
@@ -155,13 +152,15 @@ const onOneDevice = (a, b) => a[kDevice].type === 'cuda' && a[kDevice] === b[kDe
 // copyBytes), else the legacy default stream, ordered with imported memory's
 // owner as every synchronous copy is.
 const kernelStream = (dst, src, stream) =>
-  (dst[kStorage].cudaAllocated && src[kStorage].cudaAllocated ? stream : 1n);
+  (dst[kStorage].streamOrdered && src[kStorage].streamOrdered ? stream : 1n);
 
 // dst <- src, same dtype, any strides on both sides (a dense pair is one
 // cudaMemcpyAsync).
 function copyOnDevice(dst, src, stream = 1n) {
-  cudaStridedCopy(dst[kDevice].index, dst[kStorage].handle, dst[kOffset], src[kStorage].handle, src[kOffset],
-    dst[kInfo].itemSize, kernelStream(dst, src, stream), dst[kShape], dst[kStrides], src[kStrides]);
+  const d = dst[kLayout];
+  const s = src[kLayout];
+  cudaStridedCopy(dst[kDevice].index, dst[kStorage].nativeArg(), d.byteOffset, src[kStorage].nativeArg(), s.byteOffset,
+    d.info.itemSize, kernelStream(dst, src, stream), d.shape, d.strides, s.strides);
 }
 
 // dst <- src converted to dst's dtype by the conversion kernel (rules in
@@ -170,8 +169,10 @@ function copyOnDevice(dst, src, stream = 1n) {
 // -> true). `t.to(dtype)` on CUDA is `convertOnDevice(empty of that dtype on
 // t's device, t)`.
 function convertOnDevice(dst, src, stream = 1n) {
-  cudaConvert(dst[kDevice].index, dst[kStorage].handle, dst[kOffset], dst[kInfo], src[kStorage].handle, src[kOffset],
-    src[kInfo], kernelStream(dst, src, stream), dst[kShape], dst[kStrides], src[kStrides]);
+  const d = dst[kLayout];
+  const s = src[kLayout];
+  cudaConvert(dst[kDevice].index, dst[kStorage].nativeArg(), d.byteOffset, d.info, src[kStorage].nativeArg(),
+    s.byteOffset, s.info, kernelStream(dst, src, stream), d.shape, d.strides, s.strides);
 }
 
 const cuda = Object.freeze({ isAvailable, deviceCount, synchronize, memoryStats, emptyCache, Stream });

@@ -277,8 +277,24 @@ export declare class Tensor<N extends DTypeName = DTypeName> implements DLPackPr
   [Symbol.dispose](): void;
   __dlpack__(options?: DLPackOptions): DLPackCapsule;
   __dlpack_device__(): [number, number];
-  /** A descriptor another thread or process opens with dl.open(). */
+  /**
+   * A descriptor another thread or process opens with dl.open(). A tensor over a plain
+   * ArrayBuffer throws ERR_DLPACK_UNSUPPORTED: call shareMemory() or toShared() first.
+   */
   share(): ShareDescriptor;
+  /**
+   * torch's share_memory_(): moves this tensor's memory, in place, into memory other processes
+   * can map (a CPU segment, or shareable CUDA memory on 'cuda:N'); every view over it moves too.
+   * JS buffers handed out before (data, buffer) are detached. Only memory this library allocated
+   * moves: anything else is ERR_DLPACK_COPY_REQUIRED (use toShared()). A no-op, `this`, when the
+   * memory is shareable already.
+   */
+  shareMemory(): this;
+  /**
+   * A contiguous copy in memory other processes can map ('cuda:N' stays on its device; host
+   * memory goes to a CPU segment), or `this` when its memory is such memory already.
+   */
+  toShared(): Tensor<N>;
 }
 
 export declare class DLPackCapsule {

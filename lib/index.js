@@ -6,14 +6,14 @@ const { Device } = require('./device');
 const { Tensor, connect } = require('./tensor');
 const { DLPackCapsule, dlpackVersion, toDLPack, fromDLPack } = require('./capsule');
 const { fromBuffer, empty, zeros, tensor, valuesFrom } = require('./create');
-const { open, wasm, share } = require('./sharing');
+const { open, wasm, share, shareMemory, toShared } = require('./sharing');
 const { cat, stack } = require('./batch');
 
 const { cuda, capabilities } = require('./cuda');
 const python = require('./python');
 
 // The tensor core calls up into the layers built on it through these.
-connect({ toDLPack, share, valuesFrom });
+connect({ toDLPack, share, shareMemory, toShared, valuesFrom });
 
 // The folder holding the Python half (dlpack_node), for sys.path / PYTHONPATH.
 const pythonPath = require('path').join(__dirname, '..', 'python');

@@ -29,7 +29,7 @@ function encodeArg(value, i) {
     if (descriptor === undefined || !CROSS_PROCESS.has(descriptor.kind)) {
       throw makeError('ERR_INVALID_ARG_VALUE', `Expected a tensor another process can open for \`args[${i}]\` ` +
         '(dl.empty(shape, { shared: true }), dl.open() of a \'shm\' descriptor, or CUDA memory allocated with ' +
-        `shared: true), received ${received}`);
+        `shared: true), received ${received}; t.shareMemory() moves it there in place, t.toShared() copies it`);
     }
     return { tensor: descriptor };
   }

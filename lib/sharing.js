@@ -6,11 +6,12 @@ const { native } = require('./binding');
 const { makeError, invalidType, invalidValue, outOfRange } = require('./errors');
 const { dtypeInfo } = require('./dtypes');
 const { parseDevice } = require('./device');
-const { normalizeShape, product, contiguousStrides, extent } = require('./shape');
+const { normalizeShape, product, contiguousStrides } = require('./shape');
+const { Layout } = require('./layout');
 const { Storage, holderOf } = require('./storage');
-const { makeTensor, alive } = require('./tensor');
-const { checkDevice } = require('./cuda');
-const { kInfo, kShape, kStrides, kOffset, kFlags, kDevice, READ_ONLY } = require('./symbols');
+const { makeTensor, liveStorage } = require('./tensor');
+const { checkDevice, cudaStorage, copyBytes } = require('./cuda');
+const { kStorage, kLayout, kFlags, kDevice, READ_ONLY } = require('./symbols');
 const { isSharedArrayBuffer } = require('util').types;
 
 const SHM_VERSION = 2;
@@ -24,48 +25,124 @@ const INT32_MAX = 2147483647;
 // A zeroed, sealed shared-memory segment of `nbytes` (python/FORMAT.md).
 function sharedStorage(nbytes) {
   const [handle, name, fd] = native.shmCreate(nbytes);
-  const storage = Storage.adopt(handle, true);
-  storage.shm = { name, fd, dataSize: nbytes };
-  return storage;
+  return Storage.segment(handle, true, { name, fd, dataSize: nbytes });
 }
 
+// The layout fields of a descriptor (python/FORMAT.md).
 function layoutOf(t) {
+  const layout = t[kLayout];
   return {
-    byteOffset: t[kOffset],
-    dtype: t[kInfo].name,
-    shape: t[kShape].slice(),
-    strides: t[kStrides].slice(),
+    byteOffset: layout.byteOffset,
+    dtype: layout.info.name,
+    shape: layout.shape.slice(),
+    strides: layout.strides.slice(),
     readOnly: (t[kFlags] & READ_ONLY) !== 0,
   };
 }
 
 function share(t) {
-  const storage = alive(t);
+  const storage = liveStorage(t);
   if (!t[kDevice].hostAccessible) return shareDevice(t, storage);
-  if (storage.shm !== null) {
-    return { kind: 'shm', version: SHM_VERSION, name: storage.shm.name, pid: process.pid, fd: storage.shm.fd,
-      dataSize: storage.shm.dataSize, ...layoutOf(t) };
+  const segment = storage.segment;
+  if (segment !== null) {
+    return { kind: 'shm', version: SHM_VERSION, name: segment.name, pid: process.pid, fd: segment.fd,
+      dataSize: segment.dataSize, ...layoutOf(t) };
   }
-  const buffer = storage.memory !== null ? storage.memory.buffer : storage.buffer;
-  if (buffer !== null && isSharedArrayBuffer(buffer)) {
-    return { kind: 'sab', buffer, ...layoutOf(t) };
-  }
-  if (storage.foreign) return shareLocal(t, storage);
+  if (storage.sharedBuffer) return { kind: 'sab', buffer: storage.buffer(), ...layoutOf(t) };
+  if (storage.isNative) return shareLocal(t, storage);
   throw makeError('ERR_DLPACK_UNSUPPORTED',
     'Expected a tensor over a SharedArrayBuffer, shared memory (dl.empty(shape, { shared: true })) or ' +
-    'native memory for share(), received one over a plain ArrayBuffer, which only its own thread can use');
+    'native memory for share(), received one over a plain ArrayBuffer, which only its own thread can use; ' +
+    'call t.shareMemory() to move it into shared memory in place, or t.toShared() for a shared copy');
+}
+
+// Memory other processes can map already: a segment, or CUDA memory
+// allocated for 'cuda-ipc'.
+const crossProcess = (storage) => storage.segment !== null || storage.ipcShareable;
+
+// t.shareMemory() (torch's share_memory_()): the Storage every view of t
+// shares moves into a new segment (CPU) or shareable cudaMalloc memory
+// ('cuda:N'), so t, its views and every tensor over the same Storage now
+// share() as 'shm' / 'cuda-ipc'. Only memory this library allocated moves:
+// the old memory is freed at once, and a JS buffer handed out before (t.data,
+// t.buffer) is detached (reads as empty, uses throw ERR_DLPACK_DETACHED), so
+// nothing silently keeps reading bytes that no longer alias the tensor.
+// Memory that something else points at cannot move: row T21.
+function shareMemory(t) {
+  const storage = liveStorage(t);
+  if (crossProcess(storage)) return t;
+  const held = unmovable(storage);
+  if (held !== null) {
+    throw makeError('ERR_DLPACK_COPY_REQUIRED', 'Expected a tensor over memory this library allocated and ' +
+      `nothing else points at for shareMemory(), which moves it in place; received one over ${held}. ` +
+      't.toShared() makes a shared copy');
+  }
+  const nbytes = storage.byteLength();
+  const device = storage.device;
+  const onDevice = device.type === 'cuda';
+  const fresh = onDevice ? cudaStorage(device, nbytes, true) : sharedStorage(nbytes);
+  try {
+    if (onDevice) copyBytes(fresh, 0, storage, 0, nbytes);
+    else fresh.getBytes().set(storage.getBytes());
+  } catch (error) {
+    fresh.discard();
+    throw error;
+  }
+  storage.adopt(fresh);
+  return t;
+}
+
+// Why shareMemory() cannot move this storage, or null when it can.
+function unmovable(storage) {
+  switch (storage.kind) {
+    case 'heap':
+      if (storage.sharedBuffer) return 'a SharedArrayBuffer, which other threads hold and cannot be moved';
+      if (!storage.owned) return 'a buffer passed to fromBuffer(), which the caller holds';
+      if (storage.pinned) return 'memory a DLPack struct (toPointer()) may still point at';
+      return null;
+    case 'wasm':
+      return 'WebAssembly memory, which its instance holds';
+    case 'cuda':
+      if (storage.owned && storage.device.type === 'cuda') return null;
+      return storage.owned ? `${storage.device} memory, which CUDA IPC cannot share` : 'memory another process shared';
+    default:
+      return 'memory another library or thread shared (a DLPack import or a \'local\' share)';
+  }
+}
+
+// t.toShared(): t's elements in new memory other processes can map, on t's
+// device ('cuda:N': cudaMalloc for 'cuda-ipc'), else in a CPU segment (pinned
+// and managed memory cannot be shared across processes); t when its memory
+// is such memory already. t itself is untouched.
+function toShared(t) {
+  const storage = liveStorage(t);
+  if (crossProcess(storage)) return t;
+  const layout = t[kLayout];
+  const shape = layout.shape.slice();
+  const device = t[kDevice];
+  const out = device.type === 'cuda'
+    ? makeTensor(cudaStorage(device, layout.nbytes, true), Layout.contiguous(layout.info, shape), 0, device)
+    : makeTensor(sharedStorage(layout.nbytes), Layout.contiguous(layout.info, shape));
+  try {
+    out.copyFrom(t);
+  } catch (error) {
+    out.dispose();
+    throw error;
+  }
+  return out;
 }
 
 function shareLocal(t, storage) {
   const device = String(t[kDevice]);
-  return { kind: 'local', id: native.localShare(storage.handle, device), pid: process.pid, device, ...layoutOf(t) };
+  return { kind: 'local', id: native.localShare(storage.nativeArg(), device), pid: process.pid, device,
+    ...layoutOf(t) };
 }
 
 // CUDA memory: other processes can map device memory allocated for sharing
 // (or opened from such a share); any other is for this process's threads.
 function shareDevice(t, storage) {
-  if (!storage.cudaIpc) return shareLocal(t, storage);
-  const s = native.cudaIpcShare(storage.handle);
+  if (!storage.ipcShareable) return shareLocal(t, storage);
+  const s = native.cudaIpcShare(storage.nativeArg());
   collectLater();
   return { kind: 'cuda-ipc', version: CUDA_IPC_VERSION, handle: s.handle, ticket: s.ticket, pid: s.pid, fd: s.fd,
     device: String(t[kDevice]), dataSize: s.size, ...layoutOf(t) };
@@ -86,7 +163,8 @@ function collectLater() {
   collector.unref();
 }
 
-// A descriptor's layout, checked for shape, strides and alignment.
+// A descriptor's Layout and tensor flags, checked for shape, strides and
+// alignment.
 function openLayout(d) {
   const info = dtypeInfo(d.dtype, 'descriptor.dtype');
   const shape = normalizeShape(d.shape, 'descriptor.shape');
@@ -110,17 +188,15 @@ function openLayout(d) {
   if (!Number.isSafeInteger(product(shape))) {
     throw outOfRange('descriptor.shape', `at most ${Number.MAX_SAFE_INTEGER} elements`, `${product(shape)}`);
   }
-  const { low, high } = extent(shape, strides, info.itemSize);
-  return { info, shape, strides: strides.slice(), byteOffset, flags: d.readOnly ? READ_ONLY : 0, low, high };
+  return { layout: Layout.of(info, shape, strides.slice(), byteOffset), flags: d.readOnly ? READ_ONLY : 0 };
 }
 
 // Every element of layout `l` lies inside the `available` shared bytes; an
 // empty layout may start at their end, not past it (row S09).
-function checkInside(l, available) {
-  const empty = product(l.shape) === 0;
-  if (empty ? l.byteOffset > available : l.byteOffset < l.low || l.byteOffset + l.high > available) {
+function checkInside(layout, available) {
+  if (layout.size === 0 ? layout.byteOffset > available : !layout.inside(available)) {
     throw outOfRange('descriptor', `a layout inside the ${available} shared bytes`,
-      `elements from byte ${l.byteOffset - l.low} to ${l.byteOffset + l.high}`);
+      `elements from byte ${layout.base} to ${layout.byteOffset + layout.high}`);
   }
 }
 
@@ -129,20 +205,18 @@ function open(d) {
   switch (d.kind) {
     case 'sab': {
       if (!isSharedArrayBuffer(d.buffer)) throw invalidType('descriptor.buffer', 'a SharedArrayBuffer', d.buffer);
-      const l = openLayout(d);
-      checkInside(l, d.buffer.byteLength);
-      return makeTensor(holderOf(d.buffer) || new Storage(d.buffer, false), l.info, l.shape, l.strides, l.byteOffset, l.flags);
+      const { layout, flags } = openLayout(d);
+      checkInside(layout, d.buffer.byteLength);
+      return makeTensor(holderOf(d.buffer) || Storage.heap(d.buffer, false), layout, flags);
     }
     case 'shm': {
       if (d.version !== SHM_VERSION) invalidVersion(d.kind, SHM_VERSION, d.version);
       checkSegmentName('descriptor.name', d.name);
       checkPlace(d);
-      const l = openLayout(d);
-      checkInside(l, checkDataSize(d.dataSize));
+      const { layout, flags } = openLayout(d);
+      checkInside(layout, checkDataSize(d.dataSize));
       const [handle, fd] = native.shmOpen(d.name, d.pid, d.fd, d.dataSize);
-      const storage = Storage.adopt(handle, false);
-      storage.shm = { name: d.name, fd, dataSize: d.dataSize };
-      return makeTensor(storage, l.info, l.shape, l.strides, l.byteOffset, l.flags);
+      return makeTensor(Storage.segment(handle, false, { name: d.name, fd, dataSize: d.dataSize }), layout, flags);
     }
     case 'local': {
       if (d.pid !== process.pid) {
@@ -153,23 +227,22 @@ function open(d) {
       // share() writes ids in plain decimal; anything else names no share
       // (a lax parse would read '12x' or ' 12' as 12).
       if (!/^[1-9][0-9]{0,19}$/.test(d.id)) throw invalidValue('descriptor.id', 'a decimal id string', d.id);
-      const l = openLayout(d);
+      const { layout, flags } = openLayout(d);
       const device = parseDevice(d.device === undefined ? 'cpu' : d.device, 'descriptor.device');
       const [handle, sharedFrom] = native.localOpen(d.id);
-      const storage = Storage.adopt(handle, false, device);
+      const t = makeTensor(Storage.native(handle, false, device), layout, flags, device);
       // The device and length the memory was shared with bound what the
       // descriptor may say (CUDA memory must never be read as host memory).
       try {
         if (String(device) !== sharedFrom) {
           throw invalidValue('descriptor.device', `'${sharedFrom}' (the device the memory was shared from)`, d.device);
         }
-        checkInside(l, native.storageLength(storage.handle));
+        checkInside(layout, t[kStorage].byteLength());
       } catch (error) {
-        storage.holders = 1;
-        storage.release();
+        t.dispose();
         throw error;
       }
-      return makeTensor(storage, l.info, l.shape, l.strides, l.byteOffset, l.flags, device);
+      return t;
     }
     case 'cuda-ipc':
       return openCudaIpc(d);
@@ -187,13 +260,12 @@ function openCudaIpc(d) {
   checkPlace(d);
   const device = parseDevice(d.device, 'descriptor.device');
   if (device.type !== 'cuda') throw invalidValue('descriptor.device', "a 'cuda:N' device", d.device);
-  const l = openLayout(d);
-  checkInside(l, checkDataSize(d.dataSize));
+  const { layout, flags } = openLayout(d);
+  checkInside(layout, checkDataSize(d.dataSize));
   checkDevice(device.index, "dl.open() of a 'cuda-ipc' descriptor", 'descriptor.device');
-  const storage = Storage.adopt(native.cudaIpcOpen(d.handle, d.ticket, d.pid, d.fd, device.index, d.dataSize),
-    false, device);
-  storage.cudaIpc = true;
-  return makeTensor(storage, l.info, l.shape, l.strides, l.byteOffset, l.flags, device);
+  const storage = Storage.cuda(native.cudaIpcOpen(d.handle, d.ticket, d.pid, d.fd, device.index, d.dataSize),
+    false, device, { shareable: true, allocated: false });
+  return makeTensor(storage, layout, flags, device);
 }
 
 // One rule for every segment name a descriptor carries ('shm' name,
@@ -247,11 +319,9 @@ function view(memory, options) {
     throw outOfRange('options.ptr', `a range inside the memory's ${memory.buffer.byteLength} bytes`,
       `bytes ${ptr} to ${ptr + nbytes}`);
   }
-  const storage = new Storage(null, false);
-  storage.memory = memory;
-  return makeTensor(storage, info, shape, contiguousStrides(shape), ptr, 0);
+  return makeTensor(Storage.wasm(memory), Layout.contiguous(info, shape, ptr));
 }
 
 const wasm = Object.freeze({ view });
 
-module.exports = { share, open, sharedStorage, wasm };
+module.exports = { share, shareMemory, toShared, open, sharedStorage, wasm };

@@ -1,17 +1,27 @@
 'use strict';
-// What a tensor's bytes live in. Tensors and views share one Storage and
-// count themselves in `holders`; when the last lets go, memory the library
-// owns is released at once (docs/API.md "dispose").
+// What a tensor's bytes live in. Tensors, views and capsules share one
+// Storage and hold it through retain()/release(); when the last lets go,
+// memory the library owns is released at once (docs/API.md "dispose").
 //
-//   JS memory:      buffer is an ArrayBuffer or SharedArrayBuffer. `owned`
-//                   buffers (empty, zeros, clone...) are detached on release
-//                   unless a capsule pinned them; a caller's buffer never is.
-//   native memory:  `handle` is a native handle (host_storage.cc) owning a
-//                   DLPack producer's tensor, a shared-memory segment (`shm`
-//                   names it) or memory another thread shared; the
-//                   ArrayBuffer over it is made only when JS asks for one.
-//   WebAssembly:    `memory` is a WebAssembly.Memory; the buffer is re-read
-//                   from it on every use, so views survive memory.grow().
+// A Storage is the identity every holder shares; its `memory` is one of the
+// kinds below, all with one interface (kind, isNative, buffer(), handle,
+// byteLength(), free()). shareMemory() swaps the memory of a live Storage
+// (docs/API.md "Sharing"), so every view over it sees the move.
+//
+//   HeapMemory     an ArrayBuffer or SharedArrayBuffer. `owned` buffers
+//                  (empty, zeros, clone...) are detached on release unless a
+//                  DLPack struct pinned them; a caller's buffer never is.
+//   WasmMemory     a WebAssembly.Memory; the buffer is re-read from it on
+//                  every use, so views survive memory.grow().
+//   NativeMemory   a native handle (host_storage.cc) owning a DLPack
+//                  producer's tensor or memory another thread shared; the
+//                  ArrayBuffer over it is made only when JS asks for one.
+//   SegmentMemory  native memory in a shared-memory segment (`segment`
+//                  names it: { name, fd, dataSize }, python/FORMAT.md).
+//   CudaMemory     native memory this library allocated with cudaMalloc and
+//                  friends (freed stream-ordered, src/core/stream_order.h) or
+//                  opened from a 'cuda-ipc' share; `shareable` when other
+//                  processes can map it.
 //
 // The holder count lives with the memory, not with whichever call made a
 // tensor over it: once a buffer the library owns has been handed out (t.buffer,
@@ -23,59 +33,170 @@ const { makeError } = require('./errors');
 const { CPU } = require('./device');
 const { kStorage } = require('./symbols');
 const { recycle } = require('./memory');
-const { isArrayBuffer } = require('util').types;
+const { isArrayBuffer, isSharedArrayBuffer } = require('util').types;
+
+class HeapMemory {
+  constructor(buffer, owned) {
+    this.buf = buffer;
+    this.owned = owned;
+    this.pinned = false; // a DLPack struct points at it: never detached
+  }
+
+  get kind() { return 'heap'; }
+  get isNative() { return false; }
+  get handle() { return null; }
+  get owns() { return this.owned; }
+  get shared() { return isSharedArrayBuffer(this.buf); }
+  buffer() { return this.buf; }
+  byteLength() { return this.buf.byteLength; }
+
+  free() {
+    const buffer = this.buf;
+    this.buf = null;
+    if (this.owned && !this.pinned && isArrayBuffer(buffer) && buffer.byteLength !== 0) {
+      // Detached either way: large buffers the library allocated are kept a
+      // moment for the next copy of their size (lib/memory.js).
+      if (!recycle(buffer)) native.detachBuffer(buffer);
+    }
+  }
+}
+
+class WasmMemory {
+  constructor(memory) {
+    this.memory = memory;
+  }
+
+  get kind() { return 'wasm'; }
+  get isNative() { return false; }
+  get handle() { return null; }
+  get owns() { return false; }
+  get shared() { return isSharedArrayBuffer(this.memory.buffer); }
+  buffer() { return this.memory.buffer; }
+  byteLength() { return this.memory.buffer.byteLength; }
+  free() {} // the WebAssembly instance owns it
+}
+
+class NativeMemory {
+  constructor(handle, owned) {
+    this.handle = handle;
+    this.owned = owned;
+    this.buf = null; // the ArrayBuffer over it, made on first use
+  }
+
+  get kind() { return 'native'; }
+  get isNative() { return true; }
+  get owns() { return this.owned; }
+  get shared() { return false; }
+
+  buffer() {
+    if (this.buf === null) this.buf = native.storageBuffer(this.handle);
+    return this.buf;
+  }
+
+  byteLength() { return native.storageLength(this.handle); }
+
+  free() {
+    native.storageRelease(this.handle, this.buf);
+    this.handle = null; // its finalizer frees nothing more
+    this.buf = null;
+  }
+}
+
+class SegmentMemory extends NativeMemory {
+  constructor(handle, owned, segment) {
+    super(handle, owned);
+    this.segment = segment;
+  }
+
+  get kind() { return 'shm'; }
+}
+
+class CudaMemory extends NativeMemory {
+  // `allocated`: by this library (cudaAlloc), so its free is stream-ordered
+  // and copies between two such memories may be enqueued on a stream.
+  constructor(handle, owned, { shareable, allocated }) {
+    super(handle, owned);
+    this.shareable = shareable;
+    this.allocated = allocated;
+  }
+
+  get kind() { return 'cuda'; }
+}
 
 class Storage {
-  constructor(buffer, owned, device = CPU) {
-    this.buffer = buffer;
-    this.bytes = null;
-    this.owned = owned;
+  constructor(memory, device = CPU) {
+    this.memory = memory;
     this.device = device;
-    this.handle = null; // native handle of foreign memory
-    this.foreign = false;
-    this.shm = null;    // { name, fd, dataSize } of a shared-memory segment
-    this.cudaIpc = false; // CUDA memory other processes can map ('cuda-ipc')
-    this.memory = null; // a WebAssembly.Memory
-    this.exported = false;
-    this.released = false;
     this.holders = 0;
+    this.released = false;
+    this.bytes = null;
     this.known = false; // registered in `owners` (its buffer was handed out)
   }
 
+  static heap(buffer, owned) { return new Storage(new HeapMemory(buffer, owned)); }
+  static wasm(memory) { return new Storage(new WasmMemory(memory)); }
   // Natively owned memory behind `handle` (host_storage.cc).
-  static adopt(handle, owned, device = CPU) {
-    const storage = new Storage(null, owned, device);
-    storage.handle = handle;
-    storage.foreign = true;
-    return storage;
+  static native(handle, owned, device = CPU) { return new Storage(new NativeMemory(handle, owned), device); }
+  static segment(handle, owned, segment) { return new Storage(new SegmentMemory(handle, owned, segment)); }
+  static cuda(handle, owned, device, options) { return new Storage(new CudaMemory(handle, owned, options), device); }
+
+  get kind() { return this.memory.kind; }
+  get isNative() { return this.memory.isNative; }
+  // Memory the library allocated (and frees or detaches on release).
+  get owned() { return this.memory.owns; }
+  // The shared-memory segment it lives in, or null.
+  get segment() { return this.memory.kind === 'shm' ? this.memory.segment : null; }
+  // JS memory other threads already see (a SharedArrayBuffer, shared wasm memory).
+  get sharedBuffer() { return this.memory.shared; }
+  get streamOrdered() { return this.memory.kind === 'cuda' && this.memory.allocated; }
+  get ipcShareable() { return this.memory.kind === 'cuda' && this.memory.shareable; }
+
+  retain() {
+    this.holders++;
   }
 
-  getBuffer() {
-    if (this.memory !== null) return this.memory.buffer;
-    if (this.buffer === null) {
-      if (this.released) throw makeError('ERR_DLPACK_DISPOSED', 'The tensor\'s memory was released');
-      this.buffer = native.storageBuffer(this.handle);
-    }
-    if (!this.known) this.register();
-    return this.buffer;
+  release() {
+    if (--this.holders > 0 || this.released) return;
+    this.released = true;
+    this.memory.free();
+    this.bytes = null;
+  }
+
+  // Frees memory no holder ever took (a copy into it failed).
+  discard() {
+    if (this.holders !== 0 || this.released) return;
+    this.released = true;
+    this.memory.free();
+  }
+
+  // A DLPack struct now points at this memory (capsule.toPointer): releasing
+  // must never detach it.
+  pin() {
+    if (this.memory.kind === 'heap') this.memory.pinned = true;
+  }
+
+  get pinned() { return this.memory.kind === 'heap' && this.memory.pinned; }
+
+  buffer() {
+    if (this.released) throw makeError('ERR_DLPACK_DISPOSED', 'The tensor\'s memory was released');
+    const buffer = this.memory.buffer();
+    if (!this.known) this.register(buffer);
+    return buffer;
   }
 
   // Memory the library owns becomes findable from its buffer when the buffer
   // is first handed out (creation stays a plain allocation).
-  register() {
+  register(buffer) {
     this.known = true;
-    if ((this.owned || this.foreign) && this.buffer !== null) {
-      owners.set(this.buffer, this);
-    }
+    if (this.memory.owns || this.memory.isNative) owners.set(buffer, this);
   }
 
   // A Uint8Array over the whole buffer, for native calls; it points back at
   // this Storage so that importing our own capsule finds it again.
   getBytes() {
+    const buffer = this.buffer();
     let bytes = this.bytes;
-    const current = this.memory !== null ? this.memory.buffer : this.buffer;
-    if (bytes === null || bytes.buffer !== current || (bytes.length === 0 && current.byteLength !== 0)) {
-      const buffer = this.getBuffer();
+    if (bytes === null || bytes.buffer !== buffer || (bytes.length === 0 && buffer.byteLength !== 0)) {
       if (buffer.byteLength === 0 && isDetached(buffer)) {
         throw makeError('ERR_DLPACK_DETACHED', 'The tensor\'s ArrayBuffer was detached');
       }
@@ -86,20 +207,29 @@ class Storage {
     return bytes;
   }
 
-  release() {
-    if (--this.holders > 0 || this.released) return;
-    this.released = true;
-    if (this.foreign) {
-      native.storageRelease(this.handle, this.buffer);
-      this.handle = null; // its finalizer frees nothing more
-    } else if (this.owned && !this.exported && isArrayBuffer(this.buffer) &&
-               this.buffer.byteLength !== 0) {
-      // Detached either way: large buffers the library allocated are kept a
-      // moment for the next copy of their size (lib/memory.js).
-      if (!recycle(this.buffer)) native.detachBuffer(this.buffer);
-    }
-    this.buffer = null;
+  // What native calls take for this memory: the native handle, or the bytes.
+  nativeArg() {
+    return this.memory.isNative ? this.memory.handle : this.getBytes();
+  }
+
+  // Bytes the storage holds (what asStrided may address).
+  byteLength() {
+    return this.memory.isNative ? this.memory.byteLength() : this.buffer().byteLength;
+  }
+
+  // shareMemory(): the memory of `fresh` (a Storage nobody holds yet, into
+  // which the caller copied this one's bytes) replaces this one's, which is
+  // freed: a heap buffer the library owns is detached, so typed arrays over
+  // it read nothing rather than bytes that no longer alias the tensor.
+  adopt(fresh) {
+    const old = this.memory;
+    if (this.known && !old.isNative) owners.delete(old.buffer());
+    this.memory = fresh.memory;
     this.bytes = null;
+    this.known = false; // the new buffer is registered to this Storage when handed out
+    fresh.memory = null;
+    fresh.released = true;
+    old.free();
   }
 }
 
@@ -125,4 +255,4 @@ function isDetached(buffer) {
   }
 }
 
-module.exports = { Storage, isDetached, holderOf };
+module.exports = { Storage, SegmentMemory, isDetached, holderOf };

@@ -4,13 +4,7 @@
 module.exports = {
   kToken: Symbol('dlpack.internal'),
   kStorage: Symbol('dlpack.storage'),
-  kInfo: Symbol('dlpack.dtype'),
-  kShape: Symbol('dlpack.shape'),
-  kStrides: Symbol('dlpack.strides'),
-  kOffset: Symbol('dlpack.byteOffset'),
-  kLow: Symbol('dlpack.low'),
-  kHigh: Symbol('dlpack.high'),
-  kSize: Symbol('dlpack.size'),
+  kLayout: Symbol('dlpack.layout'), // a Layout (lib/layout.js)
   kFlags: Symbol('dlpack.flags'),
   kView: Symbol('dlpack.view'),
   kDevice: Symbol('dlpack.device'),

@@ -7,15 +7,12 @@ const { Device, parseDevice, cudaUnavailable, CPU } = require('./device');
 const {
   isAvailable, cudaStorage, copyBytes, copyStream, onOneDevice, copyOnDevice, convertOnDevice,
 } = require('./cuda');
-const { product, contiguousStrides, isContiguous, extent } = require('./shape');
+const { Layout } = require('./layout');
 const { dtypeInfo, infos } = require('./dtypes');
 const { copyElements } = require('./convert');
 const { Storage } = require('./storage');
 const { allocate, allocateForCopy } = require('./memory');
-const {
-  kToken, kStorage, kInfo, kShape, kStrides, kOffset, kLow, kHigh, kSize, kFlags, kView, kDevice,
-  READ_ONLY, IS_COPY, DISPOSED,
-} = require('./symbols');
+const { kToken, kStorage, kLayout, kFlags, kView, kDevice, READ_ONLY, IS_COPY, DISPOSED } = require('./symbols');
 const { formatTensor } = require('./format');
 const views = require('./views');
 
@@ -26,33 +23,26 @@ const NOT_CLONEABLE = Symbol('a dlpack Tensor cannot be cloned: send tensor.shar
 // The RangeError of toJSON() for a value JSON cannot hold exactly.
 function notJson(t, value) {
   return outOfRange('toJSON()', 'values JSON holds exactly (finite numbers, integers within 2^53)',
-    `${typeof value === 'bigint' ? `${value}n` : value} in a ${t[kInfo].name} tensor; use share() or toArray()`);
+    `${typeof value === 'bigint' ? `${value}n` : value} in a ${t[kLayout].info.name} tensor; use share() or toArray()`);
 }
 // What the layers above provide (lib/capsule.js, lib/sharing.js, lib/create.js
 // build on this module); lib/index.js connects them once at load, so lib/
 // stays a DAG without lazy requires (test/architecture.test.js).
-const above = { toDLPack: null, share: null, valuesFrom: null };
+const above = { toDLPack: null, share: null, shareMemory: null, toShared: null, valuesFrom: null };
 function connect(layers) {
   Object.assign(above, layers);
 }
 
 class Tensor {
-  // Internal: callers pass the element count and byte extent they already
-  // know (makeTensor computes them), so creation does no shape arithmetic.
-  constructor(token, storage, info, shape, strides, byteOffset, flags, size, low, high, device) {
+  // Internal: one Storage (held until dispose()), one Layout (lib/layout.js).
+  constructor(token, storage, layout, flags, device) {
     if (token !== kToken) {
       throw makeError('ERR_ILLEGAL_CONSTRUCTOR', 'Tensors are made by dl.fromBuffer, dl.empty, dl.zeros, ' +
         'dl.tensor or dl.fromDLPack, not by `new Tensor()`');
     }
-    storage.holders++;
+    storage.retain();
     this[kStorage] = storage;
-    this[kInfo] = info;
-    this[kShape] = shape; // never mutated; frozen when first handed out
-    this[kStrides] = strides;
-    this[kOffset] = byteOffset;
-    this[kLow] = low;
-    this[kHigh] = high;
-    this[kSize] = size;
+    this[kLayout] = layout;
     this[kFlags] = flags;
     this[kView] = null;
     this[kDevice] = device;
@@ -62,34 +52,35 @@ class Tensor {
     this.dlpack = NOT_CLONEABLE;
   }
 
-  get dtype() { return this[kInfo].name; }
-  get shape() { return frozen(this[kShape]); }
-  get strides() { return frozen(this[kStrides]); }
-  get ndim() { return this[kShape].length; }
-  get size() { return this[kSize]; }
-  get itemSize() { return this[kInfo].itemSize; }
-  get nbytes() { return this[kSize] * this[kInfo].itemSize; }
-  get byteOffset() { return this[kOffset]; }
+  get dtype() { return this[kLayout].info.name; }
+  get shape() { return frozen(this[kLayout].shape); }
+  get strides() { return frozen(this[kLayout].strides); }
+  get ndim() { return this[kLayout].shape.length; }
+  get size() { return this[kLayout].size; }
+  get itemSize() { return this[kLayout].info.itemSize; }
+  get nbytes() { return this[kLayout].size * this[kLayout].info.itemSize; }
+  get byteOffset() { return this[kLayout].byteOffset; }
   get device() { return this[kDevice]; }
   get readOnly() { return (this[kFlags] & READ_ONLY) !== 0; }
   get isCopy() { return (this[kFlags] & IS_COPY) !== 0; }
   get disposed() { return (this[kFlags] & DISPOSED) !== 0; }
-  get isContiguous() { return isContiguous(this[kShape], this[kStrides]); }
+  get isContiguous() { return this[kLayout].isContiguous; }
 
   get data() {
     hostStorage(this, 'data');
     if (!this.isContiguous) {
       throw makeError('ERR_DLPACK_NOT_CONTIGUOUS',
         'Expected a contiguous tensor for `data`, received strides ' +
-        `[${this[kStrides].join(', ')}] for shape [${this[kShape].join(', ')}]; call contiguous() first`);
+        `[${this[kLayout].strides.join(', ')}] for shape [${this[kLayout].shape.join(', ')}]; call contiguous() first`);
     }
-    const info = this[kInfo];
-    const length = this[kSize] * info.viewLanes;
+    const info = this[kLayout].info;
+    const length = this[kLayout].size * info.viewLanes;
     let view = this[kView];
-    if (view === null || (this[kStorage].memory !== null && view.buffer !== this[kStorage].memory.buffer)) {
-      // First use, or a WebAssembly memory grew and replaced its buffer.
+    if (view === null || view.buffer !== this[kStorage].buffer()) {
+      // First use, a WebAssembly memory grew and replaced its buffer, or
+      // shareMemory() moved the storage.
       const buffer = checkedBuffer(this);
-      view = new info.View(buffer, this[kOffset] - this[kLow], length);
+      view = new info.View(buffer, this[kLayout].base, length);
       this[kView] = view;
     } else if (view.length !== length) {
       throw detached();
@@ -99,125 +90,122 @@ class Tensor {
 
   get buffer() {
     hostStorage(this, 'buffer');
-    return this[kStorage].getBuffer();
+    return this[kStorage].buffer();
   }
 
   // torch's reshape: a view when strides can describe the new shape, else a
   // contiguous copy. `reshape([2, 3])` and `reshape(2, 3)` are the same.
   reshape(...args) {
-    const storage = alive(this);
-    const target = views.inferShape(views.listArgs(args, 'reshape()', 'shape'), this[kSize]);
-    if (this.isContiguous) {
-      return makeTensor(storage, this[kInfo], target, contiguousStrides(target), this[kOffset],
-        this[kFlags] & (READ_ONLY | IS_COPY), this[kDevice]);
+    liveStorage(this);
+    const layout = this[kLayout];
+    const target = views.inferShape(views.listArgs(args, 'reshape()', 'shape'), layout.size);
+    if (layout.isContiguous) {
+      return viewOf(this, Layout.contiguous(layout.info, target, layout.byteOffset, layout.size));
     }
-    const strides = views.viewStrides(this[kShape], this[kStrides], target);
-    if (strides !== null) return viewOf(this, target, strides, 0);
+    const strides = views.viewStrides(layout.shape, layout.strides, target);
+    if (strides !== null) return viewOf(this, layout.view(target, strides));
     return copyAs(this, target);
   }
 
   // view(dtype) reinterprets the bytes; view(shape) is reshape() that never
   // copies (torch's Tensor.view).
   view(...args) {
-    const storage = alive(this);
+    liveStorage(this);
+    const layout = this[kLayout];
     if (args.length >= 1 && (typeof args[0] === 'string' || (args[0] !== null && typeof args[0] === 'object' &&
         !Array.isArray(args[0])))) {
       views.maxArgs(args, 1, 'view(dtype)');
-      const to = dtypeInfo(args[0], 'dtype');
-      const v = views.reinterpret(this[kShape], this[kStrides], this[kOffset], this[kInfo], to);
-      return makeTensor(storage, to, v.shape, v.strides, this[kOffset], this[kFlags] & (READ_ONLY | IS_COPY),
-        this[kDevice]);
+      return viewOf(this, views.reinterpret(layout, dtypeInfo(args[0], 'dtype')));
     }
-    const target = views.inferShape(views.listArgs(args, 'view()', 'shape'), this[kSize]);
-    const strides = views.viewStrides(this[kShape], this[kStrides], target);
+    const target = views.inferShape(views.listArgs(args, 'view()', 'shape'), layout.size);
+    const strides = views.viewStrides(layout.shape, layout.strides, target);
     if (strides === null) {
       throw makeError('ERR_DLPACK_NOT_CONTIGUOUS', `Expected strides that can describe shape [${target.join(', ')}] ` +
-        `for view(), received strides [${this[kStrides].join(', ')}] for shape [${this[kShape].join(', ')}]; ` +
+        `for view(), received strides [${layout.strides.join(', ')}] for shape [${layout.shape.join(', ')}]; ` +
         'use reshape(), which copies');
     }
-    return viewOf(this, target, strides, 0);
+    return viewOf(this, layout.view(target, strides));
   }
 
   permute(...dims) {
-    alive(this);
-    return fromLayout(this, views.permute(this[kShape], this[kStrides], views.listArgs(dims, 'permute()', 'dims')));
+    liveStorage(this);
+    return viewOf(this, views.permute(this[kLayout], views.listArgs(dims, 'permute()', 'dims')));
   }
 
   transpose(dim0, dim1, ...rest) {
-    alive(this);
+    liveStorage(this);
     if (rest.length !== 0) views.tooMany(rest, 2, 'transpose()');
-    return fromLayout(this, views.transpose(this[kShape], this[kStrides], dim0, dim1));
+    return viewOf(this, views.transpose(this[kLayout], dim0, dim1));
   }
 
   narrow(dim, start, length, ...rest) {
-    alive(this);
+    liveStorage(this);
     if (rest.length !== 0) views.tooMany(rest, 3, 'narrow()');
-    return fromLayout(this, views.narrow(this[kShape], this[kStrides], dim, start, length));
+    return viewOf(this, views.narrow(this[kLayout], dim, start, length));
   }
 
   select(dim, index, ...rest) {
-    alive(this);
+    liveStorage(this);
     if (rest.length !== 0) views.tooMany(rest, 2, 'select()');
-    return fromLayout(this, views.select(this[kShape], this[kStrides], dim, index));
+    return viewOf(this, views.select(this[kLayout], dim, index));
   }
 
   slice(dim, start, end, step, ...rest) {
-    alive(this);
+    liveStorage(this);
     if (rest.length !== 0) views.tooMany(rest, 4, 'slice()');
-    return fromLayout(this, views.slice(this[kShape], this[kStrides], dim, start, end, step));
+    return viewOf(this, views.slice(this[kLayout], dim, start, end, step));
   }
 
   squeeze(...args) {
-    alive(this);
+    liveStorage(this);
     views.maxArgs(args, 1, 'squeeze()');
-    return fromLayout(this, views.squeeze(this[kShape], this[kStrides], args[0]));
+    return viewOf(this, views.squeeze(this[kLayout], args[0]));
   }
 
   unsqueeze(dim, ...rest) {
-    alive(this);
+    liveStorage(this);
     if (rest.length !== 0) views.tooMany(rest, 1, 'unsqueeze()');
-    return fromLayout(this, views.unsqueeze(this[kShape], this[kStrides], dim));
+    return viewOf(this, views.unsqueeze(this[kLayout], dim));
   }
 
   // A view when the flattened dims can share one stride, else a copy
   // (torch's flatten, which is reshape).
   flatten(startDim = 0, endDim = -1, ...rest) {
-    alive(this);
+    liveStorage(this);
     if (rest.length !== 0) views.tooMany(rest, 2, 'flatten()');
-    const target = views.flattenShape(this[kShape], startDim, endDim);
+    const target = views.flattenShape(this[kLayout].shape, startDim, endDim);
     return this.reshape(target);
   }
 
   expand(...sizes) {
-    alive(this);
-    return fromLayout(this, views.expand(this[kShape], this[kStrides], views.listArgs(sizes, 'expand()', 'sizes')));
+    liveStorage(this);
+    return viewOf(this, views.expand(this[kLayout], views.listArgs(sizes, 'expand()', 'sizes')));
   }
 
   // torch's as_strided, with the offset in bytes from the start of the
   // storage (byteOffset's unit), bounds-checked against the storage.
   asStrided(shape, strides, byteOffset = undefined, ...rest) {
-    const storage = alive(this);
+    const storage = liveStorage(this);
     if (rest.length !== 0) views.tooMany(rest, 3, 'asStrided()');
-    const layout = views.stridedLayout(shape, strides);
-    const info = this[kInfo];
-    const offset = byteOffset === undefined ? this[kOffset] : views.integer(byteOffset, 'byteOffset');
+    const info = this[kLayout].info;
+    const checked = views.stridedLayout(shape, strides);
+    const offset = byteOffset === undefined ? this[kLayout].byteOffset : views.integer(byteOffset, 'byteOffset');
     if (offset % info.itemSize !== 0 || offset < 0) {
       throw makeError(offset < 0 ? 'ERR_OUT_OF_RANGE' : 'ERR_DLPACK_MISALIGNED',
         `Expected a non-negative multiple of ${info.itemSize} (the ${info.name} size) for \`byteOffset\`, ` +
         `received ${offset}`);
     }
-    const { low, high } = extent(layout.shape, layout.strides, info.itemSize);
-    const length = storageLength(storage);
-    if (product(layout.shape) !== 0 && (offset - low < 0 || offset + high > length)) {
+    const layout = Layout.of(info, checked.shape, checked.strides, offset);
+    const length = storage.byteLength();
+    if (!layout.inside(length)) {
       throw outOfRange('strides', `a layout inside the storage's ${length} bytes`,
-        `one spanning bytes ${offset - low} to ${offset + high}`);
+        `one spanning bytes ${layout.base} to ${offset + layout.high}`);
     }
-    return makeTensor(storage, info, layout.shape, layout.strides, offset, this[kFlags] & (READ_ONLY | IS_COPY),
-      this[kDevice]);
+    return viewOf(this, layout);
   }
 
   contiguous(...rest) {
-    alive(this);
+    liveStorage(this);
     if (rest.length !== 0) views.tooMany(rest, 0, 'contiguous()');
     return this.isContiguous ? this : this.clone();
   }
@@ -225,14 +213,14 @@ class Tensor {
   clone(options = undefined, ...rest) {
     if (rest.length !== 0) views.tooMany(rest, 1, 'clone()');
     const stream = streamOption(options);
-    if (!alive(this) || !this[kDevice].hostAccessible) return transfer(this, this[kDevice], stream);
-    return convertOnHost(this, this[kInfo]);
+    if (!liveStorage(this) || !this[kDevice].hostAccessible) return transfer(this, this[kDevice], stream);
+    return convertOnHost(this, this[kLayout].info);
   }
 
   // Into any view, from a tensor of the same shape (any dtype, converted by
   // the rules of lib/convert.js) or from values dl.tensor() takes.
   copyFrom(src, options = undefined, ...rest) {
-    alive(this);
+    liveStorage(this);
     if (rest.length !== 0) views.tooMany(rest, 2, 'copyFrom()');
     const stream = streamOption(options);
     if (this[kFlags] & READ_ONLY) {
@@ -240,16 +228,17 @@ class Tensor {
     }
     let temporary = null;
     if (!(src instanceof Tensor)) {
-      temporary = above.valuesFrom(src, this[kInfo], this[kShape], 'src');
+      temporary = above.valuesFrom(src, this[kLayout].info, this[kLayout].shape, 'src');
       src = temporary;
     }
     try {
-      alive(src);
-      if (src[kShape].length !== this[kShape].length || src[kShape].some((d, i) => d !== this[kShape][i])) {
-        throw fail('ERR_INVALID_ARG_VALUE', 'src', `a tensor of shape [${this[kShape].join(', ')}]`,
-          `one of shape [${src[kShape].join(', ')}]`);
+      liveStorage(src);
+      const shape = this[kLayout].shape;
+      if (src[kLayout].shape.length !== shape.length || src[kLayout].shape.some((d, i) => d !== shape[i])) {
+        throw fail('ERR_INVALID_ARG_VALUE', 'src', `a tensor of shape [${this[kLayout].shape.join(', ')}]`,
+          `one of shape [${src[kLayout].shape.join(', ')}]`);
       }
-      if (this[kSize] === 0) return this;
+      if (this[kLayout].size === 0) return this;
       if (!this[kDevice].hostAccessible || !src[kDevice].hostAccessible) {
         return copyAcrossDevices(this, src, stream);
       }
@@ -266,7 +255,7 @@ class Tensor {
   // `this` when nothing changes (torch), else a new contiguous tensor. Dtype
   // names and device names never collide ('float32' vs 'cpu', 'cuda:0').
   to(target, options = undefined, ...rest) {
-    alive(this);
+    liveStorage(this);
     if (rest.length !== 0) views.tooMany(rest, 2, 'to()');
     let dtype;
     let device;
@@ -284,17 +273,17 @@ class Tensor {
       device = target;
     }
     const stream = options === target ? copyStream(target.stream) : streamOption(options);
-    const info = dtype === undefined ? this[kInfo] : dtypeInfo(dtype, 'dtype');
+    const info = dtype === undefined ? this[kLayout].info : dtypeInfo(dtype, 'dtype');
     const place = device === undefined ? this[kDevice] : parseDevice(device);
-    if (info === this[kInfo]) return moveTo(this, place, stream);
+    if (info === this[kLayout].info) return moveTo(this, place, stream);
     if (this[kDevice].hostAccessible) return moveOwned(convertOnHost(this, info), place, stream);
     // A CUDA tensor is converted by a kernel on its own device (docs/API.md "Conversion").
     if (!isAvailable()) throw cudaUnavailable(`a conversion on ${this[kDevice]}`);
-    const shape = this[kShape].slice();
-    const out = makeTensor(cudaStorage(this[kDevice], this[kSize] * info.itemSize), info, shape,
-      contiguousStrides(shape), 0, 0, this[kDevice]);
+    const shape = this[kLayout].shape.slice();
+    const out = makeTensor(cudaStorage(this[kDevice], this[kLayout].size * info.itemSize),
+      Layout.contiguous(info, shape), 0, this[kDevice]);
     try {
-      if (this[kSize] !== 0) convertOnDevice(out, this, stream);
+      if (this[kLayout].size !== 0) convertOnDevice(out, this, stream);
     } catch (error) {
       out.dispose();
       throw error;
@@ -306,23 +295,23 @@ class Tensor {
   item(...rest) {
     hostStorage(this, 'item()');
     if (rest.length !== 0) views.tooMany(rest, 0, 'item()');
-    if (this[kSize] !== 1) {
+    if (this[kLayout].size !== 1) {
       throw makeError('ERR_INVALID_ARG_VALUE', 'Expected a tensor with one element for item(), received a ' +
-        `tensor of shape [${this[kShape].join(', ')}]`);
+        `tensor of shape [${this[kLayout].shape.join(', ')}]`);
     }
     checkedBuffer(this);
     const { view, origin } = elementView(this);
-    return this[kInfo].read(view, origin);
+    return this[kLayout].info.read(view, origin);
   }
 
   cpu(...rest) {
-    alive(this);
+    liveStorage(this);
     if (rest.length !== 0) views.tooMany(rest, 0, 'cpu()');
     return this.to(CPU);
   }
 
   cuda(index = 0, ...rest) {
-    alive(this);
+    liveStorage(this);
     if (rest.length !== 0) views.tooMany(rest, 1, 'cuda()');
     if (views.integer(index, 'index') < 0) throw outOfRange('index', 'a non-negative integer', String(index));
     return this.to(`cuda:${index}`);
@@ -335,9 +324,9 @@ class Tensor {
     hostStorage(this, 'toJSON()');
     checkedBuffer(this);
     const { view, origin } = elementView(this);
-    const read = this[kInfo].read;
-    const shape = this[kShape];
-    const strides = this[kStrides];
+    const read = this[kLayout].info.read;
+    const shape = this[kLayout].shape;
+    const strides = this[kLayout].strides;
     const data = [];
     const exact = (value) => {
       if (typeof value === 'bigint') {
@@ -355,8 +344,8 @@ class Tensor {
       }
       for (let i = 0; i < shape[dim]; i++) walk(dim + 1, pos + i * strides[dim]);
     };
-    if (this[kSize] !== 0) walk(0, origin);
-    return { dtype: this[kInfo].name, shape: shape.slice(), data };
+    if (this[kLayout].size !== 0) walk(0, origin);
+    return { dtype: this[kLayout].info.name, shape: shape.slice(), data };
   }
 
   toArray(...rest) {
@@ -364,9 +353,9 @@ class Tensor {
     if (rest.length !== 0) views.tooMany(rest, 0, 'toArray()');
     checkedBuffer(this);
     const { view, origin } = elementView(this);
-    const read = this[kInfo].read;
-    const shape = this[kShape];
-    const strides = this[kStrides];
+    const read = this[kLayout].info.read;
+    const shape = this[kLayout].shape;
+    const strides = this[kLayout].strides;
     const nest = (dim, pos) => {
       if (dim === shape.length) return read(view, pos);
       const out = new Array(shape[dim]);
@@ -378,22 +367,23 @@ class Tensor {
 
   toString() {
     if (!(this instanceof Tensor)) throw invalidType('this', 'a Tensor', this);
-    if (this[kFlags] & DISPOSED) return `tensor(<disposed>, dtype=${this[kInfo].name})`;
+    if (this[kFlags] & DISPOSED) return `tensor(<disposed>, dtype=${this[kLayout].info.name})`;
     if (!this[kDevice].hostAccessible || this[kStorage].released) {
-      return `tensor(<${this[kShape].join('x') || 'scalar'} on ${this[kDevice]}>, dtype=${this[kInfo].name})`;
+      const { shape, info } = this[kLayout];
+      return `tensor(<${shape.join('x') || 'scalar'} on ${this[kDevice]}>, dtype=${info.name})`;
     }
     let body;
     try {
       checkedBuffer(this);
       const { view, origin } = elementView(this);
-      body = formatTensor(this[kShape], this[kStrides], origin, (i) => this[kInfo].read(view, i),
-        FLOATS.has(this[kInfo].name));
+      body = formatTensor(this[kLayout].shape, this[kLayout].strides, origin, (i) => this[kLayout].info.read(view, i),
+        FLOATS.has(this[kLayout].info.name));
     } catch (error) {
       if (error.code !== 'ERR_DLPACK_DETACHED') throw error;
       body = '<detached>';
     }
     const device = this[kDevice] === CPU ? '' : `, device='${this[kDevice]}'`;
-    return `tensor(${body}${device}, dtype=${this[kInfo].name})`;
+    return `tensor(${body}${device}, dtype=${this[kLayout].info.name})`;
   }
 
   [inspectSymbol]() {
@@ -419,12 +409,26 @@ class Tensor {
     return above.toDLPack(this, options);
   }
 
-  share() {
+  share(...rest) {
+    if (rest.length !== 0) views.tooMany(rest, 0, 'share()');
     return above.share(this);
   }
 
+  // torch's share_memory_(): moves the storage, in place, into memory other
+  // processes can map (docs/API.md "Sharing"); `this`.
+  shareMemory(...rest) {
+    if (rest.length !== 0) views.tooMany(rest, 0, 'shareMemory()');
+    return above.shareMemory(this);
+  }
+
+  // A copy in memory other processes can map, or `this` when it is there already.
+  toShared(...rest) {
+    if (rest.length !== 0) views.tooMany(rest, 0, 'toShared()');
+    return above.toShared(this);
+  }
+
   __dlpack_device__() {
-    alive(this);
+    liveStorage(this);
     const device = this[kDevice];
     return [device.code, device.index];
   }
@@ -434,15 +438,16 @@ class Tensor {
 // when it is contiguous). A strided tensor is gathered on the host: host
 // memory directly, device memory after downloading the bytes it spans.
 function contiguousSource(t) {
-  if (t.isContiguous) return { storage: t[kStorage], offset: t[kOffset], temporary: null };
+  if (t.isContiguous) return { storage: t[kStorage], offset: t[kLayout].byteOffset, temporary: null };
   if (t[kDevice].hostAccessible) {
     const c = t.clone();
     return { storage: c[kStorage], offset: 0, temporary: c };
   }
-  const span = t[kLow] + t[kHigh];
-  const staged = new Storage(allocate(span), true);
-  copyBytes(staged, 0, t[kStorage], t[kOffset] - t[kLow], span);
-  const view = makeTensor(staged, t[kInfo], t[kShape], t[kStrides], t[kLow], 0, CPU);
+  const span = t[kLayout].low + t[kLayout].high;
+  const staged = Storage.heap(allocate(span), true);
+  copyBytes(staged, 0, t[kStorage], t[kLayout].base, span);
+  const view = makeTensor(staged, Layout.of(t[kLayout].info, t[kLayout].shape, t[kLayout].strides, t[kLayout].low),
+    0, CPU);
   const c = view.clone();
   view.dispose();
   return { storage: c[kStorage], offset: 0, temporary: c };
@@ -461,22 +466,22 @@ function streamOption(options) {
 // enqueued on `stream` where copyBytes can.
 function transfer(t, target, stream = 1n) {
   if (!isAvailable()) throw cudaUnavailable(`a copy from ${t[kDevice]} to ${target}`);
-  const shape = t[kShape].slice();
-  const nbytes = t[kSize] * t[kInfo].itemSize;
+  const shape = t[kLayout].shape.slice();
+  const nbytes = t[kLayout].size * t[kLayout].info.itemSize;
   if (target === t[kDevice] && target.type === 'cuda') {
     // clone()/contiguous() on the device: a kernel, not through the host.
-    const out = makeTensor(cudaStorage(target, nbytes), t[kInfo], shape, contiguousStrides(shape), 0, 0, target);
+    const out = makeTensor(cudaStorage(target, nbytes), Layout.contiguous(t[kLayout].info, shape), 0, target);
     copyOnDevice(out, t, stream);
     return out;
   }
-  const storage = target === CPU ? new Storage(allocate(nbytes), true) : cudaStorage(target, nbytes);
+  const storage = target === CPU ? Storage.heap(allocate(nbytes), true) : cudaStorage(target, nbytes);
   const source = contiguousSource(t);
   try {
     copyBytes(storage, 0, source.storage, source.offset, nbytes, stream);
   } finally {
     if (source.temporary !== null) source.temporary.dispose();
   }
-  return makeTensor(storage, t[kInfo], shape, contiguousStrides(shape), 0, 0, target);
+  return makeTensor(storage, Layout.contiguous(t[kLayout].info, shape), 0, target);
 }
 
 // copyFrom() where either side is CUDA memory. On one CUDA device: kernels
@@ -489,7 +494,7 @@ function copyAcrossDevices(dst, src, stream = 1n) {
     // copied out first, as on the host.
     const from = src[kStorage] === dst[kStorage] ? transfer(src, src[kDevice]) : src;
     try {
-      if (from[kInfo] === dst[kInfo]) copyOnDevice(dst, from, stream);
+      if (from[kLayout].info === dst[kLayout].info) copyOnDevice(dst, from, stream);
       else convertOnDevice(dst, from, stream);
     } finally {
       if (from !== src) from.dispose();
@@ -501,14 +506,14 @@ function copyAcrossDevices(dst, src, stream = 1n) {
       `Expected a contiguous destination for copyFrom() on ${dst[kDevice]}, received a strided view`);
   }
   let from = src;
-  if (src[kInfo] !== dst[kInfo]) {
+  if (src[kLayout].info !== dst[kLayout].info) {
     const host = src[kDevice].hostAccessible ? src : transfer(src, CPU);
-    from = convertOnHost(host, dst[kInfo]);
+    from = convertOnHost(host, dst[kLayout].info);
     if (host !== src) host.dispose();
   }
   const source = contiguousSource(from);
   try {
-    copyBytes(dst[kStorage], dst[kOffset], source.storage, source.offset, dst[kSize] * dst[kInfo].itemSize,
+    copyBytes(dst[kStorage], dst[kLayout].byteOffset, source.storage, source.offset, dst[kLayout].nbytes,
       stream);
   } finally {
     if (source.temporary !== null) source.temporary.dispose();
@@ -519,13 +524,11 @@ function copyAcrossDevices(dst, src, stream = 1n) {
 
 // A new contiguous CPU tensor with t's elements as `info` (t host-accessible).
 function convertOnHost(t, info) {
-  const shape = t[kShape].slice();
-  const strides = contiguousStrides(shape);
   // Every byte of `out` is written below (or `out` is dropped unseen), so it
   // may reuse memory a disposed tensor left (lib/memory.js).
-  const out = makeTensor(new Storage(allocateForCopy(t[kSize] * info.itemSize), true, CPU), info, shape, strides,
-    0, 0, CPU);
-  if (t[kSize] !== 0) {
+  const out = makeTensor(Storage.heap(allocateForCopy(t[kLayout].size * info.itemSize), true),
+    Layout.contiguous(info, t[kLayout].shape.slice()), 0, CPU);
+  if (t[kLayout].size !== 0) {
     checkedBuffer(t);
     copyElements(out, t);
   }
@@ -565,25 +568,17 @@ function checkKeys(options, keys, name) {
   }
 }
 
-// A view of t: same storage, dtype, flags and device.
-function viewOf(t, shape, strides, delta) {
-  return makeTensor(t[kStorage], t[kInfo], shape, strides, t[kOffset] + delta * t[kInfo].itemSize,
-    t[kFlags] & (READ_ONLY | IS_COPY), t[kDevice]);
+// A view of t with `layout`: same storage, flags and device.
+function viewOf(t, layout) {
+  return new Tensor(kToken, t[kStorage], layout, t[kFlags] & (READ_ONLY | IS_COPY), t[kDevice]);
 }
-
-const fromLayout = (t, v) => viewOf(t, v.shape, v.strides, v.delta);
 
 // A contiguous copy of t with another shape of the same size.
 function copyAs(t, shape) {
   const c = t.clone();
-  const out = makeTensor(c[kStorage], c[kInfo], shape, contiguousStrides(shape), c[kOffset], 0, c[kDevice]);
+  const out = makeTensor(c[kStorage], Layout.contiguous(c[kLayout].info, shape, c[kLayout].byteOffset), 0, c[kDevice]);
   c.dispose();
   return out;
-}
-
-// Bytes the storage holds (what asStrided may address).
-function storageLength(storage) {
-  return storage.foreign ? native.storageLength(storage.handle) : storage.getBuffer().byteLength;
 }
 
 function detached() {
@@ -591,16 +586,17 @@ function detached() {
     'Expected the tensor\'s buffer to still hold its bytes, but it was detached or shrunk');
 }
 
-function alive(t) {
+function liveStorage(t) {
   if (!(t instanceof Tensor)) throw invalidType('this', 'a Tensor', t);
   if (t[kFlags] & DISPOSED) {
-    throw makeError('ERR_DLPACK_DISPOSED', `Expected a live tensor, received a disposed ${t[kInfo].name} tensor`);
+    throw makeError('ERR_DLPACK_DISPOSED',
+      `Expected a live tensor, received a disposed ${t[kLayout].info.name} tensor`);
   }
   return t[kStorage];
 }
 
 function hostStorage(t, what) {
-  const storage = alive(t);
+  const storage = liveStorage(t);
   if (!t[kDevice].hostAccessible) {
     throw makeError('ERR_DLPACK_WRONG_DEVICE',
       `Expected a CPU-accessible tensor for \`${what}\`, received one on ${t[kDevice]}`);
@@ -610,36 +606,29 @@ function hostStorage(t, what) {
 
 // The buffer, after checking it still covers the tensor (detach, shrink).
 function checkedBuffer(t) {
-  return coveredBuffer(t[kStorage], t[kOffset], t[kLow], t[kHigh], t[kSize]);
+  return coveredBuffer(t[kStorage], t[kLayout]);
 }
 
-// The storage's buffer, after checking that it still holds the `size`
-// elements spanning [offset - low, offset + high).
-function coveredBuffer(storage, offset, low, high, size) {
-  const buffer = storage.getBuffer();
-  if (size !== 0 && (offset - low < 0 || offset + high > buffer.byteLength)) throw detached();
+// The storage's buffer, after checking that it still holds every element of
+// `layout`.
+function coveredBuffer(storage, layout) {
+  const buffer = storage.buffer();
+  if (!layout.inside(buffer.byteLength)) throw detached();
   return buffer;
 }
 
 // A typed view over the whole extent, and the element index of element 0.
 function elementView(t) {
-  const info = t[kInfo];
+  const info = t[kLayout].info;
   const buffer = checkedBuffer(t);
-  if (t[kSize] === 0) return { view: new info.View(0), origin: 0 };
-  const start = t[kOffset] - t[kLow];
-  const elements = (t[kLow] + t[kHigh]) / info.itemSize;
-  return { view: new info.View(buffer, start, elements * info.viewLanes), origin: t[kLow] / info.itemSize };
+  if (t[kLayout].size === 0) return { view: new info.View(0), origin: 0 };
+  const layout = t[kLayout];
+  const elements = layout.extent / info.itemSize;
+  return { view: new info.View(buffer, layout.base, elements * info.viewLanes), origin: layout.low / info.itemSize };
 }
 
-function makeTensor(storage, info, shape, strides, byteOffset, flags, device = storage.device) {
-  const { low, high } = extent(shape, strides, info.itemSize);
-  return new Tensor(kToken, storage, info, shape, strides, byteOffset, flags, product(shape), low, high, device);
-}
-
-// A contiguous 1-D or reshaped tensor over JS memory (fromBuffer's hot path).
-function makeContiguous(storage, info, shape, strides, byteOffset, size) {
-  return new Tensor(kToken, storage, info, shape, strides, byteOffset, 0, size, 0,
-    size === 0 ? 0 : size * info.itemSize, storage.device);
+function makeTensor(storage, layout, flags = 0, device = storage.device) {
+  return new Tensor(kToken, storage, layout, flags, device);
 }
 
 function frozen(array) {
@@ -647,6 +636,6 @@ function frozen(array) {
 }
 
 module.exports = {
-  Tensor, makeTensor, makeContiguous, alive, hostStorage, checkedBuffer, coveredBuffer, connect,
+  Tensor, makeTensor, liveStorage, hostStorage, checkedBuffer, coveredBuffer, connect,
   checkKeys,
 };

@@ -1,14 +1,14 @@
 'use strict';
-// View arithmetic (docs/API.md "Views"): each function takes a layout in
-// elements (shape, strides) and the caller's arguments, and returns the new
-// { shape, strides, delta } where `delta` is the element offset of the new
-// element 0 from the old one. Nothing here touches memory; lib/tensor.js
-// turns the result into a tensor over the same storage. Names and semantics
+// View arithmetic (docs/API.md "Views"): each function takes a tensor's
+// Layout (lib/layout.js) and the caller's arguments, and returns the view's
+// Layout. Nothing here touches memory; lib/tensor.js turns the result into a
+// tensor over the same storage. Names and semantics
 // are torch's (torch.Tensor.permute, narrow, ...); `slice` is Python's
 // slicing on one dimension, negative steps included (DLPack allows negative
 // strides, torch does not).
 const { makeError, invalidType, invalidValue, outOfRange, describe } = require('./errors');
 const { MAX_DIMS, normalizeShape, product } = require('./shape');
+const { Layout } = require('./layout');
 
 // An integer argument: a number that is not an integer is out of range
 // (Node's validateInteger), anything else has the wrong type.
@@ -55,7 +55,8 @@ function tooMany(rest, max, method) {
     rest[0]);
 }
 
-function permute(shape, strides, dims) {
+function permute(layout, dims) {
+  const { shape, strides } = layout;
   const ndim = shape.length;
   if (dims.length !== ndim) {
     throw invalidValue('dims', `a permutation of ${ndim} dimensions`, dims);
@@ -70,10 +71,11 @@ function permute(shape, strides, dims) {
     outShape[i] = shape[d];
     outStrides[i] = strides[d];
   }
-  return { shape: outShape, strides: outStrides, delta: 0 };
+  return layout.view(outShape, outStrides, 0);
 }
 
-function transpose(shape, strides, dim0, dim1) {
+function transpose(layout, dim0, dim1) {
+  const { shape, strides } = layout;
   const ndim = shape.length;
   const a = dimension(dim0, ndim, 'dim0');
   const b = dimension(dim1, ndim, 'dim1');
@@ -85,7 +87,7 @@ function transpose(shape, strides, dim0, dim1) {
     outStrides[a] = strides[b];
     outStrides[b] = strides[a];
   }
-  return { shape: outShape, strides: outStrides, delta: 0 };
+  return layout.view(outShape, outStrides, 0);
 }
 
 function needDims(shape, method) {
@@ -95,7 +97,8 @@ function needDims(shape, method) {
   }
 }
 
-function narrow(shape, strides, dim, start, length) {
+function narrow(layout, dim, start, length) {
+  const { shape, strides } = layout;
   needDims(shape, 'narrow()');
   const d = dimension(dim, shape.length, 'dim');
   const n = shape[d];
@@ -109,10 +112,11 @@ function narrow(shape, strides, dim, start, length) {
   }
   const outShape = shape.slice();
   outShape[d] = length;
-  return { shape: outShape, strides: strides.slice(), delta: length === 0 ? 0 : s * strides[d] };
+  return layout.view(outShape, strides.slice(), length === 0 ? 0 : s * strides[d]);
 }
 
-function select(shape, strides, dim, index) {
+function select(layout, dim, index) {
+  const { shape, strides } = layout;
   needDims(shape, 'select()');
   const d = dimension(dim, shape.length, 'dim');
   const n = shape[d];
@@ -123,12 +127,13 @@ function select(shape, strides, dim, index) {
   const outStrides = strides.slice();
   outShape.splice(d, 1);
   outStrides.splice(d, 1);
-  return { shape: outShape, strides: outStrides, delta: i * strides[d] };
+  return layout.view(outShape, outStrides, i * strides[d]);
 }
 
 // Python's slice(start, end, step).indices(n) on one dimension; undefined
 // and null mean the default.
-function slice(shape, strides, dim, start, end, step) {
+function slice(layout, dim, start, end, step) {
+  const { shape, strides } = layout;
   needDims(shape, 'slice()');
   const d = dimension(dim, shape.length, 'dim');
   const n = shape[d];
@@ -151,10 +156,11 @@ function slice(shape, strides, dim, start, end, step) {
   const outStrides = strides.slice();
   outShape[d] = length;
   outStrides[d] = strides[d] * by;
-  return { shape: outShape, strides: outStrides, delta: length === 0 ? 0 : first * strides[d] };
+  return layout.view(outShape, outStrides, length === 0 ? 0 : first * strides[d]);
 }
 
-function squeeze(shape, strides, dim) {
+function squeeze(layout, dim) {
+  const { shape, strides } = layout;
   const outShape = [];
   const outStrides = [];
   if (dim === undefined) {
@@ -164,14 +170,15 @@ function squeeze(shape, strides, dim) {
         outStrides.push(strides[i]);
       }
     }
-    return { shape: outShape, strides: outStrides, delta: 0 };
+    return layout.view(outShape, outStrides, 0);
   }
   const d = dimension(dim, shape.length, 'dim');
-  if (shape.length === 0 || shape[d] !== 1) return { shape: shape.slice(), strides: strides.slice(), delta: 0 };
-  return { shape: shape.filter((_, i) => i !== d), strides: strides.filter((_, i) => i !== d), delta: 0 };
+  if (shape.length === 0 || shape[d] !== 1) return layout.view(shape.slice(), strides.slice(), 0);
+  return layout.view(shape.filter((_, i) => i !== d), strides.filter((_, i) => i !== d), 0);
 }
 
-function unsqueeze(shape, strides, dim) {
+function unsqueeze(layout, dim) {
+  const { shape, strides } = layout;
   if (shape.length >= MAX_DIMS) throw outOfRange('dim', `a tensor of at most ${MAX_DIMS} dimensions`, 'one more');
   const d = dimension(dim, shape.length, 'dim', 1);
   const outShape = shape.slice();
@@ -180,7 +187,7 @@ function unsqueeze(shape, strides, dim) {
   const stride = d >= shape.length ? 1 : shape[d] * strides[d];
   outShape.splice(d, 0, 1);
   outStrides.splice(d, 0, stride);
-  return { shape: outShape, strides: outStrides, delta: 0 };
+  return layout.view(outShape, outStrides, 0);
 }
 
 // Strides for `target` over the same elements as (shape, strides), or null
@@ -261,7 +268,8 @@ function flattenShape(shape, start, end) {
 
 // expand(sizes): new leading dims and size-1 dims broadcast with stride 0;
 // -1 keeps a size.
-function expand(shape, strides, sizes) {
+function expand(layout, sizes) {
+  const { shape, strides } = layout;
   if (sizes.length < shape.length) {
     throw invalidValue('sizes', `at least ${shape.length} sizes (the tensor has ${shape.length} dims)`, sizes);
   }
@@ -287,7 +295,7 @@ function expand(shape, strides, sizes) {
         `(dimension ${j} has size ${shape[j]})`, want);
     }
   }
-  return { shape: outShape, strides: outStrides, delta: 0 };
+  return layout.view(outShape, outStrides, 0);
 }
 
 // asStrided(shape, strides): checked here for form; the caller checks the
@@ -304,8 +312,9 @@ function stridedLayout(shapeValue, stridesValue) {
 
 // view(dtype): the same bytes as another dtype (torch's Tensor.view(dtype)).
 // Sizes that differ change the last dimension, which must be dense.
-function reinterpret(shape, strides, byteOffset, from, to) {
-  if (from.itemSize === to.itemSize) return { shape: shape.slice(), strides: strides.slice() };
+function reinterpret(layout, to) {
+  const { shape, strides, byteOffset, info: from } = layout;
+  if (from.itemSize === to.itemSize) return Layout.of(to, shape.slice(), strides.slice(), byteOffset);
   const last = shape.length - 1;
   if (last < 0) {
     throw invalidValue('dtype', `a dtype of ${from.itemSize} bytes for a 0-d ${from.name} tensor`, to.name);
@@ -321,7 +330,7 @@ function reinterpret(shape, strides, byteOffset, from, to) {
     for (let i = 0; i < last; i++) outStrides[i] = strides[i] * ratio;
     outShape[last] = shape[last] * ratio;
     outStrides[last] = 1;
-    return { shape: outShape, strides: outStrides };
+    return Layout.of(to, outShape, outStrides, byteOffset);
   }
   const ratio = to.itemSize / from.itemSize;
   if (shape[last] % ratio !== 0) {
@@ -341,7 +350,7 @@ function reinterpret(shape, strides, byteOffset, from, to) {
   }
   outShape[last] = shape[last] / ratio;
   outStrides[last] = 1;
-  return { shape: outShape, strides: outStrides };
+  return Layout.of(to, outShape, outStrides, byteOffset);
 }
 
 module.exports = {

@@ -6,7 +6,7 @@ const path = require('path');
 const { spawn, spawnSync } = require('child_process');
 const { Worker } = require('worker_threads');
 const dl = require('../lib');
-const { native, collect, expectError, PYTHON, startPython, jsonLines } = require('./helpers');
+const { producer, native, collect, expectError, PYTHON, startPython, jsonLines } = require('./helpers');
 
 const caps = dl.capabilities().cuda;
 const hasGpu = caps.available;
@@ -24,6 +24,18 @@ const wellFormed = (changes = {}) => ({
 });
 
 describe("'cuda-ipc' descriptors (no device needed)", () => {
+  // Which error: docs/errors.md row T21 (and S24 for toShared() without a device).
+  // A kDLCUDA import needs a build with CUDA compiled in, not a device.
+  (caps.compiled ? test : test.skip)('shareMemory() refuses CUDA memory another library owns (a kDLCUDA import); ' +
+    'toShared() needs CUDA', () => {
+    const ptr = producer.make({ shape: [2], strides: [1], code: 2, bits: 32, deviceType: 2, deviceId: 0 });
+    const t = dl.fromDLPack(dl.DLPackCapsule.fromPointer(ptr, { versioned: true }));
+    expect(() => t.shareMemory()).toThrow(/DLPack import.*toShared\(\)/);
+    if (!hasGpu) expect(() => t.toShared()).toThrow(/CUDA/);
+    expect(t.share().kind).toBe('local'); // nothing moved
+    t.dispose();
+  });
+
   // Which error each gets: docs/errors.md rows S07, S09, S12-S14, S22, S23.
   test('malformed fields are refused before CUDA is asked, and nothing is opened', () => {
     expect(() => dl.open(wellFormed({ version: 1 }))).toThrow(/version 2/);
@@ -89,6 +101,28 @@ describe("'cuda-ipc' on a GPU", () => {
     expect(seen).toEqual([[7, 8, 9], [10, 11, 12]]);
     expect(native.cudaIpcCounts()).toMatchObject({ exported: 1, opened: 0, waiting: 0 });
     t.dispose();
+  });
+
+  itGpu('shareMemory() moves pool memory into shareable memory in place; toShared() copies', async () => {
+    const t = dl.empty([2, 3], { dtype: 'float32', device: 'cuda:0' });
+    t.copyFrom([[1, 2, 3], [4, 5, 6]]);
+    const view = t.permute(1, 0);
+    expect(t.share().kind).toBe('local');
+    const copy = t.toShared();
+    expect(copy.share()).toMatchObject({ kind: 'cuda-ipc', device: 'cuda:0', shape: [2, 3] });
+    expect(copy.toShared()).toBe(copy);
+    expect(t.shareMemory()).toBe(t);
+    const d = view.share();
+    expect(d).toMatchObject({ kind: 'cuda-ipc', shape: [3, 2], strides: [1, 3] });
+    const c = startChild(d);
+    expect(await c.next()).toEqual([[1, 4], [2, 5], [3, 6]]);
+    await c.send('release');
+    expect(await c.stop('exit')).toBe(0);
+    const pinned = dl.empty([2], { device: 'cuda_host' });
+    expect(() => pinned.shareMemory()).toThrow(/CUDA IPC cannot share/);
+    const onHost = pinned.toShared();
+    expect([onHost.device.type, onHost.share().kind]).toEqual(['cpu', 'shm']);
+    for (const x of [t, view, copy, pinned, onHost]) x.dispose();
   });
 
   itGpu('another Node process sees a strided view with an offset, and later writes', async () => {

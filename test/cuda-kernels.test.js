@@ -7,7 +7,8 @@
 const dl = require('../lib');
 const { makeTensor } = require('../lib/tensor');
 const { convertOnDevice } = require('../lib/cuda');
-const { kStorage, kInfo } = require('../lib/symbols');
+const { kStorage, kLayout } = require('../lib/symbols');
+const { Layout } = require('../lib/layout');
 require('./helpers'); // --expose-gc check
 
 const caps = dl.capabilities().cuda;
@@ -17,7 +18,8 @@ if (!caps.available) console.log(`CUDA kernel tests skipped: ${caps.reason}`);
 // A view of t's memory (strides in elements, offset in elements), made the
 // way the library makes views.
 function view(t, shape, strides, offset = 0) {
-  return makeTensor(t[kStorage], t[kInfo], shape, strides, t.byteOffset + offset * t.itemSize, 0, t.device);
+  return makeTensor(t[kStorage], Layout.of(t[kLayout].info, shape, strides, t.byteOffset + offset * t.itemSize), 0,
+    t.device);
 }
 
 const dtypes = Object.keys(dl.dtypes);

@@ -7,7 +7,8 @@
 // this file needs a GPU and is skipped, with the reason printed, where there is none.
 const dl = require('../lib');
 const { makeTensor } = require('../lib/tensor');
-const { kStorage, kInfo } = require('../lib/symbols');
+const { kStorage, kLayout } = require('../lib/symbols');
+const { Layout } = require('../lib/layout');
 const { collect, expectError } = require('./helpers');
 
 const caps = dl.capabilities().cuda;
@@ -92,7 +93,7 @@ describe('copies on a stream', () => {
 
   itGpu('strided clone and dtype conversion on a stream', async () => {
     const t = dl.tensor([[1, 2, 3], [4, 5, 6]], { dtype: 'float32' }).cuda();
-    const transposed = makeTensor(t[kStorage], t[kInfo], [3, 2], [1, 3], 0, 0, t.device);
+    const transposed = makeTensor(t[kStorage], Layout.of(t[kLayout].info, [3, 2], [1, 3], 0), 0, t.device);
     const c = transposed.clone({ stream });
     const ints = dl.empty([3, 2], { dtype: 'int64', device: 'cuda' }).copyFrom(c, { stream });
     await stream.done();

@@ -71,6 +71,22 @@ describe('Python worker process', () => {
     t.dispose();
   });
 
+  itPython('a tensor moved by shareMemory(), and views of a shared tensor, open as the same memory', async () => {
+    const t = dl.tensor([[1, 2, 3], [4, 5, 6]], { dtype: 'float64' }).shareMemory();
+    const views = [[t, [1, 2, 3, 4, 5, 6]], [t.permute(1, 0), [1, 4, 2, 5, 3, 6]], [t.slice(1, 0, 3, 2), [1, 3, 4, 6]],
+      [t.select(0, 1), [4, 5, 6]], [dl.fromBuffer(t.buffer, { dtype: 'float64', offset: 8, count: 2 }), [2, 3]]];
+    for (const [view, values] of views) {
+      const opened = await py.ask({ op: 'open', descriptor: view.share() });
+      expect((await py.ask({ op: 'read', id: opened.id })).values.flat()).toEqual(values);
+      await py.ask({ op: 'release', id: opened.id });
+    }
+    const opened = await py.ask({ op: 'open', descriptor: t.share() });
+    await py.ask({ op: 'fill', id: opened.id, values: [6, 5, 4, 3, 2, 1] });
+    expect(t.permute(1, 0).toArray()).toEqual([[6, 3], [5, 2], [4, 1]]);
+    await py.ask({ op: 'release', id: opened.id });
+    t.dispose();
+  });
+
   itTorch('PyTorch opens the same memory as a torch tensor', async () => {
     const t = dl.empty([4], { dtype: 'float32', shared: true });
     t.copyFrom([1, 2, 3, 4]);

@@ -292,3 +292,170 @@ describe("'local' layout bounds", () => {
     expect(producer.calls(ptr)).toBe(1); // the refused open released what it took
   });
 });
+
+// API.md "Sharing", "Any tensor shareable": shareMemory() moves a Storage
+// into a segment in place (torch's share_memory_()), toShared() copies.
+// Which error each refusal gets: docs/errors.md rows T03, T16, T21, V04, F15.
+describe('shareMemory() and toShared()', () => {
+  let onExit = () => {};
+  afterEach(async () => {
+    await onExit();
+    onExit = () => {};
+  });
+  afterAll(async () => {
+    await collect();
+  });
+
+  test('shareMemory() moves the Storage in place: every tensor over it shares as the same segment', () => {
+    const t = dl.tensor([[1, 2, 3], [4, 5, 6]], { dtype: 'int32' });
+    const oldData = t.data;
+    const oldBuffer = t.buffer;
+    const permuted = t.permute(1, 0);
+    const row = t.select(0, 1);
+    const again = dl.fromBuffer(oldBuffer, { dtype: 'int32', shape: [2, 3] }); // a holder of the same Storage
+    const copy = t.clone(); // its own Storage: stays where it is
+    expect(t.shareMemory()).toBe(t);
+    // Typed arrays and buffers handed out before are detached, never stale.
+    expect(oldData.length).toBe(0);
+    expect(oldBuffer.byteLength).toBe(0);
+    expect(() => dl.fromBuffer(oldBuffer, { dtype: 'int32' })).toThrow(/detached/);
+    const d = t.share();
+    expect(d).toMatchObject({ kind: 'shm', dataSize: 24, shape: [2, 3] });
+    for (const [u, layout] of [[permuted, { shape: [3, 2], strides: [1, 3], byteOffset: 0 }],
+      [row, { shape: [3], strides: [1], byteOffset: 12 }], [again, { shape: [2, 3], byteOffset: 0 }]]) {
+      expect(u.share()).toMatchObject({ kind: 'shm', name: d.name, ...layout });
+    }
+    expect(copy.share.bind(copy)).toThrow(/plain ArrayBuffer/);
+    // Aliasing holds through the new memory, both ways.
+    t.data[0] = 10;
+    expect(permuted.toArray()).toEqual([[10, 4], [2, 5], [3, 6]]);
+    row.copyFrom([40, 50, 60]);
+    expect(again.toArray()).toEqual([[10, 2, 3], [40, 50, 60]]);
+    expect(dl.fromBuffer(t.buffer, { dtype: 'int32' }).share().name).toBe(d.name);
+    expect(t.shareMemory()).toBe(t); // already shared: nothing moves
+    expect(t.share().name).toBe(d.name);
+    for (const u of [t, permuted, row, again]) u.dispose();
+    expect(segments()).toContain(d.name); // the fromBuffer(t.buffer) above still holds it
+  });
+
+  test('the segment goes with the last holder; empty tensors move too', async () => {
+    const t = dl.zeros([4], { dtype: 'float32' }).shareMemory();
+    const view = t.narrow(0, 1, 2);
+    const { name } = t.share();
+    t.dispose();
+    expect(segments()).toContain(name);
+    view.dispose();
+    expect(segments()).not.toContain(name);
+    const e = dl.zeros([0, 3]).shareMemory();
+    expect(e.share()).toMatchObject({ kind: 'shm', dataSize: 0, shape: [0, 3] });
+    e.dispose();
+  });
+
+  test('a worker thread and another Node process read the moved tensor and write back', async () => {
+    const t = dl.tensor([1, 2, 3, 4], { dtype: 'int32' });
+    t.shareMemory();
+    const w = startWorker();
+    try {
+      expect((await w.ask({ op: 'open', key: 'r', descriptor: t.slice(0, null, null, -1).share() })).values)
+        .toEqual([4, 3, 2, 1]);
+      await w.ask({ op: 'open', key: 'a', descriptor: t.share() });
+      await w.ask({ op: 'write', key: 'a', index: 3, value: 40 });
+      expect(t.toArray()).toEqual([1, 2, 3, 40]);
+    } finally {
+      await w.worker.terminate();
+    }
+    const child = spawn(process.execPath, [path.join(__dirname, 'fixtures', 'shm-child.js'),
+      JSON.stringify(t.share())]);
+    let out = '';
+    child.stdout.on('data', (b) => { out += b; });
+    expect(await new Promise((resolve) => child.on('exit', resolve))).toBe(0);
+    expect(JSON.parse(out)).toEqual([1, 2, 3, 40]);
+    expect(t.data[0]).toBe(99);
+    t.dispose();
+  });
+
+  test('views of a shared tensor share as views of the same segment (permute, slice, select, fromBuffer)', async () => {
+    const t = dl.empty([2, 3], { dtype: 'float32', shared: true });
+    t.copyFrom([[1, 2, 3], [4, 5, 6]]);
+    const { name } = t.share();
+    const w = startWorker();
+    onExit = () => w.worker.terminate();
+    const cases = [
+      [t.permute(1, 0), [1, 4, 2, 5, 3, 6]],
+      [t.slice(1, 0, 3, 2), [1, 3, 4, 6]],
+      [t.select(1, 2), [3, 6]],
+      [dl.fromBuffer(t.buffer, { dtype: 'float32', offset: 8, count: 3 }), [3, 4, 5]],
+      [dl.fromBuffer(t.data.subarray(4), { dtype: 'float32' }), [5, 6]],
+    ];
+    for (const [i, [view, values]] of cases.entries()) {
+      const d = view.share();
+      expect(d).toMatchObject({ kind: 'shm', name });
+      expect((await w.ask({ op: 'open', key: `v${i}`, descriptor: d })).values).toEqual(values);
+    }
+    await w.worker.terminate();
+    t.dispose();
+  });
+
+  test('an unconsumed capsule follows the move; a toPointer() struct pins the memory: refused, nothing moves', () => {
+    const t = dl.tensor([1, 2, 3], { dtype: 'float32' });
+    const capsule = t.__dlpack__();
+    t.shareMemory();
+    const u = dl.fromDLPack(capsule);
+    expect(u.share().name).toBe(t.share().name);
+    u.data[0] = 7;
+    expect(t.data[0]).toBe(7);
+    const p = dl.tensor([1, 2], { dtype: 'float32' });
+    const data = p.data;
+    const ptr = p.__dlpack__().toPointer();
+    expect(() => p.shareMemory()).toThrow(/toPointer\(\).*toShared\(\)/);
+    expect(data.length).toBe(2); // the struct's memory is still the tensor's, valid and attached
+    const shared = p.toShared();
+    expect(shared.share().kind).toBe('shm');
+    expect(shared.toArray()).toEqual([1, 2]);
+    producer.releaseOnThread(ptr, true);
+    for (const x of [t, u, p, shared]) x.dispose();
+  });
+
+  test('memory the library does not own or cannot move is refused by shareMemory() and copied by toShared()', () => {
+    const memory = new WebAssembly.Memory({ initial: 1 });
+    const { t: imported, ptr } = foreignTensor([1, 2, 3]);
+    const local = dl.open(foreignTensor([4, 5]).t.share());
+    const sources = [
+      [dl.fromBuffer(new Float32Array([1, 2, 3]).buffer, { dtype: 'float32' }), /fromBuffer\(\)/, [1, 2, 3]],
+      [dl.fromBuffer(new SharedArrayBuffer(8), { dtype: 'float32' }), /SharedArrayBuffer/, [0, 0]],
+      [dl.wasm.view(memory, { ptr: 0, dtype: 'float32', shape: [2] }), /WebAssembly/, [0, 0]],
+      [imported, /DLPack import/, [1, 2, 3]],
+      [local, /'local' share/, [4, 5]],
+    ];
+    for (const [t, why, values] of sources) {
+      const buffer = t.buffer;
+      expect(() => t.shareMemory()).toThrow(why);
+      expect(t.buffer).toBe(buffer); // nothing moved or detached
+      expect(t.toArray()).toEqual(values);
+      const copy = t.toShared();
+      expect(copy).not.toBe(t);
+      expect(copy.share()).toMatchObject({ kind: 'shm', dtype: 'float32', shape: [values.length] });
+      expect(copy.toArray()).toEqual(values);
+      copy.data[0] = 100; // a copy: the source is untouched
+      expect(t.toArray()).toEqual(values);
+      copy.dispose();
+    }
+    imported.dispose();
+    local.dispose();
+    producer.releaseOnThread(ptr, true);
+  });
+
+  test('toShared() of a strided view is a contiguous shared copy; of a shared tensor, the tensor itself', () => {
+    const t = dl.tensor([[1, 2, 3], [4, 5, 6]], { dtype: 'int16' });
+    const c = t.permute(1, 0).toShared();
+    expect(c.share()).toMatchObject({ kind: 'shm', shape: [3, 2], strides: [2, 1], dataSize: 12 });
+    expect(c.toArray()).toEqual([[1, 4], [2, 5], [3, 6]]);
+    expect(c.toShared()).toBe(c);
+    expect(t.share.bind(t)).toThrow(/shareMemory\(\).*toShared\(\)/);
+    expect(() => t.shareMemory(1)).toThrow(/at most 0 arguments/);
+    c.dispose();
+    t.dispose();
+    expect(() => t.shareMemory()).toThrow(/disposed/);
+    expect(() => t.toShared()).toThrow(/disposed/);
+  });
+});

@@ -12,8 +12,14 @@
 namespace dlnode {
 namespace {
 
+// One code per kind of mistake, for both kinds of descriptor (docs/errors.md
+// rows S13, S15, S27): a field outside its grammar is a bad argument value
+// (lib/sharing.js refuses it first; this is the backstop), a well-formed
+// place holding nothing this library can use is unsupported.
 [[noreturn]] void ThrowShm(const ShmResult& r) {
   switch (r.failure) {
+    case ShmFailure::kMalformed:
+      throw Error{code::kInvalidArgValue, r.message};
     case ShmFailure::kGone:
       throw Error{code::kDisposed, r.message};
     case ShmFailure::kNoMemory:
@@ -33,8 +39,10 @@ namespace {
       throw Error{code::kOutOfMemory, r.message};
     case cuda::IpcFailure::kCuda:
       throw Error{r.cuda.unavailable ? code::kCudaUnavailable : code::kCuda, r.message, r.cuda.name};
-    default:
+    case cuda::IpcFailure::kMalformed:
       throw Error{code::kInvalidArgValue, r.message};
+    default:
+      throw Error{code::kUnsupported, r.message};
   }
 }
 

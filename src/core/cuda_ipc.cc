@@ -73,6 +73,8 @@ IpcResult FailShm(const ShmResult& shm, const std::string& ticket) {
       return Fail(IpcFailure::kNoMemory, shm.message);
     case ShmFailure::kDenied:
       return Fail(IpcFailure::kNotShareable, shm.message);
+    case ShmFailure::kMalformed:
+      return Fail(IpcFailure::kMalformed, shm.message);
     default:
       return Fail(IpcFailure::kInvalid, shm.message);
   }
@@ -266,7 +268,7 @@ IpcResult ShareIpc(NativeMemory* memory, IpcShare* out) {
 Ref<NativeMemory> OpenIpc(const IpcShare& share, IpcResult* result) {
   unsigned char handle[kIpcHandleBytes];
   if (!Unhex(share.handle, handle, kIpcHandleBytes)) {
-    *result = Fail(IpcFailure::kInvalid, "Expected 128 lowercase hex digits for the CUDA IPC handle");
+    *result = Fail(IpcFailure::kMalformed, "Expected 128 lowercase hex digits for the CUDA IPC handle");
     return {};
   }
   Registry& r = registry();

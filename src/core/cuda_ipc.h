@@ -38,7 +38,8 @@ enum class IpcFailure {
   kNone,
   kNotShareable,  // memory that was not allocated for sharing
   kGone,          // the exporter released it before this open
-  kInvalid,       // a malformed handle or ticket, or a size the mapping lacks
+  kMalformed,     // a handle or ticket outside its grammar (lib/sharing.js refuses it first)
+  kInvalid,       // a ticket that is not one, or a size the mapping lacks
   kNoMemory,      // no room for the ticket segment
   kCuda,          // the CUDA call failed: see `cuda`
 };

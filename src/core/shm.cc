@@ -133,11 +133,11 @@ bool LinkIs(const std::string& path, const std::string& expected) {
 int OpenPlace(const ShmPlace& place, uint64_t min_size, uint64_t* size, ShmResult* result) {
   const std::string& name = place.name;
   if (!ValidShmName(name)) {
-    *result = Fail(ShmFailure::kInvalid, "Expected a segment name 'dlpack-' + 32 lowercase hex digits");
+    *result = Fail(ShmFailure::kMalformed, "Expected a segment name 'dlpack-' + 32 lowercase hex digits");
     return -1;
   }
   if (place.pid <= 0 || place.pid > INT32_MAX || place.fd < 0 || place.fd > INT32_MAX) {
-    *result = Fail(ShmFailure::kInvalid, "Expected a process id and a descriptor number");
+    *result = Fail(ShmFailure::kMalformed, "Expected a process id and a descriptor number");
     return -1;
   }
   const std::string path = ProcFd(place.pid, place.fd);

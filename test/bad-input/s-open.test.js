@@ -3,7 +3,7 @@
 // test/bad-input/rows.js ties them to the table.
 const { spawn } = require('child_process');
 const dl = require('../../lib');
-const { producer, PYTHON } = require('../helpers');
+const { producer, native, PYTHON } = require('../helpers');
 const { area, leakFree, foreign, adopt, readOnly, onlyNoDevice } = require('./rows');
 
 const { row } = area(__filename);
@@ -146,6 +146,9 @@ describe('open', () => {
         throws(() => dl.open({ ...d, name }), /`descriptor.name`/);
         throws(() => dl.open(cudaIpc({ ticket: name })), /`descriptor.ticket`/);
       }
+      // The native backstops behind lib/sharing.js give the same class and code.
+      throws(() => native.shmOpen('../etc/passwd', d.pid, d.fd, d.dataSize), /segment name/);
+      throws(() => native.cudaIpcOpen('0'.repeat(128), '../etc/passwd', d.pid, d.fd, 0, 16), /segment name/);
       t.dispose();
     });
   });
@@ -241,6 +244,9 @@ describe('open', () => {
         throws(() => dl.open(cudaIpc({ handle })), /`descriptor.handle`/);
       }
       for (const device of ['cpu', 'cuda_host']) throws(() => dl.open(cudaIpc({ device })), /`descriptor.device`/);
+      // The native backstop (src/core/cuda_ipc.cc) gives the same class and code, before CUDA is asked.
+      throws(() => native.cudaIpcOpen('zz'.repeat(64), `dlpack-${'0'.repeat(32)}`, process.pid, 0, 0, 16),
+        /128 lowercase hex/);
     });
   });
 
@@ -299,6 +305,12 @@ sys.stdin.read()`]);
       await leakFree(() => {
         const { t, d } = shm();
         throws(() => dl.open({ ...d, name, pid: peer.pid, fd }), /not sealed/);
+        // A 'cuda-ipc' ticket place holding no ticket is the same kind of mistake, and the same code
+        // (native here: without a device, dl.open() stops at CUDA's availability first).
+        const ticket = cudaIpc({ ticket: name, pid: peer.pid, fd });
+        if (dl.capabilities().cuda.available) throws(() => dl.open(ticket), /not sealed/);
+        throws(() => native.cudaIpcOpen(ticket.handle, name, peer.pid, fd, 0, 16), /not sealed/);
+        throws(() => native.cudaIpcOpen(ticket.handle, d.name, d.pid, d.fd, 0, 16), /not a ticket/);
         t.dispose();
       });
     } finally {

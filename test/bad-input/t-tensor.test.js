@@ -156,9 +156,29 @@ describe('Tensor', () => {
   });
 
   row('T16', dl.DLPackError, 'ERR_DLPACK_UNSUPPORTED', (throws) => {
-    throws(() => dl.tensor([1]).share(), /over a SharedArrayBuffer.*plain ArrayBuffer/);
+    throws(() => dl.tensor([1]).share(),
+      /over a SharedArrayBuffer.*plain ArrayBuffer.*t\.shareMemory\(\).*t\.toShared\(\)/);
     throws(() => dl.fromBuffer(new ArrayBuffer(8), { dtype: 'uint8' }).share(), /plain ArrayBuffer/);
     throws(() => dl.fromBuffer(new ArrayBuffer(8, { maxByteLength: 16 }), { dtype: 'uint8' }).share());
+  });
+
+  row('T21', dl.DLPackError, 'ERR_DLPACK_COPY_REQUIRED', (throws) => {
+    const mine = new Float32Array([1, 2]);
+    const caller = dl.fromBuffer(mine, { dtype: 'float32' });
+    throws(() => caller.shareMemory(), /buffer passed to fromBuffer\(\).*toShared\(\)/);
+    expect(mine.length).toBe(2); // the caller's buffer is neither moved nor detached
+    throws(() => dl.fromBuffer(new SharedArrayBuffer(4), { dtype: 'float32' }).shareMemory(), /SharedArrayBuffer/);
+    throws(() => dl.wasm.view(new WebAssembly.Memory({ initial: 1 }), { ptr: 0, dtype: 'uint8', shape: [1] })
+      .shareMemory(), /WebAssembly/);
+    const imported = dl.fromDLPack(adopt(foreign()));
+    throws(() => imported.shareMemory(), /DLPack import/);
+    imported.dispose();
+    const t = dl.tensor([1, 2]);
+    const data = t.data;
+    const ptr = t.__dlpack__().toPointer();
+    throws(() => t.shareMemory(), /toPointer\(\)/);
+    expect(data.length).toBe(2); // the memory the struct points at stays the tensor's, attached
+    producer.releaseOnThread(ptr, true);
   });
 
   row('T17', TypeError, 'ERR_INVALID_ARG_VALUE', (throws) => {

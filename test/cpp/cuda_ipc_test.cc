@@ -57,7 +57,7 @@ TEST(CudaIpc, MalformedHandlesAreInvalidBeforeAnythingIsOpened) {
                                    std::string(130, '0'), std::string(127, '0') + "g"}) {
     cuda::IpcResult r;
     EXPECT_FALSE(cuda::OpenIpc(Share("dlpack-" + std::string(32, '0'), handle), &r));
-    EXPECT_EQ(r.failure, cuda::IpcFailure::kInvalid) << handle;
+    EXPECT_EQ(r.failure, cuda::IpcFailure::kMalformed) << handle;
   }
 }
 
@@ -67,7 +67,7 @@ TEST(CudaIpc, ATicketThatIsGoneOrMalformedIsRefused) {
   EXPECT_EQ(gone.failure, cuda::IpcFailure::kGone);
   cuda::IpcResult bad;
   EXPECT_FALSE(cuda::OpenIpc(Share("../etc/passwd"), &bad));
-  EXPECT_EQ(bad.failure, cuda::IpcFailure::kInvalid);
+  EXPECT_EQ(bad.failure, cuda::IpcFailure::kMalformed);
 }
 
 TEST(CudaIpc, AFailedOpenGivesItsTicketAttachmentBack) {

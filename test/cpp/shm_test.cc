@@ -184,7 +184,7 @@ TEST(ShmSegment, ATooSmallOpenRacingTheLastReleaseDoesNotDeadlock) {
 TEST(ShmSegment, OpenRefusesBadNamesGonePlacesUnsealedFilesAndTooSmallSegments) {
   ShmResult r;
   EXPECT_FALSE(ShmSegment::Open({"../etc/passwd", getpid(), 0}, 0, &r));
-  EXPECT_EQ(r.failure, ShmFailure::kInvalid);
+  EXPECT_EQ(r.failure, ShmFailure::kMalformed);
   r = {};
   EXPECT_FALSE(ShmSegment::Open({"dlpack-" + std::string(32, '0'), getpid(), 0}, 0, &r));  // stdin
   EXPECT_EQ(r.failure, ShmFailure::kGone);
@@ -193,7 +193,7 @@ TEST(ShmSegment, OpenRefusesBadNamesGonePlacesUnsealedFilesAndTooSmallSegments) 
   EXPECT_EQ(r.failure, ShmFailure::kGone);
   r = {};
   EXPECT_FALSE(ShmSegment::Open({"dlpack-" + std::string(32, '0'), 0, 3}, 0, &r));
-  EXPECT_EQ(r.failure, ShmFailure::kInvalid);
+  EXPECT_EQ(r.failure, ShmFailure::kMalformed);
   // The right name on a memfd a peer could still shrink.
   const std::string name = "dlpack-" + std::string(32, 'c');
   const int unsealed = memfd_create(name.c_str(), MFD_CLOEXEC);

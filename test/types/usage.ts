@@ -29,6 +29,9 @@ const shared = dl.empty([4], { dtype: 'int32', shared: true });
 const descriptor: dl.ShareDescriptor = shared.share();
 if (descriptor.kind === 'shm') { const name: string = descriptor.name; void name; }
 const opened: dl.Tensor = dl.open(descriptor);
+const moved: dl.Tensor<'float32'> = dl.zeros([2]).shareMemory();
+const sharedCopy: dl.Tensor<'int32'> = dl.tensor(new Int32Array(2)).toShared();
+void [moved, sharedCopy];
 declare const memory: dl.WasmMemory; // a WebAssembly.Memory
 const wasmView: Int32Array = dl.wasm.view(memory, { ptr: 0, dtype: 'int32', shape: [4] }).data;
 void [opened, wasmView];

@@ -1,0 +1,86 @@
+'use strict';
+// Where a tensor's elements lie in its storage: the JS twin of `Layout` in
+// src/core/layout.h. One immutable value per tensor; views (lib/views.js)
+// make new ones, never change one. Shapes and strides are in elements; bytes
+// touched are [byteOffset - low, byteOffset + high) (both 0 when size is 0).
+//
+// Immutable by construction: private fields behind getters, no setters (an
+// assignment throws in strict code). Object.freeze(this) would say the same
+// but costs a runtime call per view (about 60 ns here, bench/README.md
+// "Layout"). `shape` and `strides` are never mutated once in a Layout; they
+// are frozen when first handed out (Tensor's getters).
+const { product, contiguousStrides, isContiguous } = require('./shape');
+
+class Layout {
+  // Callers that know the element count and extent pass them (a contiguous
+  // tensor's are size and size * itemSize); Layout.of computes them.
+  #info;
+  #shape;
+  #strides;
+  #byteOffset;
+  #size;
+  #low;
+  #high;
+
+  constructor(info, shape, strides, byteOffset, size, low, high) {
+    this.#info = info;
+    this.#shape = shape;
+    this.#strides = strides;
+    this.#byteOffset = byteOffset;
+    this.#size = size;
+    this.#low = low;
+    this.#high = high;
+  }
+
+  // shape.js's product() and extent() in one pass (views make one per call).
+  static of(info, shape, strides, byteOffset) {
+    const itemSize = info.itemSize;
+    let size = 1;
+    let low = 0;
+    let high = 0;
+    for (let i = 0; i < shape.length; i++) {
+      const n = shape[i];
+      if (n === 0) return new Layout(info, shape, strides, byteOffset, product(shape), 0, 0);
+      size *= n;
+      const span = (n - 1) * strides[i] * itemSize;
+      if (span < 0) low -= span;
+      else high += span;
+    }
+    return new Layout(info, shape, strides, byteOffset, size, low, high + itemSize);
+  }
+
+  // Row-major `shape` at `byteOffset`; `size` is product(shape) when the
+  // caller knows it.
+  static contiguous(info, shape, byteOffset = 0, size = product(shape)) {
+    return new Layout(info, shape, contiguousStrides(shape), byteOffset, size, 0,
+      size === 0 ? 0 : size * info.itemSize);
+  }
+
+  get info() { return this.#info; } // the dtype's row in lib/dtypes.js
+  get shape() { return this.#shape; }
+  get strides() { return this.#strides; }
+  get byteOffset() { return this.#byteOffset; }
+  get size() { return this.#size; }
+  get low() { return this.#low; }
+  get high() { return this.#high; }
+  get ndim() { return this.#shape.length; }
+  get itemSize() { return this.info.itemSize; }
+  get nbytes() { return this.size * this.info.itemSize; }
+  // The bytes the elements span, and where that span starts.
+  get extent() { return this.low + this.high; }
+  get base() { return this.byteOffset - this.low; }
+  get isContiguous() { return isContiguous(this.shape, this.strides); }
+
+  // The same dtype over other dims: element 0 moved by `delta` elements.
+  view(shape, strides, delta = 0) {
+    return Layout.of(this.info, shape, strides, this.byteOffset + delta * this.info.itemSize);
+  }
+
+  // Every element inside the first `length` bytes of the storage (an empty
+  // layout spans nothing and always is).
+  inside(length) {
+    return this.size === 0 || (this.byteOffset - this.low >= 0 && this.byteOffset + this.high <= length);
+  }
+}
+
+module.exports = { Layout };
