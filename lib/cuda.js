@@ -106,13 +106,16 @@ function emptyCache(index = 0) {
 const KIND = { cuda: 0, cuda_host: 1, cuda_managed: 2 };
 const SHAREABLE = 3; // plain cudaMalloc: CUDA IPC cannot export pool memory
 
-// Zeroed CUDA memory of `nbytes` for `device` (a Device of a CUDA type);
-// `shareable` device memory can be shared with other processes ('cuda-ipc').
-function cudaStorage(device, nbytes, shareable = false) {
+// CUDA memory of `nbytes` for `device` (a Device of a CUDA type); `shareable`
+// device memory can be shared with other processes ('cuda-ipc'). Device
+// memory is zeroed only when `zeroed` (zeros(); empty() and the result of a
+// copy, written whole, skip the memset); pinned, managed and shareable memory
+// always are (src/core/cuda_memory.h).
+function cudaStorage(device, nbytes, { shareable = false, zeroed = false } = {}) {
   // The message is built only when the check fails: this runs per allocation.
   if (!(device.index < deviceCount())) checkDevice(device.index, `a tensor on ${device}`, 'device');
-  return Storage.cuda(native.cudaAlloc(shareable ? SHAREABLE : KIND[device.type], device.index, nbytes), true,
-    device, { shareable, allocated: true });
+  return Storage.cuda(native.cudaAlloc(shareable ? SHAREABLE : KIND[device.type], device.index, nbytes, zeroed),
+    true, device, { shareable, allocated: true });
 }
 
 // A copy's `stream` option as a BigInt (streamHandle's rules; -1, "no
