@@ -176,7 +176,7 @@ function creationOptions(options) {
   return options;
 }
 
-function allocateTensor(shapeValue, options) {
+function allocateTensor(shapeValue, options, zeroed) {
   const { dtype = 'float32', device, shared = false } = creationOptions(options);
   const info = dtypeInfo(dtype, 'options.dtype');
   const target = parseDevice(device, 'options.device');
@@ -192,15 +192,17 @@ function allocateTensor(shapeValue, options) {
     throw outOfRange('shape', 'a tensor of at most 2^53 - 1 bytes', `${nbytes} bytes`);
   }
   let storage;
-  if (target.type !== 'cpu') storage = cudaStorage(target, nbytes, shared);
+  if (target.type !== 'cpu') storage = cudaStorage(target, nbytes, { shareable: shared, zeroed });
   else storage = shared ? sharedStorage(nbytes) : Storage.heap(allocate(nbytes), true);
   return makeTensor(storage, Layout.contiguous(info, shape));
 }
 
-// Memory is zeroed either way: JavaScript cannot hand out uninitialised
+// Host memory is zeroed either way: JavaScript cannot hand out uninitialised
 // ArrayBuffers without leaking other data, and fresh pages cost nothing.
-const empty = (shape, options) => allocateTensor(shape, options);
-const zeros = (shape, options) => allocateTensor(shape, options);
+// CUDA device memory from empty() is not (torch.empty's contract; JS cannot
+// read it without a copy), which saves a memset launch per allocation.
+const empty = (shape, options) => allocateTensor(shape, options, false);
+const zeros = (shape, options) => allocateTensor(shape, options, true);
 
 // dl.tensor(values, { dtype, shape, device }): copies values into new memory.
 function tensor(values, options) {

@@ -107,13 +107,17 @@ function emptyCache(index = 0) {
 // cudaMalloc memory (CUDA IPC cannot export pool memory).
 const KIND = { cuda: memoryKind.device, cuda_host: memoryKind.pinned, cuda_managed: memoryKind.managed };
 
-// Zeroed CUDA memory of `nbytes` for `device` (a Device of a CUDA type);
-// `shareable` device memory can be shared with other processes ('cuda-ipc').
-function cudaStorage(device, nbytes, shareable = false) {
+// CUDA memory of `nbytes` for `device` (a Device of a CUDA type); `shareable`
+// device memory can be shared with other processes ('cuda-ipc'). Device
+// memory is zeroed only when `zeroed` (zeros(); empty() and the result of a
+// copy, written whole, skip the memset); pinned, managed and shareable memory
+// always are (src/core/cuda_memory.h).
+function cudaStorage(device, nbytes, { shareable = false, zeroed = false } = {}) {
   // The message is built only when the check fails: this runs per allocation.
   if (!(device.index < deviceCount())) checkDevice(device.index, `a tensor on ${device}`, 'device');
   const kind = shareable ? memoryKind.shareable : KIND[device.type];
-  return Storage.cuda(native.cudaAlloc(kind, device.index, nbytes), true, device, { shareable, allocated: true });
+  const handle = native.cudaAlloc(kind, device.index, nbytes, zeroed);
+  return Storage.cuda(handle, true, device, { shareable, allocated: true });
 }
 
 // A copy's `stream` option as a BigInt (streamHandle's rules; -1, "no

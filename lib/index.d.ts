@@ -337,6 +337,7 @@ export declare const pythonPath: string;
 export declare function fromBuffer<N extends DTypeName>(
   source: ArrayBufferLike | ArrayBufferView, options: FromBufferOptions<N>): Tensor<N>;
 export declare const frombuffer: typeof fromBuffer;
+/** Zeroed on the host; on a CUDA device (`'cuda'`) the contents are unspecified, as `torch.empty`'s. */
 export declare function empty<N extends DTypeName = 'float32'>(
   shape: readonly number[] | number, options?: CreateOptions<N>): Tensor<N>;
 export declare function zeros<N extends DTypeName = 'float32'>(

@@ -80,7 +80,7 @@ function shareMemory(t) {
   const nbytes = storage.byteLength();
   const device = storage.device;
   const onDevice = device.type === 'cuda';
-  const fresh = onDevice ? cudaStorage(device, nbytes, true) : sharedStorage(nbytes);
+  const fresh = onDevice ? cudaStorage(device, nbytes, { shareable: true }) : sharedStorage(nbytes);
   try {
     if (onDevice) copyBytes(fresh, 0, storage, 0, nbytes);
     else fresh.getBytes().set(storage.getBytes());
@@ -121,7 +121,8 @@ function toShared(t) {
   const shape = layout.shape.slice();
   const device = t[kDevice];
   const out = device.type === 'cuda'
-    ? makeTensor(cudaStorage(device, layout.nbytes, true), Layout.contiguous(layout.info, shape), 0, device)
+    ? makeTensor(cudaStorage(device, layout.nbytes, { shareable: true }), Layout.contiguous(layout.info, shape), 0,
+      device)
     : makeTensor(sharedStorage(layout.nbytes), Layout.contiguous(layout.info, shape));
   try {
     out.copyFrom(t);

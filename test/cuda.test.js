@@ -214,7 +214,7 @@ describe('on a GPU', () => {
     expect(dl.cuda.memoryStats(0)).toMatchObject({ allocatedBytes: start.allocatedBytes, allocations: start.allocations });
   });
 
-  itGpu('small device blocks come back from the block cache, zeroed, and emptyCache() gives them back', async () => {
+  itGpu('small device blocks come back from the block cache, zeros() zeroes them, and emptyCache() gives them back', async () => {
     await collect();
     dl.cuda.emptyCache(0);
     const start = dl.cuda.memoryStats(0);
@@ -224,7 +224,7 @@ describe('on a GPU', () => {
     t.dispose();
     const cached = dl.cuda.memoryStats(0);
     expect(cached).toMatchObject({ allocatedBytes: start.allocatedBytes, cachedBytes: 1024, cachedBlocks: 1 });
-    const again = dl.empty([200], { device: 'cuda' }); // same class: the same block, zeroed again
+    const again = dl.zeros([200], { device: 'cuda' }); // same class: the same block, zeroed again
     expect(dl.cuda.memoryStats(0)).toMatchObject({ cachedBytes: 0, cachedBlocks: 0 });
     expect(Array.from(again.cpu().data)).toEqual(new Array(200).fill(0));
     again.dispose();

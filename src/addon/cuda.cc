@@ -166,8 +166,9 @@ Napi::Value CudaAlloc(const Napi::CallbackInfo& info) {
   const auto kind = static_cast<cuda::MemoryKind>(info[0].As<Napi::Number>().Int32Value());
   const int device = info[1].As<Napi::Number>().Int32Value();
   const auto bytes = static_cast<uint64_t>(info[2].As<Napi::Number>().Int64Value());
+  const bool zeroed = info[3].As<Napi::Boolean>().Value();
   cuda::Status status;
-  Ref<cuda::CudaMemory> memory = cuda::CudaMemory::Allocate(kind, device, bytes, &status);
+  Ref<cuda::CudaMemory> memory = cuda::CudaMemory::Allocate(kind, device, bytes, zeroed, &status);
   if (!memory) {
     Throw(status, "allocating " + std::to_string(bytes) + " bytes of CUDA memory on device " +
                       std::to_string(device));

@@ -168,7 +168,7 @@ MemoryStats Stats(int device) {
 
 #ifdef DLPACK_WITH_CUDA
 
-Ref<CudaMemory> CudaMemory::Allocate(MemoryKind kind, int device, uint64_t bytes, Status* status) {
+Ref<CudaMemory> CudaMemory::Allocate(MemoryKind kind, int device, uint64_t bytes, bool zeroed, Status* status) {
   if (device < 0 || device >= kMaxDevices) {
     *status = Invalid("device index out of range");
     return {};
@@ -185,9 +185,10 @@ Ref<CudaMemory> CudaMemory::Allocate(MemoryKind kind, int device, uint64_t bytes
     case MemoryKind::kDevice:
       // A cached block freed on the legacy stream, or a new one from the pool.
       *status = CacheOf(device, true)->Acquire(size, kLegacyStream, &ptr);
-      // Zeroed (docs/API.md: empty() returns zeroed memory), ordered on the
-      // legacy stream, which every later copy also uses.
-      if (status->ok) *status = Check(cudaMemsetAsync(ptr, 0, size, cudaStreamLegacy));
+      // Zeroed when asked (zeros(); empty() leaves the contents unspecified,
+      // as torch.empty does), ordered on the legacy stream, which every later
+      // copy also uses.
+      if (status->ok && zeroed) *status = Check(cudaMemsetAsync(ptr, 0, size, cudaStreamLegacy));
       break;
     case MemoryKind::kPinned:
       *status = Check(cudaMallocHost(&ptr, size));
@@ -288,7 +289,7 @@ Status CopyAsync(int, void*, const void*, uint64_t, uintptr_t) {
   return DeviceCount(&count);
 }
 
-Ref<CudaMemory> CudaMemory::Allocate(MemoryKind, int, uint64_t, Status* status) {
+Ref<CudaMemory> CudaMemory::Allocate(MemoryKind, int, uint64_t, bool, Status* status) {
   int count = 0;
   *status = DeviceCount(&count);  // says "not compiled"
   return {};

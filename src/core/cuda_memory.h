@@ -42,9 +42,12 @@ struct MemoryStats {
 
 class CudaMemory final : public NativeMemory {
  public:
-  // Zeroed memory of `bytes` on `device`; nullptr with `status` on failure
-  // (out of memory is a status, never a crash).
-  static Ref<CudaMemory> Allocate(MemoryKind kind, int device, uint64_t bytes, Status* status);
+  // Memory of `bytes` on `device`; nullptr with `status` on failure (out of
+  // memory is a status, never a crash). Host-visible kinds (pinned, managed)
+  // and shareable memory are always zeroed; device memory only when `zeroed`
+  // (docs/API.md "empty() on a CUDA device": its contents are unspecified, as
+  // torch.empty's, and a copy's result is written whole).
+  static Ref<CudaMemory> Allocate(MemoryKind kind, int device, uint64_t bytes, bool zeroed, Status* status);
 
   MemoryKind memory_kind() const { return kind_; }
   int device() const { return device_; }
