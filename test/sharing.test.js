@@ -440,9 +440,9 @@ describe('shareMemory() and toShared()', () => {
       expect(t.toArray()).toEqual(values);
       copy.dispose();
     }
-    imported.dispose();
+    imported.dispose(); // the producer's deleter runs here, once
+    expect(producer.calls(ptr)).toBe(1);
     local.dispose();
-    producer.releaseOnThread(ptr, true);
   });
 
   test('toShared() of a strided view is a contiguous shared copy; of a shared tensor, the tensor itself', () => {
