@@ -65,7 +65,9 @@ function permute(layout, dims) {
   const outShape = new Array(ndim);
   const outStrides = new Array(ndim);
   for (let i = 0; i < ndim; i++) {
-    const d = dimension(dims[i], ndim, `dims[${i}]`);
+    const v = dims[i];
+    // The common case without building the argument's name for a message.
+    const d = Number.isInteger(v) && v >= -ndim && v < ndim ? (v < 0 ? v + ndim : v) : dimension(v, ndim, `dims[${i}]`);
     if (seen[d]) throw invalidValue('dims', `a permutation of ${ndim} dimensions (dimension ${d} repeats)`, dims);
     seen[d] = true;
     outShape[i] = shape[d];
@@ -123,10 +125,13 @@ function select(layout, dim, index) {
   integer(index, 'index');
   if (index < -n || index >= n) throw outOfRange('index', `an index from ${-n} to ${n - 1}`, String(index));
   const i = index < 0 ? index + n : index;
-  const outShape = shape.slice();
-  const outStrides = strides.slice();
-  outShape.splice(d, 1);
-  outStrides.splice(d, 1);
+  const outShape = [];
+  const outStrides = [];
+  for (let k = 0; k < shape.length; k++) {
+    if (k === d) continue;
+    outShape.push(shape[k]);
+    outStrides.push(strides[k]);
+  }
   return layout.view(outShape, outStrides, i * strides[d]);
 }
 
@@ -181,12 +186,23 @@ function unsqueeze(layout, dim) {
   const { shape, strides } = layout;
   if (shape.length >= MAX_DIMS) throw outOfRange('dim', `a tensor of at most ${MAX_DIMS} dimensions`, 'one more');
   const d = dimension(dim, shape.length, 'dim', 1);
-  const outShape = shape.slice();
-  const outStrides = strides.slice();
   // torch's stride for the new size-1 dim: the extent of what follows it.
   const stride = d >= shape.length ? 1 : shape[d] * strides[d];
-  outShape.splice(d, 0, 1);
-  outStrides.splice(d, 0, stride);
+  // Built by push (packed arrays; splice into a copy cost a third of the call).
+  const outShape = [];
+  const outStrides = [];
+  for (let i = 0; i < shape.length; i++) {
+    if (i === d) {
+      outShape.push(1);
+      outStrides.push(stride);
+    }
+    outShape.push(shape[i]);
+    outStrides.push(strides[i]);
+  }
+  if (d === shape.length) {
+    outShape.push(1);
+    outStrides.push(stride);
+  }
   return layout.view(outShape, outStrides, 0);
 }
 
