@@ -206,4 +206,10 @@ napi_value EnvState::MakeError(napi_env env, const Error& e) {
 
 void EnvState::Throw(napi_env env, const Error& e) { throw Napi::Error(env, MakeError(env, e)); }
 
+void ThrowIntoJs(napi_env env, napi_value error) noexcept {
+  bool pending = false;
+  if (error == nullptr || napi_is_exception_pending(env, &pending) != napi_ok || pending) return;
+  napi_throw(env, error);  // fails only while the environment ends: nothing to do then
+}
+
 }  // namespace dlnode

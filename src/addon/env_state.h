@@ -126,28 +126,43 @@ class EnvState {
   int64_t unreported_ = 0;  // external memory change not yet told to V8
 };
 
+// Throws `error` into JS unless an exception is already pending (a JS error
+// on its way, or the termination of an ending environment: worker.terminate(),
+// process.exit()), where nothing more can be thrown and the caller never sees
+// the result. Never throws C++.
+void ThrowIntoJs(napi_env env, napi_value error) noexcept;
+
 // Every binding is called through this: no C++ exception may leave a
 // Node-API callback (that is std::terminate). Our Errors become coded JS
-// errors; a Napi::Error goes on to node-addon-api, which throws it into JS,
-// or, while the environment ends (worker.terminate(), process.exit()) and
-// napi_throw cannot run, drops it: NODE_API_SWALLOW_UNTHROWABLE_EXCEPTIONS is
-// defined in binding.gyp and CMakeLists.txt (test/threads.test.js, the
-// terminate storm). Anything else is turned into a JS error here.
+// errors, a Napi::Error is thrown as it is, anything else becomes a JS error;
+// all of them through ThrowIntoJs, here, and not by node-addon-api: its
+// ThrowAsJavaScriptException throws C++ again when an exception is already
+// pending, which is what an ending environment looks like (the terminate
+// storm in test/threads.test.js aborted on Node 24 that way). Making the
+// error can itself fail while the environment ends; that is dropped too.
+// NODE_API_SWALLOW_UNTHROWABLE_EXCEPTIONS (binding.gyp, CMakeLists.txt)
+// covers node-addon-api's own throws outside the bindings.
 template <Napi::Value (*F)(const Napi::CallbackInfo&)>
 Napi::Value Guarded(const Napi::CallbackInfo& info) {
+  napi_env env = info.Env();
   try {
-    return F(info);
-  } catch (const Error& e) {
-    EnvState::Of(info.Env()).Throw(info.Env(), e);
-  } catch (const Napi::Error&) {
-    throw;
-  } catch (const std::bad_alloc&) {
-    EnvState::Of(info.Env()).Throw(info.Env(), Error{code::kOutOfMemory, "Out of memory"});
-  } catch (const std::exception& e) {
-    throw Napi::Error::New(info.Env(), std::string("dlpack internal error: ") + e.what());
+    try {
+      return F(info);
+    } catch (const Error& e) {
+      ThrowIntoJs(env, EnvState::Of(env).MakeError(env, e));
+    } catch (const Napi::Error& e) {
+      if (!e.IsEmpty()) ThrowIntoJs(env, e.Value());
+    } catch (const std::bad_alloc&) {
+      ThrowIntoJs(env, EnvState::Of(env).MakeError(env, Error{code::kOutOfMemory, "Out of memory"}));
+    } catch (const std::exception& e) {
+      ThrowIntoJs(env, Napi::Error::New(env, std::string("dlpack internal error: ") + e.what()).Value());
+    } catch (...) {
+      ThrowIntoJs(env, Napi::Error::New(env, "dlpack internal error").Value());
+    }
   } catch (...) {
-    throw Napi::Error::New(info.Env(), "dlpack internal error");
+    // Making the error failed: the environment is ending and JS cannot run.
   }
+  return Napi::Value();
 }
 
 }  // namespace dlnode
