@@ -94,16 +94,7 @@ class RuntimeBlockAllocator final : public BlockAllocator {
   Status Record(uintptr_t stream, uintptr_t* event) override {
     DeviceGuard guard(device_);
     if (!guard.status().ok) return guard.status();
-    cudaEvent_t e = nullptr;
-    Status s = Check(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
-    if (!s.ok) return s;
-    s = Check(cudaEventRecord(e, StreamOf(stream)));
-    if (!s.ok) {
-      cudaEventDestroy(e);
-      return s;
-    }
-    *event = reinterpret_cast<uintptr_t>(e);
-    return s;
+    return RecordNewEvent(stream, event);
   }
   bool Done(uintptr_t event) override {
     DeviceGuard guard(device_);

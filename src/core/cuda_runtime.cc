@@ -144,22 +144,24 @@ Status LaunchHostCallback(int device, uintptr_t stream, void (*fn)(void*), void*
   return Check(cudaLaunchHostFunc(StreamOf(stream), fn, data));
 }
 
+Status RecordNewEvent(uintptr_t stream, uintptr_t* event) {
+  cudaEvent_t e = nullptr;
+  Status s = Check(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+  if (!s.ok) return s;
+  s = Check(cudaEventRecord(e, StreamOf(stream)));
+  if (!s.ok) {
+    cudaEventDestroy(e);
+    return s;
+  }
+  *event = reinterpret_cast<uintptr_t>(e);
+  return s;
+}
+
 namespace {
 
 class Runtime final : public StreamOps {
  public:
-  Status Record(uintptr_t stream, uintptr_t* event) override {
-    cudaEvent_t e = nullptr;
-    Status s = Check(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
-    if (!s.ok) return s;
-    s = Check(cudaEventRecord(e, StreamOf(stream)));
-    if (!s.ok) {
-      cudaEventDestroy(e);
-      return s;
-    }
-    *event = reinterpret_cast<uintptr_t>(e);
-    return s;
-  }
+  Status Record(uintptr_t stream, uintptr_t* event) override { return RecordNewEvent(stream, event); }
   Status Wait(uintptr_t stream, uintptr_t event) override {
     return Check(cudaStreamWaitEvent(StreamOf(stream), reinterpret_cast<cudaEvent_t>(event), 0));
   }
@@ -188,6 +190,7 @@ Status StreamDestroy(int, uintptr_t) { return NotCompiled(); }
 Status StreamSynchronize(int, uintptr_t) { return NotCompiled(); }
 Status MakeStreamWait(int, uintptr_t) { return NotCompiled(); }
 Status LaunchHostCallback(int, uintptr_t, void (*)(void*), void*) { return NotCompiled(); }
+Status RecordNewEvent(uintptr_t, uintptr_t*) { return NotCompiled(); }
 
 namespace {
 class NoRuntime final : public StreamOps {

@@ -51,6 +51,10 @@ Status MakeStreamWait(int device, uintptr_t consumer);
 // enqueued on it so far (cudaLaunchHostFunc); fn must make no CUDA call.
 Status LaunchHostCallback(int device, uintptr_t stream, void (*fn)(void*), void* data);
 
+// Records a new event (no timing) on `stream` of the current device into
+// `*event`; the caller destroys it. Nothing is left behind on failure.
+Status RecordNewEvent(uintptr_t stream, uintptr_t* event);
+
 // True once the process has begun to exit: no CUDA call may be made then
 // (the driver may already be gone); releases leak on purpose.
 bool ShuttingDown();
