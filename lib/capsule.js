@@ -9,6 +9,7 @@ const { streamHandle, isAvailable } = require('./cuda');
 const { Storage } = require('./storage');
 const { Tensor, makeTensor, liveStorage, checkedBuffer, coveredBuffer } = require('./tensor');
 const { Layout } = require('./layout');
+const { fillStruct, takeStruct } = require('./structs');
 const { kToken, kStorage, kFlags, kLayout, kDevice, kCapsule, READ_ONLY, IS_COPY } = require('./symbols');
 
 const FLAG_READ_ONLY = 1; // DLPACK_FLAG_BITMASK_READ_ONLY
@@ -54,6 +55,16 @@ class DLPackCapsule {
       return pointer;
     }
     const { storage, layout, device } = state;
+    if (state.versioned && device === CPU && !storage.isNative) {
+      // Filled in the struct slab (lib/structs.js), after the check the native export makes.
+      coveredBuffer(storage, layout);
+      const filled = fillStruct(storage, layout, state.dlFlags);
+      if (filled !== null) {
+        state.consumed = true; // the capsule's hold moved to the slot
+        state.storage = null;
+        return filled;
+      }
+    }
     const pointer = exportStruct(storage.nativeArg(), storage.isNative, state.versioned, layout.shape, layout.strides,
       layout.byteOffset, layout.info.index, state.dlFlags, device.code, device.index);
     storage.pin(); // the struct points at this memory now: dispose() must never detach it
@@ -97,6 +108,17 @@ class DLPackCapsule {
     if (options === null || typeof options !== 'object') throw invalidType('options', 'an object', options);
     const { versioned } = options;
     if (typeof versioned !== 'boolean') throw invalidType('options.versioned', 'a boolean', versioned);
+    const taken = versioned ? takeStruct(pointer) : null;
+    if (taken !== null) {
+      // Our own struct, unchanged: a capsule like __dlpack__'s, holding the memory again.
+      const capsule = new DLPackCapsule(kToken, true, dlpackVersion);
+      const state = capsule[kCapsule];
+      state.storage = taken.storage;
+      state.layout = taken.layout;
+      state.dlFlags = taken.dlFlags;
+      state.device = CPU;
+      return capsule;
+    }
     const capsule = new DLPackCapsule(kToken, versioned, LEGACY_VERSION);
     const state = capsule[kCapsule];
     const adopted = adoptPointer(pointer, versioned);

@@ -39,7 +39,9 @@ class HeapMemory {
   constructor(buffer, owned) {
     this.buf = buffer;
     this.owned = owned;
-    this.pinned = false; // a DLPack struct points at it: never detached
+    this.pinned = false; // a heap struct points at it: never detached
+    this.structs = 0; // slab structs out over it (lib/structs.js), each holding the Storage
+    this.address = null; // the buffer's address, once a slab struct needed it (lib/structs.js)
   }
 
   get kind() { return 'heap'; }
@@ -175,7 +177,9 @@ class Storage {
     if (this.memory.kind === 'heap') this.memory.pinned = true;
   }
 
-  get pinned() { return this.memory.kind === 'heap' && this.memory.pinned; }
+  // Whether a DLPack struct may point at this memory: pinned by a heap
+  // struct for good, or held by slab structs now out.
+  get pinned() { return this.memory.kind === 'heap' && (this.memory.pinned || this.memory.structs > 0); }
 
   buffer() {
     if (this.released) throw makeError('ERR_DLPACK_DISPOSED', 'The tensor\'s memory was released');

@@ -98,18 +98,31 @@ test('memory that a view, fromBuffer(t.buffer) or an export still holds is not k
   again.dispose(); // the last holder
   expect(recycledBytes()).toBe(BYTES);
 
+  // A struct out holds the memory; once it is back (or its deleter ran), nothing points at it.
   releaseRecycled();
   const e = src.clone();
   const data = e.data;
-  const pointer = e.__dlpack__().toPointer(); // pinned natively: never detached from now on
+  const pointer = e.__dlpack__().toPointer();
   e.dispose();
   expect(recycledBytes()).toBe(0);
   expect(data[N - 1]).toBe(N - 1);
   const back = dl.fromDLPack(dl.DLPackCapsule.fromPointer(pointer, { versioned: true }));
+  expect(back.data[N - 1]).toBe(N - 1);
   back.dispose();
+  expect(recycledBytes()).toBe(BYTES);
+  expect(data.length).toBe(0); // detached, as dispose() does
+
+  // A legacy struct is made natively and pins the memory for good: another
+  // struct over it may still be out.
+  releaseRecycled();
+  const l = src.clone();
+  const kept = l.data;
+  const legacy = l.__dlpack__({ maxVersion: [0, 8] }).toPointer();
+  l.dispose();
+  dl.fromDLPack(dl.DLPackCapsule.fromPointer(legacy, { versioned: false })).dispose();
   expect(recycledBytes()).toBe(0);
-  expect(data.length).toBe(N);
-  expect(data[N - 1]).toBe(N - 1);
+  expect(kept.length).toBe(N);
+  expect(kept[N - 1]).toBe(N - 1);
   src.dispose();
 });
 

@@ -162,6 +162,9 @@ function neighbourReason() {
     '-e', `require(${LIB})`], { encoding: 'utf8', timeout: 30000 });
   if (probe.error) return `setpriv is not available (${probe.error.code})`;
   if (probe.status !== 0) return `uid ${NOBODY} cannot load the package: ${probe.stderr.trim().split('\n')[0]}`;
+  // The neighbour's segments are opened by the Python half, which needs NumPy.
+  const numpy = spawnSync(PYTHON, ['-c', 'import numpy'], { encoding: 'utf8', timeout: 30000 });
+  if (numpy.status !== 0) return `${PYTHON} cannot import numpy`;
   return null;
 }
 const neighbourSkip = neighbourReason();

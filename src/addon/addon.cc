@@ -3,6 +3,7 @@
 #include <napi.h>
 
 #include "../core/stats.h"
+#include "../core/struct_slab.h"
 #include "buffer_view.h"
 #include "capsule.h"
 #include "convention.h"
@@ -13,6 +14,7 @@
 #include "host_storage.h"
 #include "import.h"
 #include "sharing.h"
+#include "struct_slab.h"
 
 namespace dlnode {
 namespace {
@@ -35,12 +37,17 @@ Napi::Value Init(const Napi::CallbackInfo& info) {
 Napi::Value Stats(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   Napi::Object result = Napi::Object::New(env);
-  result.Set("managedLive", Napi::Number::New(env, static_cast<double>(stats::managed_live.load())));
+  // Structs JS filled in a slab (struct_slab.h) count with the ones made here.
+  const int64_t slab_made = SlabStructsMade();
+  const int64_t slab_freed = SlabStructsFreed();
+  result.Set("managedLive",
+             Napi::Number::New(env, static_cast<double>(stats::managed_live.load() + slab_made - slab_freed)));
   result.Set("foreignLive", Napi::Number::New(env, static_cast<double>(stats::foreign_live.load())));
   result.Set("jsKeepaliveLive",
              Napi::Number::New(env, static_cast<double>(stats::js_keepalive_live.load())));
-  result.Set("managedMade", Napi::Number::New(env, static_cast<double>(stats::managed_made.load())));
-  result.Set("managedFreed", Napi::Number::New(env, static_cast<double>(stats::managed_freed.load())));
+  result.Set("managedMade", Napi::Number::New(env, static_cast<double>(stats::managed_made.load() + slab_made)));
+  result.Set("managedFreed",
+             Napi::Number::New(env, static_cast<double>(stats::managed_freed.load() + slab_freed)));
   result.Set("foreignMade", Napi::Number::New(env, static_cast<double>(stats::foreign_made.load())));
   result.Set("foreignFreed", Napi::Number::New(env, static_cast<double>(stats::foreign_freed.load())));
   return result;
@@ -65,6 +72,8 @@ Napi::Object Initialize(Napi::Env env, Napi::Object exports) {
       {"init", Guarded<Init>},
       {"bufferViewCount", Guarded<BufferViewCount>},
       {"exportTensor", Guarded<ExportTensor>},
+      {"structSlab", Guarded<StructSlabOf>},
+      {"bytesAddress", Guarded<BytesAddress>},
       {"importCapsule", Guarded<ImportCapsule>},
       {"capsuleFromPointer", Guarded<CapsuleFromPointer>},
       {"capsuleToPointer", Guarded<CapsuleToPointer>},

@@ -1,5 +1,6 @@
 #include "capsule.h"
 
+#include "../core/struct_slab.h"
 #include "env_state.h"
 
 namespace dlnode {
@@ -29,6 +30,10 @@ Napi::Value CapsuleFromPointer(const Napi::CallbackInfo& info) {
   // JS has checked the range; the pointer itself is trusted (docs/API.md: unsafe).
   void* ptr = reinterpret_cast<void*>(static_cast<uintptr_t>(address));
   const bool versioned_abi = info[1].As<Napi::Boolean>().Value();
+  if (!versioned_abi && StructSlab::Find(ptr) != nullptr) {
+    throw Error{code::kInvalidArgValue, "Expected options.versioned true for a struct dlpack filled "
+                                        "(a DLManagedTensorVersioned), received false"};
+  }
   if (!ManagedTensor::Adopt(ptr)) {
     throw Error{code::kConsumed, "Expected a pointer no DLPackCapsule or tensor holds, received one that was "
                                  "already adopted with fromPointer() and not yet deleted or handed back"};

@@ -57,35 +57,68 @@ void EnvLink::SetWarn(napi_env env, napi_value warn, bool main_thread) {
   main_thread_ = main_thread;
 }
 
+void EnvLink::WakeLocked() {
+  if (woken_) return;
+  woken_ = true;
+  napi_call_threadsafe_function(wake_, nullptr, napi_tsfn_nonblocking);
+}
+
 void EnvLink::PostWarning(const std::string& message) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (!alive_) return;
   warnings_.push_back(message);
   pending_count_.fetch_add(1, std::memory_order_release);
-  napi_call_threadsafe_function(wake_, nullptr, napi_tsfn_nonblocking);
+  WakeLocked();
 }
 
 void EnvLink::PostRelease(napi_ref ref) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (!alive_) return;  // the environment is gone and took its references with it
   pending_.push_back(ref);
-  pending_count_.store(pending_.size(), std::memory_order_release);
-  if (pending_.size() == 1) napi_call_threadsafe_function(wake_, nullptr, napi_tsfn_nonblocking);
+  pending_count_.fetch_add(1, std::memory_order_release);
+  WakeLocked();
+}
+
+void EnvLink::EntryReleased() noexcept {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!alive_ || sweep_due_) return;
+  sweep_due_ = true;
+  pending_count_.fetch_add(1, std::memory_order_release);
+  WakeLocked();
+}
+
+void EnvLink::SetSweep(napi_env env, napi_value sweep) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (sweep_ != nullptr) return;  // the first load's function serves them all
+  napi_create_reference(env, sweep, 1, &sweep_);
 }
 
 void EnvLink::Drain(napi_env env) {
   std::vector<napi_ref> refs;
   std::vector<std::string> warnings;
   napi_ref warn = nullptr;
+  napi_ref sweep = nullptr;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     refs.swap(pending_);
     warnings.swap(warnings_);
     pending_count_.store(0, std::memory_order_release);
+    woken_ = false;
+    if (sweep_due_) sweep = sweep_;
+    sweep_due_ = false;
     warn = warn_;
   }
   for (napi_ref ref : refs) napi_delete_reference(env, ref);
   napi_value fn = nullptr;
+  if (sweep != nullptr && napi_get_reference_value(env, sweep, &fn) == napi_ok && fn != nullptr) {
+    napi_value undefined;
+    napi_get_undefined(env, &undefined);
+    if (napi_call_function(env, undefined, fn, 0, nullptr, nullptr) != napi_ok) {
+      napi_value ignored;
+      napi_get_and_clear_last_exception(env, &ignored);
+    }
+  }
+  fn = nullptr;
   if (warnings.empty() || warn == nullptr || napi_get_reference_value(env, warn, &fn) != napi_ok ||
       fn == nullptr) {
     return;
@@ -107,7 +140,7 @@ void EnvLink::CallJs(napi_env env, napi_value, void* context, void*) {
   if (env != nullptr) static_cast<EnvLink*>(context)->Drain(env);
 }
 
-void EnvLink::Shutdown(napi_env env) {
+void EnvLink::Shutdown(napi_env env, int slab_out) {
   bool main_thread = false;
   {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -118,9 +151,11 @@ void EnvLink::Shutdown(napi_env env) {
     pending_count_.store(0, std::memory_order_release);
     alive_ = false;  // from here on no other thread copies from this heap
     napi_release_threadsafe_function(wake_, napi_tsfn_abort);
+    if (sweep_ != nullptr) napi_delete_reference(env, sweep_);
+    sweep_ = nullptr;
   }
   // The main thread ends with the process: its structs go with it.
-  const int64_t out = exports_.load(std::memory_order_relaxed);
+  const int64_t out = exports_.load(std::memory_order_relaxed) + slab_out;
   if (out <= 0 || main_thread) return;
   const std::string message =
       "A thread ended while native code still held " + std::to_string(out) + " DLPack struct" +
@@ -163,6 +198,31 @@ EnvState::EnvState(napi_env env) : env_(env), link_(std::make_shared<EnvLink>(en
 }
 
 EnvState::~EnvState() = default;
+
+void EnvState::Shutdown() {
+  // The slab first: from here on its deleters no longer wake this environment.
+  const int slab_out = slab_ != nullptr ? slab_->Detach() : 0;
+  slab_ = nullptr;
+  if (slab_object_ != nullptr) napi_delete_reference(env_, slab_object_);
+  slab_object_ = nullptr;
+  link_->Shutdown(env_, slab_out);
+}
+
+napi_value EnvState::SlabObject(napi_env env) const {
+  napi_value value = nullptr;
+  if (slab_object_ != nullptr) Check(env, napi_get_reference_value(env, slab_object_, &value), "slab");
+  return value;
+}
+
+void EnvState::SetSlabObject(napi_env env, napi_value object, napi_value sweep) {
+  Check(env, napi_create_reference(env, object, 1, &slab_object_), "napi_create_reference");
+  link_->SetSweep(env, sweep);
+}
+
+void EnvState::RefuseSlab(StructSlab* slab) {
+  if (slab != nullptr) slab->Detach();
+  slab_refused_ = true;
+}
 
 EnvState& EnvState::Of(node_api_basic_env env) {
   void* data = nullptr;

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "../core/layout.h"
+#include "../core/struct_slab.h"
 #include "convention.h"
 #include "errors.h"
 
@@ -28,10 +29,13 @@ namespace dlnode {
 // (docs/API.md "Lifetimes"): a struct over it that another thread imports is copied while
 // the owner still runs (WhileAlive), and when the owner ends with such structs
 // still out, another thread's JS (or stderr, when there is none) is warned.
-class EnvLink {
+//
+// It also owns the environment's struct slab on the slab's side
+// (SlabOwner): a deleter that frees an entry wakes the JS thread, which sweeps.
+class EnvLink final : public SlabOwner {
  public:
   explicit EnvLink(napi_env env);
-  ~EnvLink();
+  ~EnvLink() override;
   // Queue `ref` for deletion on the JS thread. Any thread. After teardown
   // the reference is left alone: Node-API has already dropped the heap.
   void PostRelease(napi_ref ref);
@@ -39,8 +43,14 @@ class EnvLink {
   void Drain(napi_env env);
   bool has_pending() const { return pending_count_.load(std::memory_order_acquire) != 0; }
   // Environment cleanup hook: drain, then refuse further posts; warns when
-  // structs over this thread's JS memory are still out.
-  void Shutdown(napi_env env);
+  // structs over this thread's JS memory are still out (`slab_out` of them
+  // in its struct slab, the rest counted by AddExport).
+  void Shutdown(napi_env env, int slab_out);
+
+  // Any thread: a slab entry was freed by its deleter; the JS thread is
+  // woken to call the sweep function (SetSweep).
+  void EntryReleased() noexcept override;
+  void SetSweep(napi_env env, napi_value sweep);
 
   // Runs `copy` while this environment's heap is certain to stay (teardown
   // waits); false, without running it, once the environment has ended.
@@ -63,12 +73,17 @@ class EnvLink {
  private:
   static void CallJs(napi_env env, napi_value, void* context, void*);
   void PostWarning(const std::string& message);
+  // Calls the JS thread unless a call is already on its way. Under mutex_.
+  void WakeLocked();
   std::mutex mutex_;
   bool alive_ = true;
   bool main_thread_ = false;  // guarded by mutex_
   napi_threadsafe_function wake_ = nullptr;
   std::vector<napi_ref> pending_;
   std::vector<std::string> warnings_;
+  bool woken_ = false;  // guarded by mutex_: a call to Drain is on its way
+  bool sweep_due_ = false;  // guarded by mutex_
+  napi_ref sweep_ = nullptr;
   std::atomic<size_t> pending_count_{0};
   std::atomic<int64_t> exports_{0};
   napi_ref warn_ = nullptr;
@@ -85,7 +100,7 @@ class EnvState {
 
   // Environment cleanup hook: release queued references, then make every
   // later release from a deleter a deliberate no-op.
-  void Shutdown() { link_->Shutdown(env_); }
+  void Shutdown();
 
   // Builds the JS error for `e` through the registered factory and throws it
   // as a C++ Napi::Error (node-addon-api rethrows it into JS).
@@ -116,6 +131,16 @@ class EnvState {
   static constexpr int64_t kExternalBatch = 1 << 20;
   void AdjustExternal(node_api_basic_env env, int64_t change);
 
+  // The struct slab (addon/struct_slab.h): the object JS reads it through,
+  // or nullptr before the first request; the slab itself, given back to the
+  // pool at cleanup.
+  napi_value SlabObject(napi_env env) const;
+  void SetSlab(StructSlab* slab) { slab_ = slab; }
+  void SetSlabObject(napi_env env, napi_value object, napi_value sweep);
+  // This environment gets no slab (given back, if one was taken).
+  void RefuseSlab(StructSlab* slab);
+  bool slab_refused() const { return slab_refused_; }
+
  private:
   napi_env env_;
   napi_ref factory_ = nullptr;
@@ -124,6 +149,9 @@ class EnvState {
   std::shared_ptr<EnvLink> link_;
   bool external_buffers_ = true;
   int64_t unreported_ = 0;  // external memory change not yet told to V8
+  StructSlab* slab_ = nullptr;
+  napi_ref slab_object_ = nullptr;
+  bool slab_refused_ = false;
 };
 
 // Throws `error` into JS unless an exception is already pending (a JS error

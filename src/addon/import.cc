@@ -7,6 +7,7 @@
 #include "../core/cuda_runtime.h"
 #include "../core/layout.h"
 #include "../core/managed.h"
+#include "../core/struct_slab.h"
 #include "bytes.h"
 #include "capsule.h"
 #include "env_state.h"
@@ -33,14 +34,28 @@ void WriteLayout(double* scratch, const Layout& layout, uint64_t flags, uint64_t
   }
 }
 
-// The keepalive of our own struct when it pins a JS buffer of another
-// environment (a thread other than the caller's), else nullptr.
-JsKeepalive* OtherHeap(const ManagedTensor& managed, const EnvState& state) {
-  if (!managed.own()) return nullptr;
-  auto* keepalive = static_cast<Keepalive*>(managed.manager_ctx());
-  if (keepalive->kind() != Keepalive::Kind::kJsBuffer) return nullptr;
-  auto* js = static_cast<JsKeepalive*>(keepalive);
-  return js->link() == state.link() ? nullptr : js;
+// Our own struct over the JS memory of an environment other than the
+// caller's: that environment's link (null once it has ended). `other` is
+// false for every other struct.
+struct HeapOwner {
+  bool other = false;
+  std::shared_ptr<EnvLink> link;
+};
+
+HeapOwner OtherHeap(const ManagedTensor& held, const EnvState& state) {
+  if (held.own()) {
+    auto* keepalive = static_cast<Keepalive*>(held.manager_ctx());
+    if (keepalive->kind() != Keepalive::Kind::kJsBuffer) return {};
+    const std::shared_ptr<EnvLink>& link = static_cast<JsKeepalive*>(keepalive)->link();
+    if (link == state.link()) return {};
+    return {true, link};
+  }
+  StructSlab* slab = held.versioned() ? StructSlab::Find(held.get()) : nullptr;
+  if (slab == nullptr) return {};
+  // EnvLink is the addon's only SlabOwner.
+  std::shared_ptr<EnvLink> link = std::static_pointer_cast<EnvLink>(slab->owner());
+  if (link == state.link()) return {};  // changed since JS filled it: imported as a producer's struct
+  return {true, std::move(link)};
 }
 
 }  // namespace
@@ -83,13 +98,13 @@ Napi::Value ImportCapsule(const Napi::CallbackInfo& info) {
 
   // Our own struct over another thread's JS memory (docs/API.md "Lifetimes"): that
   // memory lives only as long as its thread, so it is copied, never viewed.
-  JsKeepalive* other_heap = OtherHeap(held, state);
-  if (other_heap != nullptr) {
+  const HeapOwner other_heap = OtherHeap(held, state);
+  if (other_heap.other) {
     const auto ended = [] {
       return Error{code::kDetached, "Expected a struct over memory that still exists, received one "
                                     "over the JavaScript memory of a thread that has ended"};
     };
-    if (!other_heap->link()->WhileAlive([] {})) throw ended();
+    if (!other_heap.link || !other_heap.link->WhileAlive([] {})) throw ended();
     if (!allow_copy) {
       throw Error{code::kCopyRequired,
                   "Expected zero-copy import (copy: false), but the struct is over another thread's "
@@ -98,7 +113,7 @@ Napi::Value ImportCapsule(const Napi::CallbackInfo& info) {
     void* copy = nullptr;
     napi_value buffer;
     Check(env, napi_create_arraybuffer(env, layout.extent(), &copy, &buffer), "napi_create_arraybuffer");
-    const bool copied = other_heap->link()->WhileAlive([&] {
+    const bool copied = other_heap.link->WhileAlive([&] {
       if (layout.extent() != 0) std::memcpy(copy, reinterpret_cast<void*>(layout.base()), layout.extent());
     });
     if (!copied) throw ended();

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "stats.h"
+#include "struct_slab.h"
 
 namespace dlnode {
 namespace {
@@ -157,7 +158,14 @@ Ref<Keepalive> TakeOwn(DLManagedTensorVersioned* t) { return TakeOwnImpl(t); }
 Ref<Keepalive> TakeOwn(DLManagedTensor* t) { return TakeOwnImpl(t); }
 
 namespace {
-void Disown(const void* ptr) noexcept {
+// The adoption of `ptr` ends. A slab struct (struct_slab.h) keeps its own
+// record in its state word: handed out again (release()) it is out once
+// more; deleted (reset()) its deleter marks it.
+void Disown(const void* ptr, bool handed_out) noexcept {
+  if (StructSlab* slab = StructSlab::Find(ptr)) {
+    if (handed_out) slab->Disown(ptr);
+    return;
+  }
   Adopted& adopted = AdoptedPointers();
   std::lock_guard<std::mutex> lock(adopted.mutex);
   adopted.pointers.Erase(ptr);
@@ -165,6 +173,7 @@ void Disown(const void* ptr) noexcept {
 }  // namespace
 
 bool ManagedTensor::Adopt(const void* ptr) {
+  if (StructSlab* slab = StructSlab::Find(ptr)) return slab->Adopt(ptr);
   Adopted& adopted = AdoptedPointers();
   std::lock_guard<std::mutex> lock(adopted.mutex);
   return adopted.pointers.Insert(ptr);
@@ -199,7 +208,7 @@ void ManagedTensor::reset() noexcept {
   void* ptr = ptr_;
   if (ptr == nullptr) return;
   ptr_ = nullptr;  // before the deleter, which may re-enter through a Keepalive
-  Disown(ptr);     // before the deleter too: the address may be reused as soon as it returns
+  Disown(ptr, false);  // before the deleter too: the address may be reused as soon as it returns
   if (versioned_) {
     auto* t = static_cast<DLManagedTensorVersioned*>(ptr);
     if (t->deleter != nullptr) t->deleter(t);
@@ -212,7 +221,7 @@ void ManagedTensor::reset() noexcept {
 void* ManagedTensor::release() noexcept {
   void* ptr = ptr_;
   ptr_ = nullptr;
-  if (ptr != nullptr) Disown(ptr);
+  if (ptr != nullptr) Disown(ptr, true);
   return ptr;
 }
 

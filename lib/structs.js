@@ -1,0 +1,272 @@
+'use strict';
+// DLManagedTensorVersioned structs filled in place from JavaScript, for
+// toPointer() and fromPointer() of tensors over JS memory (docs/API.md "FFI
+// hand-off"): the environment's struct slab (src/core/struct_slab.h) is
+// native memory this file writes through typed arrays, so a struct is handed
+// out and taken back without a Node-API call, where a heap struct
+// (src/addon/export.cc) costs three.
+//
+// An entry holds the capsule's hold on the Storage while it is out (so the
+// memory is neither detached nor reused nor moved by shareMemory()), and a
+// copy of the words written (`shadow`): a struct taken back whose words all
+// match is the one this file wrote, so the layout it carries is already
+// known and checked. Anything else (another environment's entry, a struct
+// native code changed, a full slab) takes the native path and its checklist.
+// A deleter frees the entry from any thread; the hold is dropped here, when a
+// sweep sees it (on the next fill, or when the addon wakes this thread).
+//
+// Every load of lib/ in an environment (Jest loads it once per test file)
+// shares one slab and the bookkeeping below, kept on the object the addon
+// returns; a struct is taken back only by the load that filled it.
+const { native } = require('./binding');
+const { makeError } = require('./errors');
+
+// The state word (struct_slab.h).
+const FREE = 0;
+const OUT = 1;
+const ADOPTED = 2;
+const RELEASED = 3;
+
+// DLManagedTensorVersioned in 32-bit words (LP64, little-endian; the
+// offsets are DLPack's ABI, pinned by src/core/dlpack_abi.h).
+const W_MAJOR = 0;
+const W_MINOR = 1;
+const W_CONTEXT = 2;
+const W_DELETER = 4;
+const W_FLAGS = 6;
+const W_DATA = 8;
+const W_DEVICE_TYPE = 10;
+const W_DEVICE_ID = 11;
+const W_NDIM = 12;
+const W_DTYPE = 13; // code, bits and lanes, one byte, one byte, two bytes
+const W_SHAPE = 14;
+const W_STRIDES = 16;
+const W_BYTE_OFFSET = 18;
+const STRUCT_WORDS = 20;
+const TWO_32 = 2 ** 32;
+const KDL_CPU = 1;
+
+const littleEndian = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
+// This load of lib/: the entries it filled are the ones it may take back.
+const thisLoad = Symbol('dlpack load');
+
+let slab = null; // the shared bookkeeping, or null: every struct is made natively
+if (littleEndian) {
+  const shared = native.structSlab(sweep);
+  if (shared !== null) slab = shared.state || (shared.state = attach(shared));
+}
+
+function attach(s) {
+  const state = {
+    entries: s.entries,
+    maxDims: s.maxDims,
+    entryWords: s.entrySize / 4,
+    firstWord: s.headerSize / 4,
+    shapeWord: s.shapeOffset / 4,
+    stridesWord: s.stridesOffset / 4,
+    stateWord: s.stateOffset / 4,
+    deletedWord: s.deletedOffset / 4,
+    filledIndex: s.filledOffset / 8,
+    takenIndex: s.takenOffset / 8,
+    major: s.major,
+    minor: s.minor,
+    first: s.base + s.headerSize, // the address of entry 0
+    entrySize: s.entrySize,
+    context: s.context,
+    deleter: s.deleter,
+    u32: new Uint32Array(s.buffer),
+    i32: new Int32Array(s.buffer),
+    f64: new Float64Array(s.buffer),
+    shadow: new Uint32Array(s.entries * (STRUCT_WORDS + 4 * s.maxDims)),
+    pointers: new Array(s.entries).fill(null), // each entry's address as a BigInt, made once
+    storages: new Array(s.entries).fill(null),
+    layouts: new Array(s.entries).fill(null),
+    dlFlags: new Array(s.entries).fill(0),
+    loads: new Array(s.entries).fill(null),
+    free: [],
+    out: [], // entries not free: filled here, or still out from an environment that used the slab before
+    seen: 0, // the deletion count at the last sweep
+  };
+  state.seen = state.u32[state.deletedWord];
+  for (let entry = state.entries - 1; entry >= 0; entry--) {
+    const at = stateIndex(state, entry);
+    if (state.i32[at] === RELEASED) state.i32[at] = FREE;
+    if (state.i32[at] === FREE) state.free.push(entry);
+    else state.out.push(entry);
+  }
+  return state;
+}
+
+function stateIndex(s, entry) {
+  return s.firstWord + entry * s.entryWords + s.stateWord;
+}
+
+function pointerOf(s, entry) {
+  let pointer = s.pointers[entry];
+  if (pointer === null) pointer = s.pointers[entry] = BigInt(s.first + entry * s.entrySize);
+  return pointer;
+}
+
+// Two words of a 64-bit field, into the slab and the shadow.
+function put64(s, word, shadow, value) {
+  const low = value >>> 0; // ToUint32 is modular: negative strides wrap as int64 does
+  const high = (value - low) / TWO_32;
+  s.u32[word] = s.shadow[shadow] = low;
+  s.u32[word + 1] = s.shadow[shadow + 1] = high;
+}
+
+function put32(s, word, shadow, value) {
+  s.u32[word] = s.shadow[shadow] = value;
+}
+
+// Fills a struct for `layout` over `storage` (a host Storage over JS memory
+// whose buffer the caller has just checked) and hands it out: the capsule's
+// hold on the storage moves to the entry. The pointer as a BigInt, or null
+// where a heap struct must be made (no slab, a full one, a layout it cannot
+// hold).
+function fillStruct(storage, layout, dlFlags) {
+  const s = slab;
+  if (s === null || storage.kind !== 'heap' || layout.ndim > s.maxDims) return null;
+  const buffer = storage.buffer();
+  if (buffer.resizable === true || buffer.growable === true) return null;
+  if (s.u32[s.deletedWord] !== s.seen) sweep();
+  const entry = s.free.pop();
+  if (entry === undefined) return null;
+
+  const ndim = layout.ndim;
+  const address = s.first + entry * s.entrySize;
+  const data = layout.size === 0 ? 0 : addressOf(storage) + layout.byteOffset;
+  const base = s.firstWord + entry * s.entryWords;
+  const shadow = entry * (STRUCT_WORDS + 4 * s.maxDims);
+  const info = layout.info;
+  put32(s, base + W_MAJOR, shadow + W_MAJOR, s.major);
+  put32(s, base + W_MINOR, shadow + W_MINOR, s.minor);
+  put64(s, base + W_CONTEXT, shadow + W_CONTEXT, s.context);
+  put64(s, base + W_DELETER, shadow + W_DELETER, s.deleter);
+  put64(s, base + W_FLAGS, shadow + W_FLAGS, dlFlags);
+  put64(s, base + W_DATA, shadow + W_DATA, data);
+  put32(s, base + W_DEVICE_TYPE, shadow + W_DEVICE_TYPE, KDL_CPU);
+  put32(s, base + W_DEVICE_ID, shadow + W_DEVICE_ID, 0);
+  put32(s, base + W_NDIM, shadow + W_NDIM, ndim);
+  put32(s, base + W_DTYPE, shadow + W_DTYPE, info.code | (info.bits << 8) | (1 << 16));
+  // DLPack 1.3 allows NULL shape and strides for ndim 0, as the native export writes them.
+  put64(s, base + W_SHAPE, shadow + W_SHAPE, ndim === 0 ? 0 : address + s.shapeWord * 4);
+  put64(s, base + W_STRIDES, shadow + W_STRIDES, ndim === 0 ? 0 : address + s.stridesWord * 4);
+  put64(s, base + W_BYTE_OFFSET, shadow + W_BYTE_OFFSET, 0);
+  const shape = layout.shape;
+  const strides = layout.strides;
+  for (let i = 0; i < ndim; i++) {
+    put64(s, base + s.shapeWord + 2 * i, shadow + STRUCT_WORDS + 2 * i, shape[i]);
+    put64(s, base + s.stridesWord + 2 * i, shadow + STRUCT_WORDS + 2 * s.maxDims + 2 * i, strides[i]);
+  }
+
+  s.storages[entry] = storage;
+  s.layouts[entry] = layout;
+  s.dlFlags[entry] = dlFlags;
+  s.loads[entry] = thisLoad;
+  storage.memory.structs++;
+  s.out.push(entry);
+  s.f64[s.filledIndex]++;
+  s.i32[stateIndex(s, entry)] = OUT; // last: from here on the pointer's holder owns it
+  return pointerOf(s, entry);
+}
+
+// The address of the storage's buffer, read once per buffer: the one JS
+// buffer address the library keeps across calls (STYLE.md says re-read
+// it). V8 never moves the memory of an attached fixed-length ArrayBuffer or
+// SharedArrayBuffer, and the caller has just checked that it is attached
+// and long enough; resizable and growable buffers and WebAssembly memory
+// never come here. A native read costs more than the rest of a fill
+// (bench/README.md "FFI hand-off").
+function addressOf(storage) {
+  const memory = storage.memory;
+  if (memory.address === null) memory.address = native.bytesAddress(storage.getBytes());
+  return memory.address;
+}
+
+// Whether every word of the struct in `entry` is still the one written.
+function unchanged(s, entry) {
+  const base = s.firstWord + entry * s.entryWords;
+  const shadow = entry * (STRUCT_WORDS + 4 * s.maxDims);
+  const u32 = s.u32;
+  const copy = s.shadow;
+  for (let i = 0; i < STRUCT_WORDS; i++) {
+    if (u32[base + i] !== copy[shadow + i]) return false;
+  }
+  const words = 2 * copy[shadow + W_NDIM];
+  for (let i = 0; i < words; i++) {
+    if (u32[base + s.shapeWord + i] !== copy[shadow + STRUCT_WORDS + i]) return false;
+    if (u32[base + s.stridesWord + i] !== copy[shadow + STRUCT_WORDS + 2 * s.maxDims + i]) return false;
+  }
+  return true;
+}
+
+// fromPointer(pointer, { versioned: true }) of a struct this load filled and
+// nobody changed: the entry is freed and its hold comes back as
+// { storage, layout, dlFlags }. null: not such a struct (the native path
+// adopts it). An entry of this slab that is not out throws: that struct was
+// already deleted, taken back or adopted.
+function takeStruct(pointer) {
+  const s = slab;
+  if (s === null) return null;
+  const offset = Number(pointer) - s.first;
+  if (!(offset >= 0 && offset < s.entries * s.entrySize && offset % s.entrySize === 0)) return null;
+  const entry = offset / s.entrySize;
+  if (pointerOf(s, entry) !== pointer) return null; // Number() rounded a pointer above 2^53
+  const at = stateIndex(s, entry);
+  const state = s.i32[at];
+  if (state !== OUT) {
+    throw makeError('ERR_DLPACK_CONSUMED', 'Expected a pointer no DLPackCapsule or tensor holds, received one ' +
+      'that was already adopted with fromPointer() and not yet handed back' +
+      (state === ADOPTED ? '' : ', or whose struct was already deleted'));
+  }
+  if (s.loads[entry] !== thisLoad || !unchanged(s, entry)) return null;
+  // The one atomic step: a deleter or an adoption on another thread (the
+  // pointer's holder handing it to two owners) leaves the entry to them.
+  if (Atomics.compareExchange(s.i32, at, OUT, FREE) !== OUT) return null;
+  const taken = { storage: s.storages[entry], layout: s.layouts[entry], dlFlags: s.dlFlags[entry] };
+  clearSlot(s, entry);
+  taken.storage.memory.structs--;
+  s.f64[s.takenIndex]++;
+  return taken;
+}
+
+function clearSlot(s, entry) {
+  s.storages[entry] = null;
+  s.layouts[entry] = null;
+  s.loads[entry] = null;
+  const out = s.out;
+  const i = out.lastIndexOf(entry);
+  out[i] = out[out.length - 1];
+  out.pop();
+  s.free.push(entry);
+}
+
+// Frees the entries whose deleters ran and drops their holds. Called by the
+// addon when a deleter wakes this thread (src/addon/env_state.h EnvLink), and
+// before a fill once the deletion count has moved.
+function sweep() {
+  const s = slab;
+  if (s === null) return;
+  s.seen = s.u32[s.deletedWord]; // read first: a deletion after it is seen next time
+  const out = s.out;
+  for (let i = out.length - 1; i >= 0; i--) {
+    const entry = out[i];
+    const at = stateIndex(s, entry);
+    if (Atomics.load(s.i32, at) !== RELEASED) continue;
+    const storage = s.storages[entry];
+    Atomics.store(s.i32, at, FREE);
+    clearSlot(s, entry);
+    if (storage !== null) {
+      storage.memory.structs--;
+      storage.release();
+    }
+  }
+}
+
+// For tests: how many entries are free and out, or null without a slab.
+function slabState() {
+  return slab === null ? null : { entries: slab.entries, free: slab.free.length, out: slab.out.length };
+}
+
+module.exports = { fillStruct, takeStruct, sweep, slabState };

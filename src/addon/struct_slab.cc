@@ -1,0 +1,62 @@
+#include "struct_slab.h"
+
+#include <cstdint>
+
+#include "../core/struct_slab.h"
+#include "bytes.h"
+#include "env_state.h"
+
+namespace dlnode {
+namespace {
+
+constexpr uint64_t kExactDouble = uint64_t{1} << 53;
+
+uint64_t AddressOf(const void* p) { return static_cast<uint64_t>(reinterpret_cast<uintptr_t>(p)); }
+
+}  // namespace
+
+Napi::Value StructSlabOf(const Napi::CallbackInfo& info) {
+  napi_env env = info.Env();
+  EnvState& state = EnvState::Of(env);
+  napi_value shared = state.SlabObject(env);
+  if (shared != nullptr) return Napi::Value(env, shared);
+  if (!state.external_buffers() || state.slab_refused()) return Napi::Env(env).Null();
+
+  const auto deleter = reinterpret_cast<uintptr_t>(StructSlab::deleter());
+  StructSlab* slab = StructSlab::Acquire(state.link());
+  if (slab == nullptr || AddressOf(slab->memory()) + StructSlab::kBytes >= kExactDouble ||
+      AddressOf(slab) >= kExactDouble || deleter >= kExactDouble) {
+    state.RefuseSlab(slab);  // gives a slab back
+    return Napi::Env(env).Null();
+  }
+  state.SetSlab(slab);  // from here on the environment's cleanup gives it back
+  napi_value buffer;
+  // The memory outlives every environment (struct_slab.h): no finalizer.
+  Check(env, napi_create_external_arraybuffer(env, slab->memory(), StructSlab::kBytes, nullptr, nullptr, &buffer),
+        "napi_create_external_arraybuffer");
+  Napi::Object object = Napi::Object::New(env);
+  object.Set("buffer", Napi::Value(env, buffer));
+  object.Set("base", static_cast<double>(AddressOf(slab->memory())));
+  object.Set("context", static_cast<double>(AddressOf(slab)));
+  object.Set("deleter", static_cast<double>(deleter));
+  object.Set("major", DLPACK_MAJOR_VERSION);
+  object.Set("minor", DLPACK_MINOR_VERSION);
+  object.Set("entries", StructSlab::kEntries);
+  object.Set("entrySize", static_cast<double>(StructSlab::kEntrySize));
+  object.Set("maxDims", StructSlab::kMaxDims);
+  object.Set("headerSize", static_cast<double>(StructSlab::kHeaderSize));
+  object.Set("shapeOffset", static_cast<double>(StructSlab::kShapeOffset));
+  object.Set("stridesOffset", static_cast<double>(StructSlab::kStridesOffset));
+  object.Set("stateOffset", static_cast<double>(StructSlab::kStateOffset));
+  object.Set("deletedOffset", static_cast<double>(StructSlab::kDeletedOffset));
+  object.Set("filledOffset", static_cast<double>(StructSlab::kFilledOffset));
+  object.Set("takenOffset", static_cast<double>(StructSlab::kTakenOffset));
+  state.SetSlabObject(env, object, info[0]);
+  return object;
+}
+
+Napi::Value BytesAddress(const Napi::CallbackInfo& info) {
+  return Napi::Number::New(info.Env(), static_cast<double>(AddressOf(BytesOf(info.Env(), info[0]).data)));
+}
+
+}  // namespace dlnode

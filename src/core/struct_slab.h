@@ -1,0 +1,108 @@
+// A slab of DLManagedTensorVersioned structs that JavaScript fills in place
+// (lib/structs.js), so that handing a tensor of JS memory to native code
+// (toPointer) and taking it back (fromPointer) cross no Node-API call.
+//
+// The memory is allocated once and never freed: a deleter may run on any
+// thread, long after the environment that filled the struct has ended. A
+// slab serves one environment at a time; when that environment ends it goes
+// back to a process-wide pool, and its entries still out stay valid until
+// their deleters run.
+//
+// Each entry is a struct, its shape and strides (ndim <= kMaxDims) and a
+// state word:
+//   kFree      JS may fill it.
+//   kOut       handed out by toPointer(); whoever holds the pointer owns it.
+//   kAdopted   adopted natively (fromPointer fell back to the native path:
+//              another environment's entry, or a struct changed since JS
+//              wrote it); a second adoption is refused, as for any struct.
+//   kReleased  its deleter ran; the JS owner drops the memory's hold and
+//              frees the entry (the owner is woken through SlabOwner).
+// JS moves kFree -> kOut (it alone holds a free entry), kOut -> kFree when it
+// takes its own struct back (Atomics.compareExchange), and kReleased -> kFree.
+// Native code moves kOut <-> kAdopted and kOut/kAdopted -> kReleased.
+//
+// The header's counters are what stats() reports for these structs: JS
+// counts the structs it fills and takes back, the deleter the ones deleted.
+#ifndef DLPACK_NODE_CORE_STRUCT_SLAB_H_
+#define DLPACK_NODE_CORE_STRUCT_SLAB_H_
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+
+#include "dlpack_abi.h"
+
+namespace dlnode {
+
+// Whoever serves the slab's environment: told when a deleter frees an entry.
+// Any thread, never re-entrantly from JS.
+class SlabOwner {
+ public:
+  virtual ~SlabOwner() = default;
+  virtual void EntryReleased() noexcept = 0;
+};
+
+class StructSlab {
+ public:
+  static constexpr int kEntries = 256;
+  static constexpr int kMaxDims = 8;
+  static constexpr size_t kEntrySize = 256;
+  static constexpr size_t kHeaderSize = 64;
+  // Within an entry: the struct at 0, then shape, strides and the state word.
+  static constexpr size_t kShapeOffset = sizeof(DLManagedTensorVersioned);
+  static constexpr size_t kStridesOffset = kShapeOffset + kMaxDims * sizeof(int64_t);
+  static constexpr size_t kStateOffset = kStridesOffset + kMaxDims * sizeof(int64_t);
+  // Within the header: the deletions (native, atomic), then the structs JS
+  // filled and took back (doubles JS writes).
+  static constexpr size_t kDeletedOffset = 0;
+  static constexpr size_t kFilledOffset = 8;
+  static constexpr size_t kTakenOffset = 16;
+  static constexpr size_t kBytes = kHeaderSize + kEntries * kEntrySize;
+
+  enum State : int32_t { kFree = 0, kOut = 1, kAdopted = 2, kReleased = 3 };
+
+  // A slab for `owner`, from the pool or new; nullptr when the process
+  // already has kMaxSlabs (JS then makes heap structs natively).
+  static StructSlab* Acquire(std::shared_ptr<SlabOwner> owner);
+  // The owner has ended: the slab goes back to the pool. Returns how many of
+  // its structs are still out (kOut or kAdopted).
+  int Detach() noexcept;
+
+  // The slab whose entry starts at `ptr`, or nullptr. Any thread, lock-free.
+  static StructSlab* Find(const void* ptr) noexcept;
+  // kOut -> kAdopted: false when the entry is not out (already adopted,
+  // deleted or taken back).
+  bool Adopt(const void* ptr) noexcept;
+  // kAdopted -> kOut: native code hands the struct out again (toPointer).
+  void Disown(const void* ptr) noexcept;
+
+  // Whom the slab serves now, or null (pooled: its environment ended).
+  std::shared_ptr<SlabOwner> owner();
+
+  char* memory() const { return memory_; }
+  // What JS writes into every struct's deleter field.
+  static void (*deleter())(DLManagedTensorVersioned*);
+  // Structs filled and not yet deleted or taken back (stats()).
+  int64_t filled() const;
+  int64_t freed() const;
+
+ private:
+  StructSlab();
+  std::atomic<int32_t>& StateOf(int entry) const;
+  int EntryOf(const void* ptr) const;
+  static void Deleter(DLManagedTensorVersioned* self);
+
+  char* memory_;
+  std::mutex mutex_;
+  std::shared_ptr<SlabOwner> owner_;  // guarded by mutex_; null while pooled
+};
+
+// Totals over every slab, added to the heap structs' counters by stats().
+int64_t SlabStructsMade();
+int64_t SlabStructsFreed();
+
+}  // namespace dlnode
+
+#endif  // DLPACK_NODE_CORE_STRUCT_SLAB_H_
