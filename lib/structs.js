@@ -65,6 +65,8 @@ function attach(s) {
     shapeWord: s.shapeOffset / 4,
     stridesWord: s.stridesOffset / 4,
     stateWord: s.stateOffset / 4,
+    epochWord: s.epochOffset / 4,
+    epoch: s.epoch,
     deletedWord: s.deletedOffset / 4,
     filledIndex: s.filledOffset / 8,
     takenIndex: s.takenOffset / 8,
@@ -74,10 +76,9 @@ function attach(s) {
     entrySize: s.entrySize,
     context: s.context,
     deleter: s.deleter,
-    u32: new Uint32Array(s.buffer),
     i32: new Int32Array(s.buffer),
     f64: new Float64Array(s.buffer),
-    shadow: new Uint32Array(s.entries * (STRUCT_WORDS + 4 * s.maxDims)),
+    shadow: new Int32Array(s.entries * (STRUCT_WORDS + 4 * s.maxDims)),
     pointers: new Array(s.entries).fill(null), // each entry's address as a BigInt, made once
     storages: new Array(s.entries).fill(null),
     layouts: new Array(s.entries).fill(null),
@@ -85,16 +86,22 @@ function attach(s) {
     loads: new Array(s.entries).fill(null),
     free: [],
     out: [], // entries not free: filled here, or still out from an environment that used the slab before
+    outAt: new Int32Array(s.entries).fill(-1), // each entry's index in `out`
     seen: 0, // the deletion count at the last sweep
   };
-  state.seen = state.u32[state.deletedWord];
+  state.seen = state.i32[state.deletedWord];
   for (let entry = state.entries - 1; entry >= 0; entry--) {
     const at = stateIndex(state, entry);
     if (state.i32[at] === RELEASED) state.i32[at] = FREE;
     if (state.i32[at] === FREE) state.free.push(entry);
-    else state.out.push(entry);
+    else addOut(state, entry);
   }
   return state;
+}
+
+function addOut(s, entry) {
+  s.outAt[entry] = s.out.length;
+  s.out.push(entry);
 }
 
 function stateIndex(s, entry) {
@@ -107,16 +114,18 @@ function pointerOf(s, entry) {
   return pointer;
 }
 
-// Two words of a 64-bit field, into the slab and the shadow.
+// Two words of a 64-bit field, into the slab and the shadow. Words are
+// written and compared as int32 (always small integers in V8, where a uint32
+// above 2^31 is a heap number outside optimized code).
 function put64(s, word, shadow, value) {
   const low = value >>> 0; // ToUint32 is modular: negative strides wrap as int64 does
   const high = (value - low) / TWO_32;
-  s.u32[word] = s.shadow[shadow] = low;
-  s.u32[word + 1] = s.shadow[shadow + 1] = high;
+  s.i32[word] = s.shadow[shadow] = low | 0;
+  s.i32[word + 1] = s.shadow[shadow + 1] = high | 0;
 }
 
 function put32(s, word, shadow, value) {
-  s.u32[word] = s.shadow[shadow] = value;
+  s.i32[word] = s.shadow[shadow] = value;
 }
 
 // Fills a struct for `layout` over `storage` (a host Storage over JS memory
@@ -129,7 +138,7 @@ function fillStruct(storage, layout, dlFlags) {
   if (s === null || storage.kind !== 'heap' || layout.ndim > s.maxDims) return null;
   const buffer = storage.buffer();
   if (buffer.resizable === true || buffer.growable === true) return null;
-  if (s.u32[s.deletedWord] !== s.seen) sweep();
+  if (s.i32[s.deletedWord] !== s.seen) sweep();
   const entry = s.free.pop();
   if (entry === undefined) return null;
 
@@ -165,7 +174,8 @@ function fillStruct(storage, layout, dlFlags) {
   s.dlFlags[entry] = dlFlags;
   s.loads[entry] = thisLoad;
   storage.memory.structs++;
-  s.out.push(entry);
+  addOut(s, entry);
+  s.i32[base + s.epochWord] = s.epoch; // which environment's warning counts it (struct_slab.h)
   s.f64[s.filledIndex]++;
   s.i32[stateIndex(s, entry)] = OUT; // last: from here on the pointer's holder owns it
   return pointerOf(s, entry);
@@ -188,15 +198,15 @@ function addressOf(storage) {
 function unchanged(s, entry) {
   const base = s.firstWord + entry * s.entryWords;
   const shadow = entry * (STRUCT_WORDS + 4 * s.maxDims);
-  const u32 = s.u32;
+  const words = s.i32;
   const copy = s.shadow;
   for (let i = 0; i < STRUCT_WORDS; i++) {
-    if (u32[base + i] !== copy[shadow + i]) return false;
+    if (words[base + i] !== copy[shadow + i]) return false;
   }
-  const words = 2 * copy[shadow + W_NDIM];
-  for (let i = 0; i < words; i++) {
-    if (u32[base + s.shapeWord + i] !== copy[shadow + STRUCT_WORDS + i]) return false;
-    if (u32[base + s.stridesWord + i] !== copy[shadow + STRUCT_WORDS + 2 * s.maxDims + i]) return false;
+  const dims = 2 * copy[shadow + W_NDIM];
+  for (let i = 0; i < dims; i++) {
+    if (words[base + s.shapeWord + i] !== copy[shadow + STRUCT_WORDS + i]) return false;
+    if (words[base + s.stridesWord + i] !== copy[shadow + STRUCT_WORDS + 2 * s.maxDims + i]) return false;
   }
   return true;
 }
@@ -211,7 +221,7 @@ function takeStruct(pointer) {
   if (s === null) return null;
   const offset = Number(pointer) - s.first;
   if (!(offset >= 0 && offset < s.entries * s.entrySize && offset % s.entrySize === 0)) return null;
-  const entry = offset / s.entrySize;
+  const entry = (offset / s.entrySize) | 0;
   if (pointerOf(s, entry) !== pointer) return null; // Number() rounded a pointer above 2^53
   const at = stateIndex(s, entry);
   const state = s.i32[at];
@@ -235,10 +245,13 @@ function clearSlot(s, entry) {
   s.storages[entry] = null;
   s.layouts[entry] = null;
   s.loads[entry] = null;
-  const out = s.out;
-  const i = out.lastIndexOf(entry);
-  out[i] = out[out.length - 1];
-  out.pop();
+  const i = s.outAt[entry];
+  const last = s.out.pop();
+  if (last !== entry) {
+    s.out[i] = last;
+    s.outAt[last] = i;
+  }
+  s.outAt[entry] = -1;
   s.free.push(entry);
 }
 
@@ -248,7 +261,7 @@ function clearSlot(s, entry) {
 function sweep() {
   const s = slab;
   if (s === null) return;
-  s.seen = s.u32[s.deletedWord]; // read first: a deletion after it is seen next time
+  s.seen = s.i32[s.deletedWord]; // read first: a deletion after it is seen next time
   const out = s.out;
   for (let i = out.length - 1; i >= 0; i--) {
     const entry = out[i];

@@ -48,6 +48,8 @@ Napi::Value StructSlabOf(const Napi::CallbackInfo& info) {
   object.Set("shapeOffset", static_cast<double>(StructSlab::kShapeOffset));
   object.Set("stridesOffset", static_cast<double>(StructSlab::kStridesOffset));
   object.Set("stateOffset", static_cast<double>(StructSlab::kStateOffset));
+  object.Set("epochOffset", static_cast<double>(StructSlab::kEpochOffset));
+  object.Set("epoch", slab->epoch());
   object.Set("deletedOffset", static_cast<double>(StructSlab::kDeletedOffset));
   object.Set("filledOffset", static_cast<double>(StructSlab::kFilledOffset));
   object.Set("takenOffset", static_cast<double>(StructSlab::kTakenOffset));

@@ -9,7 +9,7 @@
 namespace dlnode {
 
 // (sweep) -> { buffer, base, context, deleter, entries, entrySize, maxDims,
-// headerSize, shapeOffset, stridesOffset, stateOffset, deletedOffset,
+// headerSize, shapeOffset, stridesOffset, stateOffset, epochOffset, epoch, deletedOffset,
 // filledOffset, takenOffset }, the same object on every call in an
 // environment, or null where there is none: the runtime refuses external
 // ArrayBuffers, the process has all the slabs it may make, or an address

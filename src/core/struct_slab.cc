@@ -9,7 +9,7 @@
 namespace dlnode {
 
 static_assert(sizeof(DLManagedTensorVersioned) == 80, "the entry layout assumes the LP64 struct");
-static_assert(StructSlab::kStateOffset + sizeof(int32_t) <= StructSlab::kEntrySize, "an entry holds its arrays");
+static_assert(StructSlab::kEpochOffset + sizeof(int32_t) <= StructSlab::kEntrySize, "an entry holds its words");
 static_assert(sizeof(std::atomic<int32_t>) == sizeof(int32_t) && std::atomic<int32_t>::is_always_lock_free,
               "JS reads the state word as an Int32Array element");
 static_assert(sizeof(std::atomic<uint32_t>) == sizeof(uint32_t) && std::atomic<uint32_t>::is_always_lock_free,
@@ -70,6 +70,7 @@ StructSlab* StructSlab::Acquire(std::shared_ptr<SlabOwner> owner) {
   }
   std::lock_guard<std::mutex> lock(slab->mutex_);
   slab->owner_ = std::move(owner);
+  ++slab->epoch_;
   return slab;
 }
 
@@ -82,7 +83,9 @@ int StructSlab::Detach() noexcept {
   int out = 0;
   for (int i = 0; i < kEntries; ++i) {
     const int32_t state = StateOf(i).load(std::memory_order_acquire);
-    if (state == kOut || state == kAdopted) ++out;
+    int32_t epoch;
+    std::memcpy(&epoch, memory_ + kHeaderSize + i * kEntrySize + kEpochOffset, sizeof(epoch));
+    if ((state == kOut || state == kAdopted) && epoch == epoch_) ++out;
   }
   Pool& pool = SlabPool();
   std::lock_guard<std::mutex> lock(pool.mutex);

@@ -54,6 +54,9 @@ class StructSlab {
   static constexpr size_t kShapeOffset = sizeof(DLManagedTensorVersioned);
   static constexpr size_t kStridesOffset = kShapeOffset + kMaxDims * sizeof(int64_t);
   static constexpr size_t kStateOffset = kStridesOffset + kMaxDims * sizeof(int64_t);
+  // The epoch of the environment that filled the entry (JS writes it): the
+  // one whose end may warn about it.
+  static constexpr size_t kEpochOffset = kStateOffset + sizeof(int32_t);
   // Within the header: the deletions (native, atomic), then the structs JS
   // filled and took back (doubles JS writes).
   static constexpr size_t kDeletedOffset = 0;
@@ -67,8 +70,11 @@ class StructSlab {
   // already has kMaxSlabs (JS then makes heap structs natively).
   static StructSlab* Acquire(std::shared_ptr<SlabOwner> owner);
   // The owner has ended: the slab goes back to the pool. Returns how many of
-  // its structs are still out (kOut or kAdopted).
+  // the structs it filled are still out (kOut or kAdopted); structs an
+  // earlier owner left out were counted when that one ended.
   int Detach() noexcept;
+  // Changes with every Acquire; JS writes it into each entry it fills.
+  int32_t epoch() const { return epoch_; }
 
   // The slab whose entry starts at `ptr`, or nullptr. Any thread, lock-free.
   static StructSlab* Find(const void* ptr) noexcept;
@@ -97,6 +103,7 @@ class StructSlab {
   char* memory_;
   std::mutex mutex_;
   std::shared_ptr<SlabOwner> owner_;  // guarded by mutex_; null while pooled
+  int32_t epoch_ = 0;                 // written by Acquire, before the owner's JS runs
 };
 
 // Totals over every slab, added to the heap structs' counters by stats().

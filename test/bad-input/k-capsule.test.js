@@ -2,8 +2,13 @@
 // docs/errors.md, the K rows: DLPackCapsule. One test per row;
 // test/bad-input/rows.js ties them to the table.
 const dl = require('../../lib');
-const { producer } = require('../helpers');
+const { producer, consumer } = require('../helpers');
 const { area, leakFree, foreign, adopt } = require('./rows');
+const { slabState } = require('../../lib/structs');
+
+// Without a struct slab (a runtime that refuses external ArrayBuffers) every
+// struct is a native allocation, and a stale pointer to one is freed memory.
+const noSlab = slabState() === null ? 'this runtime has no struct slab (lib/structs.js)' : null;
 
 const { row } = area(__filename);
 
@@ -96,8 +101,22 @@ describe('DLPackCapsule', () => {
       const b = adopt(own);
       expect(dl.fromDLPack(b).toArray()).toEqual([1, 2]);
       expect(a.consumed && b.consumed).toBe(true);
+      if (noSlab) return;
+      // Taken back and gone, or deleted by its consumer: a stale pointer, caught.
+      throws(() => adopt(own), /already adopted/);
+      const deleted = dl.tensor([5]).__dlpack__().toPointer();
+      consumer.delete(deleted, true);
+      throws(() => adopt(deleted), /deleted/);
     });
   });
+
+  row('K09', TypeError, 'ERR_INVALID_ARG_VALUE', async (throws) => {
+    await leakFree(() => {
+      const own = dl.tensor([3, 4]).__dlpack__().toPointer(); // filled in the struct slab
+      throws(() => adopt(own, false), /versioned true/);
+      expect(dl.fromDLPack(adopt(own)).toArray()).toEqual([3, 4]); // refused: still the caller's
+    });
+  }, noSlab);
 
   row('K07', TypeError, 'ERR_INVALID_ARG_TYPE', async (throws) => {
     await leakFree(() => {
