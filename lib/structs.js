@@ -264,8 +264,10 @@ function sweep() {
   }
 }
 
-// For tests: how many entries are free and out, or null without a slab.
+// For tests: how many entries are free and out after a sweep, or null
+// without a slab.
 function slabState() {
+  sweep();
   return slab === null ? null : { entries: slab.entries, free: slab.free.length, out: slab.out.length };
 }
 

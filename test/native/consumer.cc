@@ -59,6 +59,20 @@ Napi::Value Write(const Napi::CallbackInfo& info) {
   return info.Env().Undefined();
 }
 
+// setShape(ptr, versioned, dim, size): a consumer that changes the struct it
+// was handed (DLPack forbids it; a buggy consumer does it anyway).
+Napi::Value SetShape(const Napi::CallbackInfo& info) {
+  DLTensor* t = StructOf(info).tensor();
+  t->shape[info[2].As<Napi::Number>().Int32Value()] = info[3].As<Napi::Number>().Int64Value();
+  return info.Env().Undefined();
+}
+
+// setNdim(ptr, versioned, ndim): the same, for the dimension count.
+Napi::Value SetNdim(const Napi::CallbackInfo& info) {
+  StructOf(info).tensor()->ndim = info[2].As<Napi::Number>().Int32Value();
+  return info.Env().Undefined();
+}
+
 void Delete(const Struct& s) {
   if (s.versioned) {
     auto* m = static_cast<DLManagedTensorVersioned*>(s.ptr);
@@ -85,6 +99,8 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("read", Napi::Function::New(env, Read));
   exports.Set("write", Napi::Function::New(env, Write));
   exports.Set("delete", Napi::Function::New(env, DeleteStruct));
+  exports.Set("setShape", Napi::Function::New(env, SetShape));
+  exports.Set("setNdim", Napi::Function::New(env, SetNdim));
   return exports;
 }
 
