@@ -109,6 +109,8 @@ DLManagedTensorVersioned* Fill(StructSlab* slab, int entry, void* data) {
   t.shape = shape;
   t.strides = strides;
   t.byte_offset = 0;
+  const int32_t epoch = slab->epoch();
+  std::memcpy(at + StructSlab::kEpochOffset, &epoch, sizeof(epoch));
   Bump(slab, StructSlab::kFilledOffset);
   SetState(slab, entry, kOut);
   return self;
@@ -212,6 +214,22 @@ TEST_F(StructSlabTest, DetachPoolsTheSlabCountsWhatIsOutAndDropsTheOwner) {
   EXPECT_EQ(StateOf(slab_, 2), kFree);
   Delete(StructAt(slab_, 0));
   slab_->Disown(StructAt(slab_, 1));
+  Delete(StructAt(slab_, 1));
+  EXPECT_EQ(next_owner->count(), 2);
+}
+
+TEST_F(StructSlabTest, AStructIsCountedOnlyWhenTheEnvironmentThatFilledItEnds) {
+  DLManagedTensorVersioned* left = Fill(slab_, 0, data_);
+  const int32_t first_epoch = slab_->epoch();
+  EXPECT_EQ(Detach(slab_), 1);  // the first environment ends with it out: it warns
+  auto next_owner = std::make_shared<CountingOwner>();
+  ASSERT_EQ(Acquire(next_owner), slab_);
+  EXPECT_NE(slab_->epoch(), first_epoch);
+  Fill(slab_, 1, data_);
+  // The second ends with both out, but filled only one: the other was told already.
+  EXPECT_EQ(Detach(slab_), 1);
+  ASSERT_EQ(Acquire(next_owner), slab_);
+  Delete(left);
   Delete(StructAt(slab_, 1));
   EXPECT_EQ(next_owner->count(), 2);
 }
