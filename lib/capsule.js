@@ -18,6 +18,7 @@ const dlpackVersion = Object.freeze({ major: 1, minor: 3 });
 const LEGACY_VERSION = Object.freeze({ major: 0, minor: 0 });
 const NO_OPTIONS = Object.freeze({});
 const MAX_POINTER = (1n << 64n) - 1n;
+const TWO_64 = 2 ** 64;
 
 // A capsule is one of two things, told apart by `state.storage`:
 //  - made by __dlpack__: it holds the exported memory (one hold on its
@@ -102,22 +103,22 @@ class DLPackCapsule {
   // trusted, and `versioned` must say which struct it points at.
   static fromPointer(pointer, options) {
     if (typeof pointer !== 'bigint') throw invalidType('pointer', 'a bigint', pointer);
-    if (pointer <= 0n || pointer > MAX_POINTER) {
+    // Number() is exact for 0 and below, and rounds only 2^64 - 1 up to 2^64.
+    const address = Number(pointer);
+    if (!(address > 0 && address <= TWO_64) || (address === TWO_64 && pointer > MAX_POINTER)) {
       throw outOfRange('pointer', 'a non-NULL 64-bit address', `${pointer}n`);
     }
     if (options === null || typeof options !== 'object') throw invalidType('options', 'an object', options);
     const { versioned } = options;
     if (typeof versioned !== 'boolean') throw invalidType('options.versioned', 'a boolean', versioned);
-    const taken = versioned ? takeStruct(pointer) : null;
-    if (taken !== null) {
+    if (versioned) {
       // Our own struct, unchanged: a capsule like __dlpack__'s, holding the memory again.
       const capsule = new DLPackCapsule(kToken, true, dlpackVersion);
       const state = capsule[kCapsule];
-      state.storage = taken.storage;
-      state.layout = taken.layout;
-      state.dlFlags = taken.dlFlags;
-      state.device = CPU;
-      return capsule;
+      if (takeStruct(address, state)) {
+        state.device = CPU;
+        return capsule;
+      }
     }
     const capsule = new DLPackCapsule(kToken, versioned, LEGACY_VERSION);
     const state = capsule[kCapsule];

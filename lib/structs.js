@@ -43,7 +43,7 @@ const W_SHAPE = 14;
 const W_STRIDES = 16;
 const W_BYTE_OFFSET = 18;
 const STRUCT_WORDS = 20;
-const TWO_32 = 2 ** 32;
+const TWO_NEG_32 = 2 ** -32; // a multiplication, exact for integers below 2^53, where a division costs more
 const KDL_CPU = 1;
 
 const littleEndian = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
@@ -119,7 +119,7 @@ function pointerOf(s, entry) {
 // above 2^31 is a heap number outside optimized code).
 function put64(s, word, shadow, value) {
   const low = value >>> 0; // ToUint32 is modular: negative strides wrap as int64 does
-  const high = (value - low) / TWO_32;
+  const high = (value - low) * TWO_NEG_32;
   s.i32[word] = s.shadow[shadow] = low | 0;
   s.i32[word + 1] = s.shadow[shadow + 1] = high | 0;
 }
@@ -136,15 +136,15 @@ function put32(s, word, shadow, value) {
 function fillStruct(storage, layout, dlFlags) {
   const s = slab;
   if (s === null || storage.kind !== 'heap' || layout.ndim > s.maxDims) return null;
-  const buffer = storage.buffer();
-  if (buffer.resizable === true || buffer.growable === true) return null;
+  const address = addressOf(storage);
+  if (address < 0) return null;
   if (s.i32[s.deletedWord] !== s.seen) sweep();
   const entry = s.free.pop();
   if (entry === undefined) return null;
 
   const ndim = layout.ndim;
-  const address = s.first + entry * s.entrySize;
-  const data = layout.size === 0 ? 0 : addressOf(storage) + layout.byteOffset;
+  const at = s.first + entry * s.entrySize;
+  const data = layout.size === 0 ? 0 : address + layout.byteOffset;
   const base = s.firstWord + entry * s.entryWords;
   const shadow = entry * (STRUCT_WORDS + 4 * s.maxDims);
   const info = layout.info;
@@ -159,8 +159,8 @@ function fillStruct(storage, layout, dlFlags) {
   put32(s, base + W_NDIM, shadow + W_NDIM, ndim);
   put32(s, base + W_DTYPE, shadow + W_DTYPE, info.code | (info.bits << 8) | (1 << 16));
   // DLPack 1.3 allows NULL shape and strides for ndim 0, as the native export writes them.
-  put64(s, base + W_SHAPE, shadow + W_SHAPE, ndim === 0 ? 0 : address + s.shapeWord * 4);
-  put64(s, base + W_STRIDES, shadow + W_STRIDES, ndim === 0 ? 0 : address + s.stridesWord * 4);
+  put64(s, base + W_SHAPE, shadow + W_SHAPE, ndim === 0 ? 0 : at + s.shapeWord * 4);
+  put64(s, base + W_STRIDES, shadow + W_STRIDES, ndim === 0 ? 0 : at + s.stridesWord * 4);
   put64(s, base + W_BYTE_OFFSET, shadow + W_BYTE_OFFSET, 0);
   const shape = layout.shape;
   const strides = layout.strides;
@@ -185,12 +185,16 @@ function fillStruct(storage, layout, dlFlags) {
 // buffer address the library keeps across calls (STYLE.md says re-read
 // it). V8 never moves the memory of an attached fixed-length ArrayBuffer or
 // SharedArrayBuffer, and the caller has just checked that it is attached
-// and long enough; resizable and growable buffers and WebAssembly memory
-// never come here. A native read costs more than the rest of a fill
-// (bench/README.md "FFI hand-off").
+// and long enough; WebAssembly memory never comes here. -1 for a resizable
+// or growable buffer, which gets a struct the addon makes. A native read
+// costs more than the rest of a fill (bench/README.md "FFI hand-off").
 function addressOf(storage) {
   const memory = storage.memory;
-  if (memory.address === null) memory.address = native.bytesAddress(storage.getBytes());
+  if (memory.address === null) {
+    const buffer = memory.buffer();
+    memory.address = buffer.resizable === true || buffer.growable === true ? -1
+      : native.bytesAddress(storage.getBytes());
+  }
   return memory.address;
 }
 
@@ -212,33 +216,37 @@ function unchanged(s, entry) {
 }
 
 // fromPointer(pointer, { versioned: true }) of a struct this load filled and
-// nobody changed: the entry is freed and its hold comes back as
-// { storage, layout, dlFlags }. null: not such a struct (the native path
-// adopts it). An entry of this slab that is not out throws: that struct was
-// already deleted, taken back or adopted.
-function takeStruct(pointer) {
+// nobody changed, given `address`, Number(pointer): exact for every address
+// in the slab (the addon hands out none at or above 2^53), so no BigInt is
+// compared. The entry is freed and its hold comes back on `state` (the new
+// capsule's: storage, layout, dlFlags); false: not such a struct (the
+// native path adopts it). An entry of this slab that is not out throws: that
+// struct was already deleted, taken back or adopted.
+function takeStruct(address, state) {
   const s = slab;
-  if (s === null) return null;
-  const offset = Number(pointer) - s.first;
-  if (!(offset >= 0 && offset < s.entries * s.entrySize && offset % s.entrySize === 0)) return null;
-  const entry = (offset / s.entrySize) | 0;
-  if (pointerOf(s, entry) !== pointer) return null; // Number() rounded a pointer above 2^53
+  if (s === null) return false;
+  const offset = address - s.first;
+  if (!(offset >= 0 && offset < s.entries * s.entrySize && offset % s.entrySize === 0)) return false;
+  const entry = offset / s.entrySize;
   const at = stateIndex(s, entry);
-  const state = s.i32[at];
-  if (state !== OUT) {
+  const word = s.i32[at];
+  if (word !== OUT) {
     throw makeError('ERR_DLPACK_CONSUMED', 'Expected a pointer no DLPackCapsule or tensor holds, received one ' +
       'that was already adopted with fromPointer() and not yet handed back' +
-      (state === ADOPTED ? '' : ', or whose struct was already deleted'));
+      (word === ADOPTED ? '' : ', or whose struct was already deleted'));
   }
-  if (s.loads[entry] !== thisLoad || !unchanged(s, entry)) return null;
+  if (s.loads[entry] !== thisLoad || !unchanged(s, entry)) return false;
   // The one atomic step: a deleter or an adoption on another thread (the
   // pointer's holder handing it to two owners) leaves the entry to them.
-  if (Atomics.compareExchange(s.i32, at, OUT, FREE) !== OUT) return null;
-  const taken = { storage: s.storages[entry], layout: s.layouts[entry], dlFlags: s.dlFlags[entry] };
+  if (Atomics.compareExchange(s.i32, at, OUT, FREE) !== OUT) return false;
+  const storage = s.storages[entry];
+  state.storage = storage;
+  state.layout = s.layouts[entry];
+  state.dlFlags = s.dlFlags[entry];
   clearSlot(s, entry);
-  taken.storage.memory.structs--;
+  storage.memory.structs--;
   s.f64[s.takenIndex]++;
-  return taken;
+  return true;
 }
 
 function clearSlot(s, entry) {

@@ -193,3 +193,44 @@ describe('structs filled from JavaScript', () => {
     expect(slabState().out).toBeGreaterThanOrEqual(0);
   });
 });
+
+describe('a struct scribbled on before it comes back', () => {
+  // Byte offsets of the 32-bit words a consumer might overwrite, pointers
+  // excepted (a pointer that lies about memory is undefined behaviour for any
+  // struct): version, flags, device, ndim, dtype, shape, strides, byte_offset.
+  const WORDS = [0, 4, 24, 28, 40, 44, 48, 52, 72, 76, 80, 84, 88, 96, 144, 152, 160];
+  const VALUES = [0, 1, 2, -1, 3, 8, 64, 65, 0x7fffffff, -0x80000000, 0x10001, 256];
+
+  itSlab('never crashes and never frees twice: each struct is imported, refused or disposed, and deleted once', () => {
+    const base = nativeStats();
+    const t = range(24, 'float32').reshape([2, 3, 4]).permute([1, 0, 2]);
+    let seed = 12345;
+    const random = (n) => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed % n;
+    };
+    const outcomes = new Map();
+    for (let i = 0; i < 600; i++) {
+      const p = t.__dlpack__().toPointer();
+      const at = WORDS[random(WORDS.length)];
+      const value = VALUES[random(VALUES.length)];
+      consumer.poke(p, at, value);
+      const capsule = adopt(p);
+      let outcome = 'imported';
+      try {
+        dl.fromDLPack(capsule).dispose();
+      } catch (error) {
+        expect(error.code).toMatch(/^ERR_/);
+        outcome = error.code;
+      }
+      if (!capsule.consumed) capsule.dispose();
+      outcomes.set(outcome, (outcomes.get(outcome) || 0) + 1);
+    }
+    expect(outcomes.get('imported')).toBeGreaterThan(0);
+    expect(outcomes.get('ERR_DLPACK_UNSUPPORTED')).toBeGreaterThan(0);
+    const now = nativeStats();
+    expect(now.managedLive).toBe(base.managedLive);
+    expect(now.managedFreed - base.managedFreed).toBe(now.managedMade - base.managedMade);
+    expect(slabState().out).toBe(0);
+  });
+});

@@ -73,6 +73,16 @@ Napi::Value SetNdim(const Napi::CallbackInfo& info) {
   return info.Env().Undefined();
 }
 
+// poke(ptr, byteOffset, value): one 32-bit word of the struct itself
+// overwritten (a consumer scribbling on it, or memory corruption).
+Napi::Value Poke(const Napi::CallbackInfo& info) {
+  bool lossless = false;
+  auto* ptr = reinterpret_cast<char*>(static_cast<uintptr_t>(info[0].As<Napi::BigInt>().Uint64Value(&lossless)));
+  const int32_t value = info[2].As<Napi::Number>().Int32Value();
+  std::memcpy(ptr + info[1].As<Napi::Number>().Int64Value(), &value, sizeof(value));
+  return info.Env().Undefined();
+}
+
 void Delete(const Struct& s) {
   if (s.versioned) {
     auto* m = static_cast<DLManagedTensorVersioned*>(s.ptr);
@@ -101,6 +111,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("delete", Napi::Function::New(env, DeleteStruct));
   exports.Set("setShape", Napi::Function::New(env, SetShape));
   exports.Set("setNdim", Napi::Function::New(env, SetNdim));
+  exports.Set("poke", Napi::Function::New(env, Poke));
   return exports;
 }
 
