@@ -302,12 +302,20 @@ export declare class DLPackCapsule {
   readonly versioned: boolean;
   readonly version: { readonly major: number; readonly minor: number };
   readonly consumed: boolean;
-  /** Hands the DLManagedTensor(Versioned)* to native code, which must call its deleter. */
+  /**
+   * Hands the DLManagedTensor(Versioned)* to native code, which must call its deleter
+   * (once, from any thread). A versioned struct over JavaScript memory comes from the
+   * thread's struct slab (docs/API.md "FFI hand-off").
+   */
   toPointer(): bigint;
   /** Calls the deleter now (releases the memory's hold). Idempotent. */
   dispose(): void;
   [Symbol.dispose](): void;
-  /** Adopts a managed tensor from native code. Unsafe: the pointer is trusted. */
+  /**
+   * Adopts a managed tensor from native code. Unsafe: the pointer is trusted, except
+   * that one already adopted, and a slab struct no longer out, are refused
+   * (`ERR_DLPACK_CONSUMED`).
+   */
   static fromPointer(pointer: bigint, options: { versioned: boolean }): DLPackCapsule;
 }
 
