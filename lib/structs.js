@@ -50,10 +50,17 @@ const littleEndian = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 // This load of lib/: the entries it filled are the ones it may take back.
 const thisLoad = Symbol('dlpack load');
 
-let slab = null; // the shared bookkeeping, or null: every struct is made natively
-if (littleEndian) {
+// The shared bookkeeping; null: every struct is made natively; undefined
+// until the first fill, so that a thread that never hands out a struct takes
+// no slab (a process has at most 64).
+let slab;
+
+function openSlab() {
+  slab = null;
+  if (!littleEndian) return null;
   const shared = native.structSlab(sweep);
   if (shared !== null) slab = shared.state || (shared.state = attach(shared));
+  return slab;
 }
 
 function attach(s) {
@@ -134,7 +141,7 @@ function put32(s, word, shadow, value) {
 // where a heap struct must be made (no slab, a full one, a layout it cannot
 // hold).
 function fillStruct(storage, layout, dlFlags) {
-  const s = slab;
+  const s = slab === undefined ? openSlab() : slab;
   if (s === null || storage.kind !== 'heap' || layout.ndim > s.maxDims) return null;
   const address = addressOf(storage);
   if (address < 0) return null;
@@ -224,7 +231,7 @@ function unchanged(s, entry) {
 // struct was already deleted, taken back or adopted.
 function takeStruct(address, state) {
   const s = slab;
-  if (s === null) return false;
+  if (s === undefined || s === null) return false;
   const offset = address - s.first;
   if (!(offset >= 0 && offset < s.entries * s.entrySize && offset % s.entrySize === 0)) return false;
   const entry = offset / s.entrySize;
@@ -268,7 +275,7 @@ function clearSlot(s, entry) {
 // before a fill once the deletion count has moved.
 function sweep() {
   const s = slab;
-  if (s === null) return;
+  if (s === undefined || s === null) return;
   s.seen = s.i32[s.deletedWord]; // read first: a deletion after it is seen next time
   const out = s.out;
   for (let i = out.length - 1; i >= 0; i--) {
@@ -288,6 +295,7 @@ function sweep() {
 // For tests: how many entries are free and out after a sweep, or null
 // without a slab.
 function slabState() {
+  if (slab === undefined) openSlab();
   sweep();
   return slab === null ? null : { entries: slab.entries, free: slab.free.length, out: slab.out.length };
 }
