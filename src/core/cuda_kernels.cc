@@ -1,5 +1,6 @@
 #include "cuda_kernels.h"
 
+#include "cuda_api.h"
 #include "stream_order.h"
 
 #ifdef DLPACK_WITH_CUDA
@@ -10,16 +11,6 @@ namespace dlnode {
 namespace cuda {
 
 #ifdef DLPACK_WITH_CUDA
-
-namespace {
-
-cudaStream_t StreamOf(uintptr_t value) {
-  if (value == 1) return cudaStreamLegacy;
-  if (value == 2) return cudaStreamPerThread;
-  return reinterpret_cast<cudaStream_t>(value);
-}
-
-}  // namespace
 
 Status DeviceStridedCopy(int device, const CopyPlan& plan, uint64_t item_size, char* dst, const char* src,
                          uintptr_t stream) {

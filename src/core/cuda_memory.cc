@@ -5,6 +5,7 @@
 #include <mutex>
 
 #include "block_cache.h"
+#include "cuda_api.h"
 #include "cuda_ipc.h"
 #include "stream_order.h"
 
@@ -48,13 +49,6 @@ Status Invalid(const char* message) {
   return s;
 }
 
-Status Check(cudaError_t error) { return StatusOf(static_cast<int>(error)); }
-
-cudaStream_t StreamOf(uintptr_t value) {
-  if (value == 1) return cudaStreamLegacy;
-  if (value == 2) return cudaStreamPerThread;
-  return reinterpret_cast<cudaStream_t>(value);
-}
 
 // Set by the first copy on a stream other than the legacy one. From then on
 // a pinned free first waits for the legacy stream, which waits for every such

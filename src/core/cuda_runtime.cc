@@ -2,6 +2,7 @@
 
 #include <atomic>
 
+#include "cuda_api.h"
 #include "stream_order.h"
 #include <cstdlib>
 
@@ -25,13 +26,6 @@ struct ExitWatch {
 
 void WatchExit() { static ExitWatch watch; }
 
-Status Check(cudaError_t error) { return StatusOf(static_cast<int>(error)); }
-
-cudaStream_t StreamOf(uintptr_t value) {
-  if (value == 1) return cudaStreamLegacy;
-  if (value == 2) return cudaStreamPerThread;
-  return reinterpret_cast<cudaStream_t>(value);
-}
 #else
 Status NotCompiled() {
   Status s;
