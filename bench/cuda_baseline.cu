@@ -11,13 +11,13 @@
 #include <cstring>
 #include <vector>
 
-#define CHECK(call)                                                                 \
-  do {                                                                              \
-    cudaError_t e = (call);                                                         \
-    if (e != cudaSuccess) {                                                         \
-      std::fprintf(stderr, "%s failed: %s\n", #call, cudaGetErrorString(e));        \
-      std::exit(1);                                                                 \
-    }                                                                               \
+#define CHECK(call)                                                          \
+  do {                                                                       \
+    cudaError_t e = (call);                                                  \
+    if (e != cudaSuccess) {                                                  \
+      std::fprintf(stderr, "%s failed: %s\n", #call, cudaGetErrorString(e)); \
+      std::exit(1);                                                          \
+    }                                                                        \
   } while (0)
 
 using Clock = std::chrono::steady_clock;
@@ -53,9 +53,9 @@ int main(int argc, char** argv) {
   // impossible rates (59,732 GB/s on an H100: bench/README.md "CUDA").
   auto copy = [&](void* dst, const void* src) {
     return gb / MedianSeconds(reps, [&] {
-      CHECK(cudaMemcpy(dst, src, bytes, cudaMemcpyDefault));
-      CHECK(cudaDeviceSynchronize());
-    });
+             CHECK(cudaMemcpy(dst, src, bytes, cudaMemcpyDefault));
+             CHECK(cudaDeviceSynchronize());
+           });
   };
   const double h2d_pageable = copy(device, pageable.data());
   const double h2d_pinned = copy(device, pinned);
@@ -67,32 +67,37 @@ int main(int argc, char** argv) {
   cudaStream_t stream = nullptr;
   CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   std::vector<double> enqueue;
-  const double h2d_async = gb / MedianSeconds(reps, [&] {
-    const auto start = Clock::now();
-    CHECK(cudaMemcpyAsync(device, pinned, bytes, cudaMemcpyHostToDevice, stream));
-    enqueue.push_back(std::chrono::duration<double>(Clock::now() - start).count());
-    CHECK(cudaStreamSynchronize(stream));
-  });
+  const double h2d_async =
+      gb / MedianSeconds(reps, [&] {
+        const auto start = Clock::now();
+        CHECK(cudaMemcpyAsync(device, pinned, bytes, cudaMemcpyHostToDevice, stream));
+        enqueue.push_back(std::chrono::duration<double>(Clock::now() - start).count());
+        CHECK(cudaStreamSynchronize(stream));
+      });
   std::sort(enqueue.begin(), enqueue.end());
   const double enqueue_us = enqueue[enqueue.size() / 2] * 1e6;
   CHECK(cudaStreamDestroy(stream));
   // Small allocations: plain cudaMalloc/cudaFree, as a user without a
   // caching allocator would do them.
   const int n = 1000;
-  const double alloc = MedianSeconds(reps, [&] {
-    for (int i = 0; i < n; ++i) {
-      void* p = nullptr;
-      CHECK(cudaMalloc(&p, 1024));
-      CHECK(cudaFree(p));
-    }
-  }) / n * 1e9;
+  const double alloc = MedianSeconds(reps,
+                                     [&] {
+                                       for (int i = 0; i < n; ++i) {
+                                         void* p = nullptr;
+                                         CHECK(cudaMalloc(&p, 1024));
+                                         CHECK(cudaFree(p));
+                                       }
+                                     }) /
+                       n * 1e9;
   cudaDeviceProp prop;
   CHECK(cudaGetDeviceProperties(&prop, 0));
   std::printf(
-      "{\"gpu\":\"%s\",\"bytes\":%zu,\"h2d_pageable\":%.3f,\"h2d_pinned\":%.3f,\"d2h_pageable\":%.3f,"
+      "{\"gpu\":\"%s\",\"bytes\":%zu,\"h2d_pageable\":%.3f,\"h2d_pinned\":%.3f,\"d2h_pageable\":%."
+      "3f,"
       "\"d2h_pinned\":%.3f,\"d2d\":%.3f,\"h2d_async\":%.3f,\"h2d_async_enqueue_us\":%.2f,"
       "\"alloc_free_ns\":%.1f}\n",
-      prop.name, bytes, h2d_pageable, h2d_pinned, d2h_pageable, d2h_pinned, d2d, h2d_async, enqueue_us, alloc);
+      prop.name, bytes, h2d_pageable, h2d_pinned, d2h_pageable, d2h_pinned, d2d, h2d_async,
+      enqueue_us, alloc);
   cudaFree(device);
   cudaFree(device2);
   cudaFreeHost(pinned);

@@ -411,7 +411,7 @@ last = null;
 // ---------------------------------------------------------------------------
 // 5. Views and conversion: bench/ops.js.
 require('./ops').opsCases(record, { compare, median, python, consume: (v) => { last = v; } });
-last = null;
+last = null; // eslint-disable-line no-unused-vars -- lets the section's last object be collected
 
 // ---------------------------------------------------------------------------
 // Optional reference: PyTorch and NumPy timed by Python's timeit on the same

@@ -19,7 +19,7 @@ batch *= 2  # in place: Node sees it
 try:
     import torch
     as_torch = dlpack_node.open(descriptor, like='torch')
-    print(f'python: the same memory as torch {as_torch.dtype} {tuple(as_torch.shape)}, '
+    print(f'python: the same memory as torch {torch.__version__} {as_torch.dtype} {tuple(as_torch.shape)}, '
           f'sum {float(as_torch.sum()):.1f}', file=sys.stderr)
     del as_torch
 except ImportError:

@@ -1,7 +1,6 @@
 'use strict';
 // The Tensor class (docs/API.md "Tensor"). Public methods are small forwarders;
 // state lives under module-private symbols.
-const { native } = require('./binding');
 const { makeError, invalidType, invalidValue, outOfRange, fail } = require('./errors');
 const { Device, parseDevice, cudaUnavailable, CPU } = require('./device');
 const {

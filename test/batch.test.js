@@ -35,7 +35,7 @@ print(json.dumps(out))`;
 }
 
 const oracle = torchResults();
-if (oracle.skip) console.log(`batch.test.js: torch oracle skipped: ${oracle.skip}`); // eslint-disable-line no-console
+if (oracle.skip) console.log(`batch.test.js: torch oracle skipped: ${oracle.skip}`);
 const itOracle = oracle.skip ? it.skip : it;
 
 const inputs = (shapes) => shapes.map((s, i) => {

@@ -115,7 +115,7 @@ const MEMFD = /^\/memfd:(dlpack-[0-9a-f]{32}) \(deleted\)$/;
 // The names of the segments process `pid` holds (sorted, one entry per name).
 function heldSegments(pid = 'self') {
   const names = new Set();
-  let fds = [];
+  let fds;
   try {
     fds = fs.readdirSync(`/proc/${pid}/fd`);
   } catch { return []; } // gone, or not ours to read

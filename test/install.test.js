@@ -44,7 +44,7 @@ function installedPackage(name, prebuilt) {
 // The children find the binary as an installed package does: an outer
 // DLPACK_ADDON_PATH (the sanitizer phase's, relative to the repo) is not theirs.
 function run(args, cwd, env = {}) {
-  const { DLPACK_ADDON_PATH, ...outer } = process.env; // eslint-disable-line no-unused-vars
+  const { DLPACK_ADDON_PATH, ...outer } = process.env;
   const r = spawnSync(process.execPath, args,
     { cwd, encoding: 'utf8', timeout: 60000, env: { ...outer, ...env } });
   if (r.error) throw r.error;

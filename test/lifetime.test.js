@@ -5,7 +5,7 @@ const path = require('path');
 const { Worker } = require('worker_threads');
 const { execFileSync } = require('child_process');
 const dl = require('../lib');
-const { producer, native, collect, nativeStats } = require('./helpers');
+const { producer, collect, nativeStats } = require('./helpers');
 
 const make = (shape = [4], bytes = undefined) => producer.make({ shape, strides: shape.map(() => 1).map((_, i) => shape.slice(i + 1).reduce((a, b) => a * b, 1)), code: 2, bits: 32, bytes });
 const capsuleOf = (ptr) => dl.DLPackCapsule.fromPointer(ptr, { versioned: true });

@@ -6,7 +6,7 @@
 // checks typed arrays with instanceof, which Jest's separate realm fails.
 const path = require('path');
 const { spawnSync, execFileSync } = require('child_process');
-const { PYTHON, heldSegments } = require('./helpers');
+const { PYTHON } = require('./helpers');
 
 const example = path.join(__dirname, '..', 'examples', 'onnxruntime-pipeline.js');
 let why = null;

@@ -2,7 +2,6 @@
 // Node <-> Python through shared memory (docs/API.md "Sharing", python/FORMAT.md):
 // a real /usr/bin/python3 with Debian's NumPy and PyTorch opens what Node
 // shares and shares back; each side writes what the other reads.
-const path = require('path');
 const { spawnSync } = require('child_process');
 const dl = require('../lib');
 

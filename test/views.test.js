@@ -97,7 +97,7 @@ function runOracle() {
 }
 
 const oracle = runOracle();
-if (oracle.skip) console.log(`views.test.js: torch oracle skipped: ${oracle.skip}`); // eslint-disable-line no-console
+if (oracle.skip) console.log(`views.test.js: torch oracle skipped: ${oracle.skip}`);
 const itOracle = oracle.skip ? it.skip : it;
 
 const base = () => dl.tensor(Array.from({ length: 60 }, (_, i) => i), { dtype: 'int32', shape: [3, 4, 5] });

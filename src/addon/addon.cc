@@ -40,16 +40,20 @@ Napi::Value Stats(const Napi::CallbackInfo& info) {
   // Structs JS filled in a slab (struct_slab.h) count with the ones made here.
   const int64_t slab_made = SlabStructsMade();
   const int64_t slab_freed = SlabStructsFreed();
-  result.Set("managedLive",
-             Napi::Number::New(env, static_cast<double>(stats::managed_live.load() + slab_made - slab_freed)));
-  result.Set("foreignLive", Napi::Number::New(env, static_cast<double>(stats::foreign_live.load())));
+  result.Set("managedLive", Napi::Number::New(env, static_cast<double>(stats::managed_live.load() +
+                                                                       slab_made - slab_freed)));
+  result.Set("foreignLive",
+             Napi::Number::New(env, static_cast<double>(stats::foreign_live.load())));
   result.Set("jsKeepaliveLive",
              Napi::Number::New(env, static_cast<double>(stats::js_keepalive_live.load())));
-  result.Set("managedMade", Napi::Number::New(env, static_cast<double>(stats::managed_made.load() + slab_made)));
+  result.Set("managedMade",
+             Napi::Number::New(env, static_cast<double>(stats::managed_made.load() + slab_made)));
   result.Set("managedFreed",
              Napi::Number::New(env, static_cast<double>(stats::managed_freed.load() + slab_freed)));
-  result.Set("foreignMade", Napi::Number::New(env, static_cast<double>(stats::foreign_made.load())));
-  result.Set("foreignFreed", Napi::Number::New(env, static_cast<double>(stats::foreign_freed.load())));
+  result.Set("foreignMade",
+             Napi::Number::New(env, static_cast<double>(stats::foreign_made.load())));
+  result.Set("foreignFreed",
+             Napi::Number::New(env, static_cast<double>(stats::foreign_freed.load())));
   return result;
 }
 
@@ -61,7 +65,8 @@ Napi::Value DrainReleases(const Napi::CallbackInfo& info) {
 Napi::Object Initialize(Napi::Env env, Napi::Object exports) {
   auto* state = new EnvState(env);
   napi_set_instance_data(
-      env, state, [](napi_env, void* data, void*) { delete static_cast<EnvState*>(data); }, nullptr);
+      env, state, [](napi_env, void* data, void*) { delete static_cast<EnvState*>(data); },
+      nullptr);
   napi_add_env_cleanup_hook(
       env, [](void* data) { static_cast<EnvState*>(data)->Shutdown(); }, state);
 

@@ -31,12 +31,14 @@ Napi::Value CapsuleFromPointer(const Napi::CallbackInfo& info) {
   void* ptr = reinterpret_cast<void*>(static_cast<uintptr_t>(address));
   const bool versioned_abi = info[1].As<Napi::Boolean>().Value();
   if (!versioned_abi && StructSlab::Find(ptr) != nullptr) {
-    throw Error{code::kInvalidArgValue, "Expected options.versioned true for a struct dlpack filled "
-                                        "(a DLManagedTensorVersioned), received false"};
+    throw Error{code::kInvalidArgValue,
+                "Expected options.versioned true for a struct dlpack filled "
+                "(a DLManagedTensorVersioned), received false"};
   }
   if (!ManagedTensor::Adopt(ptr)) {
-    throw Error{code::kConsumed, "Expected a pointer no DLPackCapsule or tensor holds, received one that was "
-                                 "already adopted with fromPointer() and not yet deleted or handed back"};
+    throw Error{code::kConsumed,
+                "Expected a pointer no DLPackCapsule or tensor holds, received one that was "
+                "already adopted with fromPointer() and not yet deleted or handed back"};
   }
   ManagedTensor managed(ptr, versioned_abi);
   // The version is in the stable prefix: safe to read whatever it says. The

@@ -24,8 +24,8 @@ CapsuleState& LiveCapsule(napi_env env, napi_value handle);
 
 // (bigint, versioned) -> handle; the struct's version in scratch kMajor/kMinor.
 Napi::Value CapsuleFromPointer(const Napi::CallbackInfo& info);
-Napi::Value CapsuleToPointer(const Napi::CallbackInfo& info);    // (handle) -> bigint
-Napi::Value CapsuleDispose(const Napi::CallbackInfo& info);      // (handle)
+Napi::Value CapsuleToPointer(const Napi::CallbackInfo& info);  // (handle) -> bigint
+Napi::Value CapsuleDispose(const Napi::CallbackInfo& info);    // (handle)
 Napi::Value CapsuleOwns(const Napi::CallbackInfo& info);       // (handle) -> bool
 
 }  // namespace dlnode

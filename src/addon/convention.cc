@@ -11,7 +11,8 @@ Napi::Object Convention(Napi::Env env) {
 #define DLNODE_SET_SLOT(js, constant, value) slots.Set(#js, Napi::Number::New(env, slot::constant));
   DLNODE_SCRATCH_SLOTS(DLNODE_SET_SLOT)
 #undef DLNODE_SET_SLOT
-#define DLNODE_SET(js, constant, value) list.Set(#js, Napi::Number::New(env, static_cast<double>(value)));
+#define DLNODE_SET(js, constant, value) \
+  list.Set(#js, Napi::Number::New(env, static_cast<double>(value)));
   Napi::Object import_result = Napi::Object::New(env);
   {
     Napi::Object& list = import_result;
@@ -29,13 +30,13 @@ Napi::Object Convention(Napi::Env env) {
   }
 #undef DLNODE_SET
   Napi::Array dtypes = Napi::Array::New(env);
-#define DLNODE_DTYPE_ROW(js, index, code, bits)                                 \
-  {                                                                             \
-    Napi::Array row = Napi::Array::New(env, 3);                                 \
-    row.Set(0u, Napi::String::New(env, #js));                                   \
-    row.Set(1u, Napi::Number::New(env, static_cast<double>(code)));             \
-    row.Set(2u, Napi::Number::New(env, static_cast<double>(bits)));             \
-    dtypes.Set(static_cast<uint32_t>(dtype::index), row);                      \
+#define DLNODE_DTYPE_ROW(js, index, code, bits)                     \
+  {                                                                 \
+    Napi::Array row = Napi::Array::New(env, 3);                     \
+    row.Set(0u, Napi::String::New(env, #js));                       \
+    row.Set(1u, Napi::Number::New(env, static_cast<double>(code))); \
+    row.Set(2u, Napi::Number::New(env, static_cast<double>(bits))); \
+    dtypes.Set(static_cast<uint32_t>(dtype::index), row);           \
   }
   DLNODE_DTYPES(DLNODE_DTYPE_ROW)
 #undef DLNODE_DTYPE_ROW

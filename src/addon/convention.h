@@ -13,22 +13,22 @@
 // Scratch slots (doubles): X(jsName, Constant, first slot). Inputs a binding
 // reads and results it writes share the block; each binding's comment says
 // which it uses.
-#define DLNODE_SCRATCH_SLOTS(X)                      \
-  X(ndim, kNdim, 0)                                  \
-  X(dtype, kDtype, 1)                                \
-  X(deviceType, kDeviceType, 2)                      \
-  X(deviceId, kDeviceId, 3)                          \
-  X(flags, kFlags, 4)                                \
-  X(byteOffset, kByteOffset, 5)                      \
-  X(extent, kExtent, 6)                              \
-  X(major, kMajor, 7)                                \
-  X(minor, kMinor, 8)                                \
-  X(result, kResult, 9)                              \
-  X(view, kView, 10) /* 5 slots: fromBuffer's numbers (buffer_view.h) */ \
-  X(shape, kShape, 16)                               \
-  X(strides, kStrides, kShape + kMaxDims)            \
+#define DLNODE_SCRATCH_SLOTS(X)                                               \
+  X(ndim, kNdim, 0)                                                           \
+  X(dtype, kDtype, 1)                                                         \
+  X(deviceType, kDeviceType, 2)                                               \
+  X(deviceId, kDeviceId, 3)                                                   \
+  X(flags, kFlags, 4)                                                         \
+  X(byteOffset, kByteOffset, 5)                                               \
+  X(extent, kExtent, 6)                                                       \
+  X(major, kMajor, 7)                                                         \
+  X(minor, kMinor, 8)                                                         \
+  X(result, kResult, 9)                                                       \
+  X(view, kView, 10) /* 5 slots: fromBuffer's numbers (buffer_view.h) */      \
+  X(shape, kShape, 16)                                                        \
+  X(strides, kStrides, kShape + kMaxDims)                                     \
   X(sourceStrides, kSourceStrides, kStrides + kMaxDims) /* a copy's source */ \
-  X(count, kCount, kSourceStrides + kMaxDims) /* the block's length */
+  X(count, kCount, kSourceStrides + kMaxDims)           /* the block's length */
 
 // What importCapsule hands back (slot kResult): X(jsName, Constant, value).
 #define DLNODE_IMPORT_RESULTS(X) \
@@ -39,13 +39,14 @@
 namespace dlnode {
 
 namespace slot {
-#define DLNODE_SLOT_CONSTANT(js, constant, value) constexpr int constant = value;
+// NOLINTNEXTLINE(bugprone-macro-parentheses): `constant` is a name being declared
+#define DLNODE_SLOT_CONSTANT(js, constant, value) constexpr int constant = (value);
 DLNODE_SCRATCH_SLOTS(DLNODE_SLOT_CONSTANT)
 #undef DLNODE_SLOT_CONSTANT
 }  // namespace slot
 
 enum class ImportResult {
-#define DLNODE_IMPORT_RESULT(js, constant, value) constant = value,
+#define DLNODE_IMPORT_RESULT(js, constant, value) constant = (value),
   DLNODE_IMPORT_RESULTS(DLNODE_IMPORT_RESULT)
 #undef DLNODE_IMPORT_RESULT
 };

@@ -11,11 +11,13 @@
 namespace dlnode {
 namespace {
 
-void CheckInside(const Bytes& bytes, uint64_t offset, uint64_t low, uint64_t high, const char* which) {
+void CheckInside(const Bytes& bytes, uint64_t offset, uint64_t low, uint64_t high,
+                 const char* which) {
   if (low == 0 && high == 0) return;
   if (offset < low || offset + high > bytes.length) {
-    throw Error{code::kDetached, std::string("Expected the ") + which +
-                                     " buffer to still hold its bytes, but it was detached or shrunk"};
+    throw Error{code::kDetached,
+                std::string("Expected the ") + which +
+                    " buffer to still hold its bytes, but it was detached or shrunk"};
   }
 }
 
@@ -60,8 +62,9 @@ Napi::Value CopyStrided(const Napi::CallbackInfo& info) {
   char* s = src.data + src_offset;
   // Overlap is judged by address, so two JS objects over one buffer count.
   try {
-    ConvertStrided(ndim, shape, dst_type, StridedView{d, dst_strides}, ByteRange{d - dst_low, d + dst_high},
-                   src_type, StridedView{s, src_strides}, ByteRange{s - src_low, s + src_high});
+    ConvertStrided(ndim, shape, dst_type, StridedView{d, dst_strides},
+                   ByteRange{d - dst_low, d + dst_high}, src_type, StridedView{s, src_strides},
+                   ByteRange{s - src_low, s + src_high});
   } catch (const std::bad_alloc&) {
     // Only the overlap staging allocates, before anything is written.
     throw Error{code::kOutOfMemory, "Could not allocate the temporary for an overlapping copy"};
@@ -76,8 +79,8 @@ Napi::Value DetachBuffer(const Napi::CallbackInfo& info) {
 
 Napi::Value AdviseHugePages(const Napi::CallbackInfo& info) {
   Napi::ArrayBuffer buffer = info[0].As<Napi::ArrayBuffer>();
-  return Napi::Number::New(info.Env(),
-                           static_cast<double>(dlcore::AdviseHugePages(buffer.Data(), buffer.ByteLength())));
+  return Napi::Number::New(
+      info.Env(), static_cast<double>(dlcore::AdviseHugePages(buffer.Data(), buffer.ByteLength())));
 }
 
 }  // namespace dlnode

@@ -41,8 +41,8 @@ uintptr_t StreamArg(const Napi::Value& v) {
 
 // The memory of a storage handle at `offset`, after checking that it holds
 // the view whose shape is in the scratch block with `strides` (elements).
-char* ViewIn(napi_env env, const Napi::Value& handle, uint64_t offset, int ndim, const int64_t* shape,
-             const int64_t* strides, uint64_t item, const char* which) {
+char* ViewIn(napi_env env, const Napi::Value& handle, uint64_t offset, int ndim,
+             const int64_t* shape, const int64_t* strides, uint64_t item, const char* which) {
   NativeMemory* memory = StorageOf(env, handle);
   uint64_t low = 0;
   uint64_t high = 0;
@@ -50,7 +50,8 @@ char* ViewIn(napi_env env, const Napi::Value& handle, uint64_t offset, int ndim,
     throw Error{code::kOutOfRange, std::string("Expected a ") + which + " extent below 2^53 bytes"};
   }
   if ((low != 0 || high != 0) && (offset < low || offset + high > memory->length())) {
-    throw Error{code::kDetached, std::string("Expected the ") + which + " memory to hold its view, but it is " +
+    throw Error{code::kDetached, std::string("Expected the ") + which +
+                                     " memory to hold its view, but it is " +
                                      std::to_string(memory->length()) + " bytes"};
   }
   return static_cast<char*>(memory->base()) + offset;
@@ -85,10 +86,11 @@ Napi::Value CudaStridedCopy(const Napi::CallbackInfo& info) {
   ReadScratchViews(env, &v);
   const int device = info[0].As<Napi::Number>().Int32Value();
   const auto item = static_cast<uint64_t>(info[5].As<Napi::Number>().Int64Value());
-  char* dst = ViewIn(env, info[1], static_cast<uint64_t>(info[2].As<Napi::Number>().Int64Value()), v.ndim,
-                     v.shape, v.dst_strides, item, "destination");
-  const char* src = ViewIn(env, info[3], static_cast<uint64_t>(info[4].As<Napi::Number>().Int64Value()), v.ndim,
-                           v.shape, v.src_strides, item, "source");
+  char* dst = ViewIn(env, info[1], static_cast<uint64_t>(info[2].As<Napi::Number>().Int64Value()),
+                     v.ndim, v.shape, v.dst_strides, item, "destination");
+  const char* src =
+      ViewIn(env, info[3], static_cast<uint64_t>(info[4].As<Napi::Number>().Int64Value()), v.ndim,
+             v.shape, v.src_strides, item, "source");
   Throw(cuda::DeviceStridedCopy(device, v.plan, item, dst, src, StreamArg(info[6])),
         "the strided copy kernel on device " + std::to_string(device));
   return info.Env().Undefined();
@@ -106,10 +108,11 @@ Napi::Value CudaConvert(const Napi::CallbackInfo& info) {
   if (!IsConvertible(dst_type) || !IsConvertible(src_type)) {
     throw Error{code::kUnsupported, "Expected dtypes the conversion kernel handles"};
   }
-  char* dst = ViewIn(env, info[1], static_cast<uint64_t>(info[2].As<Napi::Number>().Int64Value()), v.ndim,
-                     v.shape, v.dst_strides, dst_type.bits / 8, "destination");
-  const char* src = ViewIn(env, info[5], static_cast<uint64_t>(info[6].As<Napi::Number>().Int64Value()), v.ndim,
-                           v.shape, v.src_strides, src_type.bits / 8, "source");
+  char* dst = ViewIn(env, info[1], static_cast<uint64_t>(info[2].As<Napi::Number>().Int64Value()),
+                     v.ndim, v.shape, v.dst_strides, dst_type.bits / 8, "destination");
+  const char* src =
+      ViewIn(env, info[5], static_cast<uint64_t>(info[6].As<Napi::Number>().Int64Value()), v.ndim,
+             v.shape, v.src_strides, src_type.bits / 8, "source");
   Throw(cuda::DeviceConvert(device, v.plan, dst_type, dst, src_type, src, StreamArg(info[9])),
         "the dtype conversion kernel on device " + std::to_string(device));
   return info.Env().Undefined();
@@ -123,7 +126,8 @@ Napi::Value CudaInfo(const Napi::CallbackInfo& info) {
   result.Set("compiled", cuda::Compiled());
   result.Set("deviceCount", count);
   uint64_t total = 0;
-  if (count > 0 && cuda::TotalMemory(0, &total).ok) result.Set("totalMemory0", static_cast<double>(total));
+  if (count > 0 && cuda::TotalMemory(0, &total).ok)
+    result.Set("totalMemory0", static_cast<double>(total));
   if (!s.ok) {
     result.Set("errorName", s.name);
     result.Set("reason", s.message);
@@ -140,7 +144,8 @@ Napi::Value CudaSynchronize(const Napi::CallbackInfo& info) {
 Napi::Value CudaStreamCreate(const Napi::CallbackInfo& info) {
   const int device = info[0].As<Napi::Number>().Int32Value();
   uintptr_t stream = 0;
-  Throw(cuda::StreamCreate(device, &stream), "cudaStreamCreate on device " + std::to_string(device));
+  Throw(cuda::StreamCreate(device, &stream),
+        "cudaStreamCreate on device " + std::to_string(device));
   return Napi::BigInt::New(info.Env(), static_cast<uint64_t>(stream));
 }
 
@@ -184,14 +189,16 @@ Napi::Value CudaCopy(const Napi::CallbackInfo& info) {
   const auto src_offset = static_cast<uint64_t>(info[5].As<Napi::Number>().Int64Value());
   const auto bytes = static_cast<uint64_t>(info[6].As<Napi::Number>().Int64Value());
   if (dst_offset + bytes > dst.length || src_offset + bytes > src.length) {
-    throw Error{code::kDetached, "Expected both buffers of a CUDA copy to hold its bytes, but one was "
-                                 "detached or shrunk"};
+    throw Error{code::kDetached,
+                "Expected both buffers of a CUDA copy to hold its bytes, but one was "
+                "detached or shrunk"};
   }
   if (info.Length() > 8 && info[8].IsBigInt()) {
     // Enqueued on a stream: both sides are CUDA memory this library allocated
     // (lib/cuda.js copyBytes decides), whose frees are stream-ordered.
     const int device = info[7].As<Napi::Number>().Int32Value();
-    Throw(cuda::CopyAsync(device, dst.data + dst_offset, src.data + src_offset, bytes, StreamArg(info[8])),
+    Throw(cuda::CopyAsync(device, dst.data + dst_offset, src.data + src_offset, bytes,
+                          StreamArg(info[8])),
           "cudaMemcpyAsync");
     return info.Env().Undefined();
   }
@@ -231,8 +238,9 @@ Napi::Value CudaStreamDone(const Napi::CallbackInfo& info) {
   napi_threadsafe_function tsfn;
   // Referenced until the callback has run, so a pending done() keeps the
   // process alive as a pending timer does.
-  Check(env, napi_create_threadsafe_function(env, nullptr, nullptr, name, 0, 1, nullptr, nullptr, deferred,
-                                             ResolveDone, &tsfn),
+  Check(env,
+        napi_create_threadsafe_function(env, nullptr, nullptr, name, 0, 1, nullptr, nullptr,
+                                        deferred, ResolveDone, &tsfn),
         "napi_create_threadsafe_function");
   const cuda::Status s = cuda::LaunchHostCallback(device, stream, StreamReached, tsfn);
   if (!s.ok) {
@@ -240,7 +248,9 @@ Napi::Value CudaStreamDone(const Napi::CallbackInfo& info) {
     // coded CUDA error, as every other failure of an awaited call is), or the
     // deferred and the promise would live forever.
     napi_release_threadsafe_function(tsfn, napi_tsfn_abort);
-    Check(env, napi_reject_deferred(env, deferred, EnvState::Of(env).MakeError(env, ErrorOf(s, "cudaLaunchHostFunc"))),
+    Check(env,
+          napi_reject_deferred(env, deferred,
+                               EnvState::Of(env).MakeError(env, ErrorOf(s, "cudaLaunchHostFunc"))),
           "napi_reject_deferred");
   }
   return Napi::Value(env, promise);

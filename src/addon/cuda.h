@@ -6,24 +6,28 @@
 
 namespace dlnode {
 
-Napi::Value CudaInfo(const Napi::CallbackInfo& info);               // () -> { compiled, deviceCount, ... }
+Napi::Value CudaInfo(const Napi::CallbackInfo& info);  // () -> { compiled, deviceCount, ... }
 Napi::Value CudaSynchronize(const Napi::CallbackInfo& info);        // (device)
 Napi::Value CudaStreamCreate(const Napi::CallbackInfo& info);       // (device) -> bigint
 Napi::Value CudaStreamDestroy(const Napi::CallbackInfo& info);      // (device, bigint)
 Napi::Value CudaStreamSynchronize(const Napi::CallbackInfo& info);  // (device, bigint)
 Napi::Value CudaStreamWait(const Napi::CallbackInfo& info);         // (device, consumer bigint)
-Napi::Value CudaAlloc(const Napi::CallbackInfo& info);   // (kind 0 device/1 pinned/2 managed/3 shareable, device, nbytes) -> handle
-// (dst, dstIsHandle, dstOffset, src, srcIsHandle, srcOffset, nbytes[, device, stream bigint]): handles or
-// Uint8Arrays; with a stream, enqueued on it (cuda_memory.h CopyAsync)
+Napi::Value CudaAlloc(const Napi::CallbackInfo& info);  // (kind 0 device/1 pinned/2 managed/3
+                                                        // shareable, device, nbytes) -> handle
+// (dst, dstIsHandle, dstOffset, src, srcIsHandle, srcOffset, nbytes[, device, stream bigint]):
+// handles or Uint8Arrays; with a stream, enqueued on it (cuda_memory.h CopyAsync)
 Napi::Value CudaCopy(const Napi::CallbackInfo& info);
-Napi::Value CudaStreamDone(const Napi::CallbackInfo& info);  // (device, bigint) -> Promise<undefined>
+Napi::Value CudaStreamDone(
+    const Napi::CallbackInfo& info);  // (device, bigint) -> Promise<undefined>
 // Kernels between views of device memory on one device; shape and strides
 // (destination, source) in the scratch block.
 // (device, dstHandle, dstOffset, srcHandle, srcOffset, itemSize, stream bigint)
 Napi::Value CudaStridedCopy(const Napi::CallbackInfo& info);
-// (device, dstHandle, dstOffset, dstCode, dstBits, srcHandle, srcOffset, srcCode, srcBits, stream bigint)
+// (device, dstHandle, dstOffset, dstCode, dstBits, srcHandle, srcOffset, srcCode, srcBits, stream
+// bigint)
 Napi::Value CudaConvert(const Napi::CallbackInfo& info);
-Napi::Value CudaStats(const Napi::CallbackInfo& info);   // (device) -> { allocatedBytes, allocations, peak..., cached... }
+Napi::Value CudaStats(const Napi::CallbackInfo&
+                          info);  // (device) -> { allocatedBytes, allocations, peak..., cached... }
 Napi::Value CudaEmptyCache(const Napi::CallbackInfo& info);  // (device) -> bytes freed
 
 }  // namespace dlnode

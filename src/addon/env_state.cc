@@ -159,7 +159,8 @@ void EnvLink::Shutdown(napi_env env, int slab_out) {
   if (out <= 0 || main_thread) return;
   const std::string message =
       "A thread ended while native code still held " + std::to_string(out) + " DLPack struct" +
-      (out == 1 ? "" : "s") + " (toPointer()) over its JavaScript memory, which lives only as long as " +
+      (out == 1 ? "" : "s") +
+      " (toPointer()) over its JavaScript memory, which lives only as long as " +
       "the thread: do not read them any more (calling their deleters is still safe)";
   // Warn through another thread's JS, the main thread's first; with none, stderr.
   EnvLink* target = nullptr;
@@ -210,7 +211,8 @@ void EnvState::Shutdown() {
 
 napi_value EnvState::SlabObject(napi_env env) const {
   napi_value value = nullptr;
-  if (slab_object_ != nullptr) Check(env, napi_get_reference_value(env, slab_object_, &value), "slab");
+  if (slab_object_ != nullptr)
+    Check(env, napi_get_reference_value(env, slab_object_, &value), "slab");
   return value;
 }
 
@@ -260,8 +262,9 @@ napi_value EnvState::MakeError(napi_env env, const Error& e) {
     return err.Value();
   }
   Napi::Function factory(env, fn);
-  return factory.Call({Napi::String::New(napi_env, e.code), Napi::String::New(napi_env, e.message),
-                       e.detail.empty() ? napi_env.Undefined() : Napi::String::New(napi_env, e.detail)});
+  return factory.Call(
+      {Napi::String::New(napi_env, e.code), Napi::String::New(napi_env, e.message),
+       e.detail.empty() ? napi_env.Undefined() : Napi::String::New(napi_env, e.detail)});
 }
 
 void EnvState::Throw(napi_env env, const Error& e) { throw Napi::Error(env, MakeError(env, e)); }

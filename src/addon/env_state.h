@@ -81,7 +81,7 @@ class EnvLink final : public SlabOwner {
   napi_threadsafe_function wake_ = nullptr;
   std::vector<napi_ref> pending_;
   std::vector<std::string> warnings_;
-  bool woken_ = false;  // guarded by mutex_: a call to Drain is on its way
+  bool woken_ = false;      // guarded by mutex_: a call to Drain is on its way
   bool sweep_due_ = false;  // guarded by mutex_
   napi_ref sweep_ = nullptr;
   std::atomic<size_t> pending_count_{0};
@@ -181,9 +181,11 @@ Napi::Value Guarded(const Napi::CallbackInfo& info) {
     } catch (const Napi::Error& e) {
       if (!e.IsEmpty()) ThrowIntoJs(env, e.Value());
     } catch (const std::bad_alloc&) {
-      ThrowIntoJs(env, EnvState::Of(env).MakeError(env, Error{code::kOutOfMemory, "Out of memory"}));
+      ThrowIntoJs(env,
+                  EnvState::Of(env).MakeError(env, Error{code::kOutOfMemory, "Out of memory"}));
     } catch (const std::exception& e) {
-      ThrowIntoJs(env, Napi::Error::New(env, std::string("dlpack internal error: ") + e.what()).Value());
+      ThrowIntoJs(env,
+                  Napi::Error::New(env, std::string("dlpack internal error: ") + e.what()).Value());
     } catch (...) {
       ThrowIntoJs(env, Napi::Error::New(env, "dlpack internal error").Value());
     }

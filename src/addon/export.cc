@@ -58,12 +58,14 @@ Napi::Value ExportTensor(const Napi::CallbackInfo& info) {
   }
   const bool empty = low == 0 && high == 0;
   if (!empty && (byte_offset < low || byte_offset + high > length)) {
-    throw Error{code::kDetached, "Expected the tensor's buffer to still hold its bytes, but it "
-                                 "was detached or shrunk"};
+    throw Error{code::kDetached,
+                "Expected the tensor's buffer to still hold its bytes, but it "
+                "was detached or shrunk"};
   }
 
-  Ref<Keepalive> keepalive = foreign ? Ref<Keepalive>(Ref<NativeMemory>::retain(storage))
-                                    : Ref<Keepalive>::adopt(JsKeepalive::New(env, info[0], state.link()));
+  Ref<Keepalive> keepalive =
+      foreign ? Ref<Keepalive>(Ref<NativeMemory>::retain(storage))
+              : Ref<Keepalive>::adopt(JsKeepalive::New(env, info[0], state.link()));
   const ExportSpec spec{empty ? nullptr : base + byte_offset,
                         device,
                         ndim,
@@ -74,7 +76,8 @@ Napi::Value ExportTensor(const Napi::CallbackInfo& info) {
   // The new struct's deleter releases the keepalive (released here if the allocation fails).
   void* managed = versioned ? static_cast<void*>(NewVersioned(spec, std::move(keepalive)))
                             : static_cast<void*>(NewLegacy(spec, std::move(keepalive)));
-  if (managed == nullptr) throw Error{code::kOutOfMemory, "Could not allocate the DLPack managed tensor"};
+  if (managed == nullptr)
+    throw Error{code::kOutOfMemory, "Could not allocate the DLPack managed tensor"};
   // Ownership passes to the caller (native code) with the pointer.
   return Napi::BigInt::New(env, static_cast<uint64_t>(reinterpret_cast<uintptr_t>(managed)));
 }

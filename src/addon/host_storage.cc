@@ -3,8 +3,8 @@
 #include <utility>
 #include <vector>
 
-#include "env_state.h"
 #include "../core/share_registry.h"
+#include "env_state.h"
 #include "handle.h"
 
 namespace dlnode {
@@ -17,9 +17,10 @@ struct BufferHold {
 };
 
 struct OwnerState : Tagged {
-  OwnerState(Ref<NativeMemory> s, int64_t r) : Tagged(kStorageTag), storage(std::move(s)), reported(r) {}
-  Ref<NativeMemory> storage;  // empty once released
-  int64_t reported;     // bytes reported to V8 on adoption, given back on release
+  OwnerState(Ref<NativeMemory> s, int64_t r)
+      : Tagged(kStorageTag), storage(std::move(s)), reported(r) {}
+  Ref<NativeMemory> storage;          // empty once released
+  int64_t reported;                   // bytes reported to V8 on adoption, given back on release
   BufferHold* buffer_hold = nullptr;  // the one external ArrayBuffer, if made
   std::vector<uint64_t> shares;       // 'local' ids this owner published
 };
@@ -47,7 +48,8 @@ void FinalizeBuffer(node_api_basic_env, void*, void* hint) {
 }  // namespace
 
 napi_value AdoptStorage(napi_env env, Ref<NativeMemory> storage, Accounting accounting) {
-  const int64_t reported = accounting == Accounting::kReport ? static_cast<int64_t>(storage->length()) : 0;
+  const int64_t reported =
+      accounting == Accounting::kReport ? static_cast<int64_t>(storage->length()) : 0;
   auto* state = new OwnerState(std::move(storage), reported);
   napi_value handle;
   try {
@@ -75,7 +77,8 @@ NativeMemory* StorageOf(napi_env env, napi_value handle) {
 }
 
 Napi::Value StorageLength(const Napi::CallbackInfo& info) {
-  return Napi::Number::New(info.Env(), static_cast<double>(StorageOf(info.Env(), info[0])->length()));
+  return Napi::Number::New(info.Env(),
+                           static_cast<double>(StorageOf(info.Env(), info[0])->length()));
 }
 
 Napi::Value StorageBuffer(const Napi::CallbackInfo& info) {
@@ -125,4 +128,3 @@ Napi::Value StorageRelease(const Napi::CallbackInfo& info) {
 }
 
 }  // namespace dlnode
-

@@ -23,8 +23,8 @@ void WriteLayout(double* scratch, const Layout& layout, uint64_t flags, uint64_t
   scratch[slot::kDtype] = layout.dtype_index;
   scratch[slot::kDeviceType] = layout.device.device_type;
   scratch[slot::kDeviceId] = layout.device.device_id;
-  scratch[slot::kFlags] = static_cast<double>(flags & (DLPACK_FLAG_BITMASK_READ_ONLY |
-                                                        DLPACK_FLAG_BITMASK_IS_COPIED));
+  scratch[slot::kFlags] =
+      static_cast<double>(flags & (DLPACK_FLAG_BITMASK_READ_ONLY | DLPACK_FLAG_BITMASK_IS_COPIED));
   scratch[slot::kByteOffset] = static_cast<double>(byte_offset);
   scratch[slot::kExtent] = static_cast<double>(layout.extent());
   scratch[slot::kResult] = static_cast<double>(result);
@@ -54,7 +54,8 @@ HeapOwner OtherHeap(const ManagedTensor& held, const EnvState& state) {
   if (slab == nullptr) return {};
   // EnvLink is the addon's only SlabOwner.
   std::shared_ptr<EnvLink> link = std::static_pointer_cast<EnvLink>(slab->owner());
-  if (link == state.link()) return {};  // changed since JS filled it: imported as a producer's struct
+  if (link == state.link())
+    return {};  // changed since JS filled it: imported as a producer's struct
   return {true, std::move(link)};
 }
 
@@ -85,8 +86,9 @@ Napi::Value ImportCapsule(const Napi::CallbackInfo& info) {
     // (in a CUDA build, a kDLCUDA tensor refused here has a bad device_id).
     const bool cuda_memory = check.failure == CheckFailure::kDevice && !cuda::Compiled() &&
                              held.tensor()->device.device_type == kDLCUDA;
-    throw Error{cuda_memory ? code::kCudaUnavailable : code::kUnsupported,
-                cuda_memory ? check.message + "; this build of dlpack has no CUDA support" : check.message};
+    throw Error{
+        cuda_memory ? code::kCudaUnavailable : code::kUnsupported,
+        cuda_memory ? check.message + "; this build of dlpack has no CUDA support" : check.message};
   }
   // Only host memory is ever wrapped in an ArrayBuffer, so only it may need a copy.
   const bool host = IsHostAccessible(layout.device.device_type);
@@ -101,20 +103,24 @@ Napi::Value ImportCapsule(const Napi::CallbackInfo& info) {
   const HeapOwner other_heap = OtherHeap(held, state);
   if (other_heap.other) {
     const auto ended = [] {
-      return Error{code::kDetached, "Expected a struct over memory that still exists, received one "
-                                    "over the JavaScript memory of a thread that has ended"};
+      return Error{code::kDetached,
+                   "Expected a struct over memory that still exists, received one "
+                   "over the JavaScript memory of a thread that has ended"};
     };
     if (!other_heap.link || !other_heap.link->WhileAlive([] {})) throw ended();
     if (!allow_copy) {
-      throw Error{code::kCopyRequired,
-                  "Expected zero-copy import (copy: false), but the struct is over another thread's "
-                  "JavaScript memory, which lives only as long as that thread, so it must be copied"};
+      throw Error{
+          code::kCopyRequired,
+          "Expected zero-copy import (copy: false), but the struct is over another thread's "
+          "JavaScript memory, which lives only as long as that thread, so it must be copied"};
     }
     void* copy = nullptr;
     napi_value buffer;
-    Check(env, napi_create_arraybuffer(env, layout.extent(), &copy, &buffer), "napi_create_arraybuffer");
+    Check(env, napi_create_arraybuffer(env, layout.extent(), &copy, &buffer),
+          "napi_create_arraybuffer");
     const bool copied = other_heap.link->WhileAlive([&] {
-      if (layout.extent() != 0) std::memcpy(copy, reinterpret_cast<void*>(layout.base()), layout.extent());
+      if (layout.extent() != 0)
+        std::memcpy(copy, reinterpret_cast<void*>(layout.base()), layout.extent());
     });
     if (!copied) throw ended();
     capsule.managed.reset();  // our deleter posts the release to the owning thread
@@ -154,8 +160,10 @@ Napi::Value ImportCapsule(const Napi::CallbackInfo& info) {
     void* copy = nullptr;
     napi_value buffer;
     // On failure `managed` calls the deleter as the error leaves.
-    Check(env, napi_create_arraybuffer(env, layout.extent(), &copy, &buffer), "napi_create_arraybuffer");
-    if (layout.extent() != 0) std::memcpy(copy, reinterpret_cast<void*>(layout.base()), layout.extent());
+    Check(env, napi_create_arraybuffer(env, layout.extent(), &copy, &buffer),
+          "napi_create_arraybuffer");
+    if (layout.extent() != 0)
+      std::memcpy(copy, reinterpret_cast<void*>(layout.base()), layout.extent());
     managed.reset();
     WriteLayout(scratch, layout, flags | DLPACK_FLAG_BITMASK_IS_COPIED, layout.low,
                 ImportResult::kCopied);
@@ -163,7 +171,8 @@ Napi::Value ImportCapsule(const Napi::CallbackInfo& info) {
   }
 
   auto storage = Ref<NativeMemory>::adopt(new ForeignStorage(
-      std::move(managed), layout.size == 0 ? nullptr : reinterpret_cast<void*>(layout.base()), layout.extent()));
+      std::move(managed), layout.size == 0 ? nullptr : reinterpret_cast<void*>(layout.base()),
+      layout.extent()));
   napi_value handle = AdoptStorage(env, std::move(storage), Accounting::kReport);
   WriteLayout(scratch, layout, flags, layout.low, ImportResult::kForeign);
   return Napi::Value(env, handle);

@@ -38,7 +38,8 @@ namespace {
     case cuda::IpcFailure::kNoMemory:
       throw Error{code::kOutOfMemory, r.message};
     case cuda::IpcFailure::kCuda:
-      throw Error{r.cuda.unavailable ? code::kCudaUnavailable : code::kCuda, r.message, r.cuda.name};
+      throw Error{r.cuda.unavailable ? code::kCudaUnavailable : code::kCuda, r.message,
+                  r.cuda.name};
     case cuda::IpcFailure::kMalformed:
       throw Error{code::kInvalidArgValue, r.message};
     default:
@@ -91,7 +92,8 @@ Napi::Value LocalOpen(const Napi::CallbackInfo& info) {
   try {
     id = std::stoull(text);
   } catch (...) {
-    throw Error{code::kInvalidArgValue, "Expected a decimal id for `descriptor.id`, received '" + text + "'"};
+    throw Error{code::kInvalidArgValue,
+                "Expected a decimal id for `descriptor.id`, received '" + text + "'"};
   }
   std::string device;
   Ref<NativeMemory> memory = share_registry::Acquire(id, &device);

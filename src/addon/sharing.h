@@ -8,8 +8,8 @@
 
 namespace dlnode {
 
-Napi::Value ShmCreate(const Napi::CallbackInfo& info);    // (nbytes) -> [handle, name, fd]
-Napi::Value ShmOpen(const Napi::CallbackInfo& info);      // (name, pid, fd, minBytes) -> [handle, fd]
+Napi::Value ShmCreate(const Napi::CallbackInfo& info);  // (nbytes) -> [handle, name, fd]
+Napi::Value ShmOpen(const Napi::CallbackInfo& info);    // (name, pid, fd, minBytes) -> [handle, fd]
 Napi::Value LocalShare(const Napi::CallbackInfo& info);   // (handle, device name) -> id string
 Napi::Value LocalOpen(const Napi::CallbackInfo& info);    // (id string) -> [handle, device name]
 Napi::Value LocalShares(const Napi::CallbackInfo& info);  // () -> registered count

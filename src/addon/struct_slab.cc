@@ -32,7 +32,9 @@ Napi::Value StructSlabOf(const Napi::CallbackInfo& info) {
   state.SetSlab(slab);  // from here on the environment's cleanup gives it back
   napi_value buffer;
   // The memory outlives every environment (struct_slab.h): no finalizer.
-  Check(env, napi_create_external_arraybuffer(env, slab->memory(), StructSlab::kBytes, nullptr, nullptr, &buffer),
+  Check(env,
+        napi_create_external_arraybuffer(env, slab->memory(), StructSlab::kBytes, nullptr, nullptr,
+                                         &buffer),
         "napi_create_external_arraybuffer");
   Napi::Object object = Napi::Object::New(env);
   object.Set("buffer", Napi::Value(env, buffer));
@@ -58,7 +60,8 @@ Napi::Value StructSlabOf(const Napi::CallbackInfo& info) {
 }
 
 Napi::Value BytesAddress(const Napi::CallbackInfo& info) {
-  return Napi::Number::New(info.Env(), static_cast<double>(AddressOf(BytesOf(info.Env(), info[0]).data)));
+  return Napi::Number::New(info.Env(),
+                           static_cast<double>(AddressOf(BytesOf(info.Env(), info[0]).data)));
 }
 
 }  // namespace dlnode

@@ -4,7 +4,9 @@ namespace dlnode {
 namespace cuda {
 
 BlockCache::BlockCache(BlockAllocator* allocator, uint64_t max_block, uint64_t limit)
-    : allocator_(allocator), max_block_(max_block < kMinBlock ? kMinBlock : max_block), limit_(limit) {
+    : allocator_(allocator),
+      max_block_(max_block < kMinBlock ? kMinBlock : max_block),
+      limit_(limit) {
   classes_.resize(ClassOf(BlockSize(max_block_)) + 1);
 }
 

@@ -56,11 +56,11 @@ class BlockAllocator {
 };
 
 struct BlockCacheStats {
-  int64_t cached_bytes = 0;   // in the cache now (not counted as allocated)
+  int64_t cached_bytes = 0;  // in the cache now (not counted as allocated)
   int64_t cached_blocks = 0;
-  int64_t hits = 0;           // requests served from the cache
-  int64_t misses = 0;         // requests that went to the allocator
-  int64_t oom_flushes = 0;    // times the cache was emptied to retry a failed allocation
+  int64_t hits = 0;         // requests served from the cache
+  int64_t misses = 0;       // requests that went to the allocator
+  int64_t oom_flushes = 0;  // times the cache was emptied to retry a failed allocation
 };
 
 class BlockCache {

@@ -13,16 +13,18 @@ namespace dlnode {
 // In the order they are checked; the first that applies is reported.
 // X(jsName, Constant, value); lib/create.js reads them from init()
 // (src/addon/convention.h) and words the error of each but kSource.
-#define DLNODE_VIEW_FAILURES(X)                                                              \
-  X(none, kNone, 0)                                                                          \
-  X(source, kSource, 1)       /* byte length, view base or item size unusable (JS never passes one) */ \
-  X(offset, kOffset, 2)       /* offset not an integer from 0 to the byte length */          \
-  X(misaligned, kMisaligned, 3) /* view base + offset not a multiple of the item size */     \
-  X(remainder, kRemainder, 4) /* count -1, but the bytes after the offset are not whole elements */ \
-  X(count, kCount, 5) /* count neither -1 nor an integer >= 0 whose elements fit after the offset */
+#define DLNODE_VIEW_FAILURES(X)                                                                   \
+  X(none, kNone, 0)                                                                               \
+  X(source, kSource, 1) /* byte length, view base or item size unusable (JS never passes one) */  \
+  X(offset, kOffset, 2) /* offset not an integer from 0 to the byte length */                     \
+  X(misaligned, kMisaligned, 3) /* view base + offset not a multiple of the item size */          \
+  X(remainder, kRemainder,                                                                        \
+    4)                /* count -1, but the bytes after the offset are not whole elements */       \
+  X(count, kCount, 5) /* count neither -1 nor an integer >= 0 whose elements fit after the offset \
+                       */
 
 enum class ViewFailure {
-#define DLNODE_VIEW_FAILURE(js, constant, value) constant = value,
+#define DLNODE_VIEW_FAILURE(js, constant, value) constant = (value),
   DLNODE_VIEW_FAILURES(DLNODE_VIEW_FAILURE)
 #undef DLNODE_VIEW_FAILURE
 };

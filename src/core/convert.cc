@@ -12,16 +12,29 @@ namespace dlnode {
 namespace {
 
 // Storage types: bool is a byte read as `!= 0`; the 16-bit floats are bits.
-struct Bool { uint8_t v; };
-struct Half { uint16_t bits; };
-struct Bf16 { uint16_t bits; };
+struct Bool {
+  uint8_t v;
+};
+struct Half {
+  uint16_t bits;
+};
+struct Bf16 {
+  uint16_t bits;
+};
 template <class T>
-struct Complex { T re; T im; };
+struct Complex {
+  T re;
+  T im;
+};
 
-template <class T> constexpr bool kIsInt = std::is_integral<T>::value;
-template <class T> constexpr bool kIsFloat = std::is_floating_point<T>::value;
-template <class T> struct IsComplex : std::false_type {};
-template <class T> struct IsComplex<Complex<T>> : std::true_type {};
+template <class T>
+constexpr bool kIsInt = std::is_integral<T>::value;
+template <class T>
+constexpr bool kIsFloat = std::is_floating_point<T>::value;
+template <class T>
+struct IsComplex : std::false_type {};
+template <class T>
+struct IsComplex<Complex<T>> : std::true_type {};
 
 // Float -> integer, truncating; NaN -> 0; saturating outside the range.
 template <class D>
@@ -37,7 +50,10 @@ D SatTrunc(double v) {
 }
 
 // A source element as the value the rules convert from.
-template <class S> S Plain(S v) { return v; }
+template <class S>
+S Plain(S v) {
+  return v;
+}
 inline uint8_t Plain(Bool v) { return v.v != 0 ? 1 : 0; }
 inline float Plain(Half v) { return HalfToFloat(v.bits); }
 inline float Plain(Bf16 v) { return Bfloat16ToFloat(v.bits); }
@@ -87,7 +103,8 @@ void Store(char* p, T v) {
 }
 
 template <class D, class S>
-void Loop(int n, const int64_t* shape, char* d, const int64_t* ds, const char* s, const int64_t* ss) {
+void Loop(int n, const int64_t* shape, char* d, const int64_t* ds, const char* s,
+          const int64_t* ss) {
   const int inner = n - 1;
   const int64_t len = shape[inner];
   const int64_t dstep = ds[inner] * static_cast<int64_t>(sizeof(D));
@@ -127,42 +144,72 @@ using LoopFn = void (*)(int, const int64_t*, char*, const int64_t*, const char*,
 template <class D>
 LoopFn ForSource(Scalar s) {
   switch (s) {
-    case Scalar::kBool: return Loop<D, Bool>;
-    case Scalar::kInt8: return Loop<D, int8_t>;
-    case Scalar::kInt16: return Loop<D, int16_t>;
-    case Scalar::kInt32: return Loop<D, int32_t>;
-    case Scalar::kInt64: return Loop<D, int64_t>;
-    case Scalar::kUint8: return Loop<D, uint8_t>;
-    case Scalar::kUint16: return Loop<D, uint16_t>;
-    case Scalar::kUint32: return Loop<D, uint32_t>;
-    case Scalar::kUint64: return Loop<D, uint64_t>;
-    case Scalar::kFloat16: return Loop<D, Half>;
-    case Scalar::kBfloat16: return Loop<D, Bf16>;
-    case Scalar::kFloat32: return Loop<D, float>;
-    case Scalar::kFloat64: return Loop<D, double>;
-    case Scalar::kComplex64: return Loop<D, Complex<float>>;
-    case Scalar::kComplex128: return Loop<D, Complex<double>>;
+    case Scalar::kBool:
+      return Loop<D, Bool>;
+    case Scalar::kInt8:
+      return Loop<D, int8_t>;
+    case Scalar::kInt16:
+      return Loop<D, int16_t>;
+    case Scalar::kInt32:
+      return Loop<D, int32_t>;
+    case Scalar::kInt64:
+      return Loop<D, int64_t>;
+    case Scalar::kUint8:
+      return Loop<D, uint8_t>;
+    case Scalar::kUint16:
+      return Loop<D, uint16_t>;
+    case Scalar::kUint32:
+      return Loop<D, uint32_t>;
+    case Scalar::kUint64:
+      return Loop<D, uint64_t>;
+    case Scalar::kFloat16:
+      return Loop<D, Half>;
+    case Scalar::kBfloat16:
+      return Loop<D, Bf16>;
+    case Scalar::kFloat32:
+      return Loop<D, float>;
+    case Scalar::kFloat64:
+      return Loop<D, double>;
+    case Scalar::kComplex64:
+      return Loop<D, Complex<float>>;
+    case Scalar::kComplex128:
+      return Loop<D, Complex<double>>;
   }
   return nullptr;
 }
 
 LoopFn LoopFor(Scalar d, Scalar s) {
   switch (d) {
-    case Scalar::kBool: return ForSource<Bool>(s);
-    case Scalar::kInt8: return ForSource<int8_t>(s);
-    case Scalar::kInt16: return ForSource<int16_t>(s);
-    case Scalar::kInt32: return ForSource<int32_t>(s);
-    case Scalar::kInt64: return ForSource<int64_t>(s);
-    case Scalar::kUint8: return ForSource<uint8_t>(s);
-    case Scalar::kUint16: return ForSource<uint16_t>(s);
-    case Scalar::kUint32: return ForSource<uint32_t>(s);
-    case Scalar::kUint64: return ForSource<uint64_t>(s);
-    case Scalar::kFloat16: return ForSource<Half>(s);
-    case Scalar::kBfloat16: return ForSource<Bf16>(s);
-    case Scalar::kFloat32: return ForSource<float>(s);
-    case Scalar::kFloat64: return ForSource<double>(s);
-    case Scalar::kComplex64: return ForSource<Complex<float>>(s);
-    case Scalar::kComplex128: return ForSource<Complex<double>>(s);
+    case Scalar::kBool:
+      return ForSource<Bool>(s);
+    case Scalar::kInt8:
+      return ForSource<int8_t>(s);
+    case Scalar::kInt16:
+      return ForSource<int16_t>(s);
+    case Scalar::kInt32:
+      return ForSource<int32_t>(s);
+    case Scalar::kInt64:
+      return ForSource<int64_t>(s);
+    case Scalar::kUint8:
+      return ForSource<uint8_t>(s);
+    case Scalar::kUint16:
+      return ForSource<uint16_t>(s);
+    case Scalar::kUint32:
+      return ForSource<uint32_t>(s);
+    case Scalar::kUint64:
+      return ForSource<uint64_t>(s);
+    case Scalar::kFloat16:
+      return ForSource<Half>(s);
+    case Scalar::kBfloat16:
+      return ForSource<Bf16>(s);
+    case Scalar::kFloat32:
+      return ForSource<float>(s);
+    case Scalar::kFloat64:
+      return ForSource<double>(s);
+    case Scalar::kComplex64:
+      return ForSource<Complex<float>>(s);
+    case Scalar::kComplex128:
+      return ForSource<Complex<double>>(s);
   }
   return nullptr;
 }
@@ -191,28 +238,47 @@ bool ScalarOf(DtypeEntry e, Scalar* out) {
     case kDLUInt: {
       const bool u = e.code == kDLUInt;
       switch (e.bits) {
-        case 8: *out = u ? Scalar::kUint8 : Scalar::kInt8; return true;
-        case 16: *out = u ? Scalar::kUint16 : Scalar::kInt16; return true;
-        case 32: *out = u ? Scalar::kUint32 : Scalar::kInt32; return true;
-        case 64: *out = u ? Scalar::kUint64 : Scalar::kInt64; return true;
-        default: return false;
+        case 8:
+          *out = u ? Scalar::kUint8 : Scalar::kInt8;
+          return true;
+        case 16:
+          *out = u ? Scalar::kUint16 : Scalar::kInt16;
+          return true;
+        case 32:
+          *out = u ? Scalar::kUint32 : Scalar::kInt32;
+          return true;
+        case 64:
+          *out = u ? Scalar::kUint64 : Scalar::kInt64;
+          return true;
+        default:
+          return false;
       }
     }
     case kDLFloat:
       switch (e.bits) {
-        case 16: *out = Scalar::kFloat16; return true;
-        case 32: *out = Scalar::kFloat32; return true;
-        case 64: *out = Scalar::kFloat64; return true;
-        default: return false;
+        case 16:
+          *out = Scalar::kFloat16;
+          return true;
+        case 32:
+          *out = Scalar::kFloat32;
+          return true;
+        case 64:
+          *out = Scalar::kFloat64;
+          return true;
+        default:
+          return false;
       }
     case kDLBfloat:
       if (e.bits != 16) return false;
       *out = Scalar::kBfloat16;
       return true;
     case kDLComplex:
-      if (e.bits == 64) *out = Scalar::kComplex64;
-      else if (e.bits == 128) *out = Scalar::kComplex128;
-      else return false;
+      if (e.bits == 64)
+        *out = Scalar::kComplex64;
+      else if (e.bits == 128)
+        *out = Scalar::kComplex128;
+      else
+        return false;
       return true;
     default:
       return false;
@@ -244,7 +310,8 @@ uint16_t FloatToHalf(float value) {
   }
   uint32_t bits = (static_cast<uint32_t>(e) << 10) | (mantissa >> 13);
   const uint32_t rest = mantissa & 0x1fffu;
-  if (rest > 0x1000u || (rest == 0x1000u && (bits & 1u))) ++bits;  // a carry into the exponent is right
+  if (rest > 0x1000u || (rest == 0x1000u && (bits & 1u)))
+    ++bits;  // a carry into the exponent is right
   return static_cast<uint16_t>(sign | bits);
 }
 
@@ -263,14 +330,15 @@ float HalfToFloat(uint16_t h) {
 
 uint16_t FloatToBfloat16(float value) {
   const uint32_t x = FloatBits(value);
-  if ((x & 0x7f800000u) == 0x7f800000u && (x & 0x7fffffu)) return static_cast<uint16_t>((x >> 16) | 0x40u);
+  if ((x & 0x7f800000u) == 0x7f800000u && (x & 0x7fffffu))
+    return static_cast<uint16_t>((x >> 16) | 0x40u);
   return static_cast<uint16_t>((x + 0x7fffu + ((x >> 16) & 1u)) >> 16);
 }
 
 float Bfloat16ToFloat(uint16_t bits) { return BitsFloat(static_cast<uint32_t>(bits) << 16); }
 
-void ConvertStrided(int ndim, const int64_t* shape, Scalar dst_type, StridedView dst, ByteRange dst_range,
-                    Scalar src_type, StridedView src, ByteRange src_range) {
+void ConvertStrided(int ndim, const int64_t* shape, Scalar dst_type, StridedView dst,
+                    ByteRange dst_range, Scalar src_type, StridedView src, ByteRange src_range) {
   for (int i = 0; i < ndim; ++i) {
     if (shape[i] == 0) return;
   }

@@ -22,8 +22,21 @@
 namespace dlnode {
 
 enum class Scalar {
-  kBool, kInt8, kInt16, kInt32, kInt64, kUint8, kUint16, kUint32, kUint64,
-  kFloat16, kBfloat16, kFloat32, kFloat64, kComplex64, kComplex128,
+  kBool,
+  kInt8,
+  kInt16,
+  kInt32,
+  kInt64,
+  kUint8,
+  kUint16,
+  kUint32,
+  kUint64,
+  kFloat16,
+  kBfloat16,
+  kFloat32,
+  kFloat64,
+  kComplex64,
+  kComplex128,
 };
 constexpr int kScalarCount = 15;
 
@@ -46,8 +59,8 @@ struct ByteRange {
 // dst[i] = convert(src[i]) for every index of `shape`. Strides are in
 // elements of each side's own type. When `dst_range` and `src_range`
 // overlap, the source's bytes are copied aside first.
-void ConvertStrided(int ndim, const int64_t* shape, Scalar dst_type, StridedView dst, ByteRange dst_range,
-                    Scalar src_type, StridedView src, ByteRange src_range);
+void ConvertStrided(int ndim, const int64_t* shape, Scalar dst_type, StridedView dst,
+                    ByteRange dst_range, Scalar src_type, StridedView src, ByteRange src_range);
 
 }  // namespace dlnode
 

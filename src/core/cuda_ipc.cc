@@ -57,10 +57,13 @@ Registry& registry() {
   return *r;
 }
 
-IpcResult Fail(IpcFailure failure, std::string message) { return {failure, std::move(message), {}}; }
+IpcResult Fail(IpcFailure failure, std::string message) {
+  return {failure, std::move(message), {}};
+}
 
 IpcResult FailCuda(const Status& status, const std::string& what) {
-  IpcResult r = Fail(IpcFailure::kCuda, what + " failed: " + status.name + " (" + status.message + ")");
+  IpcResult r =
+      Fail(IpcFailure::kCuda, what + " failed: " + status.name + " (" + status.message + ")");
   r.cuda = status;
   return r;
 }
@@ -68,7 +71,8 @@ IpcResult FailCuda(const Status& status, const std::string& what) {
 IpcResult FailShm(const ShmResult& shm, const std::string& ticket) {
   switch (shm.failure) {
     case ShmFailure::kGone:
-      return Fail(IpcFailure::kGone, "The CUDA memory of ticket '" + ticket + "' was released by its exporter");
+      return Fail(IpcFailure::kGone,
+                  "The CUDA memory of ticket '" + ticket + "' was released by its exporter");
     case ShmFailure::kNoMemory:
       return Fail(IpcFailure::kNoMemory, shm.message);
     case ShmFailure::kDenied:
@@ -82,7 +86,8 @@ IpcResult FailShm(const ShmResult& shm, const std::string& ticket) {
 
 IpcResult TooSmall(uint64_t holds, uint64_t says) {
   return Fail(IpcFailure::kInvalid, "The shared CUDA allocation holds " + std::to_string(holds) +
-                                        " bytes, fewer than the " + std::to_string(says) + " the descriptor says");
+                                        " bytes, fewer than the " + std::to_string(says) +
+                                        " the descriptor says");
 }
 
 std::string Hex(const unsigned char* bytes, int n) {
@@ -133,8 +138,8 @@ bool AllocationSize(void* ptr, uint64_t* size) {
   static const GetAddressRange get = [] {
     void* fn = nullptr;
     cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
-    if (cudaGetDriverEntryPointByVersion("cuMemGetAddressRange", &fn, 12000, cudaEnableDefault, &found) !=
-            cudaSuccess ||
+    if (cudaGetDriverEntryPointByVersion("cuMemGetAddressRange", &fn, 12000, cudaEnableDefault,
+                                         &found) != cudaSuccess ||
         found != cudaDriverEntryPointSuccess) {
       cudaGetLastError();
       fn = nullptr;
@@ -241,7 +246,8 @@ IpcResult ShareIpc(NativeMemory* memory, IpcShare* out) {
   auto it = r.by_memory.find(memory);
   if (it == r.by_memory.end()) {
     return Fail(IpcFailure::kNotShareable,
-                "Expected CUDA device memory allocated for sharing (dl.empty(shape, { device: 'cuda', shared: "
+                "Expected CUDA device memory allocated for sharing (dl.empty(shape, { device: "
+                "'cuda', shared: "
                 "true })) or opened from a 'cuda-ipc' descriptor, received other CUDA memory");
   }
   Entry& e = it->second;
@@ -250,7 +256,8 @@ IpcResult ShareIpc(NativeMemory* memory, IpcShare* out) {
     const Status s = GetHandle(memory->base(), e.device, handle);
     if (!s.ok) return FailCuda(s, "cudaIpcGetMemHandle");
     ShmResult shm;
-    std::unique_ptr<ShmTicket> ticket = ShmTicket::Create(&shm);  // a new file: nobody else to wait for
+    std::unique_ptr<ShmTicket> ticket =
+        ShmTicket::Create(&shm);  // a new file: nobody else to wait for
     if (ticket == nullptr) return FailShm(shm, "(new)");
     e.ticket = std::move(ticket);
     e.handle = Hex(handle, kIpcHandleBytes);
@@ -268,7 +275,8 @@ IpcResult ShareIpc(NativeMemory* memory, IpcShare* out) {
 Ref<NativeMemory> OpenIpc(const IpcShare& share, IpcResult* result) {
   unsigned char handle[kIpcHandleBytes];
   if (!Unhex(share.handle, handle, kIpcHandleBytes)) {
-    *result = Fail(IpcFailure::kMalformed, "Expected 128 lowercase hex digits for the CUDA IPC handle");
+    *result =
+        Fail(IpcFailure::kMalformed, "Expected 128 lowercase hex digits for the CUDA IPC handle");
     return {};
   }
   Registry& r = registry();
@@ -282,7 +290,8 @@ Ref<NativeMemory> OpenIpc(const IpcShare& share, IpcResult* result) {
   if (known != r.by_ticket.end()) {
     NativeMemory* known_memory = known->second;
     if (!known_memory->TryRetain()) {
-      *result = Fail(IpcFailure::kGone, "The CUDA memory of ticket '" + share.ticket + "' is being released");
+      *result = Fail(IpcFailure::kGone,
+                     "The CUDA memory of ticket '" + share.ticket + "' is being released");
       return {};
     }
     lock.unlock();  // a last Release() takes the lock

@@ -31,7 +31,7 @@ struct IpcShare {
   int64_t pid = 0;     // a process holding the ticket open, and its descriptor number
   int64_t fd = -1;
   int device = 0;
-  uint64_t size = 0;   // bytes of the allocation the handle names
+  uint64_t size = 0;  // bytes of the allocation the handle names
 };
 
 enum class IpcFailure {

@@ -12,8 +12,8 @@ namespace cuda {
 
 #ifdef DLPACK_WITH_CUDA
 
-Status DeviceStridedCopy(int device, const CopyPlan& plan, uint64_t item_size, char* dst, const char* src,
-                         uintptr_t stream) {
+Status DeviceStridedCopy(int device, const CopyPlan& plan, uint64_t item_size, char* dst,
+                         const char* src, uintptr_t stream) {
   if (plan.count == 0) return {};
   DeviceGuard guard(device);
   if (!guard.status().ok) return guard.status();
@@ -26,8 +26,8 @@ Status DeviceStridedCopy(int device, const CopyPlan& plan, uint64_t item_size, c
   });
 }
 
-Status DeviceConvert(int device, const CopyPlan& plan, ElementType dst_type, char* dst, ElementType src_type,
-                     const char* src, uintptr_t stream) {
+Status DeviceConvert(int device, const CopyPlan& plan, ElementType dst_type, char* dst,
+                     ElementType src_type, const char* src, uintptr_t stream) {
   if (plan.count == 0) return {};
   DeviceGuard guard(device);
   if (!guard.status().ok) return guard.status();
@@ -45,8 +45,11 @@ Status NotCompiled() {
 }
 }  // namespace
 
-Status DeviceStridedCopy(int, const CopyPlan&, uint64_t, char*, const char*, uintptr_t) { return NotCompiled(); }
-Status DeviceConvert(int, const CopyPlan&, ElementType, char*, ElementType, const char*, uintptr_t) {
+Status DeviceStridedCopy(int, const CopyPlan&, uint64_t, char*, const char*, uintptr_t) {
+  return NotCompiled();
+}
+Status DeviceConvert(int, const CopyPlan&, ElementType, char*, ElementType, const char*,
+                     uintptr_t) {
   return NotCompiled();
 }
 

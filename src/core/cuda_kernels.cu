@@ -24,8 +24,8 @@ struct alignas(8) Bytes16 {
 template <typename T, typename Plan, typename Index>
 __global__ void StridedCopyKernel(const Plan plan, T* dst, const T* src) {
   const Index step = static_cast<Index>(gridDim.x) * blockDim.x;
-  for (Index i = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x; i < static_cast<Index>(plan.count);
-       i += step) {
+  for (Index i = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x;
+       i < static_cast<Index>(plan.count); i += step) {
     int64_t d;
     int64_t s;
     PlanOffsets(plan, i, &d, &s);
@@ -37,8 +37,8 @@ __global__ void StridedCopyKernel(const Plan plan, T* dst, const T* src) {
 template <typename Plan, typename Index>
 __global__ void StridedCopyBytesKernel(const Plan plan, uint64_t item, char* dst, const char* src) {
   const Index step = static_cast<Index>(gridDim.x) * blockDim.x;
-  for (Index i = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x; i < static_cast<Index>(plan.count);
-       i += step) {
+  for (Index i = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x;
+       i < static_cast<Index>(plan.count); i += step) {
     int64_t d;
     int64_t s;
     PlanOffsets(plan, i, &d, &s);
@@ -49,13 +49,13 @@ __global__ void StridedCopyBytesKernel(const Plan plan, uint64_t item, char* dst
 }
 
 template <typename Plan, typename Index>
-__global__ void ConvertKernel(const Plan plan, ElementType dst_type, char* dst, ElementType src_type,
-                              const char* src) {
+__global__ void ConvertKernel(const Plan plan, ElementType dst_type, char* dst,
+                              ElementType src_type, const char* src) {
   const int64_t dst_item = dst_type.bits / 8;
   const int64_t src_item = src_type.bits / 8;
   const Index step = static_cast<Index>(gridDim.x) * blockDim.x;
-  for (Index i = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x; i < static_cast<Index>(plan.count);
-       i += step) {
+  for (Index i = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x;
+       i < static_cast<Index>(plan.count); i += step) {
     int64_t d;
     int64_t s;
     PlanOffsets(plan, i, &d, &s);
@@ -82,8 +82,10 @@ bool Aligned(const void* p, uint64_t item) { return reinterpret_cast<uintptr_t>(
 template <typename Launcher>
 void WithPlan(const CopyPlan& plan, Launcher launch) {
   CopyPlan32 narrow;
-  if (MakeCopyPlan32(plan, &narrow)) launch(narrow, uint32_t{0});
-  else launch(plan, int64_t{0});
+  if (MakeCopyPlan32(plan, &narrow))
+    launch(narrow, uint32_t{0});
+  else
+    launch(plan, int64_t{0});
 }
 
 template <typename T>
@@ -97,30 +99,37 @@ void Launch(const CopyPlan& plan, char* dst, const char* src, cudaStream_t strea
 
 }  // namespace
 
-int LaunchStridedCopy(const CopyPlan& plan, uint64_t item_size, char* dst, const char* src, uintptr_t stream) {
+int LaunchStridedCopy(const CopyPlan& plan, uint64_t item_size, char* dst, const char* src,
+                      uintptr_t stream) {
   const cudaStream_t s = StreamOf(stream);
   const uint64_t align = item_size == 16 ? 8 : item_size;
   const bool aligned = Aligned(dst, align) && Aligned(src, align);
-  if (aligned && item_size == 1) Launch<uint8_t>(plan, dst, src, s);
-  else if (aligned && item_size == 2) Launch<uint16_t>(plan, dst, src, s);
-  else if (aligned && item_size == 4) Launch<uint32_t>(plan, dst, src, s);
-  else if (aligned && item_size == 8) Launch<uint64_t>(plan, dst, src, s);
-  else if (aligned && item_size == 16) Launch<Bytes16>(plan, dst, src, s);
+  if (aligned && item_size == 1)
+    Launch<uint8_t>(plan, dst, src, s);
+  else if (aligned && item_size == 2)
+    Launch<uint16_t>(plan, dst, src, s);
+  else if (aligned && item_size == 4)
+    Launch<uint32_t>(plan, dst, src, s);
+  else if (aligned && item_size == 8)
+    Launch<uint64_t>(plan, dst, src, s);
+  else if (aligned && item_size == 16)
+    Launch<Bytes16>(plan, dst, src, s);
   else {
     WithPlan(plan, [&](const auto& p, auto index) {
       using Plan = std::decay_t<decltype(p)>;
-      StridedCopyBytesKernel<Plan, decltype(index)><<<Blocks(plan.count), kThreads, 0, s>>>(p, item_size, dst, src);
+      StridedCopyBytesKernel<Plan, decltype(index)>
+          <<<Blocks(plan.count), kThreads, 0, s>>>(p, item_size, dst, src);
     });
   }
   return static_cast<int>(cudaGetLastError());
 }
 
-int LaunchConvert(const CopyPlan& plan, ElementType dst_type, char* dst, ElementType src_type, const char* src,
-                  uintptr_t stream) {
+int LaunchConvert(const CopyPlan& plan, ElementType dst_type, char* dst, ElementType src_type,
+                  const char* src, uintptr_t stream) {
   WithPlan(plan, [&](const auto& p, auto index) {
     using Plan = std::decay_t<decltype(p)>;
-    ConvertKernel<Plan, decltype(index)><<<Blocks(plan.count), kThreads, 0, StreamOf(stream)>>>(
-        p, dst_type, dst, src_type, src);
+    ConvertKernel<Plan, decltype(index)>
+        <<<Blocks(plan.count), kThreads, 0, StreamOf(stream)>>>(p, dst_type, dst, src_type, src);
   });
   return static_cast<int>(cudaGetLastError());
 }

@@ -18,18 +18,19 @@ namespace cuda {
 
 // Copies every element of the plan; `item_size` bytes each. A plan that is
 // one dense run is a cudaMemcpyAsync.
-Status DeviceStridedCopy(int device, const CopyPlan& plan, uint64_t item_size, char* dst, const char* src,
-                         uintptr_t stream);
+Status DeviceStridedCopy(int device, const CopyPlan& plan, uint64_t item_size, char* dst,
+                         const char* src, uintptr_t stream);
 
 // Converts every element of the plan from `src_type` to `dst_type` with the
 // rules of device_copy.h. Both types must pass IsConvertible.
-Status DeviceConvert(int device, const CopyPlan& plan, ElementType dst_type, char* dst, ElementType src_type,
-                     const char* src, uintptr_t stream);
+Status DeviceConvert(int device, const CopyPlan& plan, ElementType dst_type, char* dst,
+                     ElementType src_type, const char* src, uintptr_t stream);
 
 // The kernel launchers (cuda_kernels.cu): a cudaError_t as int.
-int LaunchStridedCopy(const CopyPlan& plan, uint64_t item_size, char* dst, const char* src, uintptr_t stream);
-int LaunchConvert(const CopyPlan& plan, ElementType dst_type, char* dst, ElementType src_type, const char* src,
-                  uintptr_t stream);
+int LaunchStridedCopy(const CopyPlan& plan, uint64_t item_size, char* dst, const char* src,
+                      uintptr_t stream);
+int LaunchConvert(const CopyPlan& plan, ElementType dst_type, char* dst, ElementType src_type,
+                  const char* src, uintptr_t stream);
 
 }  // namespace cuda
 }  // namespace dlnode

@@ -49,7 +49,6 @@ Status Invalid(const char* message) {
   return s;
 }
 
-
 // Set by the first copy on a stream other than the legacy one. From then on
 // a pinned free first waits for the legacy stream, which waits for every such
 // copy (stream_order.h): cudaFreeHost is not stream-ordered.
@@ -153,7 +152,8 @@ MemoryStats Stats(int device) {
 
 #ifdef DLPACK_WITH_CUDA
 
-Ref<CudaMemory> CudaMemory::Allocate(MemoryKind kind, int device, uint64_t bytes, bool zeroed, Status* status) {
+Ref<CudaMemory> CudaMemory::Allocate(MemoryKind kind, int device, uint64_t bytes, bool zeroed,
+                                     Status* status) {
   if (device < 0 || device >= kMaxDevices) {
     *status = Invalid("device index out of range");
     return {};
@@ -165,7 +165,8 @@ Ref<CudaMemory> CudaMemory::Allocate(MemoryKind kind, int device, uint64_t bytes
   }
   CollectIpc();  // frees that waited for importers come first (one atomic load when none)
   void* ptr = nullptr;
-  const size_t size = bytes == 0 ? 1 : static_cast<size_t>(bytes);  // a valid pointer even when empty
+  const size_t size =
+      bytes == 0 ? 1 : static_cast<size_t>(bytes);  // a valid pointer even when empty
   switch (kind) {
     case MemoryKind::kDevice:
       // A cached block freed on the legacy stream, or a new one from the pool.
@@ -190,9 +191,12 @@ Ref<CudaMemory> CudaMemory::Allocate(MemoryKind kind, int device, uint64_t bytes
   }
   if (!status->ok) {
     if (ptr != nullptr) {
-      if (kind == MemoryKind::kPinned) cudaFreeHost(ptr);
-      else if (kind == MemoryKind::kDevice) CacheOf(device, true)->Release(ptr, size, kLegacyStream);
-      else cudaFree(ptr);
+      if (kind == MemoryKind::kPinned)
+        cudaFreeHost(ptr);
+      else if (kind == MemoryKind::kDevice)
+        CacheOf(device, true)->Release(ptr, size, kLegacyStream);
+      else
+        cudaFree(ptr);
     }
     return {};
   }
@@ -241,7 +245,9 @@ void CudaMemory::Destroy() noexcept {
   delete this;
 }
 
-void FreeShareable(void* ptr, int device, uint64_t bytes) { Free(MemoryKind::kShareable, ptr, device, bytes); }
+void FreeShareable(void* ptr, int device, uint64_t bytes) {
+  Free(MemoryKind::kShareable, ptr, device, bytes);
+}
 
 int64_t EmptyCache(int device) {
   if (device < 0 || device >= kMaxDevices) return 0;
@@ -263,7 +269,8 @@ Status CopyAsync(int device, void* dst, const void* src, uint64_t bytes, uintptr
   if (!guard.status().ok) return guard.status();
   streamed_copies.store(true);
   return EnqueueOrdered(RuntimeStreamOps(), stream, [&](uintptr_t on) {
-    return Check(cudaMemcpyAsync(dst, src, static_cast<size_t>(bytes), cudaMemcpyDefault, StreamOf(on)));
+    return Check(
+        cudaMemcpyAsync(dst, src, static_cast<size_t>(bytes), cudaMemcpyDefault, StreamOf(on)));
   });
 }
 
@@ -285,7 +292,9 @@ void CudaMemory::Destroy() noexcept {
   delete this;
 }
 
-void FreeShareable(void*, int device, uint64_t bytes) { CountFree(device, static_cast<int64_t>(bytes)); }
+void FreeShareable(void*, int device, uint64_t bytes) {
+  CountFree(device, static_cast<int64_t>(bytes));
+}
 
 int64_t EmptyCache(int) { return 0; }
 

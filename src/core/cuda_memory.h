@@ -24,7 +24,7 @@ namespace cuda {
   X(shareable, kShareable, 3)
 
 enum class MemoryKind {
-#define DLNODE_MEMORY_KIND(js, constant, value) constant = value,
+#define DLNODE_MEMORY_KIND(js, constant, value) constant = (value),
   DLNODE_MEMORY_KINDS(DLNODE_MEMORY_KIND)
 #undef DLNODE_MEMORY_KIND
 };
@@ -47,7 +47,8 @@ class CudaMemory final : public NativeMemory {
   // and shareable memory are always zeroed; device memory only when `zeroed`
   // (docs/API.md "empty() on a CUDA device": its contents are unspecified, as
   // torch.empty's, and a copy's result is written whole).
-  static Ref<CudaMemory> Allocate(MemoryKind kind, int device, uint64_t bytes, bool zeroed, Status* status);
+  static Ref<CudaMemory> Allocate(MemoryKind kind, int device, uint64_t bytes, bool zeroed,
+                                  Status* status);
 
   MemoryKind memory_kind() const { return kind_; }
   int device() const { return device_; }

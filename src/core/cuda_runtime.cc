@@ -2,9 +2,9 @@
 
 #include <atomic>
 
+#include <cstdlib>
 #include "cuda_api.h"
 #include "stream_order.h"
-#include <cstdlib>
 
 #ifdef DLPACK_WITH_CUDA
 #include <cuda_runtime_api.h>
@@ -21,7 +21,9 @@ std::atomic<bool> exiting{false};
 // its own teardown): atexit handlers run in reverse order, so this one runs
 // before the runtime tears down, and later frees are skipped.
 struct ExitWatch {
-  ExitWatch() { std::atexit([] { exiting.store(true); }); }
+  ExitWatch() {
+    std::atexit([] { exiting.store(true); });
+  }
 };
 
 void WatchExit() { static ExitWatch watch; }
@@ -155,12 +157,16 @@ namespace {
 
 class Runtime final : public StreamOps {
  public:
-  Status Record(uintptr_t stream, uintptr_t* event) override { return RecordNewEvent(stream, event); }
+  Status Record(uintptr_t stream, uintptr_t* event) override {
+    return RecordNewEvent(stream, event);
+  }
   Status Wait(uintptr_t stream, uintptr_t event) override {
     return Check(cudaStreamWaitEvent(StreamOf(stream), reinterpret_cast<cudaEvent_t>(event), 0));
   }
   void Destroy(uintptr_t event) override { cudaEventDestroy(reinterpret_cast<cudaEvent_t>(event)); }
-  Status Synchronize(uintptr_t stream) override { return Check(cudaStreamSynchronize(StreamOf(stream))); }
+  Status Synchronize(uintptr_t stream) override {
+    return Check(cudaStreamSynchronize(StreamOf(stream)));
+  }
 };
 
 }  // namespace

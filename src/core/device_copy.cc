@@ -51,13 +51,19 @@ bool MakeCopyPlan32(const CopyPlan& plan, CopyPlan32* out) {
 
 bool IsConvertible(ElementType t) {
   switch (t.code) {
-    case kDLBool: return t.bits == 8;
+    case kDLBool:
+      return t.bits == 8;
     case kDLInt:
-    case kDLUInt: return t.bits == 8 || t.bits == 16 || t.bits == 32 || t.bits == 64;
-    case kDLFloat: return t.bits == 16 || t.bits == 32 || t.bits == 64;
-    case kDLBfloat: return t.bits == 16;
-    case kDLComplex: return t.bits == 64 || t.bits == 128;
-    default: return false;
+    case kDLUInt:
+      return t.bits == 8 || t.bits == 16 || t.bits == 32 || t.bits == 64;
+    case kDLFloat:
+      return t.bits == 16 || t.bits == 32 || t.bits == 64;
+    case kDLBfloat:
+      return t.bits == 16;
+    case kDLComplex:
+      return t.bits == 64 || t.bits == 128;
+    default:
+      return false;
   }
 }
 
@@ -71,8 +77,10 @@ void ConvertStrided(const CopyPlan& plan, ElementType dst_type, char* dst, Eleme
   for (int64_t i = 0; i < plan.count; ++i) {
     int64_t d = 0;
     int64_t s = 0;
-    if (use32) PlanOffsets(narrow, static_cast<uint32_t>(i), &d, &s);
-    else PlanOffsets(plan, i, &d, &s);
+    if (use32)
+      PlanOffsets(narrow, static_cast<uint32_t>(i), &d, &s);
+    else
+      PlanOffsets(plan, i, &d, &s);
     StoreElement(dst + d * dst_item, dst_type, LoadElement(src + s * src_item, src_type));
   }
 }

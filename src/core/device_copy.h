@@ -42,7 +42,8 @@ CopyPlan MakeCopyPlan(int ndim, const int64_t* shape, const int64_t* dst_strides
 
 // True when both views are one dense run in the same order (a memcpy).
 inline bool IsDenseCopy(const CopyPlan& p) {
-  return p.count == 0 || p.ndim == 0 || (p.ndim == 1 && p.dst_strides[0] == 1 && p.src_strides[0] == 1);
+  return p.count == 0 || p.ndim == 0 ||
+         (p.ndim == 1 && p.dst_strides[0] == 1 && p.src_strides[0] == 1);
 }
 
 // Element offsets (in elements, from element 0) of row-major element `i`.
@@ -186,8 +187,8 @@ DLNODE_HD double SmallFloatValue(uint16_t bits, int exp_bits, int man_bits) {
         ++shift;
       }
       m &= (UINT64_C(1) << man_bits) - 1;
-      const uint64_t de = static_cast<uint64_t>(1 - bias - shift + 1023);
-      out = sign | (de << 52) | (m << (52 - man_bits));
+      const int64_t de = int64_t{1} - bias - shift + 1023;
+      out = sign | (static_cast<uint64_t>(de) << 52) | (m << (52 - man_bits));
     }
   } else {
     out = sign | (static_cast<uint64_t>(e - bias + 1023) << 52) | (m << (52 - man_bits));
@@ -205,26 +206,46 @@ DLNODE_HD Wide LoadElement(const char* p, ElementType t) {
       break;
     case kDLInt:
       switch (t.bits) {
-        case 8: w.integer = *reinterpret_cast<const int8_t*>(p); break;
-        case 16: w.integer = *reinterpret_cast<const int16_t*>(p); break;
-        case 32: w.integer = *reinterpret_cast<const int32_t*>(p); break;
-        default: w.integer = *reinterpret_cast<const int64_t*>(p); break;
+        case 8:
+          // NOLINTNEXTLINE(bugprone-signed-char-misuse): int8 is signed, as the dtype says
+          w.integer = *reinterpret_cast<const int8_t*>(p);
+          break;
+        case 16:
+          w.integer = *reinterpret_cast<const int16_t*>(p);
+          break;
+        case 32:
+          w.integer = *reinterpret_cast<const int32_t*>(p);
+          break;
+        default:
+          w.integer = *reinterpret_cast<const int64_t*>(p);
+          break;
       }
       break;
     case kDLUInt:
       w.kind = Wide::kUnsigned;
       switch (t.bits) {
-        case 8: w.integer = *reinterpret_cast<const uint8_t*>(p); break;
-        case 16: w.integer = *reinterpret_cast<const uint16_t*>(p); break;
-        case 32: w.integer = *reinterpret_cast<const uint32_t*>(p); break;
-        default: w.integer = static_cast<int64_t>(*reinterpret_cast<const uint64_t*>(p)); break;
+        case 8:
+          w.integer = *reinterpret_cast<const uint8_t*>(p);
+          break;
+        case 16:
+          w.integer = *reinterpret_cast<const uint16_t*>(p);
+          break;
+        case 32:
+          w.integer = *reinterpret_cast<const uint32_t*>(p);
+          break;
+        default:
+          w.integer = static_cast<int64_t>(*reinterpret_cast<const uint64_t*>(p));
+          break;
       }
       break;
     case kDLFloat:
       w.kind = Wide::kReal;
-      if (t.bits == 16) w.re = SmallFloatValue(*reinterpret_cast<const uint16_t*>(p), 5, 10);
-      else if (t.bits == 32) w.re = *reinterpret_cast<const float*>(p);
-      else w.re = *reinterpret_cast<const double*>(p);
+      if (t.bits == 16)
+        w.re = SmallFloatValue(*reinterpret_cast<const uint16_t*>(p), 5, 10);
+      else if (t.bits == 32)
+        w.re = *reinterpret_cast<const float*>(p);
+      else
+        w.re = *reinterpret_cast<const double*>(p);
       break;
     case kDLBfloat:
       w.kind = Wide::kReal;
@@ -263,7 +284,8 @@ DLNODE_HD uint64_t IntegerBits(const Wide& w, bool is_signed, int bits) {
     if (x < -limit) return ~max;  // the minimum, as two's complement bits
     return static_cast<uint64_t>(static_cast<int64_t>(x));
   }
-  const double limit = bits == 64 ? 18446744073709551616.0 : static_cast<double>(UINT64_C(1) << bits);
+  const double limit =
+      bits == 64 ? 18446744073709551616.0 : static_cast<double>(UINT64_C(1) << bits);
   if (x >= limit) return bits == 64 ? ~UINT64_C(0) : (UINT64_C(1) << bits) - 1;
   if (!(x > -1.0)) return 0;
   return static_cast<uint64_t>(x);  // x in (-1, limit): truncated toward zero
@@ -273,8 +295,10 @@ DLNODE_HD void StoreElement(char* p, ElementType t, const Wide& w) {
   switch (t.code) {
     case kDLBool: {
       bool nonzero;
-      if (w.kind == Wide::kSigned || w.kind == Wide::kUnsigned) nonzero = w.integer != 0;
-      else nonzero = !(w.re == 0.0) || (w.kind == Wide::kComplex && !(w.im == 0.0));
+      if (w.kind == Wide::kSigned || w.kind == Wide::kUnsigned)
+        nonzero = w.integer != 0;
+      else
+        nonzero = !(w.re == 0.0) || (w.kind == Wide::kComplex && !(w.im == 0.0));
       *reinterpret_cast<uint8_t*>(p) = nonzero ? 1 : 0;
       break;
     }
@@ -282,10 +306,18 @@ DLNODE_HD void StoreElement(char* p, ElementType t, const Wide& w) {
     case kDLUInt: {
       const uint64_t v = IntegerBits(w, t.code == kDLInt, t.bits);
       switch (t.bits) {
-        case 8: *reinterpret_cast<uint8_t*>(p) = static_cast<uint8_t>(v); break;
-        case 16: *reinterpret_cast<uint16_t*>(p) = static_cast<uint16_t>(v); break;
-        case 32: *reinterpret_cast<uint32_t*>(p) = static_cast<uint32_t>(v); break;
-        default: *reinterpret_cast<uint64_t*>(p) = v; break;
+        case 8:
+          *reinterpret_cast<uint8_t*>(p) = static_cast<uint8_t>(v);
+          break;
+        case 16:
+          *reinterpret_cast<uint16_t*>(p) = static_cast<uint16_t>(v);
+          break;
+        case 32:
+          *reinterpret_cast<uint32_t*>(p) = static_cast<uint32_t>(v);
+          break;
+        default:
+          *reinterpret_cast<uint64_t*>(p) = v;
+          break;
       }
       break;
     }
@@ -295,9 +327,12 @@ DLNODE_HD void StoreElement(char* p, ElementType t, const Wide& w) {
       } else if (t.bits == 32) {
         // From an integer directly: one rounding, not two through double.
         float f;
-        if (w.kind == Wide::kSigned) f = static_cast<float>(w.integer);
-        else if (w.kind == Wide::kUnsigned) f = static_cast<float>(static_cast<uint64_t>(w.integer));
-        else f = static_cast<float>(w.re);
+        if (w.kind == Wide::kSigned)
+          f = static_cast<float>(w.integer);
+        else if (w.kind == Wide::kUnsigned)
+          f = static_cast<float>(static_cast<uint64_t>(w.integer));
+        else
+          f = static_cast<float>(w.re);
         *reinterpret_cast<float*>(p) = f;
       } else {
         *reinterpret_cast<double*>(p) = RealOf(w);
@@ -310,9 +345,12 @@ DLNODE_HD void StoreElement(char* p, ElementType t, const Wide& w) {
       const double im = w.kind == Wide::kComplex ? w.im : 0.0;
       if (t.bits == 64) {
         float* f = reinterpret_cast<float*>(p);
-        if (w.kind == Wide::kSigned) f[0] = static_cast<float>(w.integer);
-        else if (w.kind == Wide::kUnsigned) f[0] = static_cast<float>(static_cast<uint64_t>(w.integer));
-        else f[0] = static_cast<float>(w.re);
+        if (w.kind == Wide::kSigned)
+          f[0] = static_cast<float>(w.integer);
+        else if (w.kind == Wide::kUnsigned)
+          f[0] = static_cast<float>(static_cast<uint64_t>(w.integer));
+        else
+          f[0] = static_cast<float>(w.re);
         f[1] = static_cast<float>(im);
       } else {
         reinterpret_cast<double*>(p)[0] = RealOf(w);

@@ -11,20 +11,20 @@
 #include "dlpack_abi.h"
 
 // X(name, Index, code, bits)
-#define DLNODE_DTYPES(X)                 \
-  X(bool, kBool, kDLBool, 8)             \
-  X(int8, kInt8, kDLInt, 8)              \
-  X(int16, kInt16, kDLInt, 16)           \
-  X(int32, kInt32, kDLInt, 32)           \
-  X(int64, kInt64, kDLInt, 64)           \
-  X(uint8, kUint8, kDLUInt, 8)           \
-  X(uint16, kUint16, kDLUInt, 16)        \
-  X(uint32, kUint32, kDLUInt, 32)        \
-  X(uint64, kUint64, kDLUInt, 64)        \
-  X(float16, kFloat16, kDLFloat, 16)     \
-  X(bfloat16, kBfloat16, kDLBfloat, 16)  \
-  X(float32, kFloat32, kDLFloat, 32)     \
-  X(float64, kFloat64, kDLFloat, 64)     \
+#define DLNODE_DTYPES(X)                   \
+  X(bool, kBool, kDLBool, 8)               \
+  X(int8, kInt8, kDLInt, 8)                \
+  X(int16, kInt16, kDLInt, 16)             \
+  X(int32, kInt32, kDLInt, 32)             \
+  X(int64, kInt64, kDLInt, 64)             \
+  X(uint8, kUint8, kDLUInt, 8)             \
+  X(uint16, kUint16, kDLUInt, 16)          \
+  X(uint32, kUint32, kDLUInt, 32)          \
+  X(uint64, kUint64, kDLUInt, 64)          \
+  X(float16, kFloat16, kDLFloat, 16)       \
+  X(bfloat16, kBfloat16, kDLBfloat, 16)    \
+  X(float32, kFloat32, kDLFloat, 32)       \
+  X(float64, kFloat64, kDLFloat, 64)       \
   X(complex64, kComplex64, kDLComplex, 64) \
   X(complex128, kComplex128, kDLComplex, 128)
 
@@ -41,7 +41,7 @@ enum Index : int {
 #define DLNODE_DTYPE_INDEX(name, index, code, bits) index,
   DLNODE_DTYPES(DLNODE_DTYPE_INDEX)
 #undef DLNODE_DTYPE_INDEX
-  kCount
+      kCount
 };
 }  // namespace dtype
 

@@ -29,8 +29,9 @@ bool ComputeExtent(int ndim, const int64_t* shape, const int64_t* strides, uint6
   for (int i = 0; i < ndim; ++i) {
     const uint64_t span = static_cast<uint64_t>(shape[i] - 1);
     const int64_t stride = strides[i];
-    const uint64_t magnitude = stride < 0 ? (stride == INT64_MIN ? 0 : static_cast<uint64_t>(-stride))
-                                          : static_cast<uint64_t>(stride);
+    const uint64_t magnitude = stride < 0
+                                   ? (stride == INT64_MIN ? 0 : static_cast<uint64_t>(-stride))
+                                   : static_cast<uint64_t>(stride);
     if (stride == INT64_MIN) return false;
     uint64_t step = 0;
     uint64_t bytes = 0;
@@ -48,10 +49,11 @@ bool ComputeExtent(int ndim, const int64_t* shape, const int64_t* strides, uint6
   return true;
 }
 
-CheckResult CheckManagedTensor(const DLPackVersion* version, const DLTensor& t, const DtypeTable& dtypes,
-                               Layout* out, bool allow_cuda) {
+CheckResult CheckManagedTensor(const DLPackVersion* version, const DLTensor& t,
+                               const DtypeTable& dtypes, Layout* out, bool allow_cuda) {
   if (version != nullptr && version->major > 1) {
-    return Fail(CheckFailure::kVersion, "Expected DLPack major version 0 or 1, received " + Num(version->major));
+    return Fail(CheckFailure::kVersion,
+                "Expected DLPack major version 0 or 1, received " + Num(version->major));
   }
   const bool null_strides_ok = version == nullptr || version->major == 0 || version->minor < 2;
   return CheckTensor(t, null_strides_ok, dtypes, out, allow_cuda);
@@ -65,8 +67,9 @@ CheckResult CheckTensor(const DLTensor& t, bool null_strides_ok, const DtypeTabl
   }
   const bool cuda = allow_cuda && t.device.device_type == kDLCUDA;
   if (cuda && t.device.device_id < 0) {
-    return Fail(CheckFailure::kDevice, "Expected a non-negative device_id for the kDLCUDA tensor, received " +
-                                           Num(t.device.device_id));
+    return Fail(CheckFailure::kDevice,
+                "Expected a non-negative device_id for the kDLCUDA tensor, received " +
+                    Num(t.device.device_id));
   }
   if (!IsHostAccessible(t.device.device_type) && !cuda) {
     return Fail(CheckFailure::kDevice,
@@ -80,8 +83,10 @@ CheckResult CheckTensor(const DLTensor& t, bool null_strides_ok, const DtypeTabl
   }
   const int index = dtypes.Find(t.dtype);
   if (index < 0) {
-    return Fail(CheckFailure::kDtype, "Expected a supported dtype in the DLPack tensor, received "
-                                      "code " + Num(t.dtype.code) + " bits " + Num(t.dtype.bits));
+    return Fail(CheckFailure::kDtype,
+                "Expected a supported dtype in the DLPack tensor, received "
+                "code " +
+                    Num(t.dtype.code) + " bits " + Num(t.dtype.bits));
   }
   const int ndim = t.ndim;
   if (ndim > 0 && t.shape == nullptr) {
@@ -97,8 +102,9 @@ CheckResult CheckTensor(const DLTensor& t, bool null_strides_ok, const DtypeTabl
                                             "] in the DLPack tensor, received " + Num(d));
     }
     if (static_cast<uint64_t>(d) > kMaxSafeInteger) {
-      return Fail(CheckFailure::kShape, "Expected shape[" + Num(i) +
-                                            "] below 2^53 in the DLPack tensor, received " + Num(d));
+      return Fail(
+          CheckFailure::kShape,
+          "Expected shape[" + Num(i) + "] below 2^53 in the DLPack tensor, received " + Num(d));
     }
     empty = empty || d == 0;
   }
@@ -166,7 +172,8 @@ CheckResult CheckTensor(const DLTensor& t, bool null_strides_ok, const DtypeTabl
         __builtin_add_overflow(first, high, &end)) {
       return Fail(CheckFailure::kByteOffset,
                   "Expected data + byte_offset and the tensor's extent inside the address space, "
-                  "received byte_offset " + std::to_string(t.byte_offset));
+                  "received byte_offset " +
+                      std::to_string(t.byte_offset));
     }
   }
   out->ndim = ndim;

@@ -66,8 +66,8 @@ CheckResult CheckTensor(const DLTensor& t, bool null_strides_ok, const DtypeTabl
 // struct's version, nullptr for a legacy DLManagedTensor. A major version
 // above 1 fails with kVersion before `t` is read (its layout may differ);
 // NULL strides mean row-major only in legacy structs and versions before 1.2.
-CheckResult CheckManagedTensor(const DLPackVersion* version, const DLTensor& t, const DtypeTable& dtypes,
-                               Layout* out, bool allow_cuda = false);
+CheckResult CheckManagedTensor(const DLPackVersion* version, const DLTensor& t,
+                               const DtypeTable& dtypes, Layout* out, bool allow_cuda = false);
 
 // Byte extent [low, high) around element 0 of a tensor given in elements.
 // Returns false on overflow or when a value leaves the safe-integer range.

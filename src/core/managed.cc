@@ -82,7 +82,8 @@ class PointerSet {
 
  private:
   size_t Home(const void* p) const {
-    return static_cast<size_t>((reinterpret_cast<uintptr_t>(p) >> 4) * UINT64_C(0x9E3779B97F4A7C15) >> shift_);
+    return static_cast<size_t>(
+        (reinterpret_cast<uintptr_t>(p) >> 4) * UINT64_C(0x9E3779B97F4A7C15) >> shift_);
   }
   size_t Next(size_t i) const { return (i + 1) & (slots_.size() - 1); }
 
@@ -207,7 +208,7 @@ bool ManagedTensor::own() const {
 void ManagedTensor::reset() noexcept {
   void* ptr = ptr_;
   if (ptr == nullptr) return;
-  ptr_ = nullptr;  // before the deleter, which may re-enter through a Keepalive
+  ptr_ = nullptr;      // before the deleter, which may re-enter through a Keepalive
   Disown(ptr, false);  // before the deleter too: the address may be reused as soon as it returns
   if (versioned_) {
     auto* t = static_cast<DLManagedTensorVersioned*>(ptr);

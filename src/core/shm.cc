@@ -30,7 +30,8 @@ struct TicketHeader {
   uint32_t retired;  // 1 once the exporter retired it: nobody attaches any more
   int32_t pids[kShmSlots];
 };
-static_assert(offsetof(TicketHeader, pids) == 16, "python/FORMAT.md: ticket slots start at byte 16");
+static_assert(offsetof(TicketHeader, pids) == 16,
+              "python/FORMAT.md: ticket slots start at byte 16");
 static_assert(sizeof(TicketHeader) <= kTicketSize, "the header fits its page");
 
 ShmResult Fail(ShmFailure failure, const std::string& what, int error = 0) {
@@ -60,8 +61,8 @@ std::string NewName() {
   for (uint64_t& b : bits) b = (static_cast<uint64_t>(device()) << 32) ^ device();
   bits[1] ^= counter.fetch_add(1) * 0x9e3779b97f4a7c15ULL;
   char name[64];
-  std::snprintf(name, sizeof name, "%s%016llx%016llx", kPrefix, static_cast<unsigned long long>(bits[0]),
-                static_cast<unsigned long long>(bits[1]));
+  std::snprintf(name, sizeof name, "%s%016llx%016llx", kPrefix,
+                static_cast<unsigned long long>(bits[0]), static_cast<unsigned long long>(bits[1]));
   return name;
 }
 
@@ -121,7 +122,8 @@ bool LinkIs(const std::string& path, const std::string& expected) {
   char buffer[512];
   errno = 0;
   const ssize_t n = readlink(path.c_str(), buffer, sizeof buffer);
-  return n >= 0 && static_cast<size_t>(n) == expected.size() && std::memcmp(buffer, expected.data(), n) == 0;
+  return n >= 0 && static_cast<size_t>(n) == expected.size() &&
+         std::memcmp(buffer, expected.data(), n) == 0;
 }
 
 // python/FORMAT.md "Opening": reopens the segment `place` names, after
@@ -133,7 +135,8 @@ bool LinkIs(const std::string& path, const std::string& expected) {
 int OpenPlace(const ShmPlace& place, uint64_t min_size, uint64_t* size, ShmResult* result) {
   const std::string& name = place.name;
   if (!ValidShmName(name)) {
-    *result = Fail(ShmFailure::kMalformed, "Expected a segment name 'dlpack-' + 32 lowercase hex digits");
+    *result =
+        Fail(ShmFailure::kMalformed, "Expected a segment name 'dlpack-' + 32 lowercase hex digits");
     return -1;
   }
   if (place.pid <= 0 || place.pid > INT32_MAX || place.fd < 0 || place.fd > INT32_MAX) {
@@ -141,14 +144,16 @@ int OpenPlace(const ShmPlace& place, uint64_t min_size, uint64_t* size, ShmResul
     return -1;
   }
   const std::string path = ProcFd(place.pid, place.fd);
-  const std::string where = "Segment '" + name + "' (process " + std::to_string(place.pid) + ", descriptor " +
-                            std::to_string(place.fd) + ")";
+  const std::string where = "Segment '" + name + "' (process " + std::to_string(place.pid) +
+                            ", descriptor " + std::to_string(place.fd) + ")";
   if (!LinkIs(path, LinkOf(name))) {
     const int error = errno;
     if (error == EACCES || error == EPERM) {
-      *result = Fail(ShmFailure::kDenied, where + " cannot be inspected (another user's process?)", error);
+      *result = Fail(ShmFailure::kDenied, where + " cannot be inspected (another user's process?)",
+                     error);
     } else {
-      *result = Fail(ShmFailure::kGone, where + " is no longer open there (released, or its process ended)");
+      *result = Fail(ShmFailure::kGone,
+                     where + " is no longer open there (released, or its process ended)");
     }
     return -1;
   }
@@ -171,7 +176,8 @@ int OpenPlace(const ShmPlace& place, uint64_t min_size, uint64_t* size, ShmResul
   struct stat st;
   const int seals = fcntl(fd.get(), F_GET_SEALS);
   if (fstat(fd.get(), &st) != 0 || st.st_dev != by_path.st_dev || st.st_ino != by_path.st_ino ||
-      !S_ISREG(st.st_mode) || st.st_uid != geteuid() || !LinkIs(ProcFd(getpid(), fd.get()), LinkOf(name))) {
+      !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+      !LinkIs(ProcFd(getpid(), fd.get()), LinkOf(name))) {
     *result = Fail(ShmFailure::kGone, where + " changed while it was opened");
     return -1;
   }
@@ -180,9 +186,10 @@ int OpenPlace(const ShmPlace& place, uint64_t min_size, uint64_t* size, ShmResul
     return -1;
   }
   if (static_cast<uint64_t>(st.st_size) < min_size) {
-    *result = Fail(ShmFailure::kInvalid, "Segment '" + name + "' holds " + std::to_string(st.st_size) +
-                                             " bytes, fewer than the " + std::to_string(min_size) +
-                                             " the descriptor needs");
+    *result =
+        Fail(ShmFailure::kInvalid, "Segment '" + name + "' holds " + std::to_string(st.st_size) +
+                                       " bytes, fewer than the " + std::to_string(min_size) +
+                                       " the descriptor needs");
     return -1;
   }
   *size = static_cast<uint64_t>(st.st_size);
@@ -224,9 +231,10 @@ Ref<ShmSegment> Reuse(const std::string& name, uint64_t min_data_size, ShmResult
   if (it == held().end() || !it->second->TryRetain()) return {};
   auto segment = Ref<ShmSegment>::adopt(it->second);
   if (segment->length() < min_data_size) {
-    *result = Fail(ShmFailure::kInvalid, "Segment '" + name + "' holds " + std::to_string(segment->length()) +
-                                             " bytes, fewer than the " + std::to_string(min_data_size) +
-                                             " the descriptor needs");
+    *result = Fail(ShmFailure::kInvalid,
+                   "Segment '" + name + "' holds " + std::to_string(segment->length()) +
+                       " bytes, fewer than the " + std::to_string(min_data_size) +
+                       " the descriptor needs");
   }
   return segment;
 }
@@ -257,7 +265,8 @@ class TicketLock {
 
 bool ReadTicket(int fd, TicketHeader* h) {
   return pread(fd, h, sizeof *h, 0) == static_cast<ssize_t>(sizeof *h) &&
-         std::memcmp(h->magic, kTicketMagic, sizeof kTicketMagic) == 0 && h->slot_count == kShmSlots;
+         std::memcmp(h->magic, kTicketMagic, sizeof kTicketMagic) == 0 &&
+         h->slot_count == kShmSlots;
 }
 
 bool WriteTicket(int fd, const TicketHeader& h) {
@@ -301,7 +310,8 @@ void DropSlot(TicketHeader* h) {
 }  // namespace
 
 bool ValidShmName(const std::string& name) {
-  if (name.size() != sizeof kPrefix - 1 + kTokenDigits || name.compare(0, sizeof kPrefix - 1, kPrefix) != 0) {
+  if (name.size() != sizeof kPrefix - 1 + kTokenDigits ||
+      name.compare(0, sizeof kPrefix - 1, kPrefix) != 0) {
     return false;
   }
   for (size_t i = sizeof kPrefix - 1; i < name.size(); ++i) {
@@ -312,7 +322,11 @@ bool ValidShmName(const std::string& name) {
 }
 
 ShmSegment::ShmSegment(std::string name, int fd, void* map, uint64_t map_size, uint64_t data_size)
-    : NativeMemory(map, data_size), name_(std::move(name)), fd_(fd), map_(map), map_size_(map_size) {}
+    : NativeMemory(map, data_size),
+      name_(std::move(name)),
+      fd_(fd),
+      map_(map),
+      map_size_(map_size) {}
 
 Ref<ShmSegment> ShmSegment::Create(uint64_t data_size, ShmResult* result) {
   // One page at least: mmap refuses an empty mapping.
@@ -344,7 +358,8 @@ Ref<ShmSegment> ShmSegment::Open(const ShmPlace& place, uint64_t min_data_size, 
   uint64_t size = 0;
   const int fd = OpenPlace(place, min_data_size, &size, result);
   if (fd < 0) return {};
-  void* map = size == 0 ? MAP_FAILED : mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  void* map =
+      size == 0 ? MAP_FAILED : mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   if (map == MAP_FAILED) {
     const int error = size == 0 ? EINVAL : errno;
     close(fd);
@@ -417,7 +432,8 @@ std::unique_ptr<ShmTicket> ShmTicket::Open(const ShmPlace& place, ShmResult* res
   }
   PruneOthers(&h);
   if (!TakeSlot(&h)) {
-    *result = Fail(ShmFailure::kSystem, "Ticket '" + place.name + "' has no free slot (128 in use)");
+    *result =
+        Fail(ShmFailure::kSystem, "Ticket '" + place.name + "' has no free slot (128 in use)");
     return nullptr;
   }
   if (!WriteTicket(fd, h)) {

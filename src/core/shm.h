@@ -27,11 +27,12 @@ constexpr uint32_t kShmSlots = 128;
 
 enum class ShmFailure {
   kNone,
-  kGone,      // the place no longer holds that segment (its process ended or closed it)
-  kMalformed, // a name or place outside python/FORMAT.md's grammar (lib/sharing.js refuses it first)
-  kInvalid,   // a file that is not such a segment, too small
-  kDenied,    // the place cannot be opened (another user's process, or one not inspectable)
-  kNoMemory,  // no room for a new segment
+  kGone,       // the place no longer holds that segment (its process ended or closed it)
+  kMalformed,  // a name or place outside python/FORMAT.md's grammar (lib/sharing.js refuses it
+               // first)
+  kInvalid,    // a file that is not such a segment, too small
+  kDenied,     // the place cannot be opened (another user's process, or one not inspectable)
+  kNoMemory,   // no room for a new segment
   kSystem,
 };
 

@@ -6,8 +6,8 @@
 
 namespace dlnode {
 
-int CoalesceDims(int ndim, const int64_t* shape, const int64_t* ds, const int64_t* ss, int64_t* shape_out,
-             int64_t* ds_out, int64_t* ss_out) {
+int CoalesceDims(int ndim, const int64_t* shape, const int64_t* ds, const int64_t* ss,
+                 int64_t* shape_out, int64_t* ds_out, int64_t* ss_out) {
   int n = 0;
   for (int i = 0; i < ndim; ++i) {
     if (shape[i] == 1) continue;

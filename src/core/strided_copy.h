@@ -15,8 +15,8 @@ struct StridedView {
 
 // Drops size-1 dimensions and merges neighbours that are contiguous in both
 // views (so a contiguous copy becomes one loop); returns the new ndim.
-int CoalesceDims(int ndim, const int64_t* shape, const int64_t* ds, const int64_t* ss, int64_t* shape_out,
-                 int64_t* ds_out, int64_t* ss_out);
+int CoalesceDims(int ndim, const int64_t* shape, const int64_t* ds, const int64_t* ss,
+                 int64_t* shape_out, int64_t* ds_out, int64_t* ss_out);
 
 void StridedCopy(int ndim, const int64_t* shape, uint64_t item_size, StridedView dst,
                  StridedView src);

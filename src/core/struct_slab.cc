@@ -9,10 +9,13 @@
 namespace dlnode {
 
 static_assert(sizeof(DLManagedTensorVersioned) == 80, "the entry layout assumes the LP64 struct");
-static_assert(StructSlab::kEpochOffset + sizeof(int32_t) <= StructSlab::kEntrySize, "an entry holds its words");
-static_assert(sizeof(std::atomic<int32_t>) == sizeof(int32_t) && std::atomic<int32_t>::is_always_lock_free,
+static_assert(StructSlab::kEpochOffset + sizeof(int32_t) <= StructSlab::kEntrySize,
+              "an entry holds its words");
+static_assert(sizeof(std::atomic<int32_t>) == sizeof(int32_t) &&
+                  std::atomic<int32_t>::is_always_lock_free,
               "JS reads the state word as an Int32Array element");
-static_assert(sizeof(std::atomic<uint32_t>) == sizeof(uint32_t) && std::atomic<uint32_t>::is_always_lock_free,
+static_assert(sizeof(std::atomic<uint32_t>) == sizeof(uint32_t) &&
+                  std::atomic<uint32_t>::is_always_lock_free,
               "JS reads the deletion count as a Uint32Array element");
 
 namespace {
@@ -99,7 +102,8 @@ StructSlab* StructSlab::Find(const void* ptr) noexcept {
   for (int i = 0; i < n; ++i) {
     StructSlab* slab = slabs[i].load(std::memory_order_acquire);
     const auto first = reinterpret_cast<uintptr_t>(slab->memory_) + kHeaderSize;
-    if (address >= first && address < first + kEntries * kEntrySize && (address - first) % kEntrySize == 0) {
+    if (address >= first && address < first + kEntries * kEntrySize &&
+        (address - first) % kEntrySize == 0) {
       return slab;
     }
   }
@@ -108,7 +112,8 @@ StructSlab* StructSlab::Find(const void* ptr) noexcept {
 
 bool StructSlab::Adopt(const void* ptr) noexcept {
   int32_t expected = kOut;
-  return StateOf(EntryOf(ptr)).compare_exchange_strong(expected, kAdopted, std::memory_order_acq_rel);
+  return StateOf(EntryOf(ptr))
+      .compare_exchange_strong(expected, kAdopted, std::memory_order_acq_rel);
 }
 
 void StructSlab::Disown(const void* ptr) noexcept {
@@ -121,18 +126,21 @@ std::shared_ptr<SlabOwner> StructSlab::owner() {
 }
 
 std::atomic<int32_t>& StructSlab::StateOf(int entry) const {
-  return *std::launder(
-      reinterpret_cast<std::atomic<int32_t>*>(memory_ + kHeaderSize + entry * kEntrySize + kStateOffset));
+  return *std::launder(reinterpret_cast<std::atomic<int32_t>*>(memory_ + kHeaderSize +
+                                                               entry * kEntrySize + kStateOffset));
 }
 
 int StructSlab::EntryOf(const void* ptr) const {
   return static_cast<int>((static_cast<const char*>(ptr) - memory_ - kHeaderSize) / kEntrySize);
 }
 
-int64_t StructSlab::filled() const { return static_cast<int64_t>(ReadDouble(memory_ + kFilledOffset)); }
+int64_t StructSlab::filled() const {
+  return static_cast<int64_t>(ReadDouble(memory_ + kFilledOffset));
+}
 
 int64_t StructSlab::freed() const {
-  const auto* deleted = std::launder(reinterpret_cast<const std::atomic<uint32_t>*>(memory_ + kDeletedOffset));
+  const auto* deleted =
+      std::launder(reinterpret_cast<const std::atomic<uint32_t>*>(memory_ + kDeletedOffset));
   return static_cast<int64_t>(ReadDouble(memory_ + kTakenOffset)) +
          static_cast<int64_t>(deleted->load(std::memory_order_relaxed));
 }

@@ -3,7 +3,6 @@
 // test/bad-input/rows.js ties them to the table.
 const path = require('path');
 const dl = require('../../lib');
-const { producer } = require('../helpers');
 const { area, leakFree, foreign, adopt, onlyNoDevice } = require('./rows');
 
 const { row } = area(__filename);

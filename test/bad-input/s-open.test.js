@@ -4,7 +4,7 @@
 const { spawn } = require('child_process');
 const dl = require('../../lib');
 const { producer, native, PYTHON } = require('../helpers');
-const { area, leakFree, foreign, adopt, readOnly, onlyNoDevice } = require('./rows');
+const { area, leakFree, foreign, adopt, onlyNoDevice } = require('./rows');
 
 const { row } = area(__filename);
 

@@ -2,7 +2,7 @@
 // docs/errors.md, the V rows: views. One test per row;
 // test/bad-input/rows.js ties them to the table.
 const dl = require('../../lib');
-const { area, strided } = require('./rows');
+const { area } = require('./rows');
 
 const { row } = area(__filename);
 

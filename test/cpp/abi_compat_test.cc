@@ -36,16 +36,16 @@ static_assert(!std::is_same<::DLTensor, debian::DLTensor>::value,
               "the reference declarations must be distinct types");
 
 // Size, alignment, and each field's offset and size.
-#define EXPECT_SAME_SIZE(Type)                                          \
-  do {                                                                  \
-    EXPECT_EQ(sizeof(::Type), sizeof(debian::Type)) << "sizeof " #Type; \
+#define EXPECT_SAME_SIZE(Type)                                             \
+  do {                                                                     \
+    EXPECT_EQ(sizeof(::Type), sizeof(debian::Type)) << "sizeof " #Type;    \
     EXPECT_EQ(alignof(::Type), alignof(debian::Type)) << "alignof " #Type; \
   } while (0)
 
-#define EXPECT_SAME_FIELD(Type, field)                                                  \
-  do {                                                                                  \
-    EXPECT_EQ(offsetof(::Type, field), offsetof(debian::Type, field))                   \
-        << "offsetof " #Type "." #field;                                                \
+#define EXPECT_SAME_FIELD(Type, field)                                                           \
+  do {                                                                                           \
+    EXPECT_EQ(offsetof(::Type, field), offsetof(debian::Type, field))                            \
+        << "offsetof " #Type "." #field;                                                         \
     EXPECT_EQ(sizeof(::Type::field), sizeof(debian::Type::field)) << "sizeof " #Type "." #field; \
   } while (0)
 

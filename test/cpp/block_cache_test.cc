@@ -92,7 +92,8 @@ TEST(BlockCache, SizesRoundUpToPowersOfTwoFrom512UpToTheLargestCachedBlock) {
   EXPECT_EQ(cache.BlockSize(513), 1024u);
   EXPECT_EQ(cache.BlockSize(1000), 1024u);
   EXPECT_EQ(cache.BlockSize(1 << 20), 1u << 20);
-  EXPECT_EQ(cache.BlockSize((1 << 20) + 1), (1u << 20) + 1) << "too large to cache: the request itself";
+  EXPECT_EQ(cache.BlockSize((1 << 20) + 1), (1u << 20) + 1)
+      << "too large to cache: the request itself";
 }
 
 TEST(BlockCache, AFreedBlockIsReusedOnItsStreamWithoutTheAllocator) {

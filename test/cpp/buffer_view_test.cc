@@ -92,7 +92,7 @@ TEST(CheckBufferView, LargestBuffer) {
 }
 
 TEST(CheckBufferView, RefusesSourceNumbersJavaScriptNeverGives) {
-  EXPECT_EQ(FailureOf(16, 0, 0, 0, -1), ViewFailure::kSource);       // item size 0
+  EXPECT_EQ(FailureOf(16, 0, 0, 0, -1), ViewFailure::kSource);  // item size 0
   EXPECT_EQ(FailureOf(16, 0, 1.5, 0, -1), ViewFailure::kSource);
   EXPECT_EQ(FailureOf(-1, 0, 1, 0, -1), ViewFailure::kSource);
   EXPECT_EQ(FailureOf(kNaN, 0, 1, 0, -1), ViewFailure::kSource);

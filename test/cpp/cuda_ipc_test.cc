@@ -36,7 +36,8 @@ class PlainMemory final : public dlnode::NativeMemory {
   char bytes_[16] = {};
 };
 
-cuda::IpcShare Share(const std::string& ticket, std::string handle = std::string(128, '0'), int64_t fd = 1 << 30) {
+cuda::IpcShare Share(const std::string& ticket, std::string handle = std::string(128, '0'),
+                     int64_t fd = 1 << 30) {
   cuda::IpcShare share;
   share.handle = std::move(handle);
   share.ticket = ticket;
@@ -53,8 +54,9 @@ bool HasDevice() {
 }
 
 TEST(CudaIpc, MalformedHandlesAreInvalidBeforeAnythingIsOpened) {
-  for (const std::string& handle : {std::string("xyz"), std::string(128, 'A'), std::string(127, '0'),
-                                   std::string(130, '0'), std::string(127, '0') + "g"}) {
+  for (const std::string& handle :
+       {std::string("xyz"), std::string(128, 'A'), std::string(127, '0'), std::string(130, '0'),
+        std::string(127, '0') + "g"}) {
     cuda::IpcResult r;
     EXPECT_FALSE(cuda::OpenIpc(Share("dlpack-" + std::string(32, '0'), handle), &r));
     EXPECT_EQ(r.failure, cuda::IpcFailure::kMalformed) << handle;

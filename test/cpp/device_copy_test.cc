@@ -44,7 +44,8 @@ To Convert(const From& value, ElementType from, ElementType to) {
   // the compiler can see leaves its object.
   alignas(16) char in[16] = {};
   alignas(16) char out[16] = {};
-  static_assert(sizeof(From) <= sizeof in && sizeof(To) <= sizeof out, "an element is at most 16 bytes");
+  static_assert(sizeof(From) <= sizeof in && sizeof(To) <= sizeof out,
+                "an element is at most 16 bytes");
   memcpy(in, &value, sizeof(From));
   dlnode::StoreElement(out, to, dlnode::LoadElement(in, from));
   To result;
@@ -93,8 +94,10 @@ TEST(CopyPlan, PlanOffsetsMatchStridedCopy) {
     int64_t src_high = 0;
     for (int i = 0; i < ndim; ++i) {
       src_strides[i] = static_cast<int64_t>(rng() % 13) - 6;
-      if (src_strides[i] < 0) src_low += src_strides[i] * (shape[i] - 1);
-      else src_high += src_strides[i] * (shape[i] - 1);
+      if (src_strides[i] < 0)
+        src_low += src_strides[i] * (shape[i] - 1);
+      else
+        src_high += src_strides[i] * (shape[i] - 1);
     }
     std::vector<int32_t> src(static_cast<size_t>(src_high - src_low + 1));
     for (size_t i = 0; i < src.size(); ++i) src[i] = static_cast<int32_t>(i * 7 + 1);
@@ -112,8 +115,10 @@ TEST(CopyPlan, PlanOffsetsMatchStridedCopy) {
 
 TEST(FastDivider, MatchesDivisionAtTheEdgesAndAtRandom) {
   const uint32_t limit = (1u << 31) - 1;
-  std::vector<uint32_t> divisors = {1, 2, 3, 5, 7, 512, 513, 1000, 65535, 65536, 65537, 131072, 1u << 30, limit};
-  std::vector<uint32_t> dividends = {0, 1, 2, 511, 512, 513, 65535, 65536, 1u << 30, limit - 1, limit};
+  std::vector<uint32_t> divisors = {1,    2,     3,     5,     7,      512,      513,
+                                    1000, 65535, 65536, 65537, 131072, 1u << 30, limit};
+  std::vector<uint32_t> dividends = {0,     1,     2,        511,       512,  513,
+                                     65535, 65536, 1u << 30, limit - 1, limit};
   std::mt19937 rng(11);
   for (int i = 0; i < 200; ++i) {
     divisors.push_back(1 + rng() % limit);
@@ -165,7 +170,8 @@ TEST(CopyPlan, ThirtyTwoBitWalkMatchesTheSixtyFourBitOne) {
   dlnode::CopyPlan32 narrow;
   EXPECT_FALSE(dlnode::MakeCopyPlan32(MakeCopyPlan(2, huge_shape, huge_dst, huge_src), &narrow));
   int64_t d, s;
-  dlnode::PlanOffsets(MakeCopyPlan(2, huge_shape, huge_dst, huge_src), (INT64_C(1) << 31) - 1, &d, &s);
+  dlnode::PlanOffsets(MakeCopyPlan(2, huge_shape, huge_dst, huge_src), (INT64_C(1) << 31) - 1, &d,
+                      &s);
   EXPECT_EQ(d, (INT64_C(1) << 31) - 1);
   EXPECT_EQ(s, ((INT64_C(1) << 16) - 1) + ((INT64_C(1) << 15) - 1) * (INT64_C(1) << 16));
 }
@@ -184,7 +190,8 @@ TEST(SmallFloats, Float16KnownValues) {
   EXPECT_EQ(RoundToSmallFloat(std::ldexp(1.0, -24), 5, 10), 0x0001);  // smallest subnormal
   EXPECT_EQ(RoundToSmallFloat(std::ldexp(1.0, -25), 5, 10), 0x0000);  // its half: tie to even 0
   EXPECT_EQ(RoundToSmallFloat(std::ldexp(3.0, -26), 5, 10), 0x0001);
-  EXPECT_EQ(RoundToSmallFloat(std::ldexp(1023.5, -24), 5, 10), 0x0400);  // subnormal carries to normal
+  EXPECT_EQ(RoundToSmallFloat(std::ldexp(1023.5, -24), 5, 10),
+            0x0400);  // subnormal carries to normal
   EXPECT_EQ(RoundToSmallFloat(1.0 + std::ldexp(1.0, -11), 5, 10), 0x3C00);  // tie: even
   EXPECT_EQ(RoundToSmallFloat(1.0 + std::ldexp(3.0, -11), 5, 10), 0x3C02);  // tie: even (up)
   EXPECT_EQ(RoundToSmallFloat(-0.0, 5, 10), 0x8000);
@@ -200,7 +207,8 @@ TEST(SmallFloats, BFloat16KnownValues) {
   EXPECT_EQ(RoundToSmallFloat(3.140625, 8, 7), 0x4049);
   EXPECT_EQ(RoundToSmallFloat(1.0 + std::ldexp(1.0, -8), 8, 7), 0x3F80);  // tie: even
   EXPECT_EQ(RoundToSmallFloat(1.0 + std::ldexp(3.0, -8), 8, 7), 0x3F82);
-  EXPECT_EQ(RoundToSmallFloat(3.4e38, 8, 7), 0x7F80);  // above bfloat16's largest (3.39e38) after rounding
+  EXPECT_EQ(RoundToSmallFloat(3.4e38, 8, 7),
+            0x7F80);  // above bfloat16's largest (3.39e38) after rounding
   EXPECT_EQ(RoundToSmallFloat(std::ldexp(1.0, -133), 8, 7), 0x0001);  // smallest subnormal
   EXPECT_EQ(SmallFloatValue(0x0001, 8, 7), std::ldexp(1.0, -133));
   EXPECT_EQ(SmallFloatValue(0xC049, 8, 7), -3.140625);
@@ -219,8 +227,9 @@ void CheckExhaustive(int exp_bits, int man_bits) {
     ASSERT_EQ(RoundToSmallFloat(-v, exp_bits, man_bits), negative) << k;
     // Above the largest finite value, the next step of its binade (ties and
     // beyond round to Inf, as IEEE 754 says).
-    const double next = k + 1 < inf ? SmallFloatValue(static_cast<uint16_t>(k + 1), exp_bits, man_bits)
-                                    : 2 * v - SmallFloatValue(static_cast<uint16_t>(k - 1), exp_bits, man_bits);
+    const double next =
+        k + 1 < inf ? SmallFloatValue(static_cast<uint16_t>(k + 1), exp_bits, man_bits)
+                    : 2 * v - SmallFloatValue(static_cast<uint16_t>(k - 1), exp_bits, man_bits);
     const double mid = v + (next - v) / 2;  // exact in double
     const uint16_t even = (k % 2 == 0) ? bits : static_cast<uint16_t>(k + 1);
     ASSERT_EQ(RoundToSmallFloat(mid, exp_bits, man_bits), even) << k;
@@ -243,13 +252,16 @@ TEST(Convert, FloatToIntegerNaNIsZeroAndOutOfRangeSaturates) {
   EXPECT_EQ((Convert<int64_t>(1e19, kF64, kI64)), INT64_MAX);
   EXPECT_EQ((Convert<int64_t>(-1e19, kF64, kI64)), INT64_MIN);
   EXPECT_EQ((Convert<int64_t>(9223372036854775808.0, kF64, kI64)), INT64_MAX);  // 2^63
-  EXPECT_EQ((Convert<int64_t>(-9223372036854775808.0, kF64, kI64)), INT64_MIN);  // exactly the minimum
-  EXPECT_EQ((Convert<int64_t>(9223372036854774784.0, kF64, kI64)), 9223372036854774784LL);  // largest below
+  EXPECT_EQ((Convert<int64_t>(-9223372036854775808.0, kF64, kI64)),
+            INT64_MIN);  // exactly the minimum
+  EXPECT_EQ((Convert<int64_t>(9223372036854774784.0, kF64, kI64)),
+            9223372036854774784LL);  // largest below
   EXPECT_EQ((Convert<uint64_t>(2e19, kF64, kU64)), UINT64_MAX);
   EXPECT_EQ((Convert<uint64_t>(-0.5, kF64, kU64)), 0u);
   EXPECT_EQ((Convert<uint64_t>(1.8446744073709550e19, kF64, kU64)), 18446744073709549568ULL);
-  EXPECT_EQ((Convert<int32_t>(static_cast<uint16_t>(0xFC00), kF16, kI32)), INT32_MIN);  // float16 -Inf
-  EXPECT_EQ((Convert<int32_t>(static_cast<uint16_t>(0x7FC0), kBF16, kI32)), 0);         // bfloat16 NaN
+  EXPECT_EQ((Convert<int32_t>(static_cast<uint16_t>(0xFC00), kF16, kI32)),
+            INT32_MIN);                                                          // float16 -Inf
+  EXPECT_EQ((Convert<int32_t>(static_cast<uint16_t>(0x7FC0), kBF16, kI32)), 0);  // bfloat16 NaN
 }
 
 TEST(Convert, IntegerToIntegerWraps) {

@@ -8,12 +8,12 @@
 namespace {
 
 using dlnode::DtypeEntry;
+using dlnode::Dtypes;
 using dlnode::DtypeTable;
 using dlnode_test::Dtype;
-using dlnode::Dtypes;
 
 TEST(DtypeTable, FindsEveryEntryAtItsIndex) {
-  const DtypeTable table = Dtypes();
+  const DtypeTable& table = Dtypes();
   ASSERT_EQ(table.size(), dlnode::dtype::kCount);
   for (int i = 0; i < table.size(); ++i) {
     const DtypeEntry e = table.at(i);
@@ -22,14 +22,14 @@ TEST(DtypeTable, FindsEveryEntryAtItsIndex) {
 }
 
 TEST(DtypeTable, RejectsLanesOtherThanOne) {
-  const DtypeTable table = Dtypes();
+  const DtypeTable& table = Dtypes();
   EXPECT_EQ(table.Find(Dtype(kDLFloat, 32, 0)), -1);
   EXPECT_EQ(table.Find(Dtype(kDLFloat, 32, 2)), -1);
   EXPECT_EQ(table.Find(Dtype(kDLFloat, 32, 4)), -1);
 }
 
 TEST(DtypeTable, RejectsUnknownCodesAndBits) {
-  const DtypeTable table = Dtypes();
+  const DtypeTable& table = Dtypes();
   EXPECT_EQ(table.Find(Dtype(kDLFloat, 8)), -1);
   EXPECT_EQ(table.Find(Dtype(kDLBool, 16)), -1);
   EXPECT_EQ(table.Find(Dtype(kDLBool, 1)), -1);

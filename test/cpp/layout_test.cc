@@ -18,9 +18,9 @@ using dlnode::CheckFailure;
 using dlnode::CheckResult;
 using dlnode::CheckTensor;
 using dlnode::ComputeExtent;
+using dlnode::Dtypes;
 using dlnode::Layout;
 using dlnode_test::Dtype;
-using dlnode::Dtypes;
 
 constexpr int64_t kInt64Min = std::numeric_limits<int64_t>::min();
 constexpr int64_t kInt64Max = std::numeric_limits<int64_t>::max();
@@ -212,13 +212,16 @@ TEST_F(CheckTensorTest, NullStridesMeanRowMajorWhenAllowed) {
 TEST_F(CheckTensorTest, TheVersionDecidesFirstAndSaysWhenNullStridesAreRowMajor) {
   Tensor tensor({2, 3}, {}, buffer_);  // NULL strides
   const DLTensor& t = tensor.get();
-  for (const DLPackVersion version : {DLPackVersion{0, 9}, DLPackVersion{1, 0}, DLPackVersion{1, 1}}) {
+  for (const DLPackVersion version :
+       {DLPackVersion{0, 9}, DLPackVersion{1, 0}, DLPackVersion{1, 1}}) {
     EXPECT_TRUE(dlnode::CheckManagedTensor(&version, t, dtypes_, &layout_).ok()) << version.minor;
     EXPECT_EQ(layout_.strides[0], 3);
   }
   EXPECT_TRUE(dlnode::CheckManagedTensor(nullptr, t, dtypes_, &layout_).ok());  // legacy
-  for (const DLPackVersion version : {DLPackVersion{1, 2}, DLPackVersion{1, 3}, DLPackVersion{1, 99}}) {
-    EXPECT_EQ(dlnode::CheckManagedTensor(&version, t, dtypes_, &layout_).failure, CheckFailure::kStrides);
+  for (const DLPackVersion version :
+       {DLPackVersion{1, 2}, DLPackVersion{1, 3}, DLPackVersion{1, 99}}) {
+    EXPECT_EQ(dlnode::CheckManagedTensor(&version, t, dtypes_, &layout_).failure,
+              CheckFailure::kStrides);
   }
   // An unknown major fails before the tensor is looked at, even a malformed one.
   Tensor bad({-1}, {1}, buffer_);
@@ -455,11 +458,10 @@ TEST_F(CheckTensorTest, EveryDtypeInTheTableMapsToItsIndexAndItemSize) {
   };
   using namespace dlnode::dtype;  // the dtype index names
   const Row rows[] = {
-      {6, 8, kBool, 1},        {0, 8, kInt8, 1},          {0, 16, kInt16, 2},
-      {0, 32, kInt32, 4},      {0, 64, kInt64, 8},        {1, 8, kUint8, 1},
-      {1, 16, kUint16, 2},     {1, 32, kUint32, 4},       {1, 64, kUint64, 8},
-      {2, 16, kFloat16, 2},    {4, 16, kBfloat16, 2},     {2, 32, kFloat32, 4},
-      {2, 64, kFloat64, 8},    {5, 64, kComplex64, 8},    {5, 128, kComplex128, 16},
+      {6, 8, kBool, 1},     {0, 8, kInt8, 1},       {0, 16, kInt16, 2},        {0, 32, kInt32, 4},
+      {0, 64, kInt64, 8},   {1, 8, kUint8, 1},      {1, 16, kUint16, 2},       {1, 32, kUint32, 4},
+      {1, 64, kUint64, 8},  {2, 16, kFloat16, 2},   {4, 16, kBfloat16, 2},     {2, 32, kFloat32, 4},
+      {2, 64, kFloat64, 8}, {5, 64, kComplex64, 8}, {5, 128, kComplex128, 16},
   };
   static_assert(sizeof(rows) / sizeof(rows[0]) == kCount, "one row per dtype");
   for (const Row& row : rows) {

@@ -17,11 +17,11 @@
 
 namespace {
 
-using dlnode::ManagedTensor;
-using dlnode::Ref;
 using dlnode::ExportSpec;
 using dlnode::ForeignStorage;
 using dlnode::Keepalive;
+using dlnode::ManagedTensor;
+using dlnode::Ref;
 namespace stats = dlnode::stats;
 
 // A Keepalive that counts its releases instead of freeing anything.
@@ -71,8 +71,8 @@ const int64_t kStrides[] = {1, 2, 6};  // column-major, to tell it from a copy o
 template <typename Managed>
 void ExpectSingleAllocationLayout(const Managed* self, int ndim) {
   const DLTensor& t = self->dl_tensor;
-  const auto* tail = reinterpret_cast<const int64_t*>(reinterpret_cast<const char*>(self) +
-                                                      sizeof(Managed));
+  const auto* tail =
+      reinterpret_cast<const int64_t*>(reinterpret_cast<const char*>(self) + sizeof(Managed));
   EXPECT_EQ(t.shape, tail) << "shape must follow the struct in the same allocation";
   EXPECT_EQ(t.strides, tail + ndim) << "strides must follow shape";
   EXPECT_EQ(reinterpret_cast<uintptr_t>(t.shape) % alignof(int64_t), 0u);
@@ -171,7 +171,8 @@ TEST_F(ManagedTest, MaximumNdimFitsInTheTail) {
   std::vector<int64_t> shape(64, 1);
   std::vector<int64_t> strides(64);
   for (int i = 0; i < 64; ++i) strides[i] = 1000 + i;
-  DLManagedTensorVersioned* m = dlnode::NewVersioned(Spec(64, shape.data(), strides.data()), Keep());
+  DLManagedTensorVersioned* m =
+      dlnode::NewVersioned(Spec(64, shape.data(), strides.data()), Keep());
   ASSERT_NE(m, nullptr);
   ExpectSingleAllocationLayout(m, 64);
   for (int i = 0; i < 64; ++i) {
@@ -311,7 +312,8 @@ TEST_F(ForeignStorageTest, RetainAndReleaseFromManyThreads) {
     producer_v.deleter = &CountingVersionedDeleter;
     DLManagedTensor producer_l{};
     producer_l.deleter = &CountingLegacyDeleter;
-    ManagedTensor managed = versioned ? ManagedTensor(&producer_v, true) : ManagedTensor(&producer_l, false);
+    ManagedTensor managed =
+        versioned ? ManagedTensor(&producer_v, true) : ManagedTensor(&producer_l, false);
     auto* storage = new ForeignStorage(std::move(managed), data_, sizeof(data_));
     // One reference per thread, taken before it starts; the initial one is
     // dropped while the threads run, so whichever thread ends last deletes.
@@ -377,7 +379,9 @@ TEST(ManagedTensorAdopt, AStructIsAdoptedOnceUntilItsDeleterRunsOrItIsHandedBack
   EXPECT_EQ(managed.release(), &producer);  // handed back (toPointer)
   ASSERT_TRUE(ManagedTensor::Adopt(&producer));
   managed = ManagedTensor(&producer, false);
-  std::thread([m = std::move(managed)]() mutable { m.reset(); }).join();  // deleted, on another thread
+  std::thread([m = std::move(managed)]() mutable {
+    m.reset();
+  }).join();  // deleted, on another thread
   ASSERT_TRUE(ManagedTensor::Adopt(&producer));
   ManagedTensor(&producer, true).release();
   EXPECT_TRUE(ManagedTensor::Adopt(&producer));  // released: adoptable again
@@ -394,7 +398,8 @@ TEST(ManagedTensorAdopt, ThousandsOfAdoptionsStayExactThroughGrowthAndHandBacks)
   for (auto& s : structs) EXPECT_FALSE(ManagedTensor::Adopt(&s));
   for (int i = 0; i < kCount; i += 2) hand_back(i);  // every other one leaves
   for (int i = 0; i < kCount; ++i) {
-    EXPECT_EQ(ManagedTensor::Adopt(&structs[i]), i % 2 == 0) << i;  // those come back, the rest stay
+    EXPECT_EQ(ManagedTensor::Adopt(&structs[i]), i % 2 == 0)
+        << i;  // those come back, the rest stay
   }
   for (int i = kCount - 1; i >= 0; --i) hand_back(i);
   for (auto& s : structs) ASSERT_TRUE(ManagedTensor::Adopt(&s));
@@ -438,9 +443,9 @@ TEST(ManagedTensor, MovesCarryOwnershipAndLeaveTheSourceEmpty) {
     EXPECT_EQ(b.get(), &v);
     ManagedTensor c;
     c = std::move(b);
-    EXPECT_FALSE(b);  // NOLINT(bugprone-use-after-move)
-    c = std::move(c);  // self-move keeps it
-    EXPECT_EQ(c.get(), &v);
+    EXPECT_FALSE(b);                // NOLINT(bugprone-use-after-move)
+    c = std::move(c);               // self-move keeps it
+    EXPECT_EQ(c.get(), &v);         // NOLINT(bugprone-use-after-move): self-move is the contract
     ManagedTensor d(std::move(a));  // moving an empty one again: still nothing owned
     EXPECT_FALSE(d);
     EXPECT_EQ(g_owned_deletes.load(), 0);
@@ -530,13 +535,13 @@ TEST(Ref, MovesTransferAndDoubleMovesReleaseNothingTwice) {
   {
     Ref<Counted> a = Ref<Counted>::adopt(&c);
     Ref<Counted> b(std::move(a));
-    EXPECT_FALSE(a);  // NOLINT(bugprone-use-after-move)
+    EXPECT_FALSE(a);               // NOLINT(bugprone-use-after-move)
     Ref<Counted> d(std::move(a));  // NOLINT(bugprone-use-after-move): moving an empty Ref
     EXPECT_FALSE(d);
     Ref<Counted> e;
     e = std::move(b);
-    e = std::move(e);  // self-move keeps it
-    EXPECT_EQ(e.get(), &c);
+    e = std::move(e);        // self-move keeps it
+    EXPECT_EQ(e.get(), &c);  // NOLINT(bugprone-use-after-move): self-move is the contract
     EXPECT_EQ(c.releases, 0);
   }
   EXPECT_EQ(c.releases, 1);

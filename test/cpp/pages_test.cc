@@ -14,7 +14,9 @@ namespace {
 using dlcore::AdviseHugePages;
 using dlcore::kHugePageSize;
 
-bool ThpCompiledIn() { return std::filesystem::exists("/sys/kernel/mm/transparent_hugepage/enabled"); }
+bool ThpCompiledIn() {
+  return std::filesystem::exists("/sys/kernel/mm/transparent_hugepage/enabled");
+}
 
 TEST(Pages, SmallBuffersAreLeftAlone) {
   static char small[1 << 20];

@@ -35,12 +35,15 @@ bool Held(const std::string& name) {
   const std::string link = "/memfd:" + name + " (deleted)";
   for (int fd = 0; fd < 4096; ++fd) {
     char buffer[256];
-    const ssize_t n = readlink(("/proc/self/fd/" + std::to_string(fd)).c_str(), buffer, sizeof buffer);
+    const ssize_t n =
+        readlink(("/proc/self/fd/" + std::to_string(fd)).c_str(), buffer, sizeof buffer);
     if (n > 0 && std::string(buffer, n) == link) return true;
   }
   std::ifstream maps("/proc/self/maps");
   for (std::string line; std::getline(maps, line);) {
-    if (line.size() >= link.size() && line.compare(line.size() - link.size(), link.size(), link) == 0) return true;
+    if (line.size() >= link.size() &&
+        line.compare(line.size() - link.size(), link.size(), link) == 0)
+      return true;
   }
   return false;
 }
@@ -95,7 +98,8 @@ TEST(ShmSegment, CreateGivesZeroedPageAlignedSealedData) {
   const auto* bytes = static_cast<const unsigned char*>(s->base());
   for (int i = 0; i < 100; ++i) ASSERT_EQ(bytes[i], 0);
   const int seals = fcntl(s->fd(), F_GET_SEALS);
-  EXPECT_EQ(seals & (F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL), F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL);
+  EXPECT_EQ(seals & (F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL),
+            F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL);
   // No holder can cut the file under another's mapping (python/FORMAT.md "Creating": the seals).
   const int peer = open(("/proc/self/fd/" + std::to_string(s->fd())).c_str(), O_RDWR);
   ASSERT_GE(peer, 0);
@@ -112,8 +116,10 @@ TEST(ShmSegment, CreateGivesZeroedPageAlignedSealedData) {
 TEST(ShmSegment, NamesFollowTheGrammar) {
   EXPECT_TRUE(dlnode::ValidShmName("dlpack-" + std::string(32, 'a')));
   for (const std::string& name :
-       {std::string("dlpack-") + std::string(31, 'a'), std::string("dlpack-") + std::string(33, 'a'),
-        std::string("dlpack-") + std::string(31, 'a') + "A", std::string("dlpack-") + std::string(31, 'a') + '\0',
+       {std::string("dlpack-") + std::string(31, 'a'),
+        std::string("dlpack-") + std::string(33, 'a'),
+        std::string("dlpack-") + std::string(31, 'a') + "A",
+        std::string("dlpack-") + std::string(31, 'a') + '\0',
         std::string("dlpack-") + std::string(31, 'a') + "/", std::string("../etc/passwd"),
         std::string("Dlpack-") + std::string(32, 'a'), std::string()}) {
     EXPECT_FALSE(dlnode::ValidShmName(name)) << name;
@@ -125,7 +131,8 @@ TEST(ShmSegment, OneProcessSharesOneHold) {
   dlnode::Ref<ShmSegment> a = ShmSegment::Create(8, &r);
   const std::string name = a->name();
   dlnode::Ref<ShmSegment> b = ShmSegment::Open(PlaceOf(a.get()), 8, &r);
-  dlnode::Ref<ShmSegment> c = ShmSegment::Open({name, getpid(), 0}, 8, &r);  // found by name, wherever the place says
+  dlnode::Ref<ShmSegment> c =
+      ShmSegment::Open({name, getpid(), 0}, 8, &r);  // found by name, wherever the place says
   EXPECT_EQ(a.get(), b.get());
   EXPECT_EQ(b.get(), c.get());
   EXPECT_FALSE(ShmSegment::Open(PlaceOf(a.get()), 4097, &r));  // more than the sealed page
@@ -257,7 +264,8 @@ TEST(ShmTicket, SlotsRetireAndNeverWaitingRetire) {
     AttachedChild child([&] {
       ShmResult cr;
       const ShmPlace from_parent{place.name, getppid(), place.fd};
-      return std::string(ShmTicket::Open(from_parent, &cr).release() != nullptr ? "y" : "n:" + cr.message);
+      return std::string(
+          ShmTicket::Open(from_parent, &cr).release() != nullptr ? "y" : "n:" + cr.message);
     });
     ASSERT_EQ(child.reply(), "y");
     EXPECT_FALSE(ticket->RetireIfAlone());  // the child holds a slot
@@ -267,7 +275,8 @@ TEST(ShmTicket, SlotsRetireAndNeverWaitingRetire) {
     // A peer that holds the ticket's lock: retiring does not wait for it.
     AttachedChild locker([&] {
       const int fd =
-          open(("/proc/" + std::to_string(getppid()) + "/fd/" + std::to_string(place.fd)).c_str(), O_RDWR);
+          open(("/proc/" + std::to_string(getppid()) + "/fd/" + std::to_string(place.fd)).c_str(),
+               O_RDWR);
       return std::string(fd >= 0 && flock(fd, LOCK_EX) == 0 ? "locked" : "n");
     });
     ASSERT_EQ(locker.reply(), "locked");
@@ -305,8 +314,8 @@ TEST(ShareRegistry, OpenersHoldTheirOwnReferences) {
   dlnode::Ref<dlnode::NativeMemory> opened = reg::Acquire(id, &device);
   ASSERT_EQ(opened.get(), s.get());
   EXPECT_EQ(device, "cpu");  // what the sharer said, for the opener to check
-  s.reset();       // the sharer's own reference
-  reg::Remove(id);    // the sharer unpublishes
+  s.reset();                 // the sharer's own reference
+  reg::Remove(id);           // the sharer unpublishes
   EXPECT_FALSE(reg::Acquire(id, &device));
   EXPECT_TRUE(Held(name));  // the opener still holds it
   opened.reset();

@@ -124,13 +124,13 @@ TEST(StreamOrder, CopiesOnTwoStreamsIntoOneTensorRunInCallOrder) {
   int first = -1;
   int second = -1;
   ASSERT_TRUE(EnqueueOrdered(fake, kStreamA, [&](uintptr_t on) {
-    first = fake.Run(on, "copy 1");
-    return Status{};
-  }).ok);
+                first = fake.Run(on, "copy 1");
+                return Status{};
+              }).ok);
   ASSERT_TRUE(EnqueueOrdered(fake, kStreamB, [&](uintptr_t on) {
-    second = fake.Run(on, "copy 2");
-    return Status{};
-  }).ok);
+                second = fake.Run(on, "copy 2");
+                return Status{};
+              }).ok);
   EXPECT_TRUE(fake.Before(first, second));
   const int read = fake.Run(kLegacyStream, "cudaMemcpy to the host (cpu())");
   EXPECT_TRUE(fake.Before(second, read));
@@ -140,10 +140,10 @@ TEST(StreamOrder, OnTheLegacyStreamTheWorkIsJustEnqueued) {
   FakeStreams fake;
   int runs = 0;
   ASSERT_TRUE(EnqueueOrdered(fake, kLegacyStream, [&](uintptr_t on) {
-    EXPECT_EQ(on, kLegacyStream);
-    ++runs;
-    return Status{};
-  }).ok);
+                EXPECT_EQ(on, kLegacyStream);
+                ++runs;
+                return Status{};
+              }).ok);
   EXPECT_EQ(runs, 1);
   EXPECT_EQ(fake.records(), 0);
 }
@@ -162,9 +162,9 @@ TEST(StreamOrder, WithoutTheEventBeforeNothingIsEnqueued) {
   fake.fail_record_at = 0;
   bool ran = false;
   EXPECT_FALSE(EnqueueOrdered(fake, kStreamA, [&](uintptr_t) {
-    ran = true;
-    return Status{};
-  }).ok);
+                 ran = true;
+                 return Status{};
+               }).ok);
   EXPECT_FALSE(ran);
   EXPECT_EQ(fake.live_events(), 0u);
 }

@@ -112,8 +112,8 @@ int64_t Offset(const std::vector<int64_t>& index, const std::vector<int64_t>& st
 void ReferenceCopy(const Case& c, uint64_t item_size, char* dst, const char* src) {
   const auto isz = static_cast<int64_t>(item_size);
   ForEachIndex(c.shape, [&](const std::vector<int64_t>& index) {
-    std::memcpy(dst + Offset(index, c.dst_strides) * isz,
-                src + Offset(index, c.src_strides) * isz, item_size);
+    std::memcpy(dst + Offset(index, c.dst_strides) * isz, src + Offset(index, c.src_strides) * isz,
+                item_size);
   });
 }
 

@@ -190,9 +190,9 @@ TEST_F(StructSlabTest, AcquiredSlabServesItsOwnerAndStartsFree) {
 }
 
 TEST_F(StructSlabTest, DetachPoolsTheSlabCountsWhatIsOutAndDropsTheOwner) {
-  Fill(slab_, 0, data_);  // out
+  Fill(slab_, 0, data_);                             // out
   ASSERT_TRUE(slab_->Adopt(Fill(slab_, 1, data_)));  // adopted
-  Delete(Fill(slab_, 2, data_));  // released: not out
+  Delete(Fill(slab_, 2, data_));                     // released: not out
   Fill(slab_, 3, data_);
   TakeBack(slab_, 3);  // taken back: free
   ASSERT_EQ(owner_->count(), 1);
@@ -201,7 +201,8 @@ TEST_F(StructSlabTest, DetachPoolsTheSlabCountsWhatIsOutAndDropsTheOwner) {
   owner_.reset();
   ASSERT_FALSE(old_owner.expired()) << "the slab holds its owner while it serves it";
   EXPECT_EQ(Detach(slab_), 2);
-  EXPECT_TRUE(old_owner.expired()) << "a pooled slab must not keep an ended environment's owner alive";
+  EXPECT_TRUE(old_owner.expired())
+      << "a pooled slab must not keep an ended environment's owner alive";
   EXPECT_EQ(slab_->owner(), nullptr);
 
   // The next environment gets the pooled slab, not a new one; its structs
@@ -268,7 +269,8 @@ TEST_F(StructSlabTest, FindKnowsTheStartOfEveryEntryAndNothingElse) {
     EXPECT_EQ(StructSlab::Find(slab_->memory() + at), nullptr) << "header byte " << at;
   }
   EXPECT_EQ(StructSlab::Find(EntryAt(slab_, 0) + 1), nullptr);
-  EXPECT_EQ(StructSlab::Find(EntryAt(slab_, 0) + offsetof(DLManagedTensorVersioned, dl_tensor)), nullptr);
+  EXPECT_EQ(StructSlab::Find(EntryAt(slab_, 0) + offsetof(DLManagedTensorVersioned, dl_tensor)),
+            nullptr);
   EXPECT_EQ(StructSlab::Find(EntryAt(slab_, 7) + StructSlab::kShapeOffset), nullptr);
   EXPECT_EQ(StructSlab::Find(EntryAt(slab_, 7) + StructSlab::kStridesOffset), nullptr);
   EXPECT_EQ(StructSlab::Find(EntryAt(slab_, kEntries - 1) + StructSlab::kStateOffset), nullptr);
@@ -430,7 +432,8 @@ TEST_F(StructSlabTest, ManagedTensorAdoptsAnOutStructOnceAndItsResetDeletesIt) {
   const uint32_t deleted = Deletions(slab_);
   DLManagedTensorVersioned* a = Fill(slab_, 0, data_);
   ASSERT_TRUE(ManagedTensor::Adopt(a));
-  EXPECT_EQ(StateOf(slab_, 0), kAdopted) << "the slab's state word is the record, not the address set";
+  EXPECT_EQ(StateOf(slab_, 0), kAdopted)
+      << "the slab's state word is the record, not the address set";
   EXPECT_FALSE(ManagedTensor::Adopt(a));
   ManagedTensor held(a, true);
   held.reset();

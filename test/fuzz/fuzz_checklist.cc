@@ -42,7 +42,7 @@ using i128 = __int128;
 using u128 = unsigned __int128;
 
 constexpr i128 kSafe = (i128{1} << 53) - 1;
-constexpr u128 kAddressTop = UINT64_MAX;  // largest uintptr_t (LP64)
+constexpr u128 kAddressTop = UINT64_MAX;     // largest uintptr_t (LP64)
 constexpr uint64_t kBruteForceLimit = 4096;  // elements
 
 // Bytes per element from docs/API.md's dtype list, written out independently of

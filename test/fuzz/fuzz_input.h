@@ -14,13 +14,12 @@
 #include <cstring>
 
 // A broken invariant is a crash, so that libFuzzer saves the input.
-#define FUZZ_REQUIRE(cond)                                                            \
-  do {                                                                                \
-    if (!(cond)) {                                                                    \
-      std::fprintf(stderr, "fuzz invariant failed: %s (%s:%d)\n", #cond, __FILE__,    \
-                   __LINE__);                                                         \
-      __builtin_trap();                                                               \
-    }                                                                                 \
+#define FUZZ_REQUIRE(cond)                                                                    \
+  do {                                                                                        \
+    if (!(cond)) {                                                                            \
+      std::fprintf(stderr, "fuzz invariant failed: %s (%s:%d)\n", #cond, __FILE__, __LINE__); \
+      __builtin_trap();                                                                       \
+    }                                                                                         \
   } while (0)
 
 namespace dlnode_fuzz {

@@ -26,7 +26,8 @@ struct Struct {
 Struct StructOf(const Napi::CallbackInfo& info) {
   bool lossless = false;
   const uint64_t address = info[0].As<Napi::BigInt>().Uint64Value(&lossless);
-  return {reinterpret_cast<void*>(static_cast<uintptr_t>(address)), info[1].As<Napi::Boolean>().Value()};
+  return {reinterpret_cast<void*>(static_cast<uintptr_t>(address)),
+          info[1].As<Napi::Boolean>().Value()};
 }
 
 // Bytes from the first element to the end of the last (non-negative strides;
@@ -38,7 +39,8 @@ uint64_t Span(const DLTensor* t) {
   for (int i = 0; i < t->ndim; ++i) {
     if (t->shape[i] == 0) return 0;
     count *= static_cast<uint64_t>(t->shape[i]);
-    if (t->strides != nullptr) last += static_cast<uint64_t>(t->shape[i] - 1) * static_cast<uint64_t>(t->strides[i]);
+    if (t->strides != nullptr)
+      last += static_cast<uint64_t>(t->shape[i] - 1) * static_cast<uint64_t>(t->strides[i]);
   }
   return (t->strides == nullptr ? count : last + 1) * item;  // NULL strides: row-major
 }
@@ -77,7 +79,8 @@ Napi::Value SetNdim(const Napi::CallbackInfo& info) {
 // overwritten (a consumer scribbling on it, or memory corruption).
 Napi::Value Poke(const Napi::CallbackInfo& info) {
   bool lossless = false;
-  auto* ptr = reinterpret_cast<char*>(static_cast<uintptr_t>(info[0].As<Napi::BigInt>().Uint64Value(&lossless)));
+  auto* ptr = reinterpret_cast<char*>(
+      static_cast<uintptr_t>(info[0].As<Napi::BigInt>().Uint64Value(&lossless)));
   const int32_t value = info[2].As<Napi::Number>().Int32Value();
   std::memcpy(ptr + info[1].As<Napi::Number>().Int64Value(), &value, sizeof(value));
   return info.Env().Undefined();

@@ -26,7 +26,7 @@ struct Entry {
   int64_t* arrays = nullptr;
   int64_t bytes = 0;
   bool deleted = false;
-  int64_t calls = 0;  // deleter calls on this tensor
+  int64_t calls = 0;          // deleter calls on this tensor
   int64_t deleted_round = 0;  // the prune() round in which it was deleted
 };
 
@@ -103,14 +103,16 @@ Napi::Value Make(const Napi::CallbackInfo& info) {
   int64_t bytes = Int(o, "bytes", elements * ((bits + 7) / 8) + (bo.IsBigInt() ? 0 : byte_offset));
   void* data = Flag(o, "nullData") ? nullptr : std::malloc(bytes > 0 ? bytes : 1);
   if (data != nullptr && Flag(o, "fill")) {
-    for (int64_t i = 0; i < bytes; ++i) static_cast<unsigned char*>(data)[i] = static_cast<unsigned char>(i);
+    for (int64_t i = 0; i < bytes; ++i)
+      static_cast<unsigned char*>(data)[i] = static_cast<unsigned char>(i);
   }
   int64_t* strides = nullptr;
   Napi::Value sv = o.Get("strides");
   if (sv.IsArray()) {
     strides = arrays + n;
     Napi::Array sa = sv.As<Napi::Array>();
-    for (uint32_t i = 0; i < sa.Length(); ++i) strides[i] = sa.Get(i).As<Napi::Number>().Int64Value();
+    for (uint32_t i = 0; i < sa.Length(); ++i)
+      strides[i] = sa.Get(i).As<Napi::Number>().Int64Value();
   }
   DLTensor t{};
   t.data = data;
@@ -125,8 +127,10 @@ Napi::Value Make(const Napi::CallbackInfo& info) {
 
   void* self;
   if (versioned) {
-    auto* m = static_cast<DLManagedTensorVersioned*>(std::calloc(1, sizeof(DLManagedTensorVersioned)));
-    m->version = {static_cast<uint32_t>(Int(o, "major", 1)), static_cast<uint32_t>(Int(o, "minor", 3))};
+    auto* m =
+        static_cast<DLManagedTensorVersioned*>(std::calloc(1, sizeof(DLManagedTensorVersioned)));
+    m->version = {static_cast<uint32_t>(Int(o, "major", 1)),
+                  static_cast<uint32_t>(Int(o, "minor", 3))};
     m->flags = static_cast<uint64_t>(Int(o, "flags", 0));
     m->deleter = Flag(o, "nullDeleter") ? nullptr : &VersionedDeleter;
     m->dl_tensor = t;
@@ -157,7 +161,8 @@ Napi::Value Make(const Napi::CallbackInfo& info) {
 
 void* Pointer(const Napi::Value& v) {
   bool lossless;
-  return reinterpret_cast<void*>(static_cast<uintptr_t>(v.As<Napi::BigInt>().Uint64Value(&lossless)));
+  return reinterpret_cast<void*>(
+      static_cast<uintptr_t>(v.As<Napi::BigInt>().Uint64Value(&lossless)));
 }
 
 void CallDeleter(void* p, bool versioned) {
@@ -209,7 +214,8 @@ Napi::Value Inspect(const Napi::CallbackInfo& info) {
     r.Set("hasDeleter", m->deleter != nullptr);
   }
   DLTensor* t = TensorOf(p, versioned);
-  r.Set("data", Napi::BigInt::New(env, static_cast<uint64_t>(reinterpret_cast<uintptr_t>(t->data))));
+  r.Set("data",
+        Napi::BigInt::New(env, static_cast<uint64_t>(reinterpret_cast<uintptr_t>(t->data))));
   r.Set("deviceType", static_cast<int>(t->device.device_type));
   r.Set("deviceId", t->device.device_id);
   r.Set("ndim", t->ndim);
@@ -269,7 +275,8 @@ Napi::Value Stats(const Napi::CallbackInfo& info) {
 Napi::Value Calls(const Napi::CallbackInfo& info) {
   std::lock_guard<std::mutex> lock(registry_mutex);
   auto it = registry.find(Pointer(info[0]));
-  return Napi::Number::New(info.Env(), it == registry.end() ? -1 : static_cast<double>(it->second.calls));
+  return Napi::Number::New(info.Env(),
+                           it == registry.end() ? -1 : static_cast<double>(it->second.calls));
 }
 
 // prune() -> number freed: frees the structs of tensors deleted before the
