@@ -1,0 +1,161 @@
+#include "parallel.h"
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <cstdlib>
+#include <mutex>
+#include <system_error>
+#include <thread>
+#include <vector>
+
+namespace dlnode {
+namespace {
+
+thread_local bool t_in_task = false;
+std::atomic<int> g_num_threads{0};  // 0: not decided yet
+
+int DefaultThreads() {
+  if (const char* env = std::getenv("DLPACK_NUM_THREADS")) {
+    char* end = nullptr;
+    const long v = std::strtol(env, &end, 10);
+    if (end != env && *end == '\0' && v >= 1 && v <= kMaxThreads) return static_cast<int>(v);
+  }
+  const unsigned cores = std::thread::hardware_concurrency();
+  return cores == 0 ? 1 : static_cast<int>(std::min<unsigned>(cores, kMaxThreads));
+}
+
+// One loop at a time; its caller holds `busy` and takes part in it.
+class Pool {
+ public:
+  // Runs fn over `chunks` chunks of `len` (the last shorter) with up to
+  // chunks - 1 pool threads; the caller holds busy_.
+  void Run(int64_t n, int64_t len, int chunks, const std::function<void(int64_t, int64_t)>& fn) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      StartThreads(chunks - 1);
+      fn_ = &fn;
+      n_ = n;
+      len_ = len;
+      chunks_ = chunks;
+      next_.store(0, std::memory_order_relaxed);
+      done_ = 0;
+      ++generation_;
+    }
+    work_.notify_all();
+    const int mine = Claim();
+    std::unique_lock<std::mutex> lock(mutex_);
+    done_ += mine;
+    finished_.wait(lock, [&] { return done_ == chunks_ && active_ == 0; });
+    fn_ = nullptr;
+    chunks_ = 0;
+  }
+
+  std::mutex& busy() { return busy_; }
+
+ private:
+  // Runs chunks until none is left; returns how many it ran.
+  int Claim() {
+    int ran = 0;
+    for (;;) {
+      const int i = next_.fetch_add(1, std::memory_order_relaxed);
+      if (i >= chunks_) return ran;
+      const int64_t begin = i * len_;
+      (*fn_)(begin, std::min(n_, begin + len_));
+      ++ran;
+    }
+  }
+
+  // Under mutex_. A thread that cannot be started leaves its chunks to the others.
+  void StartThreads(int wanted) {
+    while (started_ < wanted) {
+      try {
+        std::thread([this] { Serve(); }).detach();
+      } catch (const std::system_error&) {
+        return;
+      }
+      ++started_;
+    }
+  }
+
+  void Serve() {
+    t_in_task = true;
+    uint64_t seen = 0;
+    std::unique_lock<std::mutex> lock(mutex_);
+    for (;;) {
+      work_.wait(lock, [&] { return generation_ != seen; });
+      seen = generation_;
+      if (chunks_ == 0) continue;  // woke after that loop ended
+      ++active_;
+      lock.unlock();
+      const int ran = Claim();
+      lock.lock();
+      done_ += ran;
+      --active_;
+      if (active_ == 0) finished_.notify_all();
+    }
+  }
+
+  std::mutex busy_;
+  std::mutex mutex_;  // guards everything below but next_
+  std::condition_variable work_;
+  std::condition_variable finished_;
+  int started_ = 0;
+  uint64_t generation_ = 0;
+  const std::function<void(int64_t, int64_t)>* fn_ = nullptr;
+  int64_t n_ = 0;
+  int64_t len_ = 0;
+  int chunks_ = 0;
+  int done_ = 0;
+  int active_ = 0;
+  std::atomic<int> next_{0};
+};
+
+// Never destroyed: its threads may run until the process ends.
+Pool& ThePool() {
+  static Pool* pool = new Pool();  // NOLINT(cppcoreguidelines-owning-memory): leaked on purpose
+  return *pool;
+}
+
+}  // namespace
+
+int GetNumThreads() {
+  int n = g_num_threads.load(std::memory_order_relaxed);
+  if (n == 0) {
+    int expected = 0;
+    n = DefaultThreads();
+    if (!g_num_threads.compare_exchange_strong(expected, n)) n = expected;
+  }
+  return n;
+}
+
+bool SetNumThreads(int n) {
+  if (n < 1 || n > kMaxThreads) return false;
+  g_num_threads.store(n, std::memory_order_relaxed);
+  return true;
+}
+
+bool InParallelRegion() { return t_in_task; }
+
+void ParallelFor(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& fn) {
+  if (n <= 0) return;
+  grain = std::max<int64_t>(grain, 1);
+  const int64_t most = (n + grain - 1) / grain;
+  const int chunks = static_cast<int>(std::min<int64_t>(GetNumThreads(), most));
+  if (chunks <= 1 || t_in_task) {
+    fn(0, n);
+    return;
+  }
+  Pool& pool = ThePool();
+  std::unique_lock<std::mutex> busy(pool.busy(), std::try_to_lock);
+  if (!busy.owns_lock()) {  // another thread's loop has the pool: no oversubscription
+    fn(0, n);
+    return;
+  }
+  const int64_t len = (n + chunks - 1) / chunks;
+  t_in_task = true;  // the caller runs chunks too: a nested loop there runs inline
+  pool.Run(n, len, static_cast<int>((n + len - 1) / len), fn);
+  t_in_task = false;
+}
+
+}  // namespace dlnode

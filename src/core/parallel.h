@@ -1,0 +1,51 @@
+// The host thread pool that splits large loops (elementwise ops, reductions,
+// copies and conversions) across cores, as ATen's at::parallel_for does.
+//
+// One pool per process, shared by every environment (the main thread and its
+// workers): a ParallelFor that finds the pool busy with another caller's loop
+// runs its own loop inline on the calling thread instead of queueing, so
+// worker threads never oversubscribe the machine and never wait on each other.
+// A ParallelFor called from inside a pool task also runs inline.
+//
+// Results must not depend on the thread count: callers split work so that
+// each index is computed the same way whichever thread runs it (a reduction
+// blocks by fixed sizes, never by the number of threads).
+//
+// The pool's threads are started on first use, live until the process ends
+// and are never joined (they may outlive every environment; the module is
+// linked with -z nodelete so their code stays mapped).
+#ifndef DLPACK_NODE_CORE_PARALLEL_H_
+#define DLPACK_NODE_CORE_PARALLEL_H_
+
+#include <cstdint>
+#include <functional>
+
+namespace dlnode {
+
+// Below this many elements a loop runs on one thread (torch's GRAIN_SIZE).
+constexpr int64_t kDefaultGrain = 32768;
+// The most threads SetNumThreads() accepts.
+constexpr int kMaxThreads = 256;
+
+// The number of threads loops may use: the first SetNumThreads(), else the
+// environment variable DLPACK_NUM_THREADS (1..kMaxThreads), else the number of
+// online cores. Any thread.
+int GetNumThreads();
+// 1..kMaxThreads; returns false (and changes nothing) outside that range.
+// Takes effect for loops started afterwards. Any thread.
+bool SetNumThreads(int n);
+
+// Calls fn(begin, end) over disjoint ranges covering [0, n), each at least
+// `grain` long (but the last), on up to GetNumThreads() threads including the
+// caller, and returns when all have run. n <= grain, one thread, a busy pool or
+// a call from inside a task: one call fn(0, n) on this thread. fn must not
+// throw. The split depends on n, grain and the thread count only.
+void ParallelFor(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& fn);
+
+// True while this thread runs a chunk of a split loop (a pool thread, or the
+// caller taking part in its own loop).
+bool InParallelRegion();
+
+}  // namespace dlnode
+
+#endif  // DLPACK_NODE_CORE_PARALLEL_H_

@@ -1,0 +1,130 @@
+// The host thread pool (src/core/parallel.h): every index once, the split
+// independent of timing, inline when busy or nested, and many callers at once.
+#include "parallel.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <mutex>
+#include <set>
+#include <thread>
+#include <utility>
+#include <vector>
+
+namespace dlnode {
+namespace {
+
+class ParallelTest : public ::testing::Test {
+ protected:
+  void SetUp() override { saved_ = GetNumThreads(); }
+  void TearDown() override { SetNumThreads(saved_); }
+  int saved_ = 1;
+};
+
+TEST_F(ParallelTest, CoversEveryIndexOnceForAnyThreadCount) {
+  for (int threads : {1, 2, 3, 4, 7}) {
+    ASSERT_TRUE(SetNumThreads(threads));
+    for (int64_t n : {0, 1, 5, 100, 1000, 12345}) {
+      std::vector<std::atomic<int>> hits(static_cast<size_t>(n));
+      ParallelFor(n, 10, [&](int64_t b, int64_t e) {
+        ASSERT_LE(b, e);
+        for (int64_t i = b; i < e; ++i) hits[static_cast<size_t>(i)]++;
+      });
+      for (int64_t i = 0; i < n; ++i) ASSERT_EQ(hits[static_cast<size_t>(i)].load(), 1) << n;
+    }
+  }
+}
+
+TEST_F(ParallelTest, SplitDependsOnSizeGrainAndThreadsOnly) {
+  ASSERT_TRUE(SetNumThreads(3));
+  std::mutex m;
+  std::set<std::pair<int64_t, int64_t>> first;
+  for (int round = 0; round < 50; ++round) {
+    std::set<std::pair<int64_t, int64_t>> ranges;
+    ParallelFor(1000, 100, [&](int64_t b, int64_t e) {
+      std::lock_guard<std::mutex> lock(m);
+      ranges.emplace(b, e);
+    });
+    if (round == 0) first = ranges;
+    ASSERT_EQ(ranges, first);
+  }
+  EXPECT_EQ(first.size(), 3u);
+}
+
+TEST_F(ParallelTest, SmallLoopsAndOneThreadRunInline) {
+  ASSERT_TRUE(SetNumThreads(4));
+  const auto self = std::this_thread::get_id();
+  int calls = 0;
+  ParallelFor(100, 100, [&](int64_t b, int64_t e) {
+    EXPECT_EQ(std::this_thread::get_id(), self);
+    EXPECT_EQ(b, 0);
+    EXPECT_EQ(e, 100);
+    ++calls;
+  });
+  EXPECT_EQ(calls, 1);
+  ASSERT_TRUE(SetNumThreads(1));
+  calls = 0;
+  ParallelFor(1 << 20, 1, [&](int64_t, int64_t) { ++calls; });
+  EXPECT_EQ(calls, 1);
+}
+
+TEST_F(ParallelTest, NestedCallsRunInlineOnTheTaskThread) {
+  ASSERT_TRUE(SetNumThreads(4));
+  std::atomic<int64_t> total{0};
+  std::atomic<int> inner_elsewhere{0};
+  ParallelFor(4000, 1000, [&](int64_t b, int64_t e) {
+    const auto outer = std::this_thread::get_id();
+    ParallelFor(e - b, 1, [&](int64_t ib, int64_t ie) {
+      if (std::this_thread::get_id() != outer) inner_elsewhere++;
+      total += ie - ib;
+    });
+  });
+  EXPECT_EQ(total.load(), 4000);
+  EXPECT_EQ(inner_elsewhere.load(), 0);
+}
+
+TEST_F(ParallelTest, ManyCallersAtOnceEachGetTheirWholeLoop) {
+  ASSERT_TRUE(SetNumThreads(4));
+  constexpr int kCallers = 8;
+  std::vector<std::thread> callers;
+  std::atomic<int> wrong{0};
+  for (int c = 0; c < kCallers; ++c) {
+    callers.emplace_back([&, c] {
+      for (int round = 0; round < 200; ++round) {
+        const int64_t n = 1000 + c * 37 + round;
+        std::atomic<int64_t> sum{0};
+        ParallelFor(n, 64, [&](int64_t b, int64_t e) {
+          int64_t s = 0;
+          for (int64_t i = b; i < e; ++i) s += i;
+          sum += s;
+        });
+        if (sum.load() != n * (n - 1) / 2) wrong++;
+      }
+    });
+  }
+  for (auto& t : callers) t.join();
+  EXPECT_EQ(wrong.load(), 0);
+}
+
+TEST_F(ParallelTest, ThreadCountIsBounded) {
+  EXPECT_FALSE(SetNumThreads(0));
+  EXPECT_FALSE(SetNumThreads(-1));
+  EXPECT_FALSE(SetNumThreads(kMaxThreads + 1));
+  EXPECT_TRUE(SetNumThreads(kMaxThreads));
+  EXPECT_EQ(GetNumThreads(), kMaxThreads);
+  EXPECT_GE(GetNumThreads(), 1);
+}
+
+TEST_F(ParallelTest, TasksKnowTheyAreInTheRegion) {
+  ASSERT_TRUE(SetNumThreads(2));
+  EXPECT_FALSE(InParallelRegion());
+  std::atomic<int> in_region{0};
+  ParallelFor(2, 1, [&](int64_t, int64_t) {
+    if (InParallelRegion()) in_region++;
+  });
+  EXPECT_EQ(in_region.load(), 2);
+  EXPECT_FALSE(InParallelRegion());
+}
+
+}  // namespace
+}  // namespace dlnode
