@@ -44,7 +44,14 @@ describe('a toPointer() struct imported on another thread (a child process each)
     const result = spawnSync(process.execPath, ['--expose-gc', CROSS, scenario], { encoding: 'utf8', timeout: 60000 });
     expectClean(result);
     expect(result.status).toBe(0);
-    return JSON.parse(result.stdout);
+    // A child that exits 0 with nothing (or half a line) on stdout is a failure to
+    // report as such, not as a JSON syntax error.
+    try {
+      return JSON.parse(result.stdout);
+    } catch {
+      throw new Error(`cross-thread.js ${scenario} exited 0 without its JSON result; ` +
+        `stdout ${JSON.stringify(result.stdout.slice(0, 200))}, stderr ${JSON.stringify(result.stderr.slice(-400))}`);
+    }
   };
 
   test('the parent\'s JS memory in a worker: copied; copy: false refused with a code, capsule unconsumed', () => {
