@@ -480,9 +480,11 @@ const environment = {
 let sharingNote = null;
 let cudaNote = null;
 let pipelineNote = null;
+let computeNotes = [];
 require('./sharing').sharingCases(record, python).then(async (note) => {
   sharingNote = note;
   pipelineNote = await require('./pipeline').pipelineCases(record, python);
+  computeNotes = await require('./compute').computeCases(record, { python });
   cudaNote = require('./cuda').cudaCases(record);
   if (json) {
     console.log(JSON.stringify({
@@ -491,6 +493,7 @@ require('./sharing').sharingCases(record, python).then(async (note) => {
       reference,
       sharingNote,
       pipelineNote,
+      computeNotes,
       cudaNote,
       issueReference: ISSUE_REFERENCE,
       checksum: sink,
@@ -506,6 +509,7 @@ require('./sharing').sharingCases(record, python).then(async (note) => {
 function fmt(value, unit) {
   if (value === undefined || value === null) return '-';
   if (unit === 'GB/s') return `${value.toFixed(2)} GB/s`;
+  if (unit === 'ms') return `${value < 10 ? value.toFixed(3) : value.toFixed(1)} ms`;
   return `${value < 100 ? value.toFixed(1) : Math.round(value).toLocaleString('en-US')} ns`;
 }
 
@@ -542,6 +546,7 @@ function printTable() {
   if (!reference.available) console.log(`python reference: unavailable (${reference.reason})`);
   if (sharingNote) console.log(sharingNote);
   if (pipelineNote) console.log(pipelineNote);
+  for (const note of computeNotes) console.log(note);
   if (cudaNote) console.log(cudaNote);
   for (const r of results) if (r.note) console.log(`  ${r.name}: ${r.note}`);
   const targeted = results.filter((r) => r.pass !== null);

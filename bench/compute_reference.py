@@ -1,0 +1,95 @@
+"""The peers' side of bench/compute.js: NumPy and PyTorch on the same work.
+
+Usage: compute_reference.py THREADS REPEATS
+Prints one JSON object: {"versions": {...}, "ms": {name: median ms per op}}.
+Every op makes its result, as a user of that library would (NumPy and torch
+allocate a new array per call unless told otherwise); the in-place rows are
+in place. torch runs with THREADS intra-op threads; NumPy's elementwise loops
+are single-threaded whatever the count.
+"""
+import json
+import sys
+import time
+
+import numpy as np
+
+threads = int(sys.argv[1])
+repeats = int(sys.argv[2])
+out = {"versions": {"numpy": np.__version__}, "ms": {}}
+
+
+def median_ms(fn, repeats=repeats):
+    fn()  # warm up: first-touch pages, lazy init
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - start) * 1e3)
+    times.sort()
+    return times[len(times) // 2]
+
+
+N = 16 * 1024 * 1024
+rng = np.random.default_rng(1)
+a = rng.random(N, dtype=np.float32)
+b = rng.random(N, dtype=np.float32)
+out["ms"]["numpy add 16M float32"] = median_ms(lambda: np.add(a, b))
+out["ms"]["numpy exp 16M float32"] = median_ms(lambda: np.exp(a))
+out["ms"]["numpy tanh 16M float32"] = median_ms(lambda: np.tanh(a))
+m = rng.random((4096, 1024), dtype=np.float32)
+out["ms"]["numpy sum(1) [4096,1024] float32"] = median_ms(lambda: m.sum(1))
+logits = rng.standard_normal((256, 1000), dtype=np.float32)
+
+
+def np_softmax():
+    e = np.exp(logits - logits.max(-1, keepdims=True))
+    return e / e.sum(-1, keepdims=True)
+
+
+out["ms"]["numpy softmax(-1) [256,1000]"] = median_ms(np_softmax)
+batch = rng.random((8, 3, 224, 224), dtype=np.float32)
+mean = np.array([0.485, 0.456, 0.406], dtype=np.float32).reshape(1, 3, 1, 1)
+std = np.array([0.229, 0.224, 0.225], dtype=np.float32).reshape(1, 3, 1, 1)
+
+
+def np_normalize_inplace():
+    np.subtract(batch, mean, out=batch)
+    np.divide(batch, std, out=batch)
+
+
+out["ms"]["numpy in-place sub/div [8,3,224,224]"] = median_ms(np_normalize_inplace)
+frames = [rng.integers(0, 256, (224, 224, 3), dtype=np.uint8) for _ in range(8)]
+mean3 = mean.reshape(3, 1, 1)
+std3 = std.reshape(3, 1, 1)
+out["ms"]["numpy preprocess 8 frames"] = median_ms(
+    lambda: np.stack([(f.transpose(2, 0, 1).astype(np.float32) / 255 - mean3) / std3 for f in frames]))
+
+try:
+    import torch
+except ImportError as error:
+    out["torch"] = "unavailable: %s" % error
+else:
+    torch.set_num_threads(threads)
+    out["versions"]["torch"] = torch.__version__
+    ta = torch.from_numpy(a)
+    tb = torch.from_numpy(b)
+    out["ms"]["torch add 16M float32"] = median_ms(lambda: torch.add(ta, tb))
+    out["ms"]["torch exp 16M float32"] = median_ms(lambda: torch.exp(ta))
+    out["ms"]["torch sigmoid 16M float32"] = median_ms(lambda: torch.sigmoid(ta))
+    out["ms"]["torch tanh 16M float32"] = median_ms(lambda: torch.tanh(ta))
+    tm = torch.from_numpy(m)
+    out["ms"]["torch sum(1) [4096,1024] float32"] = median_ms(lambda: tm.sum(1))
+    tl = torch.from_numpy(logits)
+    out["ms"]["torch softmax(-1) [256,1000]"] = median_ms(lambda: torch.softmax(tl, -1))
+    out["ms"]["torch topk(5) [256,1000]"] = median_ms(lambda: torch.topk(tl, 5))
+    tbatch = torch.from_numpy(batch)
+    tmean = torch.from_numpy(mean)
+    tstd = torch.from_numpy(std)
+    out["ms"]["torch in-place sub_/div_ [8,3,224,224]"] = median_ms(lambda: tbatch.sub_(tmean).div_(tstd))
+    tframes = [torch.from_numpy(f) for f in frames]
+    tmean3 = tmean.reshape(3, 1, 1)
+    tstd3 = tstd.reshape(3, 1, 1)
+    out["ms"]["torch preprocess 8 frames"] = median_ms(
+        lambda: torch.stack([(f.permute(2, 0, 1).float() / 255 - tmean3) / tstd3 for f in tframes]))
+
+print(json.dumps(out))
