@@ -1,3 +1,4 @@
+// @ts-check
 'use strict';
 // The calling convention with the native addon, in one place. The addon
 // hands its lists over at load (src/addon/convention.h: the scratch block's
@@ -7,16 +8,22 @@
 // arguments. The rest of lib/ calls the wrappers below with plain values, or
 // `native` directly for calls that take only arguments.
 const { DLPackError, makeError } = require('./errors');
-const { byIndex } = require('./dtypes');
+/** @typedef {import('./native').StorageHandle} StorageHandle */
+/** @typedef {{ name: string, code: number, bits: number }} DtypeRow */
+/** @type {readonly DtypeRow[]} */
+const byIndex = require('./dtypes').byIndex;
 
+// Its functions and what init() returns are declared in lib/native.d.ts;
+// `npm run typecheck` checks this file's calls against it.
 const native = require('./load').load(); // a local build, else the prebuilt binary (lib/load.js)
 // `warn` reports other threads' ends (src/addon/env_state.h EnvLink).
-const warn = (message) => process.emitWarning(message, { code: 'DLPACK_THREAD_MEMORY' });
+const warn = (/** @type {string} */ message) => process.emitWarning(message, { code: 'DLPACK_THREAD_MEMORY' });
 const convention = native.init(makeError, warn, require('worker_threads').isMainThread);
 const { externalBuffers } = convention;
 const scratch = new Float64Array(convention.scratch);
 // The slot numbers, as constants: they sit on every hot path, and a load
 // from an object costs fromBuffer about 10 ns more (bench/README.md).
+/** @param {string} name */
 function slotOf(name) {
   const at = convention.slots[name];
   if (!Number.isInteger(at)) {
@@ -44,8 +51,10 @@ const memoryKind = Object.freeze({ ...convention.memoryKind });
 
 // Why the addon's dtype table (src/core/dtype.h, [[name, code, bits], ...])
 // and lib/dtypes.js's rows differ, or null when they agree row for row.
+/** @param {import('./native').Convention['dtypes']} nativeRows */
 function dtypeMismatch(nativeRows, jsRows = byIndex) {
   const rows = Math.max(nativeRows.length, jsRows.length);
+  /** @param {DtypeRow | undefined} r */
   const show = (r) => (r === undefined ? 'nothing' : `${r.name} (code ${r.code}, ${r.bits} bits)`);
   for (let i = 0; i < rows; i++) {
     const n = nativeRows[i];
@@ -61,6 +70,7 @@ function dtypeMismatch(nativeRows, jsRows = byIndex) {
 
 // A binary built from other sources than this lib/ would misread every dtype
 // index: refuse to load rather than mislabel memory.
+/** @param {import('./native').Convention['dtypes']} nativeRows */
 function checkDtypes(nativeRows, jsRows = byIndex) {
   const why = dtypeMismatch(nativeRows, jsRows);
   if (why !== null) {
@@ -70,6 +80,7 @@ function checkDtypes(nativeRows, jsRows = byIndex) {
 }
 checkDtypes(convention.dtypes);
 
+/** @param {readonly number[]} shape @param {readonly number[]} strides */
 function writeShape(shape, strides) {
   scratch[NDIM] = shape.length;
   for (let i = 0; i < shape.length; i++) {
@@ -78,12 +89,14 @@ function writeShape(shape, strides) {
   }
 }
 
+/** @param {readonly number[]} strides */
 function writeSourceStrides(strides) {
   for (let i = 0; i < strides.length; i++) scratch[SOURCE_STRIDES + i] = strides[i];
 }
 
 // fromBuffer's element count (src/core/buffer_view.h), or minus the
 // viewFailure that refused it.
+/** @param {number} length @param {number} base @param {number} itemSize @param {number} offset @param {number} count */
 function viewCount(length, base, itemSize, offset, count) {
   scratch[VIEW] = length;
   scratch[VIEW + 1] = base;
@@ -95,6 +108,11 @@ function viewCount(length, base, itemSize, offset, count) {
 
 // A new DLManagedTensor(Versioned) over `memory` (a Uint8Array over JS
 // memory, or a native storage handle when `foreign`); its address as a BigInt.
+/**
+ * @param {Uint8Array | StorageHandle} memory @param {boolean} foreign @param {boolean} versioned
+ * @param {readonly number[]} shape @param {readonly number[]} strides @param {number} byteOffset
+ * @param {number} dtypeIndex @param {number} dlFlags @param {number} deviceCode @param {number} deviceIndex
+ */
 function exportStruct(memory, foreign, versioned, shape, strides, byteOffset, dtypeIndex, dlFlags, deviceCode,
   deviceIndex) {
   writeShape(shape, strides);
@@ -109,6 +127,7 @@ function exportStruct(memory, foreign, versioned, shape, strides, byteOffset, dt
 // Adopts a producer's struct: its native handle, the version the struct
 // states (0.0 for a legacy one), and its device as DLPack codes (type -1
 // where the version leaves the layout unknown).
+/** @param {bigint} pointer @param {boolean} versioned */
 function adoptPointer(pointer, versioned) {
   const handle = native.capsuleFromPointer(pointer, versioned);
   return {
@@ -124,6 +143,7 @@ function adoptPointer(pointer, versioned) {
 // `result` is a typed array over our own JS memory (kind
 // importResult.jsBuffer), a storage handle (foreign) or an ArrayBuffer
 // holding a copy (copied), with the layout the struct describes.
+/** @param {import('./native').CapsuleHandle} handle @param {boolean} allowCopy */
 function importStruct(handle, allowCopy) {
   const result = native.importCapsule(handle, allowCopy);
   const ndim = scratch[NDIM];
@@ -148,6 +168,11 @@ function importStruct(handle, allowCopy) {
 
 // dst <- src element by element with conversion (src/addon/copy.h); bytes
 // are Uint8Arrays, offsets in bytes, dtypes indices.
+/**
+ * @param {Uint8Array} dstBytes @param {number} dstOffset @param {number} dstDtype
+ * @param {Uint8Array} srcBytes @param {number} srcOffset @param {number} srcDtype
+ * @param {readonly number[]} shape @param {readonly number[]} dstStrides @param {readonly number[]} srcStrides
+ */
 function copyStrided(dstBytes, dstOffset, dstDtype, srcBytes, srcOffset, srcDtype, shape, dstStrides, srcStrides) {
   writeShape(shape, dstStrides);
   writeSourceStrides(srcStrides);
@@ -155,6 +180,11 @@ function copyStrided(dstBytes, dstOffset, dstDtype, srcBytes, srcOffset, srcDtyp
 }
 
 // The CUDA kernels between two views on one device (src/addon/cuda.h).
+/**
+ * @param {number} device @param {StorageHandle} dstHandle @param {number} dstOffset
+ * @param {StorageHandle} srcHandle @param {number} srcOffset @param {number} itemSize @param {bigint} stream
+ * @param {readonly number[]} shape @param {readonly number[]} dstStrides @param {readonly number[]} srcStrides
+ */
 function cudaStridedCopy(device, dstHandle, dstOffset, srcHandle, srcOffset, itemSize, stream, shape, dstStrides,
   srcStrides) {
   writeShape(shape, dstStrides);
@@ -162,6 +192,11 @@ function cudaStridedCopy(device, dstHandle, dstOffset, srcHandle, srcOffset, ite
   native.cudaStridedCopy(device, dstHandle, dstOffset, srcHandle, srcOffset, itemSize, stream);
 }
 
+/**
+ * @param {number} device @param {StorageHandle} dstHandle @param {number} dstOffset @param {DtypeRow} to
+ * @param {StorageHandle} srcHandle @param {number} srcOffset @param {DtypeRow} from @param {bigint} stream
+ * @param {readonly number[]} shape @param {readonly number[]} dstStrides @param {readonly number[]} srcStrides
+ */
 function cudaConvert(device, dstHandle, dstOffset, to, srcHandle, srcOffset, from, stream, shape, dstStrides,
   srcStrides) {
   writeShape(shape, dstStrides);

@@ -35,6 +35,7 @@ const classOf = {
 };
 
 // `detail` is the cudaError name for CUDA failures.
+/** @param {string} code @param {string} message @param {string} [detail] */
 function makeError(code, message, detail = undefined) {
   const Class = classOf[code];
   if (Class === undefined) return new DLPackError(message, code); // explicit fallback

@@ -177,6 +177,7 @@ function noBinarySentence(why, system = libc()) {
 // The addon: DLPACK_ADDON_PATH if set, else a local build, else the prebuilt
 // binary. A file that is there but does not load is not skipped: the error
 // says what it needs. Throws DLPackError ERR_DLPACK_NO_BINARY.
+/** @returns {import('./native').Native} */
 function load() {
   const candidates = process.env.DLPACK_ADDON_PATH
     ? [path.resolve(process.env.DLPACK_ADDON_PATH)]

@@ -1,0 +1,211 @@
+// The native addon's surface, declared once: every function in the
+// `functions[]` table of src/addon/addon.cc, with the
+// positional arguments its binding reads (src/addon/*.cc) and what it
+// returns. lib/ checks its arguments before the call (docs/development.md
+// "The native surface"); the bindings only convert them. `npm run typecheck`
+// checks lib/binding.js against this file, and test/native-surface.test.js
+// fails when the addon's exports and the names declared in `Native` differ.
+//
+// Functions marked "scratch" also read or write the scratch block (the
+// `slots` init() hands over, src/addon/convention.h); only lib/binding.js
+// calls them.
+
+declare const capsuleBrand: unique symbol;
+declare const storageBrand: unique symbol;
+
+/** A napi_external over a CapsuleState (src/addon/capsule.h), tag-checked on every use. */
+export interface CapsuleHandle {
+  readonly [capsuleBrand]: true;
+}
+
+/** A napi_external over an owner of native memory (src/addon/host_storage.h), tag-checked on every use. */
+export interface StorageHandle {
+  readonly [storageBrand]: true;
+}
+
+/** Memory a binding reads or writes: a Uint8Array over JS memory (src/addon/bytes.h). */
+export type Bytes = Uint8Array;
+
+/** Name -> number tables written once as X-macros in C++ (each says which). */
+export type Table = Readonly<Record<string, number>>;
+
+/** The calling convention (src/addon/convention.cc `Convention()`). */
+export interface Convention {
+  /** Scratch slot numbers (DLNODE_SCRATCH_SLOTS). */
+  slots: Table;
+  /** What importCapsule leaves in slot `result` (DLNODE_IMPORT_RESULTS). */
+  importResult: Table;
+  /** Why bufferViewCount refused, as minus the value (DLNODE_VIEW_FAILURES). */
+  viewFailure: Table;
+  /** cudaAlloc's `kind` (DLNODE_MEMORY_KINDS). */
+  memoryKind: Table;
+  /** [name, DLPack type code, bits] in dtype index order (DLNODE_DTYPES). */
+  dtypes: Array<[name: string, code: number, bits: number]>;
+}
+
+/** What init() returns: the convention and this environment's state. */
+export interface InitResult extends Convention {
+  /** The scratch block: kCount doubles, one per environment. */
+  scratch: ArrayBuffer;
+  /** False where the runtime refuses external ArrayBuffers (the V8 sandbox). */
+  externalBuffers: boolean;
+}
+
+/** The shared struct slab (src/addon/struct_slab.cc): addresses and byte offsets. */
+export interface StructSlab {
+  buffer: ArrayBuffer;
+  base: number;
+  context: number;
+  deleter: number;
+  major: number;
+  minor: number;
+  entries: number;
+  entrySize: number;
+  maxDims: number;
+  headerSize: number;
+  shapeOffset: number;
+  stridesOffset: number;
+  stateOffset: number;
+  epochOffset: number;
+  epoch: number;
+  deletedOffset: number;
+  filledOffset: number;
+  takenOffset: number;
+  /** Set by lib/structs.js: the object is shared by every load of lib/ in one environment. */
+  state?: unknown;
+}
+
+/** Live and lifetime counts of managed and foreign tensors (src/core/stats.h). */
+export interface NativeStats {
+  managedLive: number;
+  foreignLive: number;
+  jsKeepaliveLive: number;
+  managedMade: number;
+  managedFreed: number;
+  foreignMade: number;
+  foreignFreed: number;
+}
+
+/** A CUDA IPC export (src/core/cuda_ipc.h IpcShare). */
+export interface CudaIpcShare {
+  /** 128 hex digits of a cudaIpcMemHandle_t. */
+  handle: string;
+  /** The name of the export's ticket (a sealed memfd, src/core/cuda_ipc.h). */
+  ticket: string;
+  /** A process holding the ticket open, and its descriptor number. */
+  pid: number;
+  fd: number;
+  device: number;
+  /** Bytes of the allocation. */
+  size: number;
+}
+
+export interface CudaIpcCounts {
+  exported: number;
+  opened: number;
+  waiting: number;
+}
+
+export interface CudaInfo {
+  compiled: boolean;
+  deviceCount: number;
+  /** Device 0's memory, when there is a device. */
+  totalMemory0?: number;
+  /** Set when asking the runtime for the device count failed. */
+  errorName?: string;
+  reason?: string;
+}
+
+export interface CudaMemoryStats {
+  allocatedBytes: number;
+  allocations: number;
+  peakAllocatedBytes: number;
+  cachedBytes: number;
+  cachedBlocks: number;
+}
+
+/** Makes the error a binding throws (lib/errors.js makeError). */
+export type ErrorFactory = (code: string, message: string, detail?: string) => Error;
+
+export interface Native {
+  /** Registers the error factory and the warning callback; the last load wins. */
+  init(makeError: ErrorFactory, warn: (message: string) => void, isMainThread: boolean): InitResult;
+  /** Scratch: fromBuffer's element count from slots view..view+4, or minus a viewFailure. */
+  bufferViewCount(): number;
+  /** Scratch: a new DLManagedTensor(Versioned) over `memory`; its address. */
+  exportTensor(memory: Bytes | StorageHandle, foreign: boolean, versioned: boolean): bigint;
+  /** The environment's slab, null where it has none; `sweep` runs when a slab struct was deleted. */
+  structSlab(sweep: () => void): StructSlab | null;
+  /** The address of the bytes (the slab's fills keep it; see structs.js addressOf). */
+  bytesAddress(bytes: Bytes): number;
+  /**
+   * Scratch: runs the import checklist and consumes the capsule: the Uint8Array
+   * our own export was made over (importResult.jsBuffer), a storage handle
+   * (foreign) or an ArrayBuffer holding a copy (copied).
+   */
+  importCapsule(capsule: CapsuleHandle, allowCopy: boolean): Bytes | StorageHandle | ArrayBuffer;
+  /** Scratch: adopts a producer's struct (writes major, minor, deviceType, deviceId). */
+  capsuleFromPointer(pointer: bigint, versioned: boolean): CapsuleHandle;
+  /** Hands the struct to native code; the capsule is consumed. */
+  capsuleToPointer(capsule: CapsuleHandle): bigint;
+  /** Calls the struct's deleter now. */
+  capsuleDispose(capsule: CapsuleHandle): void;
+  /** Whether the capsule still owns its struct. */
+  capsuleOwns(capsule: CapsuleHandle): boolean;
+  /** An external ArrayBuffer over the memory (empty when asked again or empty). */
+  storageBuffer(storage: StorageHandle): ArrayBuffer;
+  storageLength(storage: StorageHandle): number;
+  /** Detaches `buffer` (storageBuffer's, when it made one) and lets go of the memory. */
+  storageRelease(storage: StorageHandle, buffer: ArrayBuffer | null): void;
+  /** Scratch (shape, strides, sourceStrides): dst <- src with conversion; dtypes are indices. */
+  copyStrided(dst: Bytes, dstOffset: number, dstDtype: number, src: Bytes, srcOffset: number, srcDtype: number): void;
+  detachBuffer(buffer: ArrayBuffer): void;
+  /** Advises transparent huge pages; the bytes advised. */
+  adviseHugePages(buffer: ArrayBuffer): number;
+  /** Tests: act as a runtime that refuses external ArrayBuffers, or not. */
+  setExternalBuffers(allowed: boolean): void;
+  /** Runs the releases other threads and GC posted. */
+  drainReleases(): void;
+  stats(): NativeStats;
+  /** A new sealed segment: [handle, name, fd]. */
+  shmCreate(nbytes: number): [StorageHandle, string, number];
+  /** Opens a segment holding at least `minBytes`: [handle, fd]. */
+  shmOpen(name: string, pid: number, fd: number, minBytes: number): [StorageHandle, number];
+  /** Publishes the memory to this process's threads; the decimal id. */
+  localShare(storage: StorageHandle, device: string): string;
+  /** [handle, the device string it was shared with]. */
+  localOpen(id: string): [StorageHandle, string];
+  /** Ids published now. */
+  localShares(): number;
+  cudaIpcShare(storage: StorageHandle): CudaIpcShare;
+  cudaIpcOpen(handle: string, ticket: string, pid: number, fd: number, device: number, minBytes: number): StorageHandle;
+  /** Frees exports nobody maps any more; how many are still waiting. */
+  cudaIpcCollect(): number;
+  cudaIpcCounts(): CudaIpcCounts;
+  cudaInfo(): CudaInfo;
+  cudaSynchronize(device: number): void;
+  cudaStreamCreate(device: number): bigint;
+  cudaStreamDestroy(device: number, stream: bigint): void;
+  cudaStreamSynchronize(device: number, stream: bigint): void;
+  /** Orders `stream` after the work on the device's legacy default stream. */
+  cudaStreamWait(device: number, stream: bigint): void;
+  /** Resolves once the stream has run the work enqueued so far. */
+  cudaStreamDone(device: number, stream: bigint): Promise<void>;
+  /** `kind`: a memoryKind value. */
+  cudaAlloc(kind: number, device: number, nbytes: number, zeroed: boolean): StorageHandle;
+  /**
+   * Copies bytes; `*IsHandle` says which kind each side is. With `device` and
+   * `stream` (both sides CUDA memory this library allocated) it is enqueued there.
+   */
+  cudaCopy(dst: Bytes | StorageHandle, dstIsHandle: boolean, dstOffset: number, src: Bytes | StorageHandle,
+    srcIsHandle: boolean, srcOffset: number, nbytes: number, device?: number, stream?: bigint): void;
+  /** Scratch (shape, strides, sourceStrides): a strided copy kernel on `stream`. */
+  cudaStridedCopy(device: number, dst: StorageHandle, dstOffset: number, src: StorageHandle, srcOffset: number,
+    itemSize: number, stream: bigint): void;
+  /** Scratch (shape, strides, sourceStrides): a conversion kernel; types as DLPack code and bits. */
+  cudaConvert(device: number, dst: StorageHandle, dstOffset: number, dstCode: number, dstBits: number,
+    src: StorageHandle, srcOffset: number, srcCode: number, srcBits: number, stream: bigint): void;
+  cudaStats(device: number): CudaMemoryStats;
+  /** Gives cached blocks back to the driver; the bytes freed. */
+  cudaEmptyCache(device: number): number;
+}
