@@ -21,8 +21,9 @@ const warn = (/** @type {string} */ message) => process.emitWarning(message, { c
 const convention = native.init(makeError, warn, require('worker_threads').isMainThread);
 const { externalBuffers } = convention;
 const scratch = new Float64Array(convention.scratch);
-// The slot numbers, as constants: they sit on every hot path, and a load
-// from an object costs fromBuffer about 10 ns more (bench/README.md).
+// The slot numbers, as constants: they sit on every hot path, where a
+// property load per call shows in fromBuffer's time (figure: bench/README.md
+// "FFI hand-off: toPointer / fromPointer", the calling-convention change).
 /** @param {string} name */
 function slotOf(name) {
   const at = convention.slots[name];

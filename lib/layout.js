@@ -6,8 +6,8 @@
 //
 // Immutable by construction: private fields behind getters, no setters (an
 // assignment throws in strict code). Object.freeze(this) would say the same
-// but costs a runtime call per view (about 60 ns here, bench/README.md
-// "Layout"). `shape` and `strides` are never mutated once in a Layout; they
+// but costs a runtime call per view (bench/README.md "Layout values" has the
+// figures). `shape` and `strides` are never mutated once in a Layout; they
 // are frozen when first handed out (Tensor's getters).
 const { product, contiguousStrides, isContiguous } = require('./shape');
 

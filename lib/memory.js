@@ -9,10 +9,10 @@
 // 256 MiB buffer then faults in 128 times instead of 65,536. The faults still
 // cost the kernel's zeroing of every page, and where the kernel has given
 // free memory back to a hypervisor (free page reporting on the benchmark VM,
-// bench/README.md "Where the allocating conversion spends its time") a page
-// freed a second ago costs a fault in the host as well: there, filling a fresh
-// 256 MiB buffer took 35 to 70 ms right after another was freed, and up to
-// 1.4 s otherwise.
+// bench/README.md "Where the allocating conversion spends its time", with
+// the figures) a page freed a second ago costs a fault in the host as well:
+// there a fresh buffer takes many times longer to fill than one mapped right
+// after a free.
 //
 // Recycling: when the last holder of such a buffer lets go (Storage.release
 // in lib/storage.js) and nothing pinned it natively, its memory is moved to a
