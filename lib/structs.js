@@ -189,12 +189,13 @@ function fillStruct(storage, layout, dlFlags) {
 }
 
 // The address of the storage's buffer, read once per buffer: the one JS
-// buffer address the library keeps across calls (STYLE.md says re-read
-// it). V8 never moves the memory of an attached fixed-length ArrayBuffer or
-// SharedArrayBuffer, and the caller has just checked that it is attached
-// and long enough; WebAssembly memory never comes here. -1 for a resizable
-// or growable buffer, which gets a struct the addon makes. A native read
-// costs more than the rest of a fill (bench/README.md "FFI hand-off").
+// buffer address the library keeps across calls (docs/development.md "The
+// native surface": re-read it on every call). V8 never moves the memory of
+// an attached fixed-length ArrayBuffer or SharedArrayBuffer, and the caller
+// has just checked that it is attached and long enough; WebAssembly memory
+// never comes here. -1 for a resizable or growable buffer, which gets a
+// struct the addon makes. A native read costs more than the rest of a fill
+// (bench/README.md "FFI hand-off").
 function addressOf(storage) {
   const memory = storage.memory;
   if (memory.address === null) {
