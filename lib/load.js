@@ -201,6 +201,4 @@ function load() {
   throw new DLPackError(noBinarySentence(null), 'ERR_DLPACK_NO_BINARY');
 }
 
-module.exports = {
-  load, elfDamage, readElf, diagnose, noBinarySentence, compareVersions, shippedTargets, target, REBUILD,
-};
+module.exports = { load, readElf, diagnose, noBinarySentence, compareVersions, target };

@@ -122,6 +122,4 @@ function releaseRecycled() {
   while (kept.length !== 0) drop(0);
 }
 
-module.exports = {
-  allocate, allocateForCopy, recycle, recycledBytes, releaseRecycled, HUGE_PAGE_ADVICE_MIN, RECYCLE_MS,
-};
+module.exports = { allocate, allocateForCopy, recycle, recycledBytes, releaseRecycled, RECYCLE_MS };

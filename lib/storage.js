@@ -259,4 +259,4 @@ function isDetached(buffer) {
   }
 }
 
-module.exports = { Storage, SegmentMemory, isDetached, holderOf };
+module.exports = { Storage, isDetached, holderOf };
