@@ -2,26 +2,46 @@
 // The addon's surface is declared once, in lib/native.d.ts (docs/development.md
 // "The native surface"): a function added to src/addon/addon.cc's table without a
 // declaration, or declared and gone, fails here; so does a call in lib/ to a
-// function the declaration does not have (`npm run typecheck` checks the
+// function the declaration does not have, and an object the addon returns whose
+// keys differ from its declared interface (`npm run typecheck` checks the
 // arguments of lib/binding.js's calls).
 const fs = require('fs');
 const path = require('path');
+const { isMainThread } = require('worker_threads');
 const { native } = require('../lib/binding');
+const { makeError } = require('../lib/errors');
+const { slabState } = require('../lib/structs');
 
 const LIB = path.join(__dirname, '..', 'lib');
+const TEXT = fs.readFileSync(path.join(LIB, 'native.d.ts'), 'utf8');
 
-// The members of `interface Native` in the declaration file's text: each
-// function is a line `  name(...` at the interface's own indentation.
-function declaredNames(text) {
-  const start = text.indexOf('\nexport interface Native {\n');
-  if (start === -1) throw new Error('lib/native.d.ts declares no `export interface Native {`');
-  const end = text.indexOf('\n}\n', start);
-  const body = text.slice(start, end);
-  return [...body.matchAll(/^ {2}(\w+)\(/gm)].map((m) => m[1]);
+// The members of `export interface NAME ... {` in a declaration's text, each a
+// line at the interface's own indentation: `  name(` (a function), `  name:` or
+// `  name?:` (a property), plus those of the interface it extends.
+function members(text, name) {
+  const head = new RegExp(`^export interface ${name}(?: extends (\\w+))? \\{\\n`, 'm').exec(text);
+  if (head === null) throw new Error(`lib/native.d.ts declares no \`export interface ${name}\``);
+  const body = text.slice(head.index, text.indexOf('\n}\n', head.index));
+  const own = [...body.matchAll(/^ {2}(\w+)(\(|\??:)/gm)]
+    .map((m) => ({ name: m[1], function: m[2] === '(', optional: m[2] === '?:' }));
+  return head[1] === undefined ? own : [...members(text, head[1]), ...own];
 }
 
-const declared = declaredNames(fs.readFileSync(path.join(LIB, 'native.d.ts'), 'utf8'));
 const sorted = (names) => [...names].sort();
+const names = (list) => list.map((m) => m.name);
+const declared = names(members(TEXT, 'Native'));
+
+// The keys of `object` against interface `name`: every required member present,
+// nothing undeclared.
+function expectShape(object, name) {
+  const list = members(TEXT, name);
+  const keys = Object.keys(object);
+  expect({
+    interface: name,
+    missing: list.filter((m) => !m.optional && !keys.includes(m.name)).map((m) => m.name),
+    undeclared: keys.filter((k) => !list.some((m) => m.name === k)),
+  }).toEqual({ interface: name, missing: [], undeclared: [] });
+}
 
 test('the declaration is read: one line per function, none twice', () => {
   expect(declared).toContain('init');
@@ -50,10 +70,30 @@ test('every native call in lib/ names a declared function', () => {
   expect(undeclared).toEqual([]);
 });
 
-test('a Native interface that lost a line or gained one is told apart (the reader itself)', () => {
+test('the objects the addon returns have the keys their interfaces declare', () => {
+  // init() again, as each load of lib/ calls it (the last call wins): the same
+  // factory and the same kind of warning callback as lib/binding.js's.
+  const warn = (message) => process.emitWarning(message, { code: 'DLPACK_THREAD_MEMORY' });
+  expectShape(native.init(makeError, warn, isMainThread), 'InitResult');
+  expectShape(native.stats(), 'NativeStats');
+  expectShape(native.cudaInfo(), 'CudaInfo');
+  expectShape(native.cudaIpcCounts(), 'CudaIpcCounts');
+  // The slab object, opened by lib/structs.js (with its sweep) first; null in a
+  // runtime without external buffers, which the test environment is not.
+  expect(slabState()).not.toBeNull();
+  expectShape(native.structSlab(() => {}), 'StructSlab');
+});
+
+test('the reader finds each interface\'s members, and those it extends (the reader itself)', () => {
   const text = 'export interface Other {\n  a(): void;\n}\n' +
-    'export interface Native {\n  /** doc */\n  b(x: number,\n    y: number): void;\n  c(): number;\n}\n' +
-    'export interface After {\n  d(): void;\n}\n';
-  expect(declaredNames(text)).toEqual(['b', 'c']);
-  expect(() => declaredNames('export interface Natives {\n}\n')).toThrow(/declares no/);
+    'export interface Native extends Base {\n  /** doc */\n  b(x: number,\n    y: number): void;\n  c?: number;\n' +
+    '  d: { e: number };\n}\n' +
+    'export interface Base {\n  f: string;\n}\n';
+  expect(members(text, 'Native')).toEqual([
+    { name: 'f', function: false, optional: false },
+    { name: 'b', function: true, optional: false },
+    { name: 'c', function: false, optional: true },
+    { name: 'd', function: false, optional: false },
+  ]);
+  expect(() => members('export interface Natives {\n}\n', 'Native')).toThrow(/declares no/);
 });
