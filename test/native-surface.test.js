@@ -3,14 +3,15 @@
 // "The native surface"): a function added to src/addon/addon.cc's table without a
 // declaration, or declared and gone, fails here; so does a call in lib/ to a
 // function the declaration does not have, and an object the addon returns whose
-// keys differ from its declared interface (`npm run typecheck` checks the
-// arguments of lib/binding.js's calls).
+// keys differ from its declared interface; and test/types/native-calls.js
+// (which `npm run typecheck` runs too) finds the wrong calls planted here.
 const fs = require('fs');
 const path = require('path');
 const { isMainThread } = require('worker_threads');
 const { native } = require('../lib/binding');
 const { makeError } = require('../lib/errors');
 const { slabState } = require('../lib/structs');
+const { checkNativeCalls } = require('./types/native-calls');
 
 const LIB = path.join(__dirname, '..', 'lib');
 const TEXT = fs.readFileSync(path.join(LIB, 'native.d.ts'), 'utf8');
@@ -68,6 +69,26 @@ test('every native call in lib/ names a declared function', () => {
     }
   }
   expect(undeclared).toEqual([]);
+});
+
+test('every native call in lib/ matches its declaration, and a wrong one is reported (npm run typecheck)', () => {
+  // A file that is not on disk, among lib/'s own: three wrong calls and a right one.
+  const planted = path.join(LIB, 'planted-for-the-test.js');
+  const text = ["'use strict';", "const { native } = require('./binding');",
+    'native.localShare(native.cudaAlloc(0, 0, 8, false));', // the device string is missing
+    'native.cudaStreamDone(1n, 0);', // device and stream swapped
+    'native.noSuchFunction();',
+    'native.stats();'].join('\n');
+  const { calls, errors } = checkNativeCalls({ [planted]: text });
+  const ours = 'lib/planted-for-the-test.js:';
+  expect(errors.filter((e) => !e.startsWith(ours))).toEqual([]); // lib/'s own calls
+  const found = errors.filter((e) => e.startsWith(ours)).map((e) => e.slice(ours.length));
+  expect(found).toEqual([
+    expect.stringMatching(/^3: Expected 2 arguments, but got 1/),
+    expect.stringMatching(/^4: Argument of type 'bigint' is not assignable to parameter of type 'number'/),
+    expect.stringMatching(/^5: Property 'noSuchFunction' does not exist/),
+  ]);
+  expect(calls).toBeGreaterThan(5);
 });
 
 test('the objects the addon returns have the keys their interfaces declare', () => {
