@@ -6,7 +6,7 @@
 // checks lib/binding.js against this file, and test/native-surface.test.js
 // fails when the addon's exports and the names declared in `Native` differ.
 //
-// Functions marked "scratch" also read or write the scratch block (the
+// Functions marked "Scratch" also read or write the scratch block (the
 // `slots` init() hands over, src/addon/convention.h); only lib/binding.js
 // calls them.
 
@@ -152,7 +152,10 @@ export interface Native {
   capsuleDispose(capsule: CapsuleHandle): void;
   /** Whether the capsule still owns its struct. */
   capsuleOwns(capsule: CapsuleHandle): boolean;
-  /** An external ArrayBuffer over the memory (empty when asked again or empty). */
+  /**
+   * An external ArrayBuffer over the memory; an empty one for empty memory or
+   * when asked again (lib/ keeps the first).
+   */
   storageBuffer(storage: StorageHandle): ArrayBuffer;
   storageLength(storage: StorageHandle): number;
   /** Detaches `buffer` (storageBuffer's, when it made one) and lets go of the memory. */
@@ -164,8 +167,9 @@ export interface Native {
   adviseHugePages(buffer: ArrayBuffer): number;
   /** Tests: act as a runtime that refuses external ArrayBuffers, or not. */
   setExternalBuffers(allowed: boolean): void;
-  /** Runs the releases other threads and GC posted. */
+  /** Tests: runs the releases other threads and GC posted (exportTensor runs them too). */
   drainReleases(): void;
+  /** Tests: the counters behind the lifetime tests. */
   stats(): NativeStats;
   /** A new sealed segment: [handle, name, fd]. */
   shmCreate(nbytes: number): [StorageHandle, string, number];
@@ -175,7 +179,7 @@ export interface Native {
   localShare(storage: StorageHandle, device: string): string;
   /** [handle, the device string it was shared with]. */
   localOpen(id: string): [StorageHandle, string];
-  /** Ids published now. */
+  /** Tests: ids published now. */
   localShares(): number;
   cudaIpcShare(storage: StorageHandle): CudaIpcShare;
   cudaIpcOpen(handle: string, ticket: string, pid: number, fd: number, device: number, minBytes: number): StorageHandle;
