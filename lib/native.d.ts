@@ -1,10 +1,10 @@
 // The native addon's surface, declared once: every function in the
-// `functions[]` table of src/addon/addon.cc, with the
-// positional arguments its binding reads (src/addon/*.cc) and what it
-// returns. lib/ checks its arguments before the call (docs/development.md
-// "The native surface"); the bindings only convert them. `npm run typecheck`
-// checks lib/binding.js against this file, and test/native-surface.test.js
-// fails when the addon's exports and the names declared in `Native` differ.
+// `functions[]` table of src/addon/addon.cc, with the positional arguments
+// its binding reads (src/addon/*.cc) and what it returns. lib/ checks the
+// arguments before the call (docs/development.md "The native surface"); the
+// bindings only convert them. `npm run typecheck` checks lib/'s calls against
+// this file, and test/native-surface.test.js fails when the addon's exports
+// and the names declared in `Native` differ.
 //
 // Functions marked "Scratch" also read or write the scratch block (the
 // `slots` init() hands over, src/addon/convention.h); only lib/binding.js
