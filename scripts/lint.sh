@@ -42,9 +42,10 @@ git ls-files -co --exclude-standard -- '*.py' | xargs pyflakes3 || failed+=(pyfl
 if [[ $tidy == 1 ]]; then
   echo "clang-tidy"
   dir=${DLPACK_TIDY_BUILD:-build-tidy}
+  mkdir -p "$dir"
   cmake -S . -B "$dir" -DCMAKE_EXPORT_COMPILE_COMMANDS=ON -DDLPACK_BUILD_ADDON=ON \
-    -DDLPACK_CUDA=OFF -DDLPACK_BUILD_TESTS=ON >"$dir.log" 2>&1 ||
-    { cat "$dir.log" >&2; failed+=(clang-tidy-configure); }
+    -DDLPACK_CUDA=OFF -DDLPACK_BUILD_TESTS=ON >"$dir/configure.log" 2>&1 ||
+    { cat "$dir/configure.log" >&2; failed+=(clang-tidy-configure); }
   if [[ -f $dir/compile_commands.json ]]; then
     node -e '
       for (const e of require(process.argv[1]))
