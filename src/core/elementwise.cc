@@ -106,6 +106,12 @@ template <typename Out, typename In, typename F>
 void Loop1(char** p, const int64_t* s, int64_t n, const F& f) {
   if (s[0] == sizeof(Out) && s[1] == sizeof(In)) {
     auto* o = reinterpret_cast<Out*>(p[0]);
+    if constexpr (std::is_same<Out, In>::value) {
+      if (p[0] == p[1]) {  // in place: see InPlace2
+        for (int64_t i = 0; i < n; ++i) o[i] = f(o[i]);
+        return;
+      }
+    }
     const auto* a = reinterpret_cast<const In*>(p[1]);
     for (int64_t i = 0; i < n; ++i) o[i] = f(a[i]);
     return;
@@ -117,8 +123,29 @@ void Loop1(char** p, const int64_t* s, int64_t n, const F& f) {
   }
 }
 
+// In place (the output is the first input, element for element): one pointer,
+// so the loop vectorises without the runtime overlap check, which an exact
+// alias fails (GCC then runs the scalar loop).
+template <typename T, typename F>
+bool InPlace2(char** p, const int64_t* s, int64_t n, const F& f) {
+  if (p[0] != p[1] || s[0] != sizeof(T) || s[1] != sizeof(T)) return false;
+  auto* o = reinterpret_cast<T*>(p[0]);
+  if (s[2] == 0) {
+    const T bv = *reinterpret_cast<const T*>(p[2]);
+    for (int64_t i = 0; i < n; ++i) o[i] = f(o[i], bv);
+    return true;
+  }
+  if (s[2] != sizeof(T)) return false;
+  const auto* b = reinterpret_cast<const T*>(p[2]);
+  for (int64_t i = 0; i < n; ++i) o[i] = f(o[i], b[i]);
+  return true;
+}
+
 template <typename Out, typename In, typename F>
 void Loop2(char** p, const int64_t* s, int64_t n, const F& f) {
+  if constexpr (std::is_same<Out, In>::value) {
+    if (InPlace2<Out>(p, s, n, f)) return;
+  }
   auto* o = reinterpret_cast<Out*>(p[0]);
   const auto* a = reinterpret_cast<const In*>(p[1]);
   const auto* b = reinterpret_cast<const In*>(p[2]);
