@@ -174,10 +174,11 @@ function cudaConvert(device, dstHandle, dstOffset, to, srcHandle, srcOffset, fro
     stream);
 }
 
-// out = op(inputs) over the broadcast `shape` (src/addon/ops.h): out is a
+// out = op(inputs) over the broadcast `shape` (src/addon/ops.h), on this
+// thread or (async) on a libuv thread: out is a
 // Uint8Array, its byte offset and strides; each input a number or
 // { bytes, offset, strides } (strides already broadcast to `shape`).
-function elementwise(op, dtypeIndex, shape, outBytes, outOffset, outStrides, inputs) {
+function elementwise(op, dtypeIndex, shape, outBytes, outOffset, outStrides, inputs, async = false) {
   writeShape(shape, outStrides);
   const args = [op, dtypeIndex, outBytes, outOffset];
   for (let k = 0; k < inputs.length; k++) {
@@ -190,7 +191,8 @@ function elementwise(op, dtypeIndex, shape, outBytes, outOffset, outStrides, inp
     for (let i = 0; i < shape.length; i++) scratch[at + i] = v.strides[i];
     args.push(v.bytes, v.offset);
   }
-  native.elementwise(...args);
+  // The asynchronous form returns a Promise that settles once the engine has run.
+  return async ? native.elementwiseAsync(...args) : native.elementwise(...args);
 }
 
 // dl.normalize's one pass (src/addon/ops.h NormalizeOnHost).

@@ -401,32 +401,59 @@ export declare function cat<M extends DTypeName>(tensors: readonly Tensor[], dim
 export declare function stack<N extends DTypeName>(tensors: readonly Tensor<N>[], dim?: number): Tensor<N>;
 export declare function stack<M extends DTypeName>(tensors: readonly Tensor[], dim: number, options: { out: Tensor<M> }): Tensor<M>;
 export type Operand = Tensor | number | boolean;
-/** `out`: any writable host tensor of the broadcast shape the result can be cast to. */
-export interface OutOptions<M extends DTypeName = DTypeName> { out?: Tensor<M> }
+/**
+ * `out`: any writable host tensor of the broadcast shape the result can be cast to.
+ * `async: true`: a Promise of the result, the engine running off the event loop (docs/API.md "Ops").
+ */
+export interface OutOptions<M extends DTypeName = DTypeName> { out?: Tensor<M>; async?: false }
+export interface AsyncOptions<M extends DTypeName = DTypeName> { out?: Tensor<M>; async: true }
 export declare function add(input: Operand, other: Operand, options?: OutOptions): Tensor;
+export declare function add(input: Operand, other: Operand, options: AsyncOptions): Promise<Tensor>;
 export declare function sub(input: Operand, other: Operand, options?: OutOptions): Tensor;
+export declare function sub(input: Operand, other: Operand, options: AsyncOptions): Promise<Tensor>;
 export declare function mul(input: Operand, other: Operand, options?: OutOptions): Tensor;
+export declare function mul(input: Operand, other: Operand, options: AsyncOptions): Promise<Tensor>;
 /** True division: integer / integer gives float32. */
 export declare function div(input: Operand, other: Operand, options?: OutOptions): Tensor;
+export declare function div(input: Operand, other: Operand, options: AsyncOptions): Promise<Tensor>;
 export declare function maximum(input: Operand, other: Operand, options?: OutOptions): Tensor;
+export declare function maximum(input: Operand, other: Operand, options: AsyncOptions): Promise<Tensor>;
 export declare function minimum(input: Operand, other: Operand, options?: OutOptions): Tensor;
+export declare function minimum(input: Operand, other: Operand, options: AsyncOptions): Promise<Tensor>;
 export declare function pow(input: Operand, other: Operand, options?: OutOptions): Tensor;
+export declare function pow(input: Operand, other: Operand, options: AsyncOptions): Promise<Tensor>;
 export declare function eq(input: Operand, other: Operand, options?: OutOptions): Tensor;
+export declare function eq(input: Operand, other: Operand, options: AsyncOptions): Promise<Tensor>;
 export declare function ne(input: Operand, other: Operand, options?: OutOptions): Tensor;
+export declare function ne(input: Operand, other: Operand, options: AsyncOptions): Promise<Tensor>;
 export declare function lt(input: Operand, other: Operand, options?: OutOptions): Tensor;
+export declare function lt(input: Operand, other: Operand, options: AsyncOptions): Promise<Tensor>;
 export declare function le(input: Operand, other: Operand, options?: OutOptions): Tensor;
+export declare function le(input: Operand, other: Operand, options: AsyncOptions): Promise<Tensor>;
 export declare function gt(input: Operand, other: Operand, options?: OutOptions): Tensor;
+export declare function gt(input: Operand, other: Operand, options: AsyncOptions): Promise<Tensor>;
 export declare function ge(input: Operand, other: Operand, options?: OutOptions): Tensor;
+export declare function ge(input: Operand, other: Operand, options: AsyncOptions): Promise<Tensor>;
 export declare function where(condition: Tensor<'bool'>, input: Operand, other: Operand, options?: OutOptions): Tensor;
+export declare function where(condition: Tensor<'bool'>, input: Operand, other: Operand, options: AsyncOptions): Promise<Tensor>;
 export declare function neg<N extends DTypeName>(input: Tensor<N>, options?: OutOptions): Tensor<N>;
+export declare function neg<N extends DTypeName>(input: Tensor<N>, options: AsyncOptions): Promise<Tensor<N>>;
 export declare function abs<N extends DTypeName>(input: Tensor<N>, options?: OutOptions): Tensor<N>;
+export declare function abs<N extends DTypeName>(input: Tensor<N>, options: AsyncOptions): Promise<Tensor<N>>;
 export declare function round<N extends DTypeName>(input: Tensor<N>, options?: OutOptions): Tensor<N>;
+export declare function round<N extends DTypeName>(input: Tensor<N>, options: AsyncOptions): Promise<Tensor<N>>;
 export declare function exp(input: Tensor, options?: OutOptions): Tensor;
+export declare function exp(input: Tensor, options: AsyncOptions): Promise<Tensor>;
 export declare function log(input: Tensor, options?: OutOptions): Tensor;
+export declare function log(input: Tensor, options: AsyncOptions): Promise<Tensor>;
 export declare function sqrt(input: Tensor, options?: OutOptions): Tensor;
+export declare function sqrt(input: Tensor, options: AsyncOptions): Promise<Tensor>;
 export declare function sigmoid(input: Tensor, options?: OutOptions): Tensor;
+export declare function sigmoid(input: Tensor, options: AsyncOptions): Promise<Tensor>;
 export declare function tanh(input: Tensor, options?: OutOptions): Tensor;
+export declare function tanh(input: Tensor, options: AsyncOptions): Promise<Tensor>;
 export declare function clamp(input: Tensor, min?: Operand | null, max?: Operand | null, options?: OutOptions): Tensor;
+export declare function clamp(input: Tensor, min: Operand | null | undefined, max: Operand | null | undefined, options: AsyncOptions): Promise<Tensor>;
 /** torchvision's normalize: (input * scale - mean[c]) / std[c], channel at dim -3, one pass into float32 (or out's dtype). */
 export declare function normalize(input: Tensor, mean: number | readonly number[], std: number | readonly number[],
   options?: { scale?: number; out?: Tensor }): Tensor;

@@ -164,18 +164,23 @@ function writable(t, name) {
   }
 }
 
-const OUT_KEYS = ['out'];
+const OUT_KEYS = ['out', 'async'];
 
 // `options.out`, checked: a live, writable host tensor, or undefined.
 function outOption(options) {
   if (options === undefined) return undefined;
   if (options === null || typeof options !== 'object') throw invalidType('options', 'an object', options);
   checkKeys(options, OUT_KEYS, 'options');
+  if (options.async !== undefined && typeof options.async !== 'boolean') {
+    throw invalidType('options.async', 'a boolean', options.async);
+  }
   if (options.out === undefined) return undefined;
   hostTensor(options.out, 'options.out');
   writable(options.out, 'options.out');
   return options.out;
 }
+
+const asyncOption = (options) => options !== undefined && options !== null && options.async === true;
 
 function unsupported(op, dtype) {
   return makeError('ERR_DLPACK_UNSUPPORTED', `${op} is not defined for ${dtype} tensors`);
@@ -216,22 +221,24 @@ function fresh(shape, dtype) {
 
 // Calls the engine: out (of the kernel's output dtype) = op(inputs), every
 // tensor input of `type` (where()'s condition: bool) and shaped to broadcast.
-function launch(op, type, out, inputs, shape) {
-  if (out[kLayout].size === 0) return;
+// Async: a Promise that settles when the engine has run off this thread.
+function launch(op, type, out, inputs, shape, async = false) {
+  if (out[kLayout].size === 0) return async ? Promise.resolve() : undefined;
   const operands = inputs.map((v) => {
     if (!(v instanceof Tensor)) return typeof v === 'boolean' ? +v : v;
     return { bytes: v[kStorage].getBytes(), offset: v[kLayout].byteOffset, strides: broadcastStrides(v[kLayout], shape) };
   });
-  elementwise(opCodes[op], infos[type].index, shape, out[kStorage].getBytes(), out[kLayout].byteOffset,
-    out[kLayout].strides, operands);
+  return elementwise(opCodes[op], infos[type].index, shape, out[kStorage].getBytes(), out[kLayout].byteOffset,
+    out[kLayout].strides, operands, async);
 }
 
 // What an op computes: `common` the promoted dtype of its inputs, `result` the
 // dtype of a new result, `compare` whether the engine writes bool.
 //   op: the engine's name; name: the public name, for messages;
 //   inputs: checked operands (where()'s condition first); self: the tensor an
-//   in-place form writes (or undefined); out: options.out (or undefined).
-function run(op, name, inputs, common, result, { self, out, compare = false }) {
+//   in-place form writes (or undefined); out: options.out (or undefined);
+//   async: return a Promise of the result, the engine running off this thread.
+function run(op, name, inputs, common, result, { self, out, compare = false, async = false }) {
   const tensors = inputs.filter((v) => v instanceof Tensor);
   const shape = broadcastShapes(tensors.map((t) => t[kLayout].shape));
   if (shape === null) {
@@ -258,6 +265,7 @@ function run(op, name, inputs, common, result, { self, out, compare = false }) {
   const kernelOut = compare ? 'bool' : type;
   // Inputs of another dtype than the kernel's are converted first.
   const temporaries = [];
+  let deferred = false;
   try {
     const converted = inputs.map((v, i) => {
       if (!(v instanceof Tensor)) return v;
@@ -267,26 +275,53 @@ function run(op, name, inputs, common, result, { self, out, compare = false }) {
       temporaries.push(c);
       return c;
     });
+    // dest: what the engine writes; finish(): the result from it.
+    let dest;
+    let finish;
     if (target === undefined) {
-      const made = fresh(shape, kernelOut);
-      launch(op, type, made, converted, shape);
-      if (result === kernelOut) return made;
-      const cast = made.to(result);
-      made.dispose();
-      return cast;
+      dest = fresh(shape, kernelOut);
+      finish = () => {
+        if (result === kernelOut) return dest;
+        const cast = dest.to(result);
+        dest.dispose();
+        return cast;
+      };
+    } else if (target[kLayout].info.name === kernelOut && !partialOverlap(target, converted, shape)) {
+      dest = target;
+      finish = () => target;
+    } else {
+      dest = fresh(shape, kernelOut);
+      temporaries.push(dest);
+      finish = () => target.copyFrom(dest);
     }
-    if (target[kLayout].info.name === kernelOut && !partialOverlap(target, converted, shape)) {
-      launch(op, type, target, converted, shape);
-      return target;
+    if (!async) {
+      launch(op, type, dest, converted, shape);
+      return finish();
     }
-    const staged = fresh(shape, kernelOut);
-    temporaries.push(staged);
-    launch(op, type, staged, converted, shape);
-    target.copyFrom(staged);
-    return target;
+    const settled = launch(op, type, dest, converted, shape, true);
+    // Held until it settles: a dispose() meanwhile lets go of the tensor, not the memory.
+    const held = [...new Set([dest, ...converted.filter((v) => v instanceof Tensor)].map((t) => t[kStorage]))];
+    for (const storage of held) hold(storage);
+    deferred = true;
+    return settled.then(finish).finally(() => {
+      for (const storage of held) unhold(storage);
+      for (const t of temporaries) t.dispose();
+    });
   } finally {
-    for (const t of temporaries) t.dispose();
+    if (!deferred) for (const t of temporaries) t.dispose();
   }
+}
+
+// A storage an asynchronous op uses: retained (memory lives past dispose())
+// and counted (shareMemory() refuses to move it: lib/sharing.js).
+function hold(storage) {
+  storage.retain();
+  storage.inFlight++;
+}
+
+function unhold(storage) {
+  storage.inFlight--;
+  storage.release();
 }
 
 // --- the ops ------------------------------------------------------------------
@@ -309,7 +344,7 @@ function binary(op, input, other, options, self) {
   if (op === 'pow' && common === 'bool') throw unsupported('pow', 'bool');
   // Integer / integer is true division into the default float (torch.div).
   const computed = op === 'div' && !isFloating(common) ? 'float32' : common;
-  return run(op, name, [input, other], computed, computed, { self, out });
+  return run(op, name, [input, other], computed, computed, { self, out, async: asyncOption(options) });
 }
 
 function compare(op, input, other, options) {
@@ -320,7 +355,7 @@ function compare(op, input, other, options) {
   }
   const out = outOption(options);
   const common = resultType(input, other);
-  return run(op, op, [input, other], common, 'bool', { out, compare: true });
+  return run(op, op, [input, other], common, 'bool', { out, compare: true, async: asyncOption(options) });
 }
 
 function where(condition, input, other, options) {
@@ -332,7 +367,7 @@ function where(condition, input, other, options) {
   operand(other, 'other');
   const out = outOption(options);
   const common = resultType(input, other);
-  return run('where', 'where', [condition, input, other], common, common, { out });
+  return run('where', 'where', [condition, input, other], common, common, { out, async: asyncOption(options) });
 }
 
 // Functions of floats: integers and bools compute in float32 (torch).
@@ -345,7 +380,7 @@ function unary(op, input, options, self) {
   const dtype = input[kLayout].info.name;
   if (dtype === 'bool' && (op === 'neg' || op === 'abs' || op === 'round')) throw unsupported(op, 'bool');
   const computed = FLOAT_UNARY.has(op) && !isFloating(dtype) ? 'float32' : dtype;
-  return run(op, name, [input], computed, computed, { self, out });
+  return run(op, name, [input], computed, computed, { self, out, async: asyncOption(options) });
 }
 
 // clamp(min, max), clamp(min), clamp(undefined, max): each bound a tensor or a
@@ -362,9 +397,10 @@ function clamp(input, min, max, options, self) {
   const bounds = [hasMin ? min : undefined, hasMax ? max : undefined].filter((v) => v !== undefined);
   const common = resultType(input, ...bounds);
   if (common === 'bool') throw unsupported(name, 'bool');
-  if (hasMin && hasMax) return run('clamp', name, [input, min, max], common, common, { self, out });
-  if (hasMin) return run('clampMin', name, [input, min], common, common, { self, out });
-  return run('clampMax', name, [input, max], common, common, { self, out });
+  const how = { self, out, async: asyncOption(options) };
+  if (hasMin && hasMax) return run('clamp', name, [input, min, max], common, common, how);
+  if (hasMin) return run('clampMin', name, [input, min], common, common, how);
+  return run('clampMax', name, [input, max], common, common, how);
 }
 
 // --- normalize ----------------------------------------------------------------

@@ -343,3 +343,62 @@ describe('threads', () => {
     }
   });
 });
+
+describe('the asynchronous form ({ async: true })', () => {
+  const f32 = (values) => dl.tensor(values, { dtype: 'float32' });
+
+  it('resolves to what the synchronous call gives, into a new tensor or `out`', async () => {
+    const a = f32([1, 2, 3, 4]).reshape(2, 2);
+    const b = f32([10, 20]);
+    const p = dl.add(a, b, { async: true });
+    expect(typeof p.then).toBe('function'); // a native Promise: another realm's class under Jest
+    expect((await p).toArray()).toEqual(dl.add(a, b).toArray());
+    const out = dl.zeros([2, 2], { dtype: 'float64' }).transpose(0, 1);
+    expect(await dl.mul(a, 2, { out, async: true })).toBe(out);
+    expect(out.toArray()).toEqual([[2, 4], [6, 8]]);
+    expect((await dl.gt(a, 2, { async: true })).toArray()).toEqual([[false, false], [true, true]]);
+    expect((await dl.clamp(a, 2, 3, { async: true })).toArray()).toEqual([[2, 2], [3, 3]]);
+    const half = dl.tensor([1, 2], { dtype: 'float16' });
+    const r = await dl.exp(half, { async: true });
+    expect(r.dtype).toBe('float16');
+    expect(r.toArray()).toEqual(dl.exp(half).toArray());
+  });
+
+  it('holds its operands: dispose() while in flight lets go of the tensor, not the memory', async () => {
+    const n = 1 << 20;
+    const a = dl.empty([n]);
+    a.data.fill(2);
+    const p = dl.mul(a, 3, { async: true });
+    a.dispose();
+    expect(a.disposed).toBe(true);
+    const r = await p;
+    expect(r.data.every((v) => v === 6)).toBe(true);
+  });
+
+  it('refuses shareMemory() of an operand in flight, and allows it once settled', async () => {
+    const a = dl.empty([1 << 20]);
+    a.data.fill(1);
+    const p = dl.exp(a, { async: true });
+    // No row of its own: T21's (memory that cannot move in place).
+    expect(() => a.shareMemory()).toThrow(expect.objectContaining({ code: 'ERR_DLPACK_COPY_REQUIRED',
+      message: expect.stringMatching(/async/) }));
+    await p;
+    expect(a.shareMemory()).toBe(a);
+    a.dispose();
+  });
+
+  it('refuses bad arguments at the call, before a Promise exists', () => {
+    expect(() => dl.add(f32([1]), 'x', { async: true })).toThrow(expect.objectContaining({
+      code: 'ERR_INVALID_ARG_TYPE' }));
+    expect(() => dl.add(f32([1]), 1, { async: 'yes' })).toThrow(expect.objectContaining({
+      code: 'ERR_INVALID_ARG_TYPE' }));
+  });
+
+  it('survives worker.terminate() and process.exit() with ops in flight', () => {
+    const child = spawnSync(process.execPath, [path.join(__dirname, 'fixtures', 'async-terminate.js')],
+      { encoding: 'utf8', timeout: 60000 });
+    expect({ status: child.status, signal: child.signal, stderr: child.stderr }).toEqual({ status: 0, signal: null,
+      stderr: '' });
+    expect(child.stdout).toContain('terminated');
+  });
+});

@@ -117,6 +117,7 @@ Napi::Object Initialize(Napi::Env env, Napi::Object exports) {
       {"cudaStats", Guarded<CudaStats>},
       {"cudaEmptyCache", Guarded<CudaEmptyCache>},
       {"elementwise", Guarded<ElementwiseOnHost>},
+      {"elementwiseAsync", Guarded<ElementwiseAsync>},
       {"normalize", Guarded<NormalizeOnHost>},
       {"getNumThreads", Guarded<GetNumThreadsOf>},
       {"setNumThreads", Guarded<SetNumThreadsTo>},

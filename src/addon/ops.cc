@@ -1,6 +1,10 @@
 #include "ops.h"
 
+#include <condition_variable>
+#include <memory>
+#include <mutex>
 #include <string>
+#include <vector>
 
 #include "../core/dtype.h"
 #include "../core/elementwise.h"
@@ -42,48 +46,154 @@ char* Place(napi_env env, const Napi::Value& view, const Napi::Value& offset, in
 
 }  // namespace
 
-Napi::Value ElementwiseOnHost(const Napi::CallbackInfo& info) {
-  napi_env env = info.Env();
-  const double* scratch = EnvState::Of(env).scratch();
-  const auto op = static_cast<ElementwiseOp>(info[0].As<Napi::Number>().Int32Value());
-  const int arity = ElementwiseArity(op);
-  const Scalar type = ScalarAt(info[1]);
-  const int ndim = static_cast<int>(scratch[slot::kNdim]);
-  int64_t shape[kMaxDims];
-  int64_t strides[kMaxOperands][kMaxDims];
-  const int from[kMaxOperands] = {slot::kStrides, slot::kSourceStrides, slot::kOperandStrides,
-                                  slot::kOperandStrides + kMaxDims};
-  for (int d = 0; d < ndim; ++d) {
-    shape[d] = static_cast<int64_t>(scratch[slot::kShape + d]);
-    for (int k = 0; k <= arity; ++k) strides[k][d] = static_cast<int64_t>(scratch[from[k] + d]);
-  }
-  const bool compare = op == ElementwiseOp::kEq || op == ElementwiseOp::kNe ||
-                       op == ElementwiseOp::kLt || op == ElementwiseOp::kLe ||
-                       op == ElementwiseOp::kGt || op == ElementwiseOp::kGe;
-  const uint64_t size = ScalarSize(type);
-  Operand out{Place(env, info[2], info[3], ndim, shape, strides[0], compare ? 1 : size),
-              strides[0]};
-  // Scalars live here for the call, read at stride 0.
+namespace {
+
+bool IsComparison(ElementwiseOp op) {
+  return op == ElementwiseOp::kEq || op == ElementwiseOp::kNe || op == ElementwiseOp::kLt ||
+         op == ElementwiseOp::kLe || op == ElementwiseOp::kGt || op == ElementwiseOp::kGe;
+}
+
+// One call's operands, read from the arguments and the scratch block; it owns
+// the shape, the strides and the scalars its Operands point at, so it can
+// outlive the call (the asynchronous form). Not movable: Operands point into it.
+struct ElementwiseJob {
+  ElementwiseOp op = ElementwiseOp::kAdd;
+  Scalar type = Scalar::kFloat32;
+  int ndim = 0;
+  int64_t shape[kMaxDims] = {};
+  int64_t strides[kMaxOperands][kMaxDims] = {};
+  int64_t zeros[kMaxDims] = {};
   alignas(16) char scalars[kMaxOperands][16] = {};
-  const int64_t zeros[kMaxDims] = {};
-  Operand in[kMaxOperands - 1];
-  for (int k = 0; k < arity; ++k) {
-    const Napi::Value value = info[4 + 2 * k];
-    const bool condition = op == ElementwiseOp::kWhere && k == 0;
-    const Scalar in_type = condition ? Scalar::kBool : type;
-    if (value.IsNumber()) {
-      StoreScalar(in_type, value.As<Napi::Number>().DoubleValue(), scalars[k]);
-      in[k] = Operand{scalars[k], zeros};
-    } else {
-      in[k] = Operand{
-          Place(env, value, info[5 + 2 * k], ndim, shape, strides[k + 1], ScalarSize(in_type)),
-          strides[k + 1]};
+  Operand out{nullptr, nullptr};
+  Operand in[kMaxOperands - 1] = {};
+
+  ElementwiseJob() = default;
+  ElementwiseJob(const ElementwiseJob&) = delete;
+  ElementwiseJob& operator=(const ElementwiseJob&) = delete;
+
+  // info: (op, dtype, out, outOffset, in0, in0Offset, ...) as ElementwiseOnHost.
+  void Read(const Napi::CallbackInfo& info) {
+    napi_env env = info.Env();
+    const double* scratch = EnvState::Of(env).scratch();
+    op = static_cast<ElementwiseOp>(info[0].As<Napi::Number>().Int32Value());
+    const int arity = ElementwiseArity(op);
+    type = ScalarAt(info[1]);
+    ndim = static_cast<int>(scratch[slot::kNdim]);
+    const int from[kMaxOperands] = {slot::kStrides, slot::kSourceStrides, slot::kOperandStrides,
+                                    slot::kOperandStrides + kMaxDims};
+    for (int d = 0; d < ndim; ++d) {
+      shape[d] = static_cast<int64_t>(scratch[slot::kShape + d]);
+      for (int k = 0; k <= arity; ++k) strides[k][d] = static_cast<int64_t>(scratch[from[k] + d]);
+    }
+    const uint64_t size = ScalarSize(type);
+    out =
+        Operand{Place(env, info[2], info[3], ndim, shape, strides[0], IsComparison(op) ? 1 : size),
+                strides[0]};
+    for (int k = 0; k < arity; ++k) {
+      const Napi::Value value = info[4 + 2 * k];
+      const Scalar in_type = (op == ElementwiseOp::kWhere && k == 0) ? Scalar::kBool : type;
+      if (value.IsNumber()) {
+        // A scalar lives here, read at stride 0.
+        StoreScalar(in_type, value.As<Napi::Number>().DoubleValue(), scalars[k]);
+        in[k] = Operand{scalars[k], zeros};
+      } else {
+        in[k] = Operand{
+            Place(env, value, info[5 + 2 * k], ndim, shape, strides[k + 1], ScalarSize(in_type)),
+            strides[k + 1]};
+      }
     }
   }
-  if (!Elementwise(op, type, ndim, shape, out, in)) {
-    throw Error{code::kUnsupported, "Expected a dtype the op computes in"};
+
+  bool Run() const { return Elementwise(op, type, ndim, shape, out, in); }
+};
+
+constexpr const char* kNotComputed = "Expected a dtype the op computes in";
+
+// The asynchronous form: the engine runs on a libuv thread. The buffers are
+// held by references until it settles (lib/ops.js holds the tensors' storage
+// too). An environment that ends while the job runs (worker.terminate(),
+// process.exit()) waits for it in a cleanup hook before its memory goes: the
+// job never touches JS, and its worker object is then left unfreed on purpose.
+class ElementwiseWorker : public Napi::AsyncWorker {
+ public:
+  ElementwiseWorker(const Napi::CallbackInfo& info, std::unique_ptr<ElementwiseJob> job)
+      : Napi::AsyncWorker(info.Env(), "dlpack:elementwise"),
+        deferred_(Napi::Promise::Deferred::New(info.Env())),
+        job_(std::move(job)),
+        flight_(new Flight()) {
+    for (size_t i = 2; i < info.Length(); ++i) {
+      if (info[i].IsObject()) held_.push_back(Napi::Persistent(info[i].As<Napi::Object>()));
+    }
+    napi_add_env_cleanup_hook(info.Env(), WaitForJob, flight_);
   }
+
+  Napi::Promise Promise() { return deferred_.Promise(); }
+
+  void Execute() override {
+    ok_ = job_->Run();
+    std::lock_guard<std::mutex> lock(flight_->mutex);
+    flight_->done = true;
+    flight_->cv.notify_all();
+  }
+
+  void OnOK() override {
+    Settle();
+    if (ok_) {
+      deferred_.Resolve(Env().Undefined());
+    } else {
+      deferred_.Reject(
+          EnvState::Of(Env()).MakeError(Env(), Error{code::kUnsupported, kNotComputed}));
+    }
+  }
+
+  void OnError(const Napi::Error& e) override {
+    Settle();
+    deferred_.Reject(e.Value());
+  }
+
+ private:
+  struct Flight {
+    std::mutex mutex;
+    std::condition_variable cv;
+    bool done = false;
+  };
+
+  static void WaitForJob(void* arg) {
+    auto* flight = static_cast<Flight*>(arg);
+    std::unique_lock<std::mutex> lock(flight->mutex);
+    flight->cv.wait(lock, [flight] { return flight->done; });
+    // Left allocated: the worker may still point at it (teardown).
+  }
+
+  void Settle() {
+    napi_remove_env_cleanup_hook(Env(), WaitForJob, flight_);
+    delete flight_;
+    flight_ = nullptr;
+  }
+
+  Napi::Promise::Deferred deferred_;
+  std::unique_ptr<ElementwiseJob> job_;
+  Flight* flight_;  // shared with the cleanup hook until Settle()
+  std::vector<Napi::ObjectReference> held_;
+  bool ok_ = false;
+};
+
+}  // namespace
+
+Napi::Value ElementwiseOnHost(const Napi::CallbackInfo& info) {
+  ElementwiseJob job;
+  job.Read(info);
+  if (!job.Run()) throw Error{code::kUnsupported, kNotComputed};
   return info.Env().Undefined();
+}
+
+Napi::Value ElementwiseAsync(const Napi::CallbackInfo& info) {
+  auto job = std::make_unique<ElementwiseJob>();
+  job->Read(info);
+  auto* worker = new ElementwiseWorker(info, std::move(job));  // deleted by Node-API when done
+  Napi::Promise promise = worker->Promise();
+  worker->Queue();
+  return promise;
 }
 
 Napi::Value NormalizeOnHost(const Napi::CallbackInfo& info) {

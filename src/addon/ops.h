@@ -14,6 +14,10 @@ namespace dlnode {
 // kSourceStrides, in1's and in2's in kOperandStrides (0 where broadcast).
 Napi::Value ElementwiseOnHost(const Napi::CallbackInfo& info);
 
+// The same arguments -> a Promise settled when the engine has run on a libuv
+// thread (lib/ops.js `{ async: true }`); the buffers are held until then.
+Napi::Value ElementwiseAsync(const Napi::CallbackInfo& info);
+
 // (inDtype, outDtype, out, outOffset, in, inOffset, meanStd, scale): meanStd
 // is a Float64Array of C means then C stds. Shape and the output's strides
 // as above, the input's in kSourceStrides.

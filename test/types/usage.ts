@@ -216,3 +216,13 @@ void [asJson, guard];
   dl.setNumThreads(dl.getNumThreads());
   void [sum, mask, picked, same, inPlace, norm, t, shape, dl.canCast('float32', 'int8'), dl.promoteTypes('int8', 'uint8')];
 }
+
+// The asynchronous form.
+async function asyncOps(): Promise<void> {
+  const x = dl.zeros([2, 3], { dtype: 'float32' });
+  const sum: dl.Tensor = await dl.add(x, 1, { async: true });
+  const e: dl.Tensor = await dl.exp(x, { async: true, out: dl.zeros([2, 3]) });
+  const c: dl.Tensor = await dl.clamp(x, 0, undefined, { async: true });
+  void [sum, e, c];
+}
+void asyncOps;
