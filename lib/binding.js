@@ -45,6 +45,8 @@ const viewFailure = Object.freeze({ ...convention.viewFailure });
 const memoryKind = Object.freeze({ ...convention.memoryKind });
 // The engine's ops by name (src/core/elementwise.h DLNODE_ELEMENTWISE_OPS).
 const opCodes = Object.freeze({ ...convention.ops });
+// The most threads dl.setNumThreads() takes (src/core/parallel.h kMaxThreads).
+const { maxThreads } = convention;
 
 // Why the addon's dtype table (src/core/dtype.h, [[name, code, bits], ...])
 // and lib/dtypes.js's rows differ, or null when they agree row for row.
@@ -204,6 +206,6 @@ function normalize(inDtype, outDtype, shape, outBytes, outOffset, outStrides, in
 }
 
 module.exports = {
-  native, opCodes, elementwise, normalize, externalBuffers, importResult, viewFailure, memoryKind, checkDtypes, dtypeMismatch, viewCount, exportStruct,
+  native, opCodes, maxThreads, elementwise, normalize, externalBuffers, importResult, viewFailure, memoryKind, checkDtypes, dtypeMismatch, viewCount, exportStruct,
   adoptPointer, importStruct, copyStrided, cudaStridedCopy, cudaConvert,
 };

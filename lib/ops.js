@@ -5,7 +5,7 @@
 // dtype are converted first, float16/bfloat16 compute through float32, and a
 // result the engine cannot write in place (another dtype, or an `out` that
 // partially overlaps an input) goes through a temporary.
-const { elementwise, normalize: normalizeNative, opCodes, native } = require('./binding');
+const { elementwise, normalize: normalizeNative, opCodes, maxThreads, native } = require('./binding');
 const { makeError, invalidType, invalidValue, outOfRange, fail, describe } = require('./errors');
 const { Tensor, makeTensor, liveStorage, hostStorage, checkedBuffer, checkKeys } = require('./tensor');
 const { Layout } = require('./layout');
@@ -491,12 +491,10 @@ function normalize(input, mean, std, options = undefined) {
 
 // --- threads ------------------------------------------------------------------
 
-const MAX_THREADS = 256; // src/core/parallel.h kMaxThreads
-
 function setNumThreads(n) {
   if (typeof n !== 'number') throw invalidType('n', 'a number', n);
-  if (!Number.isInteger(n) || n < 1 || n > MAX_THREADS) {
-    throw outOfRange('n', `an integer from 1 to ${MAX_THREADS}`, describe(n));
+  if (!Number.isInteger(n) || n < 1 || n > maxThreads) {
+    throw outOfRange('n', `an integer from 1 to ${maxThreads}`, describe(n));
   }
   native.setNumThreads(n);
 }

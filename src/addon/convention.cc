@@ -4,6 +4,7 @@
 #include "../core/cuda_memory.h"
 #include "../core/dtype.h"
 #include "../core/elementwise.h"
+#include "../core/parallel.h"
 
 namespace dlnode {
 
@@ -57,6 +58,7 @@ Napi::Object Convention(Napi::Env env) {
   result.Set("memoryKind", memory_kind);
   result.Set("dtypes", dtypes);
   result.Set("ops", ops);
+  result.Set("maxThreads", Napi::Number::New(env, kMaxThreads));
   return result;
 }
 

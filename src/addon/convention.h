@@ -53,7 +53,7 @@ enum class ImportResult {
 #undef DLNODE_IMPORT_RESULT
 };
 
-// { slots, importResult, viewFailure, memoryKind, dtypes }: every list above
+// { slots, importResult, viewFailure, memoryKind, dtypes, ops, maxThreads }: every list above
 // as JS reads it (dtypes: [[name, code, bits], ...] in index order).
 Napi::Object Convention(Napi::Env env);
 

@@ -153,8 +153,8 @@ TEST(ElementwiseTest, NormalizesAPermutedHwcFrame) {
                         std, 0.5));
   for (int c = 0; c < 3; ++c) {
     for (int p = 0; p < 4; ++p) {
-      const float x = hwc[static_cast<size_t>(p * 3 + c)];
-      EXPECT_FLOAT_EQ(out[static_cast<size_t>(c * 4 + p)],
+      const float x = hwc[static_cast<size_t>(p) * 3 + static_cast<size_t>(c)];
+      EXPECT_FLOAT_EQ(out[static_cast<size_t>(c) * 4 + static_cast<size_t>(p)],
                       (x * 0.5f - static_cast<float>(mean[c])) / static_cast<float>(std[c]));
     }
   }
