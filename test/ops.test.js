@@ -402,3 +402,13 @@ describe('the asynchronous form ({ async: true })', () => {
     expect(child.stdout).toContain('terminated');
   });
 });
+
+describe('DLPACK_NUM_THREADS', () => {
+  it('sets the default thread count of a new process', () => {
+    const child = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(require(".").getNumThreads()))'],
+      { cwd: path.join(__dirname, '..'), encoding: 'utf8', timeout: 30000,
+        env: { ...process.env, DLPACK_NUM_THREADS: '3' } });
+    expect({ status: child.status, stderr: child.stderr, threads: child.stdout }).toEqual({ status: 0, stderr: '',
+      threads: '3' });
+  });
+});
