@@ -16,6 +16,7 @@ describe('ops', () => {
     throws(() => dl.add(1, 2), /`input`/);
     throws(() => dl.add(m(), 1, 'out'), /`options`/);
     throws(() => dl.add(m(), 1, { out: [0] }), /`options.out`/);
+    throws(() => dl.exp(m(), { async: 1 }), /`options.async`/);
     throws(() => dl.where(m().gt(1), m(), 'x'), /`other`/);
     throws(() => dl.normalize(m().reshape(1, 2, 3), 'a', [1]), /`mean`/);
     throws(() => dl.normalize(m().reshape(2, 1, 3), [0, 0], [1, 1], { scale: '1' }), /`options.scale`/);
