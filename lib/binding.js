@@ -46,9 +46,15 @@ const VIEW = slotOf('view');
 const SHAPE = slotOf('shape');
 const STRIDES = slotOf('strides');
 const SOURCE_STRIDES = slotOf('sourceStrides');
+const OPERAND_STRIDES = slotOf('operandStrides');
+const MAX_DIMS = STRIDES - SHAPE; // kMaxDims: the slots one list of strides takes
 const importResult = Object.freeze({ ...convention.importResult });
 const viewFailure = Object.freeze({ ...convention.viewFailure });
 const memoryKind = Object.freeze({ ...convention.memoryKind });
+// The engine's ops by name (src/core/elementwise.h DLNODE_ELEMENTWISE_OPS).
+const opCodes = Object.freeze({ ...convention.ops });
+// The most threads dl.setNumThreads() takes (src/core/parallel.h kMaxThreads).
+const { maxThreads } = convention;
 
 // Why the addon's dtype table (src/core/dtype.h, [[name, code, bits], ...])
 // and lib/dtypes.js's rows differ, or null when they agree row for row.
@@ -206,7 +212,36 @@ function cudaConvert(device, dstHandle, dstOffset, to, srcHandle, srcOffset, fro
     stream);
 }
 
+// out = op(inputs) over the broadcast `shape` (src/addon/ops.h), on this
+// thread or (async) on a libuv thread: out is a
+// Uint8Array, its byte offset and strides; each input a number or
+// { bytes, offset, strides } (strides already broadcast to `shape`).
+function elementwise(op, dtypeIndex, shape, outBytes, outOffset, outStrides, inputs, async = false) {
+  writeShape(shape, outStrides);
+  const args = [op, dtypeIndex, outBytes, outOffset];
+  for (let k = 0; k < inputs.length; k++) {
+    const v = inputs[k];
+    if (typeof v === 'number') {
+      args.push(v, 0);
+      continue;
+    }
+    const at = k === 0 ? SOURCE_STRIDES : OPERAND_STRIDES + (k - 1) * MAX_DIMS;
+    for (let i = 0; i < shape.length; i++) scratch[at + i] = v.strides[i];
+    args.push(v.bytes, v.offset);
+  }
+  // The asynchronous form returns a Promise that settles once the engine has run.
+  return async ? native.elementwiseAsync(...args) : native.elementwise(...args);
+}
+
+// dl.normalize's one pass (src/addon/ops.h NormalizeOnHost).
+function normalize(inDtype, outDtype, shape, outBytes, outOffset, outStrides, inBytes, inOffset, inStrides, meanStd,
+  scale) {
+  writeShape(shape, outStrides);
+  writeSourceStrides(inStrides);
+  native.normalize(inDtype, outDtype, outBytes, outOffset, inBytes, inOffset, meanStd, scale);
+}
+
 module.exports = {
-  native, externalBuffers, importResult, viewFailure, memoryKind, checkDtypes, dtypeMismatch, viewCount, exportStruct,
+  native, opCodes, maxThreads, elementwise, normalize, externalBuffers, importResult, viewFailure, memoryKind, checkDtypes, dtypeMismatch, viewCount, exportStruct,
   adoptPointer, importStruct, copyStrided, cudaStridedCopy, cudaConvert,
 };

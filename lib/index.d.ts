@@ -265,6 +265,45 @@ export declare class Tensor<N extends DTypeName = DTypeName> implements DLPackPr
   cuda(index?: number): Tensor<N>;
   /** Same shape, any dtype (converted); values as dl.tensor() takes them. Any view, strided included. */
   copyFrom(src: Tensor | TensorValues, options?: CopyOptions): this;
+  // Elementwise ops (docs/API.md "Ops"): torch's names, promotion and broadcasting.
+  add(other: Tensor | number | boolean): Tensor;
+  sub(other: Tensor | number | boolean): Tensor;
+  mul(other: Tensor | number | boolean): Tensor;
+  div(other: Tensor | number | boolean): Tensor;
+  maximum(other: Tensor | number | boolean): Tensor;
+  minimum(other: Tensor | number | boolean): Tensor;
+  pow(other: Tensor | number | boolean): Tensor;
+  /** In place: refused when the result would broadcast larger or cannot be cast to N. */
+  add_(other: Tensor | number | boolean): this;
+  sub_(other: Tensor | number | boolean): this;
+  mul_(other: Tensor | number | boolean): this;
+  div_(other: Tensor | number | boolean): this;
+  eq(other: Tensor | number | boolean): Tensor<'bool'>;
+  ne(other: Tensor | number | boolean): Tensor<'bool'>;
+  lt(other: Tensor | number | boolean): Tensor<'bool'>;
+  le(other: Tensor | number | boolean): Tensor<'bool'>;
+  gt(other: Tensor | number | boolean): Tensor<'bool'>;
+  ge(other: Tensor | number | boolean): Tensor<'bool'>;
+  neg(): Tensor<N>;
+  abs(): Tensor<N>;
+  round(): Tensor<N>;
+  /** Integer and bool tensors give float32. */
+  exp(): Tensor;
+  log(): Tensor;
+  sqrt(): Tensor;
+  sigmoid(): Tensor;
+  tanh(): Tensor;
+  neg_(): this;
+  abs_(): this;
+  round_(): this;
+  exp_(): this;
+  log_(): this;
+  sqrt_(): this;
+  sigmoid_(): this;
+  tanh_(): this;
+  /** clamp(min), clamp(min, max), clamp(null, max). */
+  clamp(min?: Tensor | number | null, max?: Tensor | number | null): Tensor;
+  clamp_(min?: Tensor | number | null, max?: Tensor | number | null): this;
   /** The one element of a 0-d or one-element tensor. */
   item(): ElementOf[N];
   toArray(): NestedArray<ElementOf[N]>;
@@ -361,6 +400,71 @@ export declare function cat<M extends DTypeName>(tensors: readonly Tensor[], dim
 /** torch.stack: along a new dim. */
 export declare function stack<N extends DTypeName>(tensors: readonly Tensor<N>[], dim?: number): Tensor<N>;
 export declare function stack<M extends DTypeName>(tensors: readonly Tensor[], dim: number, options: { out: Tensor<M> }): Tensor<M>;
+export type Operand = Tensor | number | boolean;
+/**
+ * `out`: any writable host tensor of the broadcast shape the result can be cast to.
+ * `async: true`: a Promise of the result, the engine running off the event loop (docs/API.md "Ops").
+ */
+export interface OutOptions<M extends DTypeName = DTypeName> { out?: Tensor<M>; async?: false }
+export interface AsyncOptions<M extends DTypeName = DTypeName> { out?: Tensor<M>; async: true }
+export declare function add(input: Operand, other: Operand, options?: OutOptions): Tensor;
+export declare function add(input: Operand, other: Operand, options: AsyncOptions): Promise<Tensor>;
+export declare function sub(input: Operand, other: Operand, options?: OutOptions): Tensor;
+export declare function sub(input: Operand, other: Operand, options: AsyncOptions): Promise<Tensor>;
+export declare function mul(input: Operand, other: Operand, options?: OutOptions): Tensor;
+export declare function mul(input: Operand, other: Operand, options: AsyncOptions): Promise<Tensor>;
+/** True division: integer / integer gives float32. */
+export declare function div(input: Operand, other: Operand, options?: OutOptions): Tensor;
+export declare function div(input: Operand, other: Operand, options: AsyncOptions): Promise<Tensor>;
+export declare function maximum(input: Operand, other: Operand, options?: OutOptions): Tensor;
+export declare function maximum(input: Operand, other: Operand, options: AsyncOptions): Promise<Tensor>;
+export declare function minimum(input: Operand, other: Operand, options?: OutOptions): Tensor;
+export declare function minimum(input: Operand, other: Operand, options: AsyncOptions): Promise<Tensor>;
+export declare function pow(input: Operand, other: Operand, options?: OutOptions): Tensor;
+export declare function pow(input: Operand, other: Operand, options: AsyncOptions): Promise<Tensor>;
+export declare function eq(input: Operand, other: Operand, options?: OutOptions): Tensor;
+export declare function eq(input: Operand, other: Operand, options: AsyncOptions): Promise<Tensor>;
+export declare function ne(input: Operand, other: Operand, options?: OutOptions): Tensor;
+export declare function ne(input: Operand, other: Operand, options: AsyncOptions): Promise<Tensor>;
+export declare function lt(input: Operand, other: Operand, options?: OutOptions): Tensor;
+export declare function lt(input: Operand, other: Operand, options: AsyncOptions): Promise<Tensor>;
+export declare function le(input: Operand, other: Operand, options?: OutOptions): Tensor;
+export declare function le(input: Operand, other: Operand, options: AsyncOptions): Promise<Tensor>;
+export declare function gt(input: Operand, other: Operand, options?: OutOptions): Tensor;
+export declare function gt(input: Operand, other: Operand, options: AsyncOptions): Promise<Tensor>;
+export declare function ge(input: Operand, other: Operand, options?: OutOptions): Tensor;
+export declare function ge(input: Operand, other: Operand, options: AsyncOptions): Promise<Tensor>;
+export declare function where(condition: Tensor<'bool'>, input: Operand, other: Operand, options?: OutOptions): Tensor;
+export declare function where(condition: Tensor<'bool'>, input: Operand, other: Operand, options: AsyncOptions): Promise<Tensor>;
+export declare function neg<N extends DTypeName>(input: Tensor<N>, options?: OutOptions): Tensor<N>;
+export declare function neg<N extends DTypeName>(input: Tensor<N>, options: AsyncOptions): Promise<Tensor<N>>;
+export declare function abs<N extends DTypeName>(input: Tensor<N>, options?: OutOptions): Tensor<N>;
+export declare function abs<N extends DTypeName>(input: Tensor<N>, options: AsyncOptions): Promise<Tensor<N>>;
+export declare function round<N extends DTypeName>(input: Tensor<N>, options?: OutOptions): Tensor<N>;
+export declare function round<N extends DTypeName>(input: Tensor<N>, options: AsyncOptions): Promise<Tensor<N>>;
+export declare function exp(input: Tensor, options?: OutOptions): Tensor;
+export declare function exp(input: Tensor, options: AsyncOptions): Promise<Tensor>;
+export declare function log(input: Tensor, options?: OutOptions): Tensor;
+export declare function log(input: Tensor, options: AsyncOptions): Promise<Tensor>;
+export declare function sqrt(input: Tensor, options?: OutOptions): Tensor;
+export declare function sqrt(input: Tensor, options: AsyncOptions): Promise<Tensor>;
+export declare function sigmoid(input: Tensor, options?: OutOptions): Tensor;
+export declare function sigmoid(input: Tensor, options: AsyncOptions): Promise<Tensor>;
+export declare function tanh(input: Tensor, options?: OutOptions): Tensor;
+export declare function tanh(input: Tensor, options: AsyncOptions): Promise<Tensor>;
+export declare function clamp(input: Tensor, min?: Operand | null, max?: Operand | null, options?: OutOptions): Tensor;
+export declare function clamp(input: Tensor, min: Operand | null | undefined, max: Operand | null | undefined, options: AsyncOptions): Promise<Tensor>;
+/** torchvision's normalize: (input * scale - mean[c]) / std[c], channel at dim -3, one pass into float32 (or out's dtype). */
+export declare function normalize(input: Tensor, mean: number | readonly number[], std: number | readonly number[],
+  options?: { scale?: number; out?: Tensor }): Tensor;
+/** torch.result_type over tensors and numbers. */
+export declare function resultType(...operands: Operand[]): DTypeName;
+export declare function promoteTypes(a: DTypeName | DType, b: DTypeName | DType): DTypeName;
+export declare function canCast(from: DTypeName | DType, to: DTypeName | DType): boolean;
+export declare function broadcastShapes(...shapes: readonly number[][]): number[];
+/** Threads the host loops may use (1..256); default DLPACK_NUM_THREADS, else the online cores. */
+export declare function setNumThreads(n: number): void;
+export declare function getNumThreads(): number;
 export declare function fromDLPack<N extends DTypeName>(x: Tensor<N>, options?: FromDLPackOptions): Tensor<N>;
 export declare function fromDLPack(x: DLPackCapsule | DLPackProducer, options?: FromDLPackOptions): Tensor;
 export declare const from_dlpack: typeof fromDLPack;

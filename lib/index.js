@@ -8,12 +8,13 @@ const { DLPackCapsule, dlpackVersion, toDLPack, fromDLPack } = require('./capsul
 const { fromBuffer, empty, zeros, tensor, valuesFrom } = require('./create');
 const { open, wasm, share, shareMemory, toShared } = require('./sharing');
 const { cat, stack } = require('./batch');
+const ops = require('./ops');
 
 const { cuda, capabilities } = require('./cuda');
 const python = require('./python');
 
 // The tensor core calls up into the layers built on it through these.
-connect({ toDLPack, share, shareMemory, toShared, valuesFrom });
+connect({ toDLPack, share, shareMemory, toShared, valuesFrom, ops: ops.methods });
 
 // The folder holding the Python half (dlpack_node), for sys.path / PYTHONPATH.
 const pythonPath = require('path').join(__dirname, '..', 'python');
@@ -34,6 +35,10 @@ module.exports = {
   tensor,
   cat,
   stack,
+  ...ops.functions,
+  ...ops.rules,
+  setNumThreads: ops.setNumThreads,
+  getNumThreads: ops.getNumThreads,
   fromDLPack,
   from_dlpack: fromDLPack,
   toDLPack,

@@ -94,6 +94,7 @@ function shareMemory(t) {
 
 // Why shareMemory() cannot move this storage, or null when it can.
 function unmovable(storage) {
+  if (storage.inFlight > 0) return 'memory an asynchronous op ({ async: true }) still uses; await it first';
   switch (storage.kind) {
     case 'heap':
       if (storage.sharedBuffer) return 'a SharedArrayBuffer, which other threads hold and cannot be moved';

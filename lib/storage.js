@@ -133,6 +133,7 @@ class Storage {
     this.released = false;
     this.bytes = null;
     this.known = false; // registered in `owners` (its buffer was handed out)
+    this.inFlight = 0; // asynchronous ops using it now (lib/ops.js): it cannot move
   }
 
   static heap(buffer, owned) { return new Storage(new HeapMemory(buffer, owned)); }

@@ -13,6 +13,7 @@
 #include "export.h"
 #include "host_storage.h"
 #include "import.h"
+#include "ops.h"
 #include "sharing.h"
 #include "struct_slab.h"
 
@@ -115,6 +116,11 @@ Napi::Object Initialize(Napi::Env env, Napi::Object exports) {
       {"cudaConvert", Guarded<CudaConvert>},
       {"cudaStats", Guarded<CudaStats>},
       {"cudaEmptyCache", Guarded<CudaEmptyCache>},
+      {"elementwise", Guarded<ElementwiseOnHost>},
+      {"elementwiseAsync", Guarded<ElementwiseAsync>},
+      {"normalize", Guarded<NormalizeOnHost>},
+      {"getNumThreads", Guarded<GetNumThreadsOf>},
+      {"setNumThreads", Guarded<SetNumThreadsTo>},
   };
   for (const auto& f : functions) exports.Set(f.name, Napi::Function::New(env, f.fn, f.name));
   return exports;

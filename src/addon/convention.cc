@@ -3,6 +3,8 @@
 #include "../core/buffer_view.h"
 #include "../core/cuda_memory.h"
 #include "../core/dtype.h"
+#include "../core/elementwise.h"
+#include "../core/parallel.h"
 
 namespace dlnode {
 
@@ -28,6 +30,14 @@ Napi::Object Convention(Napi::Env env) {
     Napi::Object& list = memory_kind;
     DLNODE_MEMORY_KINDS(DLNODE_SET)
   }
+  Napi::Object ops = Napi::Object::New(env);
+  {
+    Napi::Object& list = ops;
+#define DLNODE_SET_OP(js, constant, inputs) \
+  DLNODE_SET(js, constant, static_cast<int>(ElementwiseOp::constant))
+    DLNODE_ELEMENTWISE_OPS(DLNODE_SET_OP)
+#undef DLNODE_SET_OP
+  }
 #undef DLNODE_SET
   Napi::Array dtypes = Napi::Array::New(env);
 #define DLNODE_DTYPE_ROW(js, index, code, bits)                     \
@@ -47,6 +57,8 @@ Napi::Object Convention(Napi::Env env) {
   result.Set("viewFailure", view_failure);
   result.Set("memoryKind", memory_kind);
   result.Set("dtypes", dtypes);
+  result.Set("ops", ops);
+  result.Set("maxThreads", Napi::Number::New(env, kMaxThreads));
   return result;
 }
 

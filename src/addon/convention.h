@@ -13,6 +13,7 @@
 // Scratch slots (doubles): X(jsName, Constant, first slot). Inputs a binding
 // reads and results it writes share the block; each binding's comment says
 // which it uses.
+// operandStrides: an op's second and third input (2 x kMaxDims slots).
 #define DLNODE_SCRATCH_SLOTS(X)                                               \
   X(ndim, kNdim, 0)                                                           \
   X(dtype, kDtype, 1)                                                         \
@@ -28,7 +29,8 @@
   X(shape, kShape, 16)                                                        \
   X(strides, kStrides, kShape + kMaxDims)                                     \
   X(sourceStrides, kSourceStrides, kStrides + kMaxDims) /* a copy's source */ \
-  X(count, kCount, kSourceStrides + kMaxDims)           /* the block's length */
+  X(operandStrides, kOperandStrides, kSourceStrides + kMaxDims)               \
+  X(count, kCount, kOperandStrides + 2 * kMaxDims) /* the block's length */
 
 // What importCapsule hands back (slot kResult): X(jsName, Constant, value).
 #define DLNODE_IMPORT_RESULTS(X) \
@@ -51,7 +53,7 @@ enum class ImportResult {
 #undef DLNODE_IMPORT_RESULT
 };
 
-// { slots, importResult, viewFailure, memoryKind, dtypes }: every list above
+// { slots, importResult, viewFailure, memoryKind, dtypes, ops, maxThreads }: every list above
 // as JS reads it (dtypes: [[name, code, bits], ...] in index order).
 Napi::Object Convention(Napi::Env env);
 

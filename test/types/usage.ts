@@ -199,3 +199,30 @@ void pythonWorker;
 const asJson: { dtype: 'int32'; shape: number[] } = dl.tensor([1], { dtype: 'int32' }).toJSON();
 const guard: symbol = dl.tensor([1]).dlpack;
 void [asJson, guard];
+
+// Elementwise ops (docs/API.md "Ops").
+{
+  const x = dl.zeros([2, 3], { dtype: 'float32' });
+  const sum: dl.Tensor = dl.add(x, 1, { out: dl.zeros([2, 3]) });
+  const mask: dl.Tensor<'bool'> = x.gt(0);
+  const picked: dl.Tensor = dl.where(mask, x, 0);
+  const same: dl.Tensor<'float32'> = x.neg();
+  const inPlace: dl.Tensor<'float32'> = x.sub_(0.5).div_(2).clamp_(0, 1).exp_();
+  const frame = dl.zeros([4, 4, 3], { dtype: 'uint8' });
+  const norm: dl.Tensor = dl.normalize(frame.permute(2, 0, 1), [0.485, 0.456, 0.406], [0.229, 0.224, 0.225],
+    { scale: 1 / 255 });
+  const t: dl.DTypeName = dl.resultType(x, 1.5);
+  const shape: number[] = dl.broadcastShapes([3, 1], [4]);
+  dl.setNumThreads(dl.getNumThreads());
+  void [sum, mask, picked, same, inPlace, norm, t, shape, dl.canCast('float32', 'int8'), dl.promoteTypes('int8', 'uint8')];
+}
+
+// The asynchronous form.
+async function asyncOps(): Promise<void> {
+  const x = dl.zeros([2, 3], { dtype: 'float32' });
+  const sum: dl.Tensor = await dl.add(x, 1, { async: true });
+  const e: dl.Tensor = await dl.exp(x, { async: true, out: dl.zeros([2, 3]) });
+  const c: dl.Tensor = await dl.clamp(x, 0, undefined, { async: true });
+  void [sum, e, c];
+}
+void asyncOps;

@@ -1,0 +1,583 @@
+'use strict';
+// Elementwise ops (docs/API.md "Ops", "Broadcasting", "Type promotion"): torch's
+// names and rules. This module validates, broadcasts and promotes, then hands
+// the engine (src/core/elementwise.h) operands of one type: inputs of another
+// dtype are converted first, float16/bfloat16 compute through float32, and a
+// result the engine cannot write in place (another dtype, or an `out` that
+// partially overlaps an input) goes through a temporary.
+const { elementwise, normalize: normalizeNative, opCodes, maxThreads, native } = require('./binding');
+const { makeError, invalidType, invalidValue, outOfRange, fail, describe } = require('./errors');
+const { Tensor, makeTensor, liveStorage, hostStorage, checkedBuffer, checkKeys } = require('./tensor');
+const { Layout } = require('./layout');
+const { Storage } = require('./storage');
+const { allocateForCopy } = require('./memory');
+const { infos, dtypeInfo } = require('./dtypes');
+const { product } = require('./shape');
+const { kStorage, kLayout, kFlags, READ_ONLY } = require('./symbols');
+
+// --- type promotion (torch.result_type) ---------------------------------------
+
+const BOOL = 0;
+const INT = 1;
+const FLOAT = 2;
+const COMPLEX = 3;
+const CATEGORY = {
+  bool: BOOL, int8: INT, int16: INT, int32: INT, int64: INT, uint8: INT, uint16: INT, uint32: INT, uint64: INT,
+  float16: FLOAT, bfloat16: FLOAT, float32: FLOAT, float64: FLOAT, complex64: COMPLEX, complex128: COMPLEX,
+};
+const SIGNED_BY_BITS = { 8: 'int8', 16: 'int16', 32: 'int32', 64: 'int64' };
+
+// Two integer dtypes: the narrower widens; signed with unsigned takes the
+// smallest signed type holding both (uint8 + int8 = int16, torch). torch 1.13
+// has no uint16/32/64: with a signed type they take NumPy's rule, whose
+// uint64 + a signed type is float64.
+function promoteIntegers(a, b) {
+  const x = infos[a];
+  const y = infos[b];
+  const signedA = a[0] === 'i';
+  const signedB = b[0] === 'i';
+  if (signedA === signedB) return x.bits >= y.bits ? a : b;
+  const [u, s] = signedA ? [y, x] : [x, y];
+  if (s.bits > u.bits) return s.name;
+  return u.bits === 64 ? 'float64' : SIGNED_BY_BITS[u.bits * 2];
+}
+
+// torch.promote_types for two dtype names.
+function promoteTypes(a, b) {
+  if (a === b) return a;
+  const ca = CATEGORY[a];
+  const cb = CATEGORY[b];
+  if (ca !== cb) {
+    const [hi, lo] = ca > cb ? [a, b] : [b, a];
+    // complex64 with float64 keeps float64's precision.
+    if (CATEGORY[hi] === COMPLEX && CATEGORY[lo] === FLOAT && lo === 'float64') return 'complex128';
+    return hi;
+  }
+  if (ca === INT) return promoteIntegers(a, b);
+  if (ca === FLOAT && infos[a].bits === 16 && infos[b].bits === 16) return 'float32'; // float16 + bfloat16
+  return infos[a].bits >= infos[b].bits ? a : b;
+}
+
+// torch's combine_categories: `higher` (a more significant group: tensors
+// with dims over 0-d tensors over numbers) keeps its dtype unless `lower` is
+// of a higher category.
+function combine(higher, lower) {
+  if (higher === null) return lower;
+  if (lower === null) return higher;
+  if (CATEGORY[higher] === COMPLEX) return higher;
+  if (CATEGORY[lower] === COMPLEX) {
+    if (CATEGORY[higher] === FLOAT) return higher === 'float64' ? 'complex128' : 'complex64';
+    return lower;
+  }
+  if (CATEGORY[higher] === FLOAT) return higher;
+  if (higher === 'bool' || CATEGORY[lower] === FLOAT) return promoteTypes(higher, lower);
+  return higher;
+}
+
+// The dtype a JS number stands for, as Python's: an integer-valued number is
+// an int (int64), any other a float (the default float32), a boolean a bool.
+function numberType(v) {
+  if (typeof v === 'boolean') return 'bool';
+  return Number.isInteger(v) ? 'int64' : 'float32';
+}
+
+// torch.result_type over tensors and JS numbers: dtypes promote within each
+// group (tensors with dims, 0-d tensors, numbers), and a less significant
+// group changes the result only when it is of a higher category.
+function resultType(...operands) {
+  let dims = null;
+  let zeros = null;
+  let numbers = null;
+  for (const v of operands) {
+    if (v instanceof Tensor) {
+      const name = v[kLayout].info.name;
+      if (v[kLayout].shape.length === 0) zeros = zeros === null ? name : promoteTypes(zeros, name);
+      else dims = dims === null ? name : promoteTypes(dims, name);
+    } else {
+      const name = numberType(v);
+      numbers = numbers === null ? name : promoteTypes(numbers, name);
+    }
+  }
+  return combine(dims, combine(zeros, numbers));
+}
+
+// torch.can_cast: no complex into a real type, no float into an integer or
+// bool, nothing but bool into bool.
+function canCast(from, to) {
+  const cf = CATEGORY[from];
+  const ct = CATEGORY[to];
+  if (cf === COMPLEX && ct !== COMPLEX) return false;
+  if (cf === FLOAT && ct < FLOAT) return false;
+  if (cf !== BOOL && ct === BOOL) return false;
+  return true;
+}
+
+// --- broadcasting -------------------------------------------------------------
+
+// The shape tensors of `shapes` broadcast to (NumPy's rule: align on the
+// right; a dim of 1 stretches), or null when they do not.
+function broadcastShapes(shapes) {
+  const ndim = Math.max(0, ...shapes.map((s) => s.length));
+  const shape = new Array(ndim).fill(1);
+  for (const s of shapes) {
+    for (let i = 0; i < s.length; i++) {
+      const at = ndim - s.length + i;
+      if (s[i] === shape[at] || s[i] === 1) continue;
+      if (shape[at] !== 1) return null;
+      shape[at] = s[i];
+    }
+  }
+  return shape;
+}
+
+// A layout's strides seen over `shape`: 0 for the dims it is broadcast along.
+function broadcastStrides(layout, shape) {
+  const off = shape.length - layout.shape.length;
+  const strides = new Array(shape.length);
+  for (let i = 0; i < shape.length; i++) {
+    const j = i - off;
+    strides[i] = j < 0 || layout.shape[j] === 1 ? 0 : layout.strides[j];
+  }
+  return strides;
+}
+
+// --- validation ---------------------------------------------------------------
+
+// A tensor on the host, live, with its bytes still there.
+function hostTensor(t, name) {
+  if (!(t instanceof Tensor)) throw invalidType(name, 'a Tensor', t);
+  hostStorage(t, name);
+  checkedBuffer(t);
+  return t;
+}
+
+// A tensor or a JS number (a boolean counts as a bool).
+function operand(v, name) {
+  if (v instanceof Tensor) return hostTensor(v, name);
+  if (typeof v !== 'number' && typeof v !== 'boolean') throw invalidType(name, 'a Tensor or a number', v);
+  return v;
+}
+
+function writable(t, name) {
+  if (t[kFlags] & READ_ONLY) {
+    throw makeError('ERR_DLPACK_READ_ONLY', `Expected a writable tensor for \`${name}\`, received a readOnly one`);
+  }
+}
+
+const OUT_KEYS = ['out', 'async'];
+
+// `options.out`, checked: a live, writable host tensor, or undefined.
+function outOption(options) {
+  if (options === undefined) return undefined;
+  if (options === null || typeof options !== 'object') throw invalidType('options', 'an object', options);
+  checkKeys(options, OUT_KEYS, 'options');
+  if (options.async !== undefined && typeof options.async !== 'boolean') {
+    throw invalidType('options.async', 'a boolean', options.async);
+  }
+  if (options.out === undefined) return undefined;
+  hostTensor(options.out, 'options.out');
+  writable(options.out, 'options.out');
+  return options.out;
+}
+
+const asyncOption = (options) => options !== undefined && options !== null && options.async === true;
+
+function unsupported(op, dtype) {
+  return makeError('ERR_DLPACK_UNSUPPORTED', `${op} is not defined for ${dtype} tensors`);
+}
+
+// --- running the engine ---------------------------------------------------------
+
+// Bytes a layout spans in its storage's buffer: [lo, hi) as absolute byte
+// offsets in that buffer, with the buffer.
+function span(t) {
+  const bytes = t[kStorage].getBytes();
+  const lo = bytes.byteOffset + t[kLayout].base;
+  return { buffer: bytes.buffer, lo, hi: lo + t[kLayout].extent, at: bytes.byteOffset + t[kLayout].byteOffset };
+}
+
+// Whether writing `out` element by element could change an input element
+// before it is read: its bytes overlap and it is not the very same elements.
+function partialOverlap(out, inputs, shape) {
+  if (out[kLayout].size === 0) return false;
+  const o = span(out);
+  for (const v of inputs) {
+    if (!(v instanceof Tensor) || v[kLayout].size === 0) continue;
+    const s = span(v);
+    if (s.buffer !== o.buffer || s.hi <= o.lo || o.hi <= s.lo) continue;
+    const same = s.at === o.at && v[kLayout].info.itemSize === out[kLayout].info.itemSize &&
+      broadcastStrides(v[kLayout], shape).every((n, i) => n === out[kLayout].strides[i]);
+    if (!same) return true;
+  }
+  return false;
+}
+
+// A new contiguous host tensor every byte of which the caller writes.
+function fresh(shape, dtype) {
+  const info = infos[dtype];
+  const size = product(shape);
+  return makeTensor(Storage.heap(allocateForCopy(size * info.itemSize), true), Layout.contiguous(info, shape, 0, size));
+}
+
+// Calls the engine: out (of the kernel's output dtype) = op(inputs), every
+// tensor input of `type` (where()'s condition: bool) and shaped to broadcast.
+// Async: a Promise that settles when the engine has run off this thread.
+function launch(op, type, out, inputs, shape, async = false) {
+  if (out[kLayout].size === 0) return async ? Promise.resolve() : undefined;
+  const operands = inputs.map((v) => {
+    if (!(v instanceof Tensor)) return typeof v === 'boolean' ? +v : v;
+    return { bytes: v[kStorage].getBytes(), offset: v[kLayout].byteOffset, strides: broadcastStrides(v[kLayout], shape) };
+  });
+  return elementwise(opCodes[op], infos[type].index, shape, out[kStorage].getBytes(), out[kLayout].byteOffset,
+    out[kLayout].strides, operands, async);
+}
+
+// What an op computes: `common` the promoted dtype of its inputs, `result` the
+// dtype of a new result, `compare` whether the engine writes bool.
+//   op: the engine's name; name: the public name, for messages;
+//   inputs: checked operands (where()'s condition first); self: the tensor an
+//   in-place form writes (or undefined); out: options.out (or undefined);
+//   async: return a Promise of the result, the engine running off this thread.
+function run(op, name, inputs, common, result, { self, out, compare = false, async = false }) {
+  const tensors = inputs.filter((v) => v instanceof Tensor);
+  const shape = broadcastShapes(tensors.map((t) => t[kLayout].shape));
+  if (shape === null) {
+    throw fail('ERR_INVALID_ARG_VALUE', name === op ? 'other' : name,
+      'tensors whose shapes broadcast together', `shapes ${tensors.map((t) => `[${t.shape.join(', ')}]`).join(', ')}`);
+  }
+  if (CATEGORY[common] === COMPLEX) throw unsupported(name, common);
+  const type = infos[common].bits === 16 && CATEGORY[common] === FLOAT ? 'float32' : common;
+  const target = self !== undefined ? self : out;
+  const targetName = self !== undefined ? 'this' : 'options.out';
+  if (target !== undefined) {
+    const s = target[kLayout].shape;
+    if (s.length !== shape.length || s.some((d, i) => d !== shape[i])) {
+      throw fail('ERR_INVALID_ARG_VALUE', targetName,
+        `a tensor of the broadcast shape [${shape.join(', ')}]${self !== undefined ? ' (an in-place op cannot grow its tensor)' : ''}`,
+        `one of shape [${s.join(', ')}]`);
+    }
+    if (!canCast(result, target[kLayout].info.name)) {
+      throw fail('ERR_INVALID_ARG_VALUE', targetName, `a tensor the ${result} result can be cast to (torch.can_cast)`,
+        `a ${target[kLayout].info.name} tensor`);
+    }
+    writable(target, targetName);
+  }
+  const kernelOut = compare ? 'bool' : type;
+  // Inputs of another dtype than the kernel's are converted first.
+  const temporaries = [];
+  let deferred = false;
+  try {
+    const converted = inputs.map((v, i) => {
+      if (!(v instanceof Tensor)) return v;
+      const want = op === 'where' && i === 0 ? 'bool' : type;
+      if (v[kLayout].info.name === want) return v;
+      const c = v.to(want);
+      temporaries.push(c);
+      return c;
+    });
+    // dest: what the engine writes; finish(): the result from it.
+    let dest;
+    let finish;
+    if (target === undefined) {
+      dest = fresh(shape, kernelOut);
+      finish = () => {
+        if (result === kernelOut) return dest;
+        const cast = dest.to(result);
+        dest.dispose();
+        return cast;
+      };
+    } else if (target[kLayout].info.name === kernelOut && !partialOverlap(target, converted, shape)) {
+      dest = target;
+      finish = () => target;
+    } else {
+      dest = fresh(shape, kernelOut);
+      temporaries.push(dest);
+      finish = () => target.copyFrom(dest);
+    }
+    if (!async) {
+      launch(op, type, dest, converted, shape);
+      return finish();
+    }
+    const settled = launch(op, type, dest, converted, shape, true);
+    // Held until it settles: a dispose() meanwhile lets go of the tensor, not the memory.
+    const held = [...new Set([dest, ...converted.filter((v) => v instanceof Tensor)].map((t) => t[kStorage]))];
+    for (const storage of held) hold(storage);
+    deferred = true;
+    return settled.then(finish).finally(() => {
+      for (const storage of held) unhold(storage);
+      for (const t of temporaries) t.dispose();
+    });
+  } finally {
+    if (!deferred) for (const t of temporaries) t.dispose();
+  }
+}
+
+// A storage an asynchronous op uses: retained (memory lives past dispose())
+// and counted (shareMemory() refuses to move it: lib/sharing.js).
+function hold(storage) {
+  storage.retain();
+  storage.inFlight++;
+}
+
+function unhold(storage) {
+  storage.inFlight--;
+  storage.release();
+}
+
+// --- the ops ------------------------------------------------------------------
+
+const isFloating = (dtype) => CATEGORY[dtype] >= FLOAT;
+const isBool = (v) => (v instanceof Tensor ? v[kLayout].info.name === 'bool' : typeof v === 'boolean');
+
+// Binary arithmetic: add sub mul div maximum minimum pow.
+function binary(op, input, other, options, self) {
+  const name = self !== undefined ? `${op}_()` : op;
+  operand(input, 'input');
+  operand(other, 'other');
+  if (!(input instanceof Tensor) && !(other instanceof Tensor)) {
+    throw invalidType('input', 'a Tensor (or `other` a Tensor)', input);
+  }
+  const out = self !== undefined ? undefined : outOption(options);
+  const common = resultType(input, other);
+  // torch refuses `-` with any bool operand, whatever the result's dtype.
+  if (op === 'sub' && (isBool(input) || isBool(other))) throw unsupported('sub', 'bool');
+  if (op === 'pow' && common === 'bool') throw unsupported('pow', 'bool');
+  // Integer / integer is true division into the default float (torch.div).
+  const computed = op === 'div' && !isFloating(common) ? 'float32' : common;
+  return run(op, name, [input, other], computed, computed, { self, out, async: asyncOption(options) });
+}
+
+function compare(op, input, other, options) {
+  operand(input, 'input');
+  operand(other, 'other');
+  if (!(input instanceof Tensor) && !(other instanceof Tensor)) {
+    throw invalidType('input', 'a Tensor (or `other` a Tensor)', input);
+  }
+  const out = outOption(options);
+  const common = resultType(input, other);
+  return run(op, op, [input, other], common, 'bool', { out, compare: true, async: asyncOption(options) });
+}
+
+function where(condition, input, other, options) {
+  hostTensor(condition, 'condition');
+  if (condition[kLayout].info.name !== 'bool') {
+    throw invalidValue('condition', 'a bool tensor', condition);
+  }
+  operand(input, 'input');
+  operand(other, 'other');
+  const out = outOption(options);
+  const common = resultType(input, other);
+  return run('where', 'where', [condition, input, other], common, common, { out, async: asyncOption(options) });
+}
+
+// Functions of floats: integers and bools compute in float32 (torch).
+const FLOAT_UNARY = new Set(['exp', 'log', 'sqrt', 'sigmoid', 'tanh']);
+
+function unary(op, input, options, self) {
+  const name = self !== undefined ? `${op}_()` : op;
+  hostTensor(input, self !== undefined ? 'this' : 'input');
+  const out = self !== undefined ? undefined : outOption(options);
+  const dtype = input[kLayout].info.name;
+  if (dtype === 'bool' && (op === 'neg' || op === 'abs' || op === 'round')) throw unsupported(op, 'bool');
+  const computed = FLOAT_UNARY.has(op) && !isFloating(dtype) ? 'float32' : dtype;
+  return run(op, name, [input], computed, computed, { self, out, async: asyncOption(options) });
+}
+
+// clamp(min, max), clamp(min), clamp(undefined, max): each bound a tensor or a
+// number; torch 1.13 promotes the input with the bounds.
+function clamp(input, min, max, options, self) {
+  const name = self !== undefined ? 'clamp_()' : 'clamp';
+  hostTensor(input, self !== undefined ? 'this' : 'input');
+  const hasMin = min !== undefined && min !== null;
+  const hasMax = max !== undefined && max !== null;
+  if (hasMin) operand(min, 'min');
+  if (hasMax) operand(max, 'max');
+  if (!hasMin && !hasMax) throw invalidValue('min', 'a bound (min, max or both) for clamp', min);
+  const out = self !== undefined ? undefined : outOption(options);
+  const bounds = [hasMin ? min : undefined, hasMax ? max : undefined].filter((v) => v !== undefined);
+  const common = resultType(input, ...bounds);
+  if (common === 'bool') throw unsupported(name, 'bool');
+  const how = { self, out, async: asyncOption(options) };
+  if (hasMin && hasMax) return run('clamp', name, [input, min, max], common, common, how);
+  if (hasMin) return run('clampMin', name, [input, min], common, common, how);
+  return run('clampMax', name, [input, max], common, common, how);
+}
+
+// --- normalize ----------------------------------------------------------------
+
+const NORMALIZE_KEYS = ['scale', 'out'];
+
+function channelValues(values, channels, name) {
+  if (typeof values === 'number') return new Array(channels).fill(values);
+  if (!Array.isArray(values) && !ArrayBuffer.isView(values)) {
+    throw invalidType(name, 'a number or an array of numbers', values);
+  }
+  for (let i = 0; i < values.length; i++) {
+    if (typeof values[i] !== 'number') throw invalidType(`${name}[${i}]`, 'a number', values[i]);
+  }
+  if (values.length === 1) return new Array(channels).fill(values[0]);
+  if (values.length !== channels) {
+    throw invalidValue(name, `one value per channel (${channels}, dim -3 of the input) or one for all`, values);
+  }
+  return Array.from(values);
+}
+
+// torchvision.transforms.functional.normalize with a scale first:
+// (input * scale - mean[c]) / std[c], the channel at dim -3, in one pass from
+// any real dtype and any strided view into float32 (or out's dtype).
+function normalize(input, mean, std, options = undefined) {
+  hostTensor(input, 'input');
+  let scale = 1;
+  let out;
+  if (options !== undefined) {
+    if (options === null || typeof options !== 'object') throw invalidType('options', 'an object', options);
+    checkKeys(options, NORMALIZE_KEYS, 'options');
+    if (options.scale !== undefined) {
+      if (typeof options.scale !== 'number') throw invalidType('options.scale', 'a number', options.scale);
+      scale = options.scale;
+    }
+    if (options.out !== undefined) {
+      hostTensor(options.out, 'options.out');
+      writable(options.out, 'options.out');
+      out = options.out;
+    }
+  }
+  const shape = input[kLayout].shape;
+  if (shape.length < 3) {
+    throw invalidValue('input', 'a tensor of at least 3 dims ([..., C, H, W])', `a tensor of shape [${shape.join(', ')}]`);
+  }
+  const dtype = input[kLayout].info.name;
+  if (CATEGORY[dtype] === COMPLEX) throw unsupported('normalize', dtype);
+  const channels = shape[shape.length - 3];
+  const means = channelValues(mean, channels, 'mean');
+  const stds = channelValues(std, channels, 'std');
+  if (out !== undefined) {
+    const s = out[kLayout].shape;
+    if (s.length !== shape.length || s.some((d, i) => d !== shape[i])) {
+      throw fail('ERR_INVALID_ARG_VALUE', 'options.out', `a tensor of shape [${shape.join(', ')}]`,
+        `one of shape [${s.join(', ')}]`);
+    }
+    if (!isFloating(out[kLayout].info.name) || CATEGORY[out[kLayout].info.name] === COMPLEX) {
+      throw fail('ERR_INVALID_ARG_VALUE', 'options.out', 'a float16, bfloat16, float32 or float64 tensor',
+        `a ${out[kLayout].info.name} tensor`);
+    }
+  }
+  const temporaries = [];
+  try {
+    let source = input;
+    if (CATEGORY[dtype] === FLOAT && infos[dtype].bits === 16) {
+      source = input.to('float32');
+      temporaries.push(source);
+    }
+    const outType = out !== undefined && out[kLayout].info.name === 'float64' ? 'float64' : 'float32';
+    let target = out;
+    if (target === undefined || target[kLayout].info.name !== outType || partialOverlap(target, [source], shape)) {
+      target = fresh(shape, outType);
+      if (out !== undefined) temporaries.push(target);
+    }
+    if (target[kLayout].size !== 0) {
+      const meanStd = Float64Array.from([...means, ...stds]);
+      normalizeNative(infos[source[kLayout].info.name].index, infos[outType].index, shape,
+        target[kStorage].getBytes(), target[kLayout].byteOffset, target[kLayout].strides,
+        source[kStorage].getBytes(), source[kLayout].byteOffset, source[kLayout].strides, meanStd, scale);
+    }
+    if (out === undefined) return target;
+    if (target !== out) out.copyFrom(target);
+    return out;
+  } finally {
+    for (const t of temporaries) t.dispose();
+  }
+}
+
+// --- threads ------------------------------------------------------------------
+
+function setNumThreads(n) {
+  if (typeof n !== 'number') throw invalidType('n', 'a number', n);
+  if (!Number.isInteger(n) || n < 1 || n > maxThreads) {
+    throw outOfRange('n', `an integer from 1 to ${maxThreads}`, describe(n));
+  }
+  native.setNumThreads(n);
+}
+
+function getNumThreads() {
+  return native.getNumThreads();
+}
+
+// --- the public forms -----------------------------------------------------------
+
+const functions = {
+  add: (input, other, options) => binary('add', input, other, options),
+  sub: (input, other, options) => binary('sub', input, other, options),
+  mul: (input, other, options) => binary('mul', input, other, options),
+  div: (input, other, options) => binary('div', input, other, options),
+  maximum: (input, other, options) => binary('maximum', input, other, options),
+  minimum: (input, other, options) => binary('minimum', input, other, options),
+  pow: (input, other, options) => binary('pow', input, other, options),
+  eq: (input, other, options) => compare('eq', input, other, options),
+  ne: (input, other, options) => compare('ne', input, other, options),
+  lt: (input, other, options) => compare('lt', input, other, options),
+  le: (input, other, options) => compare('le', input, other, options),
+  gt: (input, other, options) => compare('gt', input, other, options),
+  ge: (input, other, options) => compare('ge', input, other, options),
+  where,
+  neg: (input, options) => unary('neg', input, options),
+  abs: (input, options) => unary('abs', input, options),
+  exp: (input, options) => unary('exp', input, options),
+  log: (input, options) => unary('log', input, options),
+  sqrt: (input, options) => unary('sqrt', input, options),
+  sigmoid: (input, options) => unary('sigmoid', input, options),
+  tanh: (input, options) => unary('tanh', input, options),
+  round: (input, options) => unary('round', input, options),
+  clamp: (input, min, max, options) => clamp(input, min, max, options),
+  normalize,
+};
+
+// What Tensor's methods forward to (lib/tensor.js, connected by lib/index.js).
+const methods = {
+  binary: (op, self, other) => binary(op, self, other, undefined),
+  binaryInPlace: (op, self, other) => {
+    hostTensor(self, 'this');
+    return binary(op, self, other, undefined, self);
+  },
+  compare: (op, self, other) => compare(op, self, other, undefined),
+  unary: (op, self) => unary(op, self, undefined),
+  unaryInPlace: (op, self) => {
+    hostTensor(self, 'this');
+    return unary(op, self, undefined, self);
+  },
+  clamp: (self, min, max) => clamp(self, min, max, undefined),
+  clampInPlace: (self, min, max) => {
+    hostTensor(self, 'this');
+    return clamp(self, min, max, undefined, self);
+  },
+};
+
+// The public forms of the promotion and broadcasting rules (torch's
+// result_type, promote_types, can_cast, broadcast_shapes).
+const dtypeName = (d, name) => dtypeInfo(d, name).name;
+const rules = {
+  resultType(...operands) {
+    if (!operands.some((v) => v instanceof Tensor)) {
+      throw invalidType('operands', 'at least one Tensor', operands[0]);
+    }
+    operands.forEach((v, i) => (v instanceof Tensor ? liveStorage(v) : operand(v, `operands[${i}]`)));
+    return resultType(...operands);
+  },
+  promoteTypes: (a, b) => promoteTypes(dtypeName(a, 'a'), dtypeName(b, 'b')),
+  canCast: (from, to) => canCast(dtypeName(from, 'from'), dtypeName(to, 'to')),
+  broadcastShapes(...shapes) {
+    const list = shapes.map((s, i) => {
+      if (!Array.isArray(s) || s.some((n) => !Number.isInteger(n) || n < 0)) {
+        throw invalidType(`shapes[${i}]`, 'an array of sizes', s);
+      }
+      return s;
+    });
+    const shape = broadcastShapes(list);
+    if (shape === null) {
+      throw invalidValue('shapes', 'shapes that broadcast together', shapes.map((s) => `[${s.join(', ')}]`).join(', '));
+    }
+    return shape;
+  },
+};
+
+module.exports = { functions, methods, rules, setNumThreads, getNumThreads };

@@ -1,0 +1,238 @@
+#include "ops.h"
+
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "../core/dtype.h"
+#include "../core/elementwise.h"
+#include "../core/layout.h"
+#include "../core/parallel.h"
+#include "bytes.h"
+#include "convention.h"
+#include "env_state.h"
+
+namespace dlnode {
+namespace {
+
+Scalar ScalarAt(const Napi::Value& index) {
+  Scalar s;
+  if (!ScalarOf(Dtypes().at(index.As<Napi::Number>().Int32Value()), &s)) {
+    throw Error{code::kUnsupported, "Expected a dtype with arithmetic"};
+  }
+  return s;
+}
+
+// Element 0 of a tensor operand, after checking that every element `strides`
+// reaches lies inside the view's bytes now (a buffer may have been detached).
+char* Place(napi_env env, const Napi::Value& view, const Napi::Value& offset, int ndim,
+            const int64_t* shape, const int64_t* strides, uint64_t item_size) {
+  const Bytes bytes = BytesOf(env, view);
+  const auto at = static_cast<uint64_t>(offset.As<Napi::Number>().Int64Value());
+  uint64_t low = 0;
+  uint64_t high = 0;
+  if (!ComputeExtent(ndim, shape, strides, item_size, &low, &high)) {
+    throw Error{code::kOutOfRange, "Expected an operand extent below 2^53 bytes"};
+  }
+  if ((low != 0 || high != 0) && (at < low || at + high > bytes.length)) {
+    throw Error{
+        code::kDetached,
+        "Expected the tensor's buffer to still hold its bytes, but it was detached or shrunk"};
+  }
+  return bytes.data + at;
+}
+
+}  // namespace
+
+namespace {
+
+bool IsComparison(ElementwiseOp op) {
+  return op == ElementwiseOp::kEq || op == ElementwiseOp::kNe || op == ElementwiseOp::kLt ||
+         op == ElementwiseOp::kLe || op == ElementwiseOp::kGt || op == ElementwiseOp::kGe;
+}
+
+// One call's operands, read from the arguments and the scratch block; it owns
+// the shape, the strides and the scalars its Operands point at, so it can
+// outlive the call (the asynchronous form). Not movable: Operands point into it.
+struct ElementwiseJob {
+  ElementwiseOp op = ElementwiseOp::kAdd;
+  Scalar type = Scalar::kFloat32;
+  int ndim = 0;
+  int64_t shape[kMaxDims] = {};
+  int64_t strides[kMaxOperands][kMaxDims] = {};
+  int64_t zeros[kMaxDims] = {};
+  alignas(16) char scalars[kMaxOperands][16] = {};
+  Operand out{nullptr, nullptr};
+  Operand in[kMaxOperands - 1] = {};
+
+  ElementwiseJob() = default;
+  ElementwiseJob(const ElementwiseJob&) = delete;
+  ElementwiseJob& operator=(const ElementwiseJob&) = delete;
+
+  // info: (op, dtype, out, outOffset, in0, in0Offset, ...) as ElementwiseOnHost.
+  void Read(const Napi::CallbackInfo& info) {
+    napi_env env = info.Env();
+    const double* scratch = EnvState::Of(env).scratch();
+    op = static_cast<ElementwiseOp>(info[0].As<Napi::Number>().Int32Value());
+    const int arity = ElementwiseArity(op);
+    type = ScalarAt(info[1]);
+    ndim = static_cast<int>(scratch[slot::kNdim]);
+    const int from[kMaxOperands] = {slot::kStrides, slot::kSourceStrides, slot::kOperandStrides,
+                                    slot::kOperandStrides + kMaxDims};
+    for (int d = 0; d < ndim; ++d) {
+      shape[d] = static_cast<int64_t>(scratch[slot::kShape + d]);
+      for (int k = 0; k <= arity; ++k) strides[k][d] = static_cast<int64_t>(scratch[from[k] + d]);
+    }
+    const uint64_t size = ScalarSize(type);
+    out =
+        Operand{Place(env, info[2], info[3], ndim, shape, strides[0], IsComparison(op) ? 1 : size),
+                strides[0]};
+    for (int k = 0; k < arity; ++k) {
+      const Napi::Value value = info[4 + 2 * k];
+      const Scalar in_type = (op == ElementwiseOp::kWhere && k == 0) ? Scalar::kBool : type;
+      if (value.IsNumber()) {
+        // A scalar lives here, read at stride 0.
+        StoreScalar(in_type, value.As<Napi::Number>().DoubleValue(), scalars[k]);
+        in[k] = Operand{scalars[k], zeros};
+      } else {
+        in[k] = Operand{
+            Place(env, value, info[5 + 2 * k], ndim, shape, strides[k + 1], ScalarSize(in_type)),
+            strides[k + 1]};
+      }
+    }
+  }
+
+  bool Run() const { return Elementwise(op, type, ndim, shape, out, in); }
+};
+
+constexpr const char* kNotComputed = "Expected a dtype the op computes in";
+
+// The asynchronous form: the engine runs on a libuv thread. The buffers are
+// held by references until it settles (lib/ops.js holds the tensors' storage
+// too). An environment that ends while the job runs (worker.terminate(),
+// process.exit()) waits for it in a cleanup hook before its memory goes: the
+// job never touches JS, and its worker object is then left unfreed on purpose.
+class ElementwiseWorker : public Napi::AsyncWorker {
+ public:
+  ElementwiseWorker(const Napi::CallbackInfo& info, std::unique_ptr<ElementwiseJob> job)
+      : Napi::AsyncWorker(info.Env(), "dlpack:elementwise"),
+        deferred_(Napi::Promise::Deferred::New(info.Env())),
+        job_(std::move(job)),
+        flight_(new Flight()) {
+    for (size_t i = 2; i < info.Length(); ++i) {
+      if (info[i].IsObject()) held_.push_back(Napi::Persistent(info[i].As<Napi::Object>()));
+    }
+    napi_add_env_cleanup_hook(info.Env(), WaitForJob, flight_);
+  }
+
+  Napi::Promise Promise() { return deferred_.Promise(); }
+
+  void Execute() override {
+    ok_ = job_->Run();
+    std::lock_guard<std::mutex> lock(flight_->mutex);
+    flight_->done = true;
+    flight_->cv.notify_all();
+  }
+
+  void OnOK() override {
+    Settle();
+    if (ok_) {
+      deferred_.Resolve(Env().Undefined());
+    } else {
+      deferred_.Reject(
+          EnvState::Of(Env()).MakeError(Env(), Error{code::kUnsupported, kNotComputed}));
+    }
+  }
+
+  void OnError(const Napi::Error& e) override {
+    Settle();
+    deferred_.Reject(e.Value());
+  }
+
+ private:
+  struct Flight {
+    std::mutex mutex;
+    std::condition_variable cv;
+    bool done = false;
+  };
+
+  static void WaitForJob(void* arg) {
+    auto* flight = static_cast<Flight*>(arg);
+    std::unique_lock<std::mutex> lock(flight->mutex);
+    flight->cv.wait(lock, [flight] { return flight->done; });
+    // Left allocated: the worker may still point at it (teardown).
+  }
+
+  void Settle() {
+    napi_remove_env_cleanup_hook(Env(), WaitForJob, flight_);
+    delete flight_;
+    flight_ = nullptr;
+  }
+
+  Napi::Promise::Deferred deferred_;
+  std::unique_ptr<ElementwiseJob> job_;
+  Flight* flight_;  // shared with the cleanup hook until Settle()
+  std::vector<Napi::ObjectReference> held_;
+  bool ok_ = false;
+};
+
+}  // namespace
+
+Napi::Value ElementwiseOnHost(const Napi::CallbackInfo& info) {
+  ElementwiseJob job;
+  job.Read(info);
+  if (!job.Run()) throw Error{code::kUnsupported, kNotComputed};
+  return info.Env().Undefined();
+}
+
+Napi::Value ElementwiseAsync(const Napi::CallbackInfo& info) {
+  auto job = std::make_unique<ElementwiseJob>();
+  job->Read(info);
+  auto* worker = new ElementwiseWorker(info, std::move(job));  // deleted by Node-API when done
+  Napi::Promise promise = worker->Promise();
+  worker->Queue();
+  return promise;
+}
+
+Napi::Value NormalizeOnHost(const Napi::CallbackInfo& info) {
+  napi_env env = info.Env();
+  const double* scratch = EnvState::Of(env).scratch();
+  const Scalar in_type = ScalarAt(info[0]);
+  const Scalar out_type = ScalarAt(info[1]);
+  const int ndim = static_cast<int>(scratch[slot::kNdim]);
+  int64_t shape[kMaxDims];
+  int64_t out_strides[kMaxDims];
+  int64_t in_strides[kMaxDims];
+  for (int d = 0; d < ndim; ++d) {
+    shape[d] = static_cast<int64_t>(scratch[slot::kShape + d]);
+    out_strides[d] = static_cast<int64_t>(scratch[slot::kStrides + d]);
+    in_strides[d] = static_cast<int64_t>(scratch[slot::kSourceStrides + d]);
+  }
+  const Operand out{Place(env, info[2], info[3], ndim, shape, out_strides, ScalarSize(out_type)),
+                    out_strides};
+  const Operand in{Place(env, info[4], info[5], ndim, shape, in_strides, ScalarSize(in_type)),
+                   in_strides};
+  Napi::Float64Array mean_std = info[6].As<Napi::Float64Array>();
+  const size_t channels = mean_std.ElementLength() / 2;
+  if (ndim < 3 || static_cast<size_t>(shape[ndim - 3]) != channels) {
+    throw Error{code::kInvalidArgValue, "Expected one mean and one std per channel"};
+  }
+  const double* mean = mean_std.Data();
+  if (!Normalize(ndim, shape, in_type, in, out_type, out, mean, mean + channels,
+                 info[7].As<Napi::Number>().DoubleValue())) {
+    throw Error{code::kUnsupported, "Expected a real input and a float32 or float64 output"};
+  }
+  return info.Env().Undefined();
+}
+
+Napi::Value GetNumThreadsOf(const Napi::CallbackInfo& info) {
+  return Napi::Number::New(info.Env(), GetNumThreads());
+}
+
+Napi::Value SetNumThreadsTo(const Napi::CallbackInfo& info) {
+  return Napi::Boolean::New(info.Env(), SetNumThreads(info[0].As<Napi::Number>().Int32Value()));
+}
+
+}  // namespace dlnode

@@ -1,0 +1,32 @@
+// Ops on host memory (src/core/elementwise.h) and the pool's thread count
+// (src/core/parallel.h). lib/ops.js validates, broadcasts and promotes first.
+#ifndef DLPACK_NODE_ADDON_OPS_H_
+#define DLPACK_NODE_ADDON_OPS_H_
+
+#include <napi.h>
+
+namespace dlnode {
+
+// (op, dtype, out, outOffset, in0, in0Offset[, in1, in1Offset[, in2, in2Offset]])
+// An input is a Uint8Array with the byte offset of its element 0, or a number
+// (a scalar of `dtype`, its offset ignored). ndim and the broadcast shape in
+// the scratch block; strides in elements: the output's in kStrides, in0's in
+// kSourceStrides, in1's and in2's in kOperandStrides (0 where broadcast).
+Napi::Value ElementwiseOnHost(const Napi::CallbackInfo& info);
+
+// The same arguments -> a Promise settled when the engine has run on a libuv
+// thread (lib/ops.js `{ async: true }`); the buffers are held until then.
+Napi::Value ElementwiseAsync(const Napi::CallbackInfo& info);
+
+// (inDtype, outDtype, out, outOffset, in, inOffset, meanStd, scale): meanStd
+// is a Float64Array of C means then C stds. Shape and the output's strides
+// as above, the input's in kSourceStrides.
+Napi::Value NormalizeOnHost(const Napi::CallbackInfo& info);
+
+// () -> the pool's thread count; (n) -> whether it was taken (1..256).
+Napi::Value GetNumThreadsOf(const Napi::CallbackInfo& info);
+Napi::Value SetNumThreadsTo(const Napi::CallbackInfo& info);
+
+}  // namespace dlnode
+
+#endif  // DLPACK_NODE_ADDON_OPS_H_

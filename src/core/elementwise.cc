@@ -1,0 +1,679 @@
+#include "elementwise.h"
+
+#include <algorithm>
+#include <cmath>
+#include <type_traits>
+
+#include "layout.h"
+#include "parallel.h"
+
+namespace dlnode {
+namespace {
+
+// The iteration: `n` operands (the output first), their byte strides over a
+// coalesced shape. inner(ptrs, byte_strides, count) runs count elements of
+// the innermost dimension.
+struct Plan {
+  int ndim = 0;
+  int n = 0;
+  int64_t shape[kMaxDims] = {};
+  int64_t strides[kMaxOperands][kMaxDims] = {};  // bytes
+  char* first[kMaxOperands] = {};
+};
+
+// Drops size-1 dimensions and merges a dimension into the one outside it when
+// every operand steps over both as one (torch's TensorIterator::coalesce_dimensions).
+void Coalesce(Plan* p) {
+  int out = 0;
+  for (int i = 0; i < p->ndim; ++i) {
+    if (p->shape[i] == 1) continue;
+    bool merge = out > 0;
+    for (int k = 0; merge && k < p->n; ++k) {
+      merge = p->strides[k][out - 1] == p->strides[k][i] * p->shape[i];
+    }
+    if (merge) {
+      p->shape[out - 1] *= p->shape[i];
+      for (int k = 0; k < p->n; ++k) p->strides[k][out - 1] = p->strides[k][i];
+      continue;
+    }
+    p->shape[out] = p->shape[i];
+    for (int k = 0; k < p->n; ++k) p->strides[k][out] = p->strides[k][i];
+    ++out;
+  }
+  p->ndim = out;
+}
+
+// Walks [begin, end) of the flat row-major index space of p, one innermost run
+// at a time.
+template <typename Inner>
+void Walk(const Plan& p, int64_t begin, int64_t end, const Inner& inner) {
+  if (p.ndim == 0) {
+    char* ptrs[kMaxOperands];
+    int64_t zero[kMaxOperands] = {};
+    for (int k = 0; k < p.n; ++k) ptrs[k] = p.first[k];
+    inner(ptrs, zero, 1);
+    return;
+  }
+  const int last = p.ndim - 1;
+  const int64_t row = p.shape[last];
+  int64_t index[kMaxDims] = {};
+  int64_t rest = begin;
+  for (int d = last; d >= 0; --d) {
+    index[d] = rest % p.shape[d];
+    rest /= p.shape[d];
+  }
+  char* ptrs[kMaxOperands];
+  int64_t inner_strides[kMaxOperands];
+  for (int k = 0; k < p.n; ++k) {
+    ptrs[k] = p.first[k];
+    for (int d = 0; d < p.ndim; ++d) ptrs[k] += index[d] * p.strides[k][d];
+    inner_strides[k] = p.strides[k][last];
+  }
+  int64_t at = begin;
+  while (at < end) {
+    const int64_t count = std::min(row - index[last], end - at);
+    inner(ptrs, inner_strides, count);
+    at += count;
+    if (at >= end) break;
+    // Back to the start of the row, then the odometer over the outer dims.
+    for (int k = 0; k < p.n; ++k) ptrs[k] -= index[last] * p.strides[k][last];
+    index[last] = 0;
+    for (int d = last - 1; d >= 0; --d) {
+      for (int k = 0; k < p.n; ++k) ptrs[k] += p.strides[k][d];
+      if (++index[d] < p.shape[d]) break;
+      for (int k = 0; k < p.n; ++k) ptrs[k] -= p.strides[k][d] * p.shape[d];
+      index[d] = 0;
+    }
+  }
+}
+
+template <typename Inner>
+void Run(Plan* p, const Inner& inner) {
+  int64_t total = 1;
+  for (int d = 0; d < p->ndim; ++d) total *= p->shape[d];
+  if (total == 0) return;
+  Coalesce(p);
+  ParallelFor(total, kDefaultGrain,
+              [&](int64_t begin, int64_t end) { Walk(*p, begin, end, inner); });
+}
+
+// --- inner loops -------------------------------------------------------------
+// Each has a dense case and a case per broadcast input: plain indexed loops
+// over typed pointers, which GCC and Clang vectorise at -O3 (with a runtime
+// check for an output that aliases an input).
+
+template <typename Out, typename In, typename F>
+void Loop1(char** p, const int64_t* s, int64_t n, const F& f) {
+  if (s[0] == sizeof(Out) && s[1] == sizeof(In)) {
+    auto* o = reinterpret_cast<Out*>(p[0]);
+    if constexpr (std::is_same<Out, In>::value) {
+      if (p[0] == p[1]) {  // in place: see InPlace2
+        for (int64_t i = 0; i < n; ++i) o[i] = f(o[i]);
+        return;
+      }
+    }
+    const auto* a = reinterpret_cast<const In*>(p[1]);
+    for (int64_t i = 0; i < n; ++i) o[i] = f(a[i]);
+    return;
+  }
+  char* o = p[0];
+  const char* a = p[1];
+  for (int64_t i = 0; i < n; ++i, o += s[0], a += s[1]) {
+    *reinterpret_cast<Out*>(o) = f(*reinterpret_cast<const In*>(a));
+  }
+}
+
+// In place (the output is the first input, element for element): one pointer,
+// so the loop vectorises without the runtime overlap check, which an exact
+// alias fails (GCC then runs the scalar loop).
+template <typename T, typename F>
+bool InPlace2(char** p, const int64_t* s, int64_t n, const F& f) {
+  if (p[0] != p[1] || s[0] != sizeof(T) || s[1] != sizeof(T)) return false;
+  auto* o = reinterpret_cast<T*>(p[0]);
+  if (s[2] == 0) {
+    const T bv = *reinterpret_cast<const T*>(p[2]);
+    for (int64_t i = 0; i < n; ++i) o[i] = f(o[i], bv);
+    return true;
+  }
+  if (s[2] != sizeof(T)) return false;
+  const auto* b = reinterpret_cast<const T*>(p[2]);
+  for (int64_t i = 0; i < n; ++i) o[i] = f(o[i], b[i]);
+  return true;
+}
+
+template <typename Out, typename In, typename F>
+void Loop2(char** p, const int64_t* s, int64_t n, const F& f) {
+  if constexpr (std::is_same<Out, In>::value) {
+    if (InPlace2<Out>(p, s, n, f)) return;
+  }
+  auto* o = reinterpret_cast<Out*>(p[0]);
+  const auto* a = reinterpret_cast<const In*>(p[1]);
+  const auto* b = reinterpret_cast<const In*>(p[2]);
+  if (s[0] == sizeof(Out)) {
+    if (s[1] == sizeof(In) && s[2] == sizeof(In)) {
+      for (int64_t i = 0; i < n; ++i) o[i] = f(a[i], b[i]);
+      return;
+    }
+    if (s[1] == sizeof(In) && s[2] == 0) {
+      const In bv = *b;
+      for (int64_t i = 0; i < n; ++i) o[i] = f(a[i], bv);
+      return;
+    }
+    if (s[1] == 0 && s[2] == sizeof(In)) {
+      const In av = *a;
+      for (int64_t i = 0; i < n; ++i) o[i] = f(av, b[i]);
+      return;
+    }
+  }
+  char* oc = p[0];
+  const char* ac = p[1];
+  const char* bc = p[2];
+  for (int64_t i = 0; i < n; ++i, oc += s[0], ac += s[1], bc += s[2]) {
+    *reinterpret_cast<Out*>(oc) =
+        f(*reinterpret_cast<const In*>(ac), *reinterpret_cast<const In*>(bc));
+  }
+}
+
+// Three inputs: types A (where's condition), B, B.
+template <typename Out, typename A, typename B, typename F>
+void Loop3(char** p, const int64_t* s, int64_t n, const F& f) {
+  if (s[0] == sizeof(Out) && s[1] == sizeof(A) && s[2] == sizeof(B) && s[3] == sizeof(B)) {
+    auto* o = reinterpret_cast<Out*>(p[0]);
+    const auto* a = reinterpret_cast<const A*>(p[1]);
+    const auto* b = reinterpret_cast<const B*>(p[2]);
+    const auto* c = reinterpret_cast<const B*>(p[3]);
+    for (int64_t i = 0; i < n; ++i) o[i] = f(a[i], b[i], c[i]);
+    return;
+  }
+  char* oc = p[0];
+  const char* ac = p[1];
+  const char* bc = p[2];
+  const char* cc = p[3];
+  for (int64_t i = 0; i < n; ++i, oc += s[0], ac += s[1], bc += s[2], cc += s[3]) {
+    *reinterpret_cast<Out*>(oc) =
+        f(*reinterpret_cast<const A*>(ac), *reinterpret_cast<const B*>(bc),
+          *reinterpret_cast<const B*>(cc));
+  }
+}
+
+// --- element functions ---------------------------------------------------------
+
+// bool is stored as a byte; any nonzero byte reads as true.
+using Bool = uint8_t;
+
+template <typename T>
+constexpr bool kIsFloat = std::is_floating_point<T>::value;
+
+// Integer arithmetic in an unsigned type at least as wide as int, so that
+// overflow wraps instead of being undefined.
+template <typename T>
+using Wide = std::conditional_t<sizeof(T) <= 4, uint32_t, uint64_t>;
+
+template <typename T>
+T WrapAdd(T a, T b) {
+  return static_cast<T>(static_cast<Wide<T>>(a) + static_cast<Wide<T>>(b));
+}
+template <typename T>
+T WrapSub(T a, T b) {
+  return static_cast<T>(static_cast<Wide<T>>(a) - static_cast<Wide<T>>(b));
+}
+template <typename T>
+T WrapMul(T a, T b) {
+  return static_cast<T>(static_cast<Wide<T>>(a) * static_cast<Wide<T>>(b));
+}
+
+// torch's integer pow: repeated squaring, wrapping; a negative exponent gives
+// 1 for a base of 1, +-1 for -1 and 0 otherwise (what 1 / base^-e truncates to).
+template <typename T>
+T IntPow(T base, T exp) {
+  if constexpr (std::is_signed<T>::value) {
+    if (exp < 0) {
+      if (base == 1) return 1;
+      if (base == -1) return (exp % 2 == 0) ? 1 : -1;
+      return 0;
+    }
+  }
+  T result = 1;
+  while (exp != 0) {
+    if (exp & 1) result = WrapMul(result, base);
+    base = WrapMul(base, base);
+    exp = static_cast<T>(exp >> 1);
+  }
+  return result;
+}
+
+// NaN-propagating maximum/minimum (torch.maximum, np.maximum).
+template <typename T>
+T Max(T a, T b) {
+  if constexpr (kIsFloat<T>) {
+    if (std::isnan(a)) return a;
+    if (std::isnan(b)) return b;
+  }
+  return a > b ? a : b;
+}
+template <typename T>
+T Min(T a, T b) {
+  if constexpr (kIsFloat<T>) {
+    if (std::isnan(a)) return a;
+    if (std::isnan(b)) return b;
+  }
+  return a < b ? a : b;
+}
+
+// The floating-point functions (exp log sqrt sigmoid tanh) for a float T.
+template <typename T>
+bool FloatUnary(ElementwiseOp op, Plan* p) {
+  using Op = ElementwiseOp;
+  switch (op) {
+    case Op::kExp:
+      Run(p, [](char** q, const int64_t* s, int64_t n) {
+        Loop1<T, T>(q, s, n, [](T a) { return std::exp(a); });
+      });
+      return true;
+    case Op::kLog:
+      Run(p, [](char** q, const int64_t* s, int64_t n) {
+        Loop1<T, T>(q, s, n, [](T a) { return std::log(a); });
+      });
+      return true;
+    case Op::kSqrt:
+      Run(p, [](char** q, const int64_t* s, int64_t n) {
+        Loop1<T, T>(q, s, n, [](T a) { return std::sqrt(a); });
+      });
+      return true;
+    case Op::kSigmoid:
+      Run(p, [](char** q, const int64_t* s, int64_t n) {
+        Loop1<T, T>(q, s, n, [](T a) { return T(1) / (T(1) + std::exp(-a)); });
+      });
+      return true;
+    case Op::kTanh:
+      Run(p, [](char** q, const int64_t* s, int64_t n) {
+        Loop1<T, T>(q, s, n, [](T a) { return std::tanh(a); });
+      });
+      return true;
+    default:
+      return false;
+  }
+}
+
+// clamp(x, lo, hi), clamp(x, lo), clamp(x, None, hi) for a non-bool T.
+template <typename T>
+bool Clamp(ElementwiseOp op, Plan* p) {
+  if (op == ElementwiseOp::kClampMin) {
+    Run(p, [](char** q, const int64_t* s, int64_t n) { Loop2<T, T>(q, s, n, Max<T>); });
+  } else if (op == ElementwiseOp::kClampMax) {
+    Run(p, [](char** q, const int64_t* s, int64_t n) { Loop2<T, T>(q, s, n, Min<T>); });
+  } else {
+    // torch's clamp_kernel: NaN input stays NaN; min(max(x, lo), hi), so lo >
+    // hi gives hi.
+    Run(p, [](char** q, const int64_t* s, int64_t n) {
+      Loop3<T, T, T>(q, s, n, [](T x, T lo, T hi) {
+        if constexpr (kIsFloat<T>) {
+          if (std::isnan(x)) return x;
+        }
+        return Min<T>(Max<T>(x, lo), hi);
+      });
+    });
+  }
+  return true;
+}
+
+// IsBool: T is Bool holding a bool (uint8_t is also uint8's type). The cases
+// are ordered so that no two refusals of one type are neighbours (clang-tidy's
+// bugprone-branch-clone reads each instantiation).
+template <typename T, bool IsBool = false>
+bool Dispatch(ElementwiseOp op, Plan* p) {
+  using Op = ElementwiseOp;
+  constexpr bool kBool = IsBool;
+  constexpr bool kFloat = kIsFloat<T>;
+  // Comparisons read bool bytes as 0/1 values (any nonzero is true).
+  auto v = [](T x) {
+    if constexpr (kBool) return static_cast<Bool>(x != 0);
+    return x;
+  };
+#define DLNODE_COMPARE(constant, expr)                  \
+  case Op::constant:                                    \
+    Run(p, [&](char** q, const int64_t* s, int64_t n) { \
+      Loop2<Bool, T>(q, s, n, [&](T a0, T b0) {         \
+        const T a = v(a0);                              \
+        const T b = v(b0);                              \
+        return static_cast<Bool>(expr);                 \
+      });                                               \
+    });                                                 \
+    return true;
+  switch (op) {
+    case Op::kAdd:
+      if constexpr (kBool) {
+        Run(p, [](char** q, const int64_t* s, int64_t n) {
+          Loop2<Bool, Bool>(q, s, n,
+                            [](Bool a, Bool b) { return static_cast<Bool>((a | b) != 0); });
+        });
+      } else if constexpr (kFloat) {
+        Run(p, [](char** q, const int64_t* s, int64_t n) {
+          Loop2<T, T>(q, s, n, [](T a, T b) { return a + b; });
+        });
+      } else {
+        Run(p, [](char** q, const int64_t* s, int64_t n) { Loop2<T, T>(q, s, n, WrapAdd<T>); });
+      }
+      return true;
+    case Op::kSub:
+      if constexpr (kBool) {
+        return false;
+      } else if constexpr (kFloat) {
+        Run(p, [](char** q, const int64_t* s, int64_t n) {
+          Loop2<T, T>(q, s, n, [](T a, T b) { return a - b; });
+        });
+      } else {
+        Run(p, [](char** q, const int64_t* s, int64_t n) { Loop2<T, T>(q, s, n, WrapSub<T>); });
+      }
+      return true;
+    case Op::kMul:
+      if constexpr (kBool) {
+        Run(p, [](char** q, const int64_t* s, int64_t n) {
+          Loop2<Bool, Bool>(q, s, n, [](Bool a, Bool b) { return static_cast<Bool>(a && b); });
+        });
+      } else if constexpr (kFloat) {
+        Run(p, [](char** q, const int64_t* s, int64_t n) {
+          Loop2<T, T>(q, s, n, [](T a, T b) { return a * b; });
+        });
+      } else {
+        Run(p, [](char** q, const int64_t* s, int64_t n) { Loop2<T, T>(q, s, n, WrapMul<T>); });
+      }
+      return true;
+    case Op::kPow:
+      if constexpr (kBool) {
+        return false;
+      } else if constexpr (kFloat) {
+        Run(p, [](char** q, const int64_t* s, int64_t n) {
+          Loop2<T, T>(q, s, n, [](T a, T b) { return static_cast<T>(std::pow(a, b)); });
+        });
+      } else {
+        Run(p, [](char** q, const int64_t* s, int64_t n) { Loop2<T, T>(q, s, n, IntPow<T>); });
+      }
+      return true;
+    case Op::kMaximum:
+      Run(p, [&](char** q, const int64_t* s, int64_t n) {
+        Loop2<T, T>(q, s, n, [&](T a, T b) { return Max<T>(v(a), v(b)); });
+      });
+      return true;
+    case Op::kDiv:
+      if constexpr (!kFloat) {
+        return false;
+      } else {
+        Run(p, [](char** q, const int64_t* s, int64_t n) {
+          Loop2<T, T>(q, s, n, [](T a, T b) { return a / b; });
+        });
+        return true;
+      }
+    case Op::kMinimum:
+      Run(p, [&](char** q, const int64_t* s, int64_t n) {
+        Loop2<T, T>(q, s, n, [&](T a, T b) { return Min<T>(v(a), v(b)); });
+      });
+      return true;
+    case Op::kNeg:
+      if constexpr (kBool) {
+        return false;
+      } else if constexpr (kFloat) {
+        Run(p, [](char** q, const int64_t* s, int64_t n) {
+          Loop1<T, T>(q, s, n, [](T a) { return -a; });
+        });
+      } else {
+        Run(p, [](char** q, const int64_t* s, int64_t n) {
+          Loop1<T, T>(q, s, n, [](T a) { return WrapSub<T>(0, a); });
+        });
+      }
+      return true;
+      DLNODE_COMPARE(kEq, a == b)
+    case Op::kAbs:
+      if constexpr (kBool) {
+        return false;
+      } else if constexpr (kFloat) {
+        Run(p, [](char** q, const int64_t* s, int64_t n) {
+          Loop1<T, T>(q, s, n, [](T a) { return std::fabs(a); });
+        });
+      } else if constexpr (std::is_signed<T>::value) {
+        Run(p, [](char** q, const int64_t* s, int64_t n) {
+          Loop1<T, T>(q, s, n, [](T a) { return a < 0 ? WrapSub<T>(0, a) : a; });
+        });
+      } else {
+        Run(p, [](char** q, const int64_t* s, int64_t n) {
+          Loop1<T, T>(q, s, n, [](T a) { return a; });
+        });
+      }
+      return true;
+      DLNODE_COMPARE(kNe, a != b)
+    case Op::kExp:
+    case Op::kLog:
+    case Op::kSqrt:
+    case Op::kSigmoid:
+    case Op::kTanh:
+      if constexpr (!kFloat) {
+        return false;
+      } else {
+        return FloatUnary<T>(op, p);
+      }
+      DLNODE_COMPARE(kLt, a < b)
+    case Op::kRound:
+      if constexpr (kBool) {
+        return false;
+      } else if constexpr (kFloat) {
+        // Half to even, as torch.round (the default rounding mode).
+        Run(p, [](char** q, const int64_t* s, int64_t n) {
+          Loop1<T, T>(q, s, n, [](T a) { return std::nearbyint(a); });
+        });
+      } else {
+        Run(p, [](char** q, const int64_t* s, int64_t n) {
+          Loop1<T, T>(q, s, n, [](T a) { return a; });
+        });
+      }
+      return true;
+      DLNODE_COMPARE(kLe, a <= b)
+    case Op::kClamp:
+    case Op::kClampMin:
+    case Op::kClampMax:
+      if constexpr (kBool) {
+        return false;
+      } else {
+        return Clamp<T>(op, p);
+      }
+      DLNODE_COMPARE(kGt, a > b)
+      DLNODE_COMPARE(kGe, a >= b)
+    case Op::kWhere:
+      Run(p, [&](char** q, const int64_t* s, int64_t n) {
+        Loop3<T, Bool, T>(q, s, n, [&](Bool c, T a, T b) { return c != 0 ? v(a) : v(b); });
+      });
+      return true;
+    case Op::kCount:
+      break;
+  }
+#undef DLNODE_COMPARE
+  return false;
+}
+
+template <typename Out, typename In>
+void NormalizeRows(const Plan& p, const double* mean, const double* std, double scale) {
+  // p: operands out, in over dims [..., C, H, W] uncoalesced; rows of W.
+  const int last = p.ndim - 1;
+  const int64_t width = p.shape[last];
+  int64_t rows = 1;
+  for (int d = 0; d < last; ++d) rows *= p.shape[d];
+  const int64_t grain = std::max<int64_t>(1, kDefaultGrain / std::max<int64_t>(width, 1));
+  ParallelFor(rows, grain, [&](int64_t begin, int64_t end) {
+    for (int64_t r = begin; r < end; ++r) {
+      int64_t rest = r;
+      char* o = p.first[0];
+      const char* i = p.first[1];
+      int64_t channel = 0;
+      for (int d = last - 1; d >= 0; --d) {
+        const int64_t at = rest % p.shape[d];
+        rest /= p.shape[d];
+        o += at * p.strides[0][d];
+        i += at * p.strides[1][d];
+        if (d == p.ndim - 3) channel = at;
+      }
+      const Out m = static_cast<Out>(mean[channel]);
+      const Out sd = static_cast<Out>(std[channel]);
+      const Out k = static_cast<Out>(scale);
+      const int64_t so = p.strides[0][last];
+      const int64_t si = p.strides[1][last];
+      if (so == sizeof(Out) && si == sizeof(In)) {
+        auto* ov = reinterpret_cast<Out*>(o);
+        const auto* iv = reinterpret_cast<const In*>(i);
+        for (int64_t w = 0; w < width; ++w) ov[w] = (static_cast<Out>(iv[w]) * k - m) / sd;
+      } else if (so == sizeof(Out)) {
+        // A permuted HWC frame: channel-interleaved input, dense output rows.
+        auto* ov = reinterpret_cast<Out*>(o);
+        const int64_t step = si / static_cast<int64_t>(sizeof(In));
+        const auto* iv = reinterpret_cast<const In*>(i);
+        for (int64_t w = 0; w < width; ++w) ov[w] = (static_cast<Out>(iv[w * step]) * k - m) / sd;
+      } else {
+        for (int64_t w = 0; w < width; ++w, o += so, i += si) {
+          *reinterpret_cast<Out*>(o) =
+              (static_cast<Out>(*reinterpret_cast<const In*>(i)) * k - m) / sd;
+        }
+      }
+    }
+  });
+}
+
+template <typename Out>
+bool NormalizeFrom(Scalar in_type, const Plan& p, const double* mean, const double* std,
+                   double scale) {
+  switch (in_type) {
+    case Scalar::kBool:
+    case Scalar::kUint8:
+      NormalizeRows<Out, uint8_t>(p, mean, std, scale);
+      return true;
+    case Scalar::kInt8:
+      NormalizeRows<Out, int8_t>(p, mean, std, scale);
+      return true;
+    case Scalar::kInt16:
+      NormalizeRows<Out, int16_t>(p, mean, std, scale);
+      return true;
+    case Scalar::kInt32:
+      NormalizeRows<Out, int32_t>(p, mean, std, scale);
+      return true;
+    case Scalar::kInt64:
+      NormalizeRows<Out, int64_t>(p, mean, std, scale);
+      return true;
+    case Scalar::kUint16:
+      NormalizeRows<Out, uint16_t>(p, mean, std, scale);
+      return true;
+    case Scalar::kUint32:
+      NormalizeRows<Out, uint32_t>(p, mean, std, scale);
+      return true;
+    case Scalar::kUint64:
+      NormalizeRows<Out, uint64_t>(p, mean, std, scale);
+      return true;
+    case Scalar::kFloat32:
+      NormalizeRows<Out, float>(p, mean, std, scale);
+      return true;
+    case Scalar::kFloat64:
+      NormalizeRows<Out, double>(p, mean, std, scale);
+      return true;
+    default:
+      return false;
+  }
+}
+
+Plan MakePlan(int ndim, const int64_t* shape, int n, const Operand* ops, const uint64_t* sizes) {
+  Plan p;
+  p.ndim = ndim;
+  p.n = n;
+  for (int d = 0; d < ndim; ++d) p.shape[d] = shape[d];
+  for (int k = 0; k < n; ++k) {
+    p.first[k] = ops[k].first;
+    for (int d = 0; d < ndim; ++d) {
+      p.strides[k][d] = ops[k].strides[d] * static_cast<int64_t>(sizes[k]);
+    }
+  }
+  return p;
+}
+
+}  // namespace
+
+int ElementwiseArity(ElementwiseOp op) {
+  static constexpr int kArity[] = {
+#define DLNODE_ELEMENTWISE_ARITY(js, constant, inputs) (inputs),
+      DLNODE_ELEMENTWISE_OPS(DLNODE_ELEMENTWISE_ARITY)
+#undef DLNODE_ELEMENTWISE_ARITY
+  };
+  const auto at = static_cast<size_t>(op);
+  return at < sizeof(kArity) / sizeof(kArity[0]) ? kArity[at] : 0;
+}
+
+bool Elementwise(ElementwiseOp op, Scalar type, int ndim, const int64_t* shape, Operand out,
+                 const Operand* in) {
+  const int arity = ElementwiseArity(op);
+  if (arity == 0) return false;
+  const bool compare = op == ElementwiseOp::kEq || op == ElementwiseOp::kNe ||
+                       op == ElementwiseOp::kLt || op == ElementwiseOp::kLe ||
+                       op == ElementwiseOp::kGt || op == ElementwiseOp::kGe;
+  const uint64_t size = ScalarSize(type);
+  Operand ops[kMaxOperands] = {out};
+  uint64_t sizes[kMaxOperands] = {compare ? 1 : size};
+  for (int k = 0; k < arity; ++k) {
+    ops[k + 1] = in[k];
+    sizes[k + 1] = (op == ElementwiseOp::kWhere && k == 0) ? 1 : size;
+  }
+  Plan p = MakePlan(ndim, shape, arity + 1, ops, sizes);
+  switch (type) {
+    case Scalar::kBool:
+      return Dispatch<Bool, true>(op, &p);
+    case Scalar::kInt8:
+      return Dispatch<int8_t>(op, &p);
+    case Scalar::kInt16:
+      return Dispatch<int16_t>(op, &p);
+    case Scalar::kInt32:
+      return Dispatch<int32_t>(op, &p);
+    case Scalar::kInt64:
+      return Dispatch<int64_t>(op, &p);
+    case Scalar::kUint8:
+      return Dispatch<uint8_t>(op, &p);
+    case Scalar::kUint16:
+      return Dispatch<uint16_t>(op, &p);
+    case Scalar::kUint32:
+      return Dispatch<uint32_t>(op, &p);
+    case Scalar::kUint64:
+      return Dispatch<uint64_t>(op, &p);
+    case Scalar::kFloat32:
+      return Dispatch<float>(op, &p);
+    case Scalar::kFloat64:
+      return Dispatch<double>(op, &p);
+    default:
+      return false;
+  }
+}
+
+bool Normalize(int ndim, const int64_t* shape, Scalar in_type, Operand in, Scalar out_type,
+               Operand out, const double* mean, const double* std, double scale) {
+  if (ndim < 3) return false;
+  const Operand ops[2] = {out, in};
+  const uint64_t sizes[2] = {ScalarSize(out_type), ScalarSize(in_type)};
+  const Plan p = MakePlan(ndim, shape, 2, ops, sizes);
+  for (int d = 0; d < ndim; ++d) {
+    if (shape[d] == 0) return true;
+  }
+  if (out_type == Scalar::kFloat32) return NormalizeFrom<float>(in_type, p, mean, std, scale);
+  if (out_type == Scalar::kFloat64) return NormalizeFrom<double>(in_type, p, mean, std, scale);
+  return false;
+}
+
+void StoreScalar(Scalar type, double value, void* dst) {
+  const int64_t none[1] = {0};
+  // An integer-valued number wraps into an integer type, as torch wraps a
+  // Python int (uint8 tensor * -2 multiplies by 254): through int64, whose
+  // conversions to the narrower integers wrap.
+  int64_t whole = 0;
+  Scalar from = Scalar::kFloat64;
+  char* src = reinterpret_cast<char*>(&value);
+  if (std::nearbyint(value) == value && std::fabs(value) < 9.2e18) {
+    whole = static_cast<int64_t>(value);
+    from = Scalar::kInt64;
+    src = reinterpret_cast<char*>(&whole);
+  }
+  ConvertStrided(0, nullptr, type, StridedView{static_cast<char*>(dst), none},
+                 ByteRange{static_cast<const char*>(dst), static_cast<const char*>(dst) + 16}, from,
+                 StridedView{src, none}, ByteRange{src, src + sizeof(double)});
+}
+
+}  // namespace dlnode

@@ -1,0 +1,89 @@
+'use strict';
+// docs/errors.md, the O rows: elementwise ops, normalize and the thread count.
+// One test per row; test/bad-input/rows.js ties them to the table.
+const dl = require('../../lib');
+const { area, readOnly, cudaTensor, onlyCompiled } = require('./rows');
+
+const { row } = area(__filename);
+
+describe('ops', () => {
+  const m = () => dl.tensor([[1, 2, 3], [4, 5, 6]], { dtype: 'float32' });
+
+  row('O01', TypeError, 'ERR_INVALID_ARG_TYPE', (throws) => {
+    throws(() => dl.add(m(), '1'), /`other`/);
+    throws(() => dl.add(m(), 1n), /`other`/);
+    throws(() => m().mul([1]), /`other`/);
+    throws(() => dl.add(1, 2), /`input`/);
+    throws(() => dl.add(m(), 1, 'out'), /`options`/);
+    throws(() => dl.add(m(), 1, { out: [0] }), /`options.out`/);
+    throws(() => dl.exp(m(), { async: 1 }), /`options.async`/);
+    throws(() => dl.where(m().gt(1), m(), 'x'), /`other`/);
+    throws(() => dl.normalize(m().reshape(1, 2, 3), 'a', [1]), /`mean`/);
+    throws(() => dl.normalize(m().reshape(2, 1, 3), [0, 0], [1, 1], { scale: '1' }), /`options.scale`/);
+  });
+
+  row('O02', TypeError, 'ERR_INVALID_ARG_VALUE', (throws) => {
+    throws(() => dl.add(m(), dl.zeros([3, 2])), /broadcast/);
+    const row1 = dl.tensor([1, 2, 3], { dtype: 'float32' });
+    throws(() => row1.add_(m()), /cannot grow/);
+    expect(row1.toArray()).toEqual([1, 2, 3]);
+    throws(() => dl.add(m(), 1, { out: dl.zeros([3]) }), /`options.out`/);
+    const ints = dl.tensor([1, 2, 3], { dtype: 'int32' });
+    throws(() => ints.add_(0.5), /can be cast/);
+    throws(() => ints.div_(2), /can be cast/);
+    expect(ints.toArray()).toEqual([1, 2, 3]);
+    throws(() => dl.add(m(), 1, { outt: m() }), /`options.outt`/);
+    throws(() => dl.where(m(), m(), m()), /`condition`/);
+    throws(() => m().clamp(), /`min`/);
+    throws(() => dl.normalize(m(), [0], [1]), /`input`/);
+    throws(() => dl.normalize(m().reshape(2, 1, 3), [0, 0, 0], [1]), /`mean`/);
+    throws(() => dl.normalize(m().reshape(2, 1, 3), [0], [1], { out: dl.zeros([2, 1, 3], { dtype: 'int32' }) }),
+      /`options.out`/);
+  });
+
+  row('O03', dl.DLPackError, 'ERR_DLPACK_UNSUPPORTED', (throws) => {
+    const b = dl.tensor([true, false], { dtype: 'bool' });
+    throws(() => b.sub(b), /bool/);
+    throws(() => b.neg(), /bool/);
+    throws(() => dl.add(dl.zeros([2], { dtype: 'complex64' }), 1), /complex64/);
+  });
+
+  row('O04', dl.DLPackError, 'ERR_DLPACK_READ_ONLY', (throws) => {
+    const out = readOnly([0, 0, 0]);
+    throws(() => dl.add(dl.tensor([1, 2, 3], { dtype: 'float32' }), 1, { out }), /writable/);
+    throws(() => out.add_(1), /writable/);
+    throws(() => out.exp_(), /writable/);
+    expect(out.toArray()).toEqual([0, 0, 0]);
+  });
+
+  row('O05', dl.DLPackError, 'ERR_DLPACK_DISPOSED', (throws) => {
+    const gone = m();
+    gone.dispose();
+    throws(() => dl.add(m(), gone));
+    throws(() => gone.add(1));
+    throws(() => dl.exp(gone));
+    throws(() => dl.normalize(gone, [0], [1]));
+  });
+
+  row('O06', dl.DLPackError, 'ERR_DLPACK_WRONG_DEVICE', (throws) => {
+    const { t } = cudaTensor();
+    throws(() => dl.add(t, 1), /cuda:0/);
+    throws(() => dl.add(m(), t), /cuda:0/);
+    t.dispose();
+  }, onlyCompiled);
+
+  row('O07', TypeError, 'ERR_INVALID_ARG_TYPE', (throws) => {
+    const before = dl.getNumThreads();
+    throws(() => dl.setNumThreads('2'), /`n`/);
+    throws(() => dl.setNumThreads(null), /`n`/);
+    expect(dl.getNumThreads()).toBe(before);
+  });
+
+  row('O08', RangeError, 'ERR_OUT_OF_RANGE', (throws) => {
+    const before = dl.getNumThreads();
+    throws(() => dl.setNumThreads(0), /`n`/);
+    throws(() => dl.setNumThreads(1.5), /`n`/);
+    throws(() => dl.setNumThreads(257), /`n`/);
+    expect(dl.getNumThreads()).toBe(before);
+  });
+});

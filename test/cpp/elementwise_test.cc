@@ -1,0 +1,164 @@
+// The elementwise engine (src/core/elementwise.h): broadcasting through stride
+// 0, coalescing, the in-place and strided loops, integer wrapping, bool
+// handling, the refusals, and the same result for any thread count. The
+// differential suite against torch is test/ops.test.js.
+#include "elementwise.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include "parallel.h"
+
+namespace dlnode {
+namespace {
+
+template <typename T>
+Operand Of(std::vector<T>& v, const int64_t* strides, int64_t offset = 0) {
+  return Operand{reinterpret_cast<char*>(v.data() + offset), strides};
+}
+
+TEST(ElementwiseTest, BroadcastsAStrideZeroRowAndColumn) {
+  // out[i][j] = a[i] + b[j], a as a [3, 1] column, b as a [4] row.
+  std::vector<float> a = {1, 2, 3};
+  std::vector<float> b = {10, 20, 30, 40};
+  std::vector<float> out(12);
+  const int64_t shape[] = {3, 4};
+  const int64_t so[] = {4, 1};
+  const int64_t sa[] = {1, 0};
+  const int64_t sb[] = {0, 1};
+  const Operand in[] = {Of(a, sa), Of(b, sb)};
+  ASSERT_TRUE(Elementwise(ElementwiseOp::kAdd, Scalar::kFloat32, 2, shape, Of(out, so), in));
+  for (int i = 0; i < 3; ++i) {
+    for (int j = 0; j < 4; ++j) EXPECT_EQ(out[i * 4 + j], a[i] + b[j]);
+  }
+}
+
+TEST(ElementwiseTest, InPlaceNegativeStridesAndTransposes) {
+  std::vector<double> x = {1, 2, 3, 4, 5, 6};
+  std::vector<double> y = {1, 2, 3, 4, 5, 6};
+  const int64_t shape[] = {2, 3};
+  const int64_t sx[] = {3, 1};
+  const int64_t flipped[] = {3, -1};  // y's rows read backwards
+  const Operand in[] = {Of(x, sx), Of(y, flipped, 2)};
+  ASSERT_TRUE(Elementwise(ElementwiseOp::kMul, Scalar::kFloat64, 2, shape, Of(x, sx), in));
+  EXPECT_EQ(x, (std::vector<double>{3, 4, 3, 24, 25, 24}));
+  std::vector<double> t(6);
+  const int64_t transposed[] = {1, 2};  // t is [3, 2] stored, written as [2, 3]
+  const Operand neg[] = {Of(y, sx)};
+  ASSERT_TRUE(Elementwise(ElementwiseOp::kNeg, Scalar::kFloat64, 2, shape, Of(t, transposed), neg));
+  EXPECT_EQ(t, (std::vector<double>{-1, -4, -2, -5, -3, -6}));
+}
+
+TEST(ElementwiseTest, IntegersWrapAndScalarsWrapIn) {
+  std::vector<uint8_t> a = {250, 3};
+  std::vector<uint8_t> out(2);
+  alignas(16) char ten[16];
+  StoreScalar(Scalar::kUint8, 10, ten);
+  const int64_t shape[] = {2};
+  const int64_t s1[] = {1};
+  const int64_t s0[] = {0};
+  const Operand in[] = {Of(a, s1), Operand{ten, s0}};
+  ASSERT_TRUE(Elementwise(ElementwiseOp::kAdd, Scalar::kUint8, 1, shape, Of(out, s1), in));
+  EXPECT_EQ(out, (std::vector<uint8_t>{4, 13}));
+  alignas(16) char minus_two[16];
+  StoreScalar(Scalar::kUint8, -2, minus_two);  // a Python int wraps: 254
+  EXPECT_EQ(static_cast<uint8_t>(minus_two[0]), 254);
+  std::vector<int32_t> big = {1 << 30};
+  std::vector<int32_t> r(1);
+  alignas(16) char four[16];
+  StoreScalar(Scalar::kInt32, 4, four);
+  const Operand in32[] = {Of(big, s1), Operand{four, s0}};
+  const int64_t one[] = {1};
+  ASSERT_TRUE(Elementwise(ElementwiseOp::kMul, Scalar::kInt32, 1, one, Of(r, s1), in32));
+  EXPECT_EQ(r[0], 0);
+}
+
+TEST(ElementwiseTest, BoolsAreLogicalAndComparisonsWriteBool) {
+  std::vector<uint8_t> a = {0, 1, 2, 0};  // 2 reads as true
+  std::vector<uint8_t> b = {0, 0, 1, 1};
+  std::vector<uint8_t> out(4);
+  const int64_t shape[] = {4};
+  const int64_t s1[] = {1};
+  const Operand in[] = {Of(a, s1), Of(b, s1)};
+  ASSERT_TRUE(Elementwise(ElementwiseOp::kAdd, Scalar::kBool, 1, shape, Of(out, s1), in));
+  EXPECT_EQ(out, (std::vector<uint8_t>{0, 1, 1, 1}));
+  ASSERT_TRUE(Elementwise(ElementwiseOp::kEq, Scalar::kBool, 1, shape, Of(out, s1), in));
+  EXPECT_EQ(out, (std::vector<uint8_t>{1, 0, 1, 0}));
+  std::vector<float> f = {1, NAN, 3, -1};
+  std::vector<float> g = {2, 0, 3, -2};
+  const Operand fin[] = {Of(f, s1), Of(g, s1)};
+  ASSERT_TRUE(Elementwise(ElementwiseOp::kLe, Scalar::kFloat32, 1, shape, Of(out, s1), fin));
+  EXPECT_EQ(out, (std::vector<uint8_t>{1, 0, 1, 0}));
+  std::vector<float> m(4);
+  ASSERT_TRUE(Elementwise(ElementwiseOp::kMaximum, Scalar::kFloat32, 1, shape, Of(m, s1), fin));
+  EXPECT_TRUE(std::isnan(m[1]));
+  EXPECT_EQ(m[3], -1);
+}
+
+TEST(ElementwiseTest, RefusesTypesAnOpDoesNotComputeIn) {
+  std::vector<uint8_t> a = {1};
+  std::vector<uint8_t> out(1);
+  const int64_t shape[] = {1};
+  const int64_t s1[] = {1};
+  const Operand in[] = {Of(a, s1), Of(a, s1)};
+  EXPECT_FALSE(Elementwise(ElementwiseOp::kSub, Scalar::kBool, 1, shape, Of(out, s1), in));
+  EXPECT_FALSE(Elementwise(ElementwiseOp::kDiv, Scalar::kUint8, 1, shape, Of(out, s1), in));
+  EXPECT_FALSE(Elementwise(ElementwiseOp::kExp, Scalar::kInt32, 1, shape, Of(out, s1), in));
+  EXPECT_FALSE(Elementwise(ElementwiseOp::kAdd, Scalar::kFloat16, 1, shape, Of(out, s1), in));
+  EXPECT_FALSE(Elementwise(ElementwiseOp::kAdd, Scalar::kComplex64, 1, shape, Of(out, s1), in));
+  EXPECT_EQ(out[0], 0);
+}
+
+TEST(ElementwiseTest, SameBitsForAnyThreadCount) {
+  const int saved = GetNumThreads();
+  const int64_t rows = 301;
+  const int64_t cols = 1001;  // 301k elements: several grains
+  std::vector<float> a(static_cast<size_t>(rows * cols));
+  for (size_t i = 0; i < a.size(); ++i) a[i] = std::sin(static_cast<float>(i));
+  std::vector<float> col(static_cast<size_t>(rows));
+  for (size_t i = 0; i < col.size(); ++i) col[i] = static_cast<float>(i) * 0.5f;
+  const int64_t shape[] = {rows, cols};
+  const int64_t sa[] = {cols, 1};
+  const int64_t sc[] = {1, 0};
+  const int64_t transposed[] = {1, rows};
+  std::vector<std::vector<float>> results;
+  for (int threads : {1, 2, 3, 8}) {
+    ASSERT_TRUE(SetNumThreads(threads));
+    std::vector<float> out(a.size());
+    const Operand in[] = {Of(a, sa), Of(col, sc)};
+    ASSERT_TRUE(
+        Elementwise(ElementwiseOp::kPow, Scalar::kFloat32, 2, shape, Of(out, transposed), in));
+    results.push_back(out);
+  }
+  SetNumThreads(saved);
+  for (size_t k = 1; k < results.size(); ++k) {
+    EXPECT_EQ(std::memcmp(results[k].data(), results[0].data(), results[0].size() * sizeof(float)),
+              0);
+  }
+}
+
+TEST(ElementwiseTest, NormalizesAPermutedHwcFrame) {
+  // A [2, 2, 3] uint8 HWC frame read as CHW through strides [1, 6, 3].
+  std::vector<uint8_t> hwc = {0, 10, 20, 30, 40, 50, 60, 70, 80, 90, 100, 110};
+  std::vector<float> out(12);
+  const int64_t shape[] = {3, 2, 2};
+  const int64_t si[] = {1, 6, 3};
+  const int64_t so[] = {4, 2, 1};
+  const double mean[] = {1, 2, 3};
+  const double std[] = {2, 4, 8};
+  ASSERT_TRUE(Normalize(3, shape, Scalar::kUint8, Of(hwc, si), Scalar::kFloat32, Of(out, so), mean,
+                        std, 0.5));
+  for (int c = 0; c < 3; ++c) {
+    for (int p = 0; p < 4; ++p) {
+      const float x = hwc[static_cast<size_t>(p) * 3 + static_cast<size_t>(c)];
+      EXPECT_FLOAT_EQ(out[static_cast<size_t>(c) * 4 + static_cast<size_t>(p)],
+                      (x * 0.5f - static_cast<float>(mean[c])) / static_cast<float>(std[c]));
+    }
+  }
+}
+
+}  // namespace
+}  // namespace dlnode
