@@ -8,12 +8,13 @@ const { DLPackCapsule, dlpackVersion, toDLPack, fromDLPack } = require('./capsul
 const { fromBuffer, empty, zeros, tensor, valuesFrom } = require('./create');
 const { open, wasm, share, shareMemory, toShared } = require('./sharing');
 const { cat, stack } = require('./batch');
+const reduce = require('./reduce');
 
 const { cuda, capabilities } = require('./cuda');
 const python = require('./python');
 
 // The tensor core calls up into the layers built on it through these.
-connect({ toDLPack, share, shareMemory, toShared, valuesFrom });
+connect({ toDLPack, share, shareMemory, toShared, valuesFrom, reduce });
 
 // The folder holding the Python half (dlpack_node), for sys.path / PYTHONPATH.
 const pythonPath = require('path').join(__dirname, '..', 'python');
@@ -34,6 +35,17 @@ module.exports = {
   tensor,
   cat,
   stack,
+  sum: reduce.sum,
+  mean: reduce.mean,
+  amax: reduce.amax,
+  amin: reduce.amin,
+  max: reduce.max,
+  min: reduce.min,
+  argmax: reduce.argmax,
+  argmin: reduce.argmin,
+  softmax: reduce.softmax,
+  logSoftmax: reduce.logSoftmax,
+  topk: reduce.topk,
   fromDLPack,
   from_dlpack: fromDLPack,
   toDLPack,
