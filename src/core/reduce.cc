@@ -196,51 +196,160 @@ struct Add {
     return a + b;
   }
 };
-struct Larger {  // NaN wins and stays
+struct Larger {     // NaN wins and stays
+  struct Numbers {  // the same where no NaN is seen
+    template <class A>
+    static A Apply(A a, A b) {
+      return b > a ? b : a;
+    }
+  };
   template <class A>
   static A Apply(A a, A b) {
     return (b > a || b != b) ? b : a;  // NOLINT(misc-redundant-expression): NaN test
   }
 };
 struct Smaller {
+  struct Numbers {
+    template <class A>
+    static A Apply(A a, A b) {
+      return b < a ? b : a;
+    }
+  };
   template <class A>
   static A Apply(A a, A b) {
     return (b < a || b != b) ? b : a;  // NOLINT(misc-redundant-expression): NaN test
   }
 };
 
-// n >= 1 elements get(0) .. get(n - 1), called in that order, combined as
-// NumPy's pairwise leaf does: eight running partials, then a fixed tree.
+// The order every combine follows (sums, and amax/amin alike), fixed by the
+// element count alone: n elements are rows of 8, lane j holding elements j,
+// j + 8, j + 16, ...; each lane is combined pairwise (leaves of kLeafRows rows
+// combined in sequence, halves cut at a row), the eight lanes then in the tree
+// ((0 1)(2 3))((4 5)(6 7)), and the n % 8 tail elements in sequence after that.
+// Error O(log n) ulps, like NumPy's pairwise sum, and the lanes are the SIMD
+// registers' lanes in the dense loop.
+constexpr int64_t kLanes = 8;
+constexpr int64_t kLeafRows = 32;
+
+template <class A>
+struct Lanes {
+  A v[kLanes];
+};
+
+template <class A, class Op>
+Lanes<A> Join(const Lanes<A>& a, const Lanes<A>& b) {
+  Lanes<A> r;
+  for (int64_t j = 0; j < kLanes; ++j) r.v[j] = Op::Apply(a.v[j], b.v[j]);
+  return r;
+}
+
+template <class A, class Op>
+A Fold(const Lanes<A>& l) {
+  return Op::Apply(Op::Apply(Op::Apply(l.v[0], l.v[1]), Op::Apply(l.v[2], l.v[3])),
+                   Op::Apply(Op::Apply(l.v[4], l.v[5]), Op::Apply(l.v[6], l.v[7])));
+}
+
+// Rows [row, row + rows) of the lanes; `leaf(row, rows)` combines up to
+// kLeafRows rows in sequence.
+template <class A, class Op, class LeafFn>
+Lanes<A> Rows(int64_t row, int64_t rows, const LeafFn& leaf) {
+  if (rows <= kLeafRows) return leaf(row, rows);
+  const int64_t half = rows / 2;
+  // The left half first: a walker behind `leaf` steps forward only.
+  const Lanes<A> left = Rows<A, Op>(row, half, leaf);
+  const Lanes<A> right = Rows<A, Op>(row + half, rows - half, leaf);
+  return Join<A, Op>(left, right);
+}
+
+// The n >= 1 elements get(0) .. get(n - 1) in that order.
 template <class A, class Op, class Get>
-A Leaf(int64_t n, Get&& get) {
-  if (n < 8) {
-    A r = get(0);
-    for (int64_t i = 1; i < n; ++i) r = Op::Apply(r, get(i));
-    return r;
+A Ordered(int64_t n, const Get& get) {
+  const int64_t rows = n / kLanes;
+  int64_t i = rows * kLanes;
+  A res;
+  if (rows == 0) {
+    res = get(0);
+    i = 1;
+  } else {
+    auto leaf = [&get](int64_t row, int64_t count) {
+      Lanes<A> l;
+      for (int64_t j = 0; j < kLanes; ++j) l.v[j] = get(row * kLanes + j);
+      for (int64_t r = 1; r < count; ++r) {
+        for (int64_t j = 0; j < kLanes; ++j)
+          l.v[j] = Op::Apply(l.v[j], get((row + r) * kLanes + j));
+      }
+      return l;
+    };
+    res = Fold<A, Op>(Rows<A, Op>(0, rows, leaf));
   }
-  A r[8];
-  for (int j = 0; j < 8; ++j) r[j] = get(j);
-  int64_t i = 8;
-  for (; i + 8 <= n; i += 8) {
-    for (int j = 0; j < 8; ++j) r[j] = Op::Apply(r[j], get(i + j));
-  }
-  A res = Op::Apply(Op::Apply(Op::Apply(r[0], r[1]), Op::Apply(r[2], r[3])),
-                    Op::Apply(Op::Apply(r[4], r[5]), Op::Apply(r[6], r[7])));
   for (; i < n; ++i) res = Op::Apply(res, get(i));
   return res;
 }
 
-constexpr int64_t kLeaf = 128;
+// Ordered() over n contiguous elements of the computing type: the same
+// arithmetic, in loops the compiler vectorises (a row is two SSE registers of
+// floats).
+template <class A, class Op>
+A OrderedDense(const char* p, int64_t n) {
+  auto at = [p](int64_t i) { return Raw<A>(p + i * kSizeOf<A>); };
+  const int64_t rows = n / kLanes;
+  if (rows == 0) return Ordered<A, Op>(n, at);
+  auto leaf = [p](int64_t row, int64_t count) {
+    Lanes<A> l;
+    std::memcpy(l.v, p + row * kLanes * kSizeOf<A>, sizeof l.v);
+    for (int64_t r = 1; r < count; ++r) {
+      A x[kLanes];
+      std::memcpy(x, p + (row + r) * kLanes * kSizeOf<A>, sizeof x);
+      for (int64_t j = 0; j < kLanes; ++j) l.v[j] = Op::Apply(l.v[j], x[j]);
+    }
+    return l;
+  };
+  A res = Fold<A, Op>(Rows<A, Op>(0, rows, leaf));
+  for (int64_t i = rows * kLanes; i < n; ++i) res = Op::Apply(res, at(i));
+  return res;
+}
 
-// The pairwise split of n elements: leaves of at most kLeaf, halves cut at a
-// multiple of 8.
-template <class A, class Op, class LeafFn>
-A Pairwise(int64_t start, int64_t n, const LeafFn& leaf) {
-  if (n <= kLeaf) return leaf(start, n);
-  int64_t half = n / 2;
-  half -= half % 8;
-  return Op::Apply(Pairwise<A, Op>(start, half, leaf),
-                   Pairwise<A, Op>(start + half, n - half, leaf));
+// One outer index's reduced elements (`inner`, from `base`), linear indices
+// [start, start + n), n >= 1, combined in Ordered()'s order.
+template <class T, class A, class Op>
+A Combine(const char* base, const Dims& inner, int64_t start, int64_t n) {
+  if (inner.ndim == 1) {
+    const int64_t s = inner.strides[0];
+    const char* p = base + start * s * kSizeOf<T>;
+    if constexpr (std::is_same<T, A>::value && std::is_floating_point<A>::value) {
+      if (s == 1) {
+        if constexpr (std::is_same<Op, Add>::value) {
+          return OrderedDense<A, Op>(p, n);
+        } else {
+          // A NaN anywhere decides amax/amin; without one, a plain compare
+          // (which vectorises) gives the same value.
+          int nan = 0;
+          for (int64_t i = 0; i < n; ++i) {
+            const A x = Raw<A>(p + i * kSizeOf<A>);
+            nan |= static_cast<int>(x != x);  // NOLINT(misc-redundant-expression): NaN test
+          }
+          if (nan != 0) return std::numeric_limits<A>::quiet_NaN();
+          return OrderedDense<A, typename Op::Numbers>(p, n);
+        }
+      }
+    }
+    return Ordered<A, Op>(
+        n, [p, s](int64_t i) { return static_cast<A>(Value(Raw<T>(p + i * s * kSizeOf<T>))); });
+  }
+  // Ordered() calls get(i) in increasing i: a walker steps along.
+  Walker w(inner.ndim, inner.shape, inner.strides);
+  w.Seek(start);
+  return Ordered<A, Op>(n, [&](int64_t) {
+    const auto v = static_cast<A>(Value(Raw<T>(base + w.off0() * kSizeOf<T>)));
+    w.Next();
+    return v;
+  });
+}
+
+// Combines n >= 1 partial results in the same order.
+template <class A, class Op>
+A CombineArray(const A* a, int64_t n) {
+  return Ordered<A, Op>(n, [a](int64_t i) { return a[i]; });
 }
 
 template <class A>
@@ -256,42 +365,6 @@ struct RealOf<std::complex<A>> {
 // int64), the rest in their computing type.
 template <class T>
 using SumAcc = std::conditional_t<std::is_integral<ValueOf<T>>::value, uint64_t, ValueOf<T>>;
-
-// One outer index's reduced elements (`inner`, from `base`), combined
-// pairwise from linear index `start` for n >= 1 elements.
-template <class T, class A, class Op>
-A Combine(const char* base, const Dims& inner, int64_t start, int64_t n) {
-  auto leaf = [&](int64_t first, int64_t count) -> A {
-    if (inner.ndim == 1) {
-      const int64_t s = inner.strides[0];
-      const char* p = base + first * s * kSizeOf<T>;
-      if (s == 1) {  // dense: an indexed loop the compiler vectorises
-        return Leaf<A, Op>(
-            count, [p](int64_t i) { return static_cast<A>(Value(Raw<T>(p + i * kSizeOf<T>))); });
-      }
-      return Leaf<A, Op>(count, [p, s](int64_t i) {
-        return static_cast<A>(Value(Raw<T>(p + i * s * kSizeOf<T>)));
-      });
-    }
-    Walker w(inner.ndim, inner.shape, inner.strides);
-    w.Seek(first);
-    return Leaf<A, Op>(count, [&](int64_t) {
-      const auto v = static_cast<A>(Value(Raw<T>(base + w.off0() * kSizeOf<T>)));
-      w.Next();
-      return v;
-    });
-  };
-  return Pairwise<A, Op>(start, n, leaf);
-}
-
-// Combines n >= 1 partial results in the same fixed tree.
-template <class A, class Op>
-A CombineArray(const A* a, int64_t n) {
-  auto leaf = [a](int64_t first, int64_t count) -> A {
-    return Leaf<A, Op>(count, [p = a + first](int64_t i) { return p[i]; });
-  };
-  return Pairwise<A, Op>(0, n, leaf);
-}
 
 // Reduce() for input type T, accumulator A, combining Op; `finish(out, acc,
 // n)` stores one result.

@@ -10,11 +10,12 @@
 //    argmax/argmin/topk take every real dtype, softmax/logSoftmax floats only;
 //  - float16/bfloat16 compute in float32 and round once at the end; float32
 //    accumulates in float32, float64 in float64;
-//  - a sum is pairwise (leaves of 128 elements, eight accumulators, halves cut
-//    at a multiple of 8: NumPy's scheme, error O(log n) ulps) inside blocks of
-//    kSumBlock elements, and the blocks' partial sums are combined pairwise in
-//    the same way. The order depends on the element count only, never on the
-//    thread count, so any number of threads gives the same bits;
+//  - a sum is pairwise: eight interleaved lanes (element i in lane i % 8), each
+//    summed pairwise over leaves of 32, then the lanes in a fixed tree (error
+//    O(log n) ulps, as NumPy's pairwise sum), inside blocks of kSumBlock
+//    elements whose partial sums are combined the same way. The order depends
+//    on the element count only, never on the layout or the thread count, so
+//    any number of threads gives the same bits;
 //  - NaN propagates through amax/amin/max/min; max/min/argmax/argmin give the
 //    first index of the extreme (the first NaN when there is one); topk counts
 //    NaN as larger than every number (torch's order), equal values by index.

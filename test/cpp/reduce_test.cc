@@ -118,6 +118,31 @@ TEST_F(ReduceTest, SameBitsForAnyThreadCount) {
   }
 }
 
+TEST_F(ReduceTest, SameBitsForAnyLayoutOfTheSameSequence) {
+  // 1000 values dense, every other element of a 2000-element buffer, and as
+  // a [10, 100] block read through a transposed view (two reduced dims, the
+  // walker): the order is fixed by the count, so the bits agree.
+  const std::vector<float> v = Random(1000, 3);
+  std::vector<float> spaced(2000);
+  std::vector<float> transposed(1000);
+  for (size_t i = 0; i < 1000; ++i) {
+    spaced[2 * i] = v[i];
+    transposed[(i % 100) * 10 + i / 100] = v[i];  // element (r, c) = v[r * 100 + c] at [c][r]
+  }
+  const float dense =
+      Reduce<float>(ReduceOp::kSum, v.data(), Scalar::kFloat32, {1000}, {1}, 1, 1)[0];
+  const float strided =
+      Reduce<float>(ReduceOp::kSum, spaced.data(), Scalar::kFloat32, {1000}, {2}, 1, 1)[0];
+  const float walked = Reduce<float>(ReduceOp::kSum, transposed.data(), Scalar::kFloat32, {10, 100},
+                                     {1, 10}, 2, 1)[0];
+  EXPECT_EQ(Bits(strided), Bits(dense));
+  EXPECT_EQ(Bits(walked), Bits(dense));
+  const float top =
+      Reduce<float>(ReduceOp::kAmax, spaced.data(), Scalar::kFloat32, {1000}, {2}, 1, 1)[0];
+  EXPECT_EQ(top,
+            (Reduce<float>(ReduceOp::kAmax, v.data(), Scalar::kFloat32, {1000}, {1}, 1, 1)[0]));
+}
+
 TEST_F(ReduceTest, StridedAndNegativeStridesMatchAPlainLoop) {
   std::vector<double> v(120);
   for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<double>(i) * 0.5 - 7;
