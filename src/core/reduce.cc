@@ -58,6 +58,17 @@ inline float Value(Bf16T v) { return Bfloat16ToFloat(v.bits); }
 template <class T>
 using ValueOf = decltype(Value(T{}));
 
+// A value as an accumulator: signed integers sign-extend to 64 bits first
+// (a sum's uint64 accumulator wraps like two's complement int64).
+template <class A, class V>
+A ToAcc(V v) {
+  if constexpr (std::is_integral<V>::value && std::is_signed<V>::value) {
+    return static_cast<A>(static_cast<int64_t>(v));
+  } else {
+    return static_cast<A>(v);
+  }
+}
+
 template <class T>
 struct IsComplexT : std::false_type {};
 template <class T>
@@ -334,13 +345,13 @@ A Combine(const char* base, const Dims& inner, int64_t start, int64_t n) {
       }
     }
     return Ordered<A, Op>(
-        n, [p, s](int64_t i) { return static_cast<A>(Value(Raw<T>(p + i * s * kSizeOf<T>))); });
+        n, [p, s](int64_t i) { return ToAcc<A>(Value(Raw<T>(p + i * s * kSizeOf<T>))); });
   }
   // Ordered() calls get(i) in increasing i: a walker steps along.
   Walker w(inner.ndim, inner.shape, inner.strides);
   w.Seek(start);
   return Ordered<A, Op>(n, [&](int64_t) {
-    const auto v = static_cast<A>(Value(Raw<T>(base + w.off0() * kSizeOf<T>)));
+    const auto v = ToAcc<A>(Value(Raw<T>(base + w.off0() * kSizeOf<T>)));
     w.Next();
     return v;
   });
@@ -513,33 +524,32 @@ void SoftmaxOf(ReduceOp op, const StridedInput& in, int dim, char* out,
       std::vector<V> shifted;
       std::vector<V> exps;
     };
-    ForEachLane<Buffers>(in, dim, out_strides, kSizeOf<T>,
-                         [&](Buffers& b, const char* lane, int64_t at) {
-                           std::vector<V>& shifted = b.shifted;
-                           std::vector<V>& exps = b.exps;
-                           shifted.resize(static_cast<size_t>(len));
-                           exps.resize(static_cast<size_t>(len));
-                           V top = Value(Raw<T>(lane));
-                           for (int64_t i = 0; i < len; ++i) {
-                             shifted[i] = Value(Raw<T>(lane + i * step));
-                             top = Larger::Apply(top, shifted[i]);
-                           }
-                           for (int64_t i = 0; i < len; ++i) {
-                             shifted[i] -= top;
-                             exps[i] = std::exp(shifted[i]);
-                           }
-                           const V total = CombineArray<V, Add>(exps.data(), len);
-                           char* o = out + at * kSizeOf<T>;
-                           if (log) {
-                             const V log_total = std::log(total);
-                             for (int64_t i = 0; i < len; ++i)
-                               StoreValue<T>(o + i * out_step, shifted[i] - log_total);
-                           } else {
-                             const V scale = V(1) / total;
-                             for (int64_t i = 0; i < len; ++i)
-                               StoreValue<T>(o + i * out_step, exps[i] * scale);
-                           }
-                         });
+    ForEachLane<Buffers>(
+        in, dim, out_strides, kSizeOf<T>, [&](Buffers& b, const char* lane, int64_t at) {
+          std::vector<V>& shifted = b.shifted;
+          std::vector<V>& exps = b.exps;
+          shifted.resize(static_cast<size_t>(len));
+          exps.resize(static_cast<size_t>(len));
+          V top = Value(Raw<T>(lane));
+          for (int64_t i = 0; i < len; ++i) {
+            shifted[i] = Value(Raw<T>(lane + i * step));
+            top = Larger::Apply(top, shifted[i]);
+          }
+          for (int64_t i = 0; i < len; ++i) {
+            shifted[i] -= top;
+            exps[i] = std::exp(shifted[i]);
+          }
+          const V total = OrderedDense<V, Add>(reinterpret_cast<const char*>(exps.data()), len);
+          char* o = out + at * kSizeOf<T>;
+          if (log) {
+            const V log_total = std::log(total);
+            for (int64_t i = 0; i < len; ++i)
+              StoreValue<T>(o + i * out_step, shifted[i] - log_total);
+          } else {
+            const V scale = V(1) / total;
+            for (int64_t i = 0; i < len; ++i) StoreValue<T>(o + i * out_step, exps[i] * scale);
+          }
+        });
   }
 }
 

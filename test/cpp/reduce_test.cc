@@ -154,14 +154,16 @@ TEST_F(ReduceTest, StridedAndNegativeStridesMatchAPlainLoop) {
   for (int j = 0; j < 6; ++j) {
     double want = 0;
     for (int i = 0; i < 4; ++i) {
-      for (int k = 0; k < 5; ++k) want += v[static_cast<size_t>(i * 30 + k * 6 + j)];
+      for (int k = 0; k < 5; ++k)
+        want +=
+            v[static_cast<size_t>(i) * 30 + static_cast<size_t>(k) * 6 + static_cast<size_t>(j)];
     }
     EXPECT_DOUBLE_EQ(got[static_cast<size_t>(j)], want) << j;
   }
   const auto top =
       Reduce<double>(ReduceOp::kAmax, first, Scalar::kFloat64, {6, 4, 5}, {1, -30, 6}, 2, 6);
   for (int j = 0; j < 6; ++j)
-    EXPECT_EQ(top[static_cast<size_t>(j)], v[static_cast<size_t>(3 * 30 + 4 * 6 + j)]);
+    EXPECT_EQ(top[static_cast<size_t>(j)], v[static_cast<size_t>(j) + 3 * 30 + 4 * 6]);
 }
 
 TEST_F(ReduceTest, IntegerSumsAreInt64AndWrap) {
@@ -235,6 +237,32 @@ TEST_F(ReduceTest, SoftmaxIsStableAndLogSoftmaxAgrees) {
     EXPECT_NEAR(std::exp(lp[i]), p[i], 1e-6);
   }
   EXPECT_NEAR(lp[5], -std::log(1 + std::exp(-5.0) + std::exp(-10.0)), 1e-6);
+}
+
+TEST_F(ReduceTest, Float32SoftmaxIsWithinAFewUlpsAndKeepsNan) {
+  // One lane of 2000 values from 0 down to -80 (exp from 1 to 1.8e-35).
+  std::vector<float> v(2000);
+  for (size_t i = 0; i < v.size(); ++i) v[i] = -0.04f * static_cast<float>(i);
+  std::vector<float> p(v.size());
+  const int64_t strides[1] = {1};
+  dlnode::Softmax(ReduceOp::kSoftmax, Input(v.data(), Scalar::kFloat32, {2000}, {1}), 0,
+                  reinterpret_cast<char*>(p.data()), strides);
+  double total = 0;
+  for (float x : v) total += std::exp(static_cast<double>(x));
+  for (size_t i = 0; i < v.size(); ++i) {
+    const double want = std::exp(static_cast<double>(v[i])) / total;
+    ASSERT_NEAR(p[i], want, 4e-7 * want) << i;
+  }
+  const std::vector<float> bad = {1, kNan, 2, -std::numeric_limits<float>::infinity()};
+  std::vector<float> q(4);
+  dlnode::Softmax(ReduceOp::kSoftmax, Input(bad.data(), Scalar::kFloat32, {4}, {1}), 0,
+                  reinterpret_cast<char*>(q.data()), strides);
+  for (float x : q) EXPECT_TRUE(std::isnan(x));
+  const std::vector<float> inf = {0, -std::numeric_limits<float>::infinity()};
+  dlnode::Softmax(ReduceOp::kSoftmax, Input(inf.data(), Scalar::kFloat32, {2}, {1}), 0,
+                  reinterpret_cast<char*>(q.data()), strides);
+  EXPECT_EQ(q[0], 1);
+  EXPECT_EQ(q[1], 0);
 }
 
 TEST_F(ReduceTest, TopKOrdersNanFirstAndTiesByIndex) {
