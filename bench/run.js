@@ -411,6 +411,11 @@ last = null;
 // ---------------------------------------------------------------------------
 // 5. Views and conversion: bench/ops.js.
 require('./ops').opsCases(record, { compare, median, python, consume: (v) => { last = v; } });
+last = null;
+
+// ---------------------------------------------------------------------------
+// 6. Reductions: bench/reduce.js.
+require('./reduce').reduceCases(record, { single, median, python, consume: (v) => { last = v; } });
 last = null; // eslint-disable-line no-unused-vars -- lets the section's last object be collected
 
 // ---------------------------------------------------------------------------

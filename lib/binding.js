@@ -241,7 +241,28 @@ function normalize(inDtype, outDtype, shape, outBytes, outOffset, outStrides, in
   native.normalize(inDtype, outDtype, outBytes, outOffset, inBytes, inOffset, meanStd, scale);
 }
 
+// The reductions' op numbers and result dtypes (src/addon/reduce.h).
+const reduceTable = native.reduceTable();
+
+// sum/mean/amax/amin of a source whose last `reduced` dims are reduced, into
+// contiguous results at dstOffset (src/addon/reduce.h); offsets in bytes.
+function reduceDims(op, srcBytes, srcOffset, srcDtype, shape, strides, reduced, dstBytes, dstOffset) {
+  writeShape(shape, strides);
+  native.reduceDims(op, srcBytes, srcOffset, srcDtype, reduced, dstBytes, dstOffset);
+}
+
+// max/min, softmax/logSoftmax, topk along `dim`; results at `outStrides`
+// (per source dim); either result's bytes may be null where the op has none.
+function reduceLanes(op, srcBytes, srcOffset, srcDtype, shape, strides, dim, outStrides, valuesBytes, valuesOffset,
+  indicesBytes, indicesOffset, k, largest, sorted) {
+  writeShape(shape, strides);
+  writeSourceStrides(outStrides);
+  native.reduceLanes(op, srcBytes, srcOffset, srcDtype, dim, valuesBytes, valuesOffset, indicesBytes, indicesOffset,
+    k, largest, sorted);
+}
+
 module.exports = {
-  native, opCodes, maxThreads, elementwise, normalize, externalBuffers, importResult, viewFailure, memoryKind, checkDtypes, dtypeMismatch, viewCount, exportStruct,
-  adoptPointer, importStruct, copyStrided, cudaStridedCopy, cudaConvert,
+  native, opCodes, maxThreads, elementwise, normalize, externalBuffers, importResult, viewFailure, memoryKind,
+  checkDtypes, dtypeMismatch, viewCount, exportStruct, adoptPointer, importStruct, copyStrided, cudaStridedCopy,
+  cudaConvert, reduceTable, reduceDims, reduceLanes,
 };

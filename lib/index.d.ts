@@ -16,6 +16,36 @@ export interface DType<N extends DTypeName = DTypeName> {
 
 export declare const dtypes: { readonly [N in DTypeName]: DType<N> };
 
+/** bool and the integer dtypes: their sum is int64 (torch). */
+export type IntegerDTypeName = 'bool' | 'int8' | 'int16' | 'int32' | 'int64' | 'uint8' | 'uint16' | 'uint32' | 'uint64';
+export type FloatDTypeName = 'float16' | 'bfloat16' | 'float32' | 'float64';
+/** The dtype sum() gives for N: int64 for bool and integers, else N. */
+export type SumDType<N extends DTypeName> = N extends IntegerDTypeName ? 'int64' : N;
+/** Dims to reduce: one, a list of distinct dims, or all (undefined, null or []); negative from the end. */
+export type ReduceDims = number | readonly number[] | null | undefined;
+/** keepdim: reduced dims stay, with size 1. */
+export interface KeepdimOptions {
+  keepdim?: boolean;
+}
+/** `dtype`: the input is converted to it first (torch); `out`: the result is copied into it (any dtype, converted). */
+export interface SumOptions<M extends DTypeName = DTypeName> extends KeepdimOptions {
+  dtype?: M | DType<M>;
+  out?: Tensor;
+}
+export interface SoftmaxOptions<M extends DTypeName = DTypeName> {
+  dtype?: M | DType<M>;
+  out?: Tensor;
+}
+export interface TopkOptions {
+  largest?: boolean;
+  sorted?: boolean;
+}
+/** max(dim), min(dim), topk(): the values and their int64 indices along the dim. */
+export interface ValuesIndices<N extends DTypeName> {
+  values: Tensor<N>;
+  indices: Tensor<'int64'>;
+}
+
 /** Float16Array where the TypeScript lib declares it, else never. */
 type Float16ArrayType = typeof globalThis extends { Float16Array: new (...args: any[]) => infer F } ? F : never;
 /** Float16Array where the runtime has it (Node 24), else Uint16Array of raw bits. */
@@ -334,6 +364,38 @@ export declare class Tensor<N extends DTypeName = DTypeName> implements DLPackPr
    * memory goes to a CPU segment), or `this` when its memory is such memory already.
    */
   toShared(): Tensor<N>;
+
+  // Reductions, softmax and topk (docs/API.md "Reductions"); host memory.
+  /** Pairwise float summation (same bits for any thread count); bool and integers give int64. */
+  sum(dim?: ReduceDims, options?: SumOptions<N>): Tensor<SumDType<N>>;
+  sum<M extends DTypeName>(dim: ReduceDims, options: SumOptions<M> & { dtype: M | DType<M> }): Tensor<SumDType<M>>;
+  sum(options: SumOptions<N>): Tensor<SumDType<N>>;
+  /** Floating-point and complex tensors only (or pass `dtype`), as torch. */
+  mean(dim?: ReduceDims, options?: SumOptions<N>): Tensor<N>;
+  mean<M extends DTypeName>(dim: ReduceDims, options: SumOptions<M> & { dtype: M | DType<M> }): Tensor<M>;
+  mean(options: SumOptions<N>): Tensor<N>;
+  /** NaN propagates. */
+  amax(dim?: ReduceDims, options?: KeepdimOptions & { out?: Tensor }): Tensor<N>;
+  amin(dim?: ReduceDims, options?: KeepdimOptions & { out?: Tensor }): Tensor<N>;
+  /** The whole tensor's maximum (0-d; NaN propagates). */
+  max(): Tensor<N>;
+  /** Along one dim: the first index of the maximum (of the first NaN where there is one). */
+  max(dim: number, options?: KeepdimOptions): ValuesIndices<N>;
+  min(): Tensor<N>;
+  min(dim: number, options?: KeepdimOptions): ValuesIndices<N>;
+  /** Without a dim: the index into the flattened tensor. */
+  argmax(dim?: number | null, options?: KeepdimOptions & { out?: Tensor }): Tensor<'int64'>;
+  argmax(options: KeepdimOptions & { out?: Tensor }): Tensor<'int64'>;
+  argmin(dim?: number | null, options?: KeepdimOptions & { out?: Tensor }): Tensor<'int64'>;
+  argmin(options: KeepdimOptions & { out?: Tensor }): Tensor<'int64'>;
+  /** Floating-point tensors only (or pass `dtype`), as torch; the lane's maximum is subtracted first. */
+  softmax(dim: number, options?: SoftmaxOptions<N>): Tensor<N>;
+  softmax<M extends DTypeName>(dim: number, options: SoftmaxOptions<M> & { dtype: M | DType<M> }): Tensor<M>;
+  logSoftmax(dim: number, options?: SoftmaxOptions<N>): Tensor<N>;
+  logSoftmax<M extends DTypeName>(dim: number, options: SoftmaxOptions<M> & { dtype: M | DType<M> }): Tensor<M>;
+  /** The k largest (smallest) along dim; NaN counts as largest; equal values in index order. */
+  topk(k: number, dim?: number, options?: TopkOptions): ValuesIndices<N>;
+  topk(k: number, options: TopkOptions): ValuesIndices<N>;
 }
 
 export declare class DLPackCapsule {
@@ -397,6 +459,24 @@ export declare function tensor(values: TensorValues, options?: InferredTensorOpt
 /** torch.cat: along an existing dim. Without `out`, all inputs share a dtype and device. */
 export declare function cat<N extends DTypeName>(tensors: readonly Tensor<N>[], dim?: number): Tensor<N>;
 export declare function cat<M extends DTypeName>(tensors: readonly Tensor[], dim: number, options: { out: Tensor<M> }): Tensor<M>;
+/** Reductions as functions (docs/API.md "Reductions"): the methods' arguments after the input. */
+export declare function sum<N extends DTypeName>(input: Tensor<N>, dim?: ReduceDims, options?: SumOptions<N>): Tensor<SumDType<N>>;
+export declare function sum<N extends DTypeName, M extends DTypeName>(input: Tensor<N>, dim: ReduceDims, options: SumOptions<M> & { dtype: M | DType<M> }): Tensor<SumDType<M>>;
+export declare function mean<N extends DTypeName>(input: Tensor<N>, dim?: ReduceDims, options?: SumOptions<N>): Tensor<N>;
+export declare function mean<N extends DTypeName, M extends DTypeName>(input: Tensor<N>, dim: ReduceDims, options: SumOptions<M> & { dtype: M | DType<M> }): Tensor<M>;
+export declare function amax<N extends DTypeName>(input: Tensor<N>, dim?: ReduceDims, options?: KeepdimOptions & { out?: Tensor }): Tensor<N>;
+export declare function amin<N extends DTypeName>(input: Tensor<N>, dim?: ReduceDims, options?: KeepdimOptions & { out?: Tensor }): Tensor<N>;
+export declare function max<N extends DTypeName>(input: Tensor<N>): Tensor<N>;
+export declare function max<N extends DTypeName>(input: Tensor<N>, dim: number, options?: KeepdimOptions): ValuesIndices<N>;
+export declare function min<N extends DTypeName>(input: Tensor<N>): Tensor<N>;
+export declare function min<N extends DTypeName>(input: Tensor<N>, dim: number, options?: KeepdimOptions): ValuesIndices<N>;
+export declare function argmax(input: Tensor, dim?: number | null, options?: KeepdimOptions & { out?: Tensor }): Tensor<'int64'>;
+export declare function argmin(input: Tensor, dim?: number | null, options?: KeepdimOptions & { out?: Tensor }): Tensor<'int64'>;
+export declare function softmax<N extends DTypeName>(input: Tensor<N>, dim: number, options?: SoftmaxOptions<N>): Tensor<N>;
+export declare function softmax<N extends DTypeName, M extends DTypeName>(input: Tensor<N>, dim: number, options: SoftmaxOptions<M> & { dtype: M | DType<M> }): Tensor<M>;
+export declare function logSoftmax<N extends DTypeName>(input: Tensor<N>, dim: number, options?: SoftmaxOptions<N>): Tensor<N>;
+export declare function logSoftmax<N extends DTypeName, M extends DTypeName>(input: Tensor<N>, dim: number, options: SoftmaxOptions<M> & { dtype: M | DType<M> }): Tensor<M>;
+export declare function topk<N extends DTypeName>(input: Tensor<N>, k: number, dim?: number, options?: TopkOptions): ValuesIndices<N>;
 /** torch.stack: along a new dim. */
 export declare function stack<N extends DTypeName>(tensors: readonly Tensor<N>[], dim?: number): Tensor<N>;
 export declare function stack<M extends DTypeName>(tensors: readonly Tensor[], dim: number, options: { out: Tensor<M> }): Tensor<M>;

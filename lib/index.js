@@ -9,12 +9,13 @@ const { fromBuffer, empty, zeros, tensor, valuesFrom } = require('./create');
 const { open, wasm, share, shareMemory, toShared } = require('./sharing');
 const { cat, stack } = require('./batch');
 const ops = require('./ops');
+const reduce = require('./reduce');
 
 const { cuda, capabilities } = require('./cuda');
 const python = require('./python');
 
 // The tensor core calls up into the layers built on it through these.
-connect({ toDLPack, share, shareMemory, toShared, valuesFrom, ops: ops.methods });
+connect({ toDLPack, share, shareMemory, toShared, valuesFrom, ops: ops.methods, reduce });
 
 // The folder holding the Python half (dlpack_node), for sys.path / PYTHONPATH.
 const pythonPath = require('path').join(__dirname, '..', 'python');
@@ -39,6 +40,17 @@ module.exports = {
   ...ops.rules,
   setNumThreads: ops.setNumThreads,
   getNumThreads: ops.getNumThreads,
+  sum: reduce.sum,
+  mean: reduce.mean,
+  amax: reduce.amax,
+  amin: reduce.amin,
+  max: reduce.max,
+  min: reduce.min,
+  argmax: reduce.argmax,
+  argmin: reduce.argmin,
+  softmax: reduce.softmax,
+  logSoftmax: reduce.logSoftmax,
+  topk: reduce.topk,
   fromDLPack,
   from_dlpack: fromDLPack,
   toDLPack,

@@ -5,7 +5,8 @@ const dl = createRequire(import.meta.url)('./index.js');
 
 export const {
   dtypes, dlpackVersion, Tensor, Device, DLPackCapsule, DLPackError, CudaError,
-  fromBuffer, frombuffer, empty, zeros, tensor, cat, stack, fromDLPack, from_dlpack, toDLPack, to_dlpack, open, wasm,
+  fromBuffer, frombuffer, empty, zeros, tensor, cat, stack, sum, mean, amax, amin, max, min, argmax, argmin, softmax,
+  logSoftmax, topk, fromDLPack, from_dlpack, toDLPack, to_dlpack, open, wasm,
   cuda, capabilities, python,
 } = dl;
 export const { pythonPath } = dl;

@@ -27,7 +27,9 @@ function notJson(t, value) {
 // What the layers above provide (lib/capsule.js, lib/sharing.js, lib/create.js
 // build on this module); lib/index.js connects them once at load, so lib/
 // stays a DAG without lazy requires (test/architecture.test.js).
-const above = { toDLPack: null, share: null, shareMemory: null, toShared: null, valuesFrom: null, ops: null };
+const above = {
+  toDLPack: null, share: null, shareMemory: null, toShared: null, valuesFrom: null, ops: null, reduce: null,
+};
 function connect(layers) {
   Object.assign(above, layers);
 }
@@ -463,6 +465,19 @@ class Tensor {
     if (rest.length !== 0) views.tooMany(rest, 0, 'toShared()');
     return above.toShared(this);
   }
+
+  // Reductions, softmax and topk (docs/API.md "Reductions", lib/reduce.js).
+  sum(...args) { return above.reduce.sum(this, ...args); }
+  mean(...args) { return above.reduce.mean(this, ...args); }
+  amax(...args) { return above.reduce.amax(this, ...args); }
+  amin(...args) { return above.reduce.amin(this, ...args); }
+  max(...args) { return above.reduce.max(this, ...args); }
+  min(...args) { return above.reduce.min(this, ...args); }
+  argmax(...args) { return above.reduce.argmax(this, ...args); }
+  argmin(...args) { return above.reduce.argmin(this, ...args); }
+  softmax(...args) { return above.reduce.softmax(this, ...args); }
+  logSoftmax(...args) { return above.reduce.logSoftmax(this, ...args); }
+  topk(...args) { return above.reduce.topk(this, ...args); }
 
   __dlpack_device__() {
     liveStorage(this);

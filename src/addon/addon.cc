@@ -14,6 +14,7 @@
 #include "host_storage.h"
 #include "import.h"
 #include "ops.h"
+#include "reduce.h"
 #include "sharing.h"
 #include "struct_slab.h"
 
@@ -94,6 +95,9 @@ Napi::Object Initialize(Napi::Env env, Napi::Object exports) {
       {"setExternalBuffers", Guarded<SetExternalBuffers>},
       {"drainReleases", Guarded<DrainReleases>},
       {"stats", Guarded<Stats>},
+      {"reduceTable", Guarded<ReduceTable>},
+      {"reduceDims", Guarded<ReduceDims>},
+      {"reduceLanes", Guarded<ReduceLanes>},
       {"shmCreate", Guarded<ShmCreate>},
       {"shmOpen", Guarded<ShmOpen>},
       {"localShare", Guarded<LocalShare>},

@@ -225,6 +225,14 @@ new dl.python.PythonWorker();
   dl.cat(u8, 0);
   // @ts-expect-error out is a tensor
   dl.stack([u8], 0, { out: [1, 2] });
+  // @ts-expect-error topk's k is a number
+  u8.topk('3');
+  // @ts-expect-error max(dim) takes one dim, not a list
+  u8.max([0, 1]);
+  // @ts-expect-error keepdim is a boolean
+  u8.sum(0, { keepdim: 1 });
+  // @ts-expect-error softmax needs a dim
+  dl.softmax(u8);
   // @ts-expect-error strides are numbers
   dl.fromBuffer(new Uint8Array(4), { dtype: 'uint8', shape: [4], strides: ['1'] });
   void [notU8, notF32, itemBig];

@@ -226,3 +226,21 @@ async function asyncOps(): Promise<void> {
   void [sum, e, c];
 }
 void asyncOps;
+// Reductions (docs/API.md "Reductions").
+{
+  const logits = dl.zeros([2, 10]);
+  const counts = dl.tensor([1, 2, 3], { dtype: 'uint8' });
+  const total: dl.Tensor<'int64'> = counts.sum();
+  const rows: dl.Tensor<'float32'> = logits.sum([0, -1], { keepdim: true });
+  const asDouble: dl.Tensor<'float64'> = counts.mean(0, { dtype: 'float64' });
+  const peak: dl.Tensor<'float32'> = logits.amax(-1);
+  const { values, indices }: dl.ValuesIndices<'float32'> = logits.max(1, { keepdim: true });
+  const best: dl.Tensor<'int64'> = dl.argmax(logits, 1);
+  const flatBest: dl.Tensor<'int64'> = logits.argmax();
+  const probs: dl.Tensor<'float32'> = dl.softmax(logits, -1, { out: dl.empty([2, 10]) });
+  const logProbs: dl.Tensor<'float64'> = counts.logSoftmax(0, { dtype: 'float64' });
+  const top = probs.topk(5, -1, { largest: true, sorted: true });
+  const topIndices: dl.Tensor<'int64'> = top.indices;
+  const all: dl.Tensor<'float32'> = dl.sum(logits, null, { out: dl.zeros([]) });
+  void [total, rows, asDouble, peak, values, indices, best, flatBest, logProbs, topIndices, all];
+}

@@ -1,0 +1,331 @@
+'use strict';
+// Reductions, softmax and topk (docs/API.md "Reductions"), torch's names and
+// rules: dims (one, a list, none = all; negative from the end), keepdim, the
+// result dtypes (src/core/reduce.h, handed over at load), results and `out`.
+// The loops are native (src/core/reduce.h) and split across threads; a sum
+// gives the same bits for any thread count. Host memory only for now.
+const { invalidType, invalidValue, outOfRange, fail } = require('./errors');
+const { Tensor, makeTensor, hostStorage, checkedBuffer, checkKeys } = require('./tensor');
+const { reduceTable, reduceDims, reduceLanes } = require('./binding');
+const { byIndex, dtypeInfo } = require('./dtypes');
+const { Layout } = require('./layout');
+const { Storage } = require('./storage');
+const { allocateForCopy } = require('./memory');
+const { contiguousStrides } = require('./shape');
+const { dimension, integer, tooMany } = require('./views');
+const { CPU } = require('./device');
+const { kStorage, kLayout, READ_ONLY, kFlags } = require('./symbols');
+
+const OP = reduceTable.ops;
+// RESULT[op][dtype index]: the result dtype's row, or null where op refuses it.
+const RESULT = reduceTable.results.map((row) => row.map((i) => (i < 0 ? null : byIndex[i])));
+
+// What each op's options may name.
+const KEYS = {
+  sum: ['keepdim', 'dtype', 'out'],
+  mean: ['keepdim', 'dtype', 'out'],
+  amax: ['keepdim', 'out'],
+  amin: ['keepdim', 'out'],
+  max: ['keepdim'],
+  min: ['keepdim'],
+  argmax: ['keepdim', 'out'],
+  argmin: ['keepdim', 'out'],
+  softmax: ['dtype', 'out'],
+  logSoftmax: ['dtype', 'out'],
+  topk: ['largest', 'sorted'],
+};
+
+// Why an op refuses a dtype (torch's rules).
+const REFUSED = {
+  sum: 'a real or complex tensor',
+  mean: 'a floating-point or complex tensor (or `dtype`: torch refuses the mean of integers)',
+  softmax: 'a floating-point tensor (or `dtype`: torch refuses integers)',
+  other: 'a real (not complex) tensor',
+};
+
+function input(t, method) {
+  if (!(t instanceof Tensor)) throw invalidType('input', 'a Tensor', t);
+  hostStorage(t, method);
+  checkedBuffer(t);
+  return t;
+}
+
+function flag(options, key, fallback) {
+  const v = options[key];
+  if (v === undefined) return fallback;
+  if (typeof v !== 'boolean') throw invalidType(`options.${key}`, 'a boolean', v);
+  return v;
+}
+
+// { keepdim, dtype, out, largest, sorted } from `options`, which may name
+// only the op's keys.
+function readOptions(options, op) {
+  if (options === undefined) return { keepdim: false, dtype: null, out: null, largest: true, sorted: true };
+  if (options === null || typeof options !== 'object' || Array.isArray(options)) {
+    throw invalidType('options', 'an object', options);
+  }
+  checkKeys(options, KEYS[op], 'options');
+  const o = {
+    keepdim: flag(options, 'keepdim', false),
+    dtype: options.dtype === undefined ? null : dtypeInfo(options.dtype, 'options.dtype'),
+    out: null,
+    largest: flag(options, 'largest', true),
+    sorted: flag(options, 'sorted', true),
+  };
+  if (options.out !== undefined) {
+    const out = options.out;
+    if (!(out instanceof Tensor)) throw invalidType('options.out', 'a Tensor', out);
+    hostStorage(out, `${op}() options.out`);
+    if (out[kFlags] & READ_ONLY) {
+      throw fail('ERR_DLPACK_READ_ONLY', 'options.out', 'a writable tensor', 'a readOnly one');
+    }
+    o.out = out;
+  }
+  return o;
+}
+
+// The methods take (dim, options) or (options): an object that is not an
+// array in first place is the options.
+function split(dim, options) {
+  if (options === undefined && dim !== null && typeof dim === 'object' && !Array.isArray(dim)) {
+    return [undefined, dim];
+  }
+  return [dim, options];
+}
+
+// Which dims of `ndim` to reduce: undefined, null or [] means all (torch);
+// a number or an array of distinct dims, negative from the end.
+function dimMask(dim, ndim) {
+  const mask = new Array(ndim).fill(dim === undefined || dim === null);
+  if (dim === undefined || dim === null) return mask;
+  if (typeof dim === 'number') {
+    if (ndim > 0) mask[dimension(dim, ndim, 'dim')] = true;
+    else dimension(dim, ndim, 'dim');
+    return mask;
+  }
+  if (!Array.isArray(dim)) throw invalidType('dim', 'an integer, an array of integers or undefined', dim);
+  if (dim.length === 0) return mask.fill(true);
+  const seen = new Array(Math.max(ndim, 1)).fill(false);
+  for (let i = 0; i < dim.length; i++) {
+    if (typeof dim[i] !== 'number') throw invalidType(`dim[${i}]`, 'an integer', dim[i]);
+    const d = dimension(dim[i], ndim, `dim[${i}]`);
+    if (seen[d]) throw invalidValue('dim', `distinct dimensions (dimension ${d} repeats)`, dim);
+    seen[d] = true;
+    if (ndim > 0) mask[d] = true;
+  }
+  return mask;
+}
+
+// One integer dim, required or defaulted.
+function oneDim(dim, ndim, name = 'dim') {
+  if (typeof dim !== 'number') throw invalidType(name, 'an integer', dim);
+  return dimension(dim, ndim, name);
+}
+
+// The result row of `op` for t's dtype, or the coded refusal.
+function resultInfo(op, t, family) {
+  const info = RESULT[OP[op]][t[kLayout].info.index];
+  if (info === null) {
+    throw fail('ERR_INVALID_ARG_VALUE', 'input', `${REFUSED[family]} for ${op}()`, `dtype ${t.dtype}`);
+  }
+  return info;
+}
+
+// A new contiguous host tensor whose every byte the op writes.
+function result(info, shape) {
+  let size = 1;
+  for (const n of shape) size *= n;
+  return makeTensor(Storage.heap(allocateForCopy(size * info.itemSize), true), Layout.contiguous(info, shape), 0, CPU);
+}
+
+// t, or t converted to `dtype` (torch: the input is cast before the op).
+function converted(t, dtype) {
+  return dtype === null || dtype === t[kLayout].info ? t : t.to(dtype.name);
+}
+
+// `value` into `out` (converted by copyFrom's rules) when there is one.
+function deliver(value, out) {
+  if (out === null) return value;
+  const want = value[kLayout].shape;
+  const s = out[kLayout].shape;
+  if (s.length !== want.length || s.some((n, i) => n !== want[i])) {
+    value.dispose();
+    throw fail('ERR_INVALID_ARG_VALUE', 'options.out', `a tensor of shape [${want.join(', ')}]`,
+      `one of shape [${s.join(', ')}]`);
+  }
+  try {
+    out.copyFrom(value);
+  } finally {
+    value.dispose();
+  }
+  return out;
+}
+
+// Every dim of t is kept: a 0-size reduction that has no identity is refused.
+function nonEmpty(op, shape, mask) {
+  for (let i = 0; i < shape.length; i++) {
+    if (mask[i] && shape[i] === 0) {
+      throw fail('ERR_INVALID_ARG_VALUE', 'input', `a non-zero size in each reduced dim for ${op}() (it has ` +
+        'no identity)', `size 0 in dim ${i}`);
+    }
+  }
+}
+
+// sum, mean, amax, amin over the dims of `mask`.
+function reduceOver(op, t, mask, o) {
+  const info = resultInfo(op, t, op === 'sum' || op === 'mean' ? op : 'other');
+  const { shape, strides } = t[kLayout];
+  if (op === 'amax' || op === 'amin') nonEmpty(op, shape, mask);
+  const order = [];
+  for (let i = 0; i < shape.length; i++) if (!mask[i]) order.push(i);
+  const kept = order.length;
+  for (let i = 0; i < shape.length; i++) if (mask[i]) order.push(i);
+  const outShape = o.keepdim ? shape.map((n, i) => (mask[i] ? 1 : n)) : order.slice(0, kept).map((i) => shape[i]);
+  const out = result(info, outShape);
+  if (out[kLayout].size !== 0) {
+    reduceDims(OP[op], t[kStorage].getBytes(), t[kLayout].byteOffset, t[kLayout].info.index,
+      order.map((i) => shape[i]), order.map((i) => strides[i]), shape.length - kept, out[kStorage].getBytes(), 0);
+  }
+  return out;
+}
+
+function reduction(op) {
+  return function reduce(t, dim, options, ...rest) {
+    if (rest.length !== 0) tooMany(rest, 3, `${op}()`);
+    input(t, `${op}()`);
+    [dim, options] = split(dim, options);
+    const o = readOptions(options, op);
+    const src = converted(t, o.dtype);
+    try {
+      const mask = dimMask(dim, src[kLayout].shape.length);
+      return deliver(reduceOver(op, src, mask, o), o.out);
+    } finally {
+      if (src !== t) src.dispose();
+    }
+  };
+}
+
+// Along one dim: lanes of t, results at contiguous strides of `outShape`
+// (per dim of t), `keepdim` shape `kept`.
+function lanes(op, t, dim, outShape, values, indices, k = 0, largest = true, sorted = true) {
+  const { shape, strides } = t[kLayout];
+  const outStrides = contiguousStrides(outShape);
+  reduceLanes(OP[op], t[kStorage].getBytes(), t[kLayout].byteOffset, t[kLayout].info.index, shape, strides, dim,
+    outStrides, values === null ? null : values[kStorage].getBytes(), 0,
+    indices === null ? null : indices[kStorage].getBytes(), 0, k, largest, sorted);
+}
+
+// max(dim) / min(dim) -> { values, indices }; without a dim, amax / amin of all.
+function extreme(op) {
+  return function extremeOf(t, dim, options, ...rest) {
+    if (rest.length !== 0) tooMany(rest, 3, `${op}()`);
+    input(t, `${op}()`);
+    [dim, options] = split(dim, options);
+    if (dim === undefined) {
+      const o = readOptions(options, op);
+      return reduceOver(op === 'max' ? 'amax' : 'amin', t, dimMask(undefined, t.ndim), o);
+    }
+    const o = readOptions(options, op);
+    const shape = t[kLayout].shape;
+    const d = oneDim(dim, shape.length);
+    resultInfo(op, t, 'other');
+    if (shape.length > 0) nonEmpty(`${op}`, shape, shape.map((_, i) => i === d));
+    const keep = shape.map((n, i) => (i === d ? 1 : n));
+    const outShape = o.keepdim ? keep : shape.filter((_, i) => i !== d);
+    const values = result(t[kLayout].info, outShape);
+    const indices = result(dtypeInfo('int64'), outShape);
+    if (values[kLayout].size !== 0) lanes(op, t, d, keep, values, indices);
+    return { values, indices };
+  };
+}
+
+// argmax / argmin: along a dim, or over the flattened tensor.
+function argExtreme(op) {
+  const along = op === 'argmax' ? 'max' : 'min';
+  return function argOf(t, dim, options, ...rest) {
+    if (rest.length !== 0) tooMany(rest, 3, `${op}()`);
+    input(t, `${op}()`);
+    [dim, options] = split(dim, options);
+    const o = readOptions(options, op);
+    resultInfo(along, t, 'other');
+    const shape = t[kLayout].shape;
+    const int64 = dtypeInfo('int64');
+    if (dim === undefined || dim === null) {
+      if (t[kLayout].size === 0) {
+        throw fail('ERR_INVALID_ARG_VALUE', 'input', `a non-empty tensor for ${op}() without a dim (it has no ` +
+          'identity)', `one of shape [${shape.join(', ')}]`);
+      }
+      const flat = t.reshape(-1);
+      try {
+        const indices = result(int64, o.keepdim ? shape.map(() => 1) : []);
+        lanes(along, flat, 0, [1], null, indices);
+        return deliver(indices, o.out);
+      } finally {
+        flat.dispose();
+      }
+    }
+    const d = oneDim(dim, shape.length);
+    if (shape.length > 0) nonEmpty(op, shape, shape.map((_, i) => i === d));
+    const keep = shape.map((n, i) => (i === d ? 1 : n));
+    const indices = result(int64, o.keepdim ? keep : shape.filter((_, i) => i !== d));
+    if (indices[kLayout].size !== 0) lanes(along, t, d, keep, null, indices);
+    return deliver(indices, o.out);
+  };
+}
+
+// softmax(dim) / logSoftmax(dim): the dim is required (torch's implicit dim
+// is deprecated).
+function softmaxOf(op) {
+  return function softmax(t, dim, options, ...rest) {
+    if (rest.length !== 0) tooMany(rest, 3, `${op}()`);
+    input(t, `${op}()`);
+    const o = readOptions(options, op);
+    const src = converted(t, o.dtype);
+    try {
+      resultInfo(op, src, 'softmax');
+      const shape = src[kLayout].shape;
+      const d = oneDim(dim, shape.length);
+      const out = result(src[kLayout].info, shape.slice());
+      if (out[kLayout].size !== 0) lanes(op, src, d, shape, out, null);
+      return deliver(out, o.out);
+    } finally {
+      if (src !== t) src.dispose();
+    }
+  };
+}
+
+// topk(k, dim = -1, { largest = true, sorted = true }) -> { values, indices }.
+function topk(t, k, dim = -1, options = undefined, ...rest) {
+  if (rest.length !== 0) tooMany(rest, 4, 'topk()');
+  input(t, 'topk()');
+  [dim, options] = dim !== null && typeof dim === 'object' && !Array.isArray(dim) && options === undefined ?
+    [-1, dim] : [dim, options];
+  const o = readOptions(options, 'topk');
+  resultInfo('topk', t, 'other');
+  const shape = t[kLayout].shape;
+  const d = oneDim(dim, shape.length);
+  integer(k, 'k');
+  const len = shape.length === 0 ? 1 : shape[d];
+  if (k < 0 || k > len) throw outOfRange('k', `an integer from 0 to ${len} (the size of dim ${d})`, String(k));
+  const outShape = shape.map((n, i) => (i === d ? k : n));
+  const values = result(t[kLayout].info, outShape);
+  const indices = result(dtypeInfo('int64'), outShape.slice());
+  // A 0-d result holds one element whatever k is (torch gives it for k = 0 too).
+  const count = shape.length === 0 ? 1 : k;
+  if (values[kLayout].size !== 0) lanes('topk', t, d, outShape, values, indices, count, o.largest, o.sorted);
+  return { values, indices };
+}
+
+module.exports = {
+  sum: reduction('sum'),
+  mean: reduction('mean'),
+  amax: reduction('amax'),
+  amin: reduction('amin'),
+  max: extreme('max'),
+  min: extreme('min'),
+  argmax: argExtreme('argmax'),
+  argmin: argExtreme('argmin'),
+  softmax: softmaxOf('softmax'),
+  logSoftmax: softmaxOf('logSoftmax'),
+  topk,
+};

@@ -1,0 +1,653 @@
+#include "reduce.h"
+
+#include <algorithm>
+#include <cmath>
+#include <complex>
+#include <cstring>
+#include <limits>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "layout.h"
+#include "parallel.h"
+
+namespace dlnode {
+namespace {
+
+// Storage types: bool is a byte read as `!= 0`; the 16-bit floats are bits.
+struct BoolT {
+  uint8_t v;
+};
+struct HalfT {
+  uint16_t bits;
+};
+struct Bf16T {
+  uint16_t bits;
+};
+
+template <class T>
+constexpr int64_t kSizeOf = static_cast<int64_t>(sizeof(T));
+
+template <class T>
+struct Tag {
+  using type = T;
+};
+
+template <class T>
+T Raw(const char* p) {
+  T v;
+  std::memcpy(&v, p, sizeof(T));
+  return v;
+}
+
+template <class T>
+void Put(char* p, T v) {
+  std::memcpy(p, &v, sizeof(T));
+}
+
+// An element as the value ops compute with.
+template <class T>
+T Value(T v) {
+  return v;
+}
+inline uint8_t Value(BoolT v) { return v.v != 0 ? 1 : 0; }
+inline float Value(HalfT v) { return HalfToFloat(v.bits); }
+inline float Value(Bf16T v) { return Bfloat16ToFloat(v.bits); }
+
+template <class T>
+using ValueOf = decltype(Value(T{}));
+
+// A value as an accumulator: signed integers sign-extend to 64 bits first
+// (a sum's uint64 accumulator wraps like two's complement int64).
+template <class A, class V>
+A ToAcc(V v) {
+  if constexpr (std::is_integral<V>::value && std::is_signed<V>::value) {
+    return static_cast<A>(static_cast<int64_t>(v));
+  } else {
+    return static_cast<A>(v);
+  }
+}
+
+template <class T>
+struct IsComplexT : std::false_type {};
+template <class T>
+struct IsComplexT<std::complex<T>> : std::true_type {};
+template <class T>
+constexpr bool kIsComplex = IsComplexT<T>::value;
+template <class T>
+constexpr bool kIsFloat = std::is_floating_point<ValueOf<T>>::value;
+
+// A computed value stored as T (float16/bfloat16 round to nearest even).
+template <class T, class V>
+void StoreValue(char* p, V v) {
+  if constexpr (std::is_same<T, HalfT>::value) {
+    Put<uint16_t>(p, FloatToHalf(static_cast<float>(v)));
+  } else if constexpr (std::is_same<T, Bf16T>::value) {
+    Put<uint16_t>(p, FloatToBfloat16(static_cast<float>(v)));
+  } else if constexpr (std::is_same<T, BoolT>::value) {
+    Put<uint8_t>(p, v != 0 ? 1 : 0);
+  } else {
+    Put<T>(p, static_cast<T>(v));
+  }
+}
+
+template <class F>
+void Dispatch(Scalar s, F&& f) {
+  switch (s) {
+    case Scalar::kBool:
+      return f(Tag<BoolT>{});
+    case Scalar::kInt8:
+      return f(Tag<int8_t>{});
+    case Scalar::kInt16:
+      return f(Tag<int16_t>{});
+    case Scalar::kInt32:
+      return f(Tag<int32_t>{});
+    case Scalar::kInt64:
+      return f(Tag<int64_t>{});
+    case Scalar::kUint8:
+      return f(Tag<uint8_t>{});
+    case Scalar::kUint16:
+      return f(Tag<uint16_t>{});
+    case Scalar::kUint32:
+      return f(Tag<uint32_t>{});
+    case Scalar::kUint64:
+      return f(Tag<uint64_t>{});
+    case Scalar::kFloat16:
+      return f(Tag<HalfT>{});
+    case Scalar::kBfloat16:
+      return f(Tag<Bf16T>{});
+    case Scalar::kFloat32:
+      return f(Tag<float>{});
+    case Scalar::kFloat64:
+      return f(Tag<double>{});
+    case Scalar::kComplex64:
+      return f(Tag<std::complex<float>>{});
+    case Scalar::kComplex128:
+      return f(Tag<std::complex<double>>{});
+  }
+}
+
+// Dims walked in row-major order from any linear index, with one or two
+// sets of strides (an input's and an output's), offsets in elements.
+class Walker {
+ public:
+  Walker(int ndim, const int64_t* shape, const int64_t* s0, const int64_t* s1 = nullptr)
+      : ndim_(ndim), shape_(shape), s0_(s0), s1_(s1) {}
+
+  void Seek(int64_t linear) {
+    off0_ = 0;
+    off1_ = 0;
+    for (int d = ndim_ - 1; d >= 0; --d) {
+      index_[d] = linear % shape_[d];
+      linear /= shape_[d];
+      off0_ += index_[d] * s0_[d];
+      if (s1_ != nullptr) off1_ += index_[d] * s1_[d];
+    }
+  }
+
+  void Next() {
+    for (int d = ndim_ - 1; d >= 0; --d) {
+      off0_ += s0_[d];
+      if (s1_ != nullptr) off1_ += s1_[d];
+      if (++index_[d] < shape_[d]) return;
+      off0_ -= s0_[d] * shape_[d];
+      if (s1_ != nullptr) off1_ -= s1_[d] * shape_[d];
+      index_[d] = 0;
+    }
+  }
+
+  int64_t off0() const { return off0_; }
+  int64_t off1() const { return off1_; }
+
+ private:
+  int ndim_;
+  const int64_t* shape_;
+  const int64_t* s0_;
+  const int64_t* s1_;
+  int64_t index_[kMaxDims] = {};
+  int64_t off0_ = 0;
+  int64_t off1_ = 0;
+};
+
+// Dims with their strides, size-1 dims dropped and row-major neighbours
+// merged where one stride spans both (the walk order is unchanged). At least
+// one dim (size 1) is left.
+struct Dims {
+  int ndim = 0;
+  int64_t shape[kMaxDims] = {};
+  int64_t strides[kMaxDims] = {};
+  int64_t count = 1;
+
+  Dims(int n, const int64_t* shape_in, const int64_t* strides_in) {
+    for (int i = 0; i < n; ++i) {
+      count *= shape_in[i];
+      if (shape_in[i] == 1) continue;
+      if (ndim > 0 && strides[ndim - 1] == strides_in[i] * shape_in[i]) {
+        shape[ndim - 1] *= shape_in[i];
+        strides[ndim - 1] = strides_in[i];
+        continue;
+      }
+      shape[ndim] = shape_in[i];
+      strides[ndim] = strides_in[i];
+      ++ndim;
+    }
+    if (ndim == 0) {
+      shape[0] = 1;
+      strides[0] = 0;
+      ndim = 1;
+    }
+  }
+};
+
+// Combining two partial results.
+struct Add {
+  template <class A>
+  static A Apply(A a, A b) {
+    return a + b;
+  }
+};
+struct Larger {     // NaN wins and stays
+  struct Numbers {  // the same where no NaN is seen
+    template <class A>
+    static A Apply(A a, A b) {
+      return b > a ? b : a;
+    }
+  };
+  template <class A>
+  static A Apply(A a, A b) {
+    return (b > a || b != b) ? b : a;  // NOLINT(misc-redundant-expression): NaN test
+  }
+};
+struct Smaller {
+  struct Numbers {
+    template <class A>
+    static A Apply(A a, A b) {
+      return b < a ? b : a;
+    }
+  };
+  template <class A>
+  static A Apply(A a, A b) {
+    return (b < a || b != b) ? b : a;  // NOLINT(misc-redundant-expression): NaN test
+  }
+};
+
+// The order every combine follows (sums, and amax/amin alike), fixed by the
+// element count alone: n elements are rows of 8, lane j holding elements j,
+// j + 8, j + 16, ...; each lane is combined pairwise (leaves of kLeafRows rows
+// combined in sequence, halves cut at a row), the eight lanes then in the tree
+// ((0 1)(2 3))((4 5)(6 7)), and the n % 8 tail elements in sequence after that.
+// Error O(log n) ulps, like NumPy's pairwise sum, and the lanes are the SIMD
+// registers' lanes in the dense loop.
+constexpr int64_t kLanes = 8;
+constexpr int64_t kLeafRows = 32;
+
+template <class A>
+struct Lanes {
+  A v[kLanes];
+};
+
+template <class A, class Op>
+Lanes<A> Join(const Lanes<A>& a, const Lanes<A>& b) {
+  Lanes<A> r;
+  for (int64_t j = 0; j < kLanes; ++j) r.v[j] = Op::Apply(a.v[j], b.v[j]);
+  return r;
+}
+
+template <class A, class Op>
+A Fold(const Lanes<A>& l) {
+  return Op::Apply(Op::Apply(Op::Apply(l.v[0], l.v[1]), Op::Apply(l.v[2], l.v[3])),
+                   Op::Apply(Op::Apply(l.v[4], l.v[5]), Op::Apply(l.v[6], l.v[7])));
+}
+
+// Rows [row, row + rows) of the lanes; `leaf(row, rows)` combines up to
+// kLeafRows rows in sequence.
+template <class A, class Op, class LeafFn>
+Lanes<A> Rows(int64_t row, int64_t rows, const LeafFn& leaf) {
+  if (rows <= kLeafRows) return leaf(row, rows);
+  const int64_t half = rows / 2;
+  // The left half first: a walker behind `leaf` steps forward only.
+  const Lanes<A> left = Rows<A, Op>(row, half, leaf);
+  const Lanes<A> right = Rows<A, Op>(row + half, rows - half, leaf);
+  return Join<A, Op>(left, right);
+}
+
+// The n >= 1 elements get(0) .. get(n - 1) in that order.
+template <class A, class Op, class Get>
+A Ordered(int64_t n, const Get& get) {
+  const int64_t rows = n / kLanes;
+  int64_t i = rows * kLanes;
+  A res;
+  if (rows == 0) {
+    res = get(0);
+    i = 1;
+  } else {
+    auto leaf = [&get](int64_t row, int64_t count) {
+      Lanes<A> l;
+      for (int64_t j = 0; j < kLanes; ++j) l.v[j] = get(row * kLanes + j);
+      for (int64_t r = 1; r < count; ++r) {
+        for (int64_t j = 0; j < kLanes; ++j)
+          l.v[j] = Op::Apply(l.v[j], get((row + r) * kLanes + j));
+      }
+      return l;
+    };
+    res = Fold<A, Op>(Rows<A, Op>(0, rows, leaf));
+  }
+  for (; i < n; ++i) res = Op::Apply(res, get(i));
+  return res;
+}
+
+// Ordered() over n contiguous elements of the computing type: the same
+// arithmetic, in loops the compiler vectorises (a row is two SSE registers of
+// floats).
+template <class A, class Op>
+A OrderedDense(const char* p, int64_t n) {
+  auto at = [p](int64_t i) { return Raw<A>(p + i * kSizeOf<A>); };
+  const int64_t rows = n / kLanes;
+  if (rows == 0) return Ordered<A, Op>(n, at);
+  auto leaf = [p](int64_t row, int64_t count) {
+    Lanes<A> l;
+    std::memcpy(l.v, p + row * kLanes * kSizeOf<A>, sizeof l.v);
+    for (int64_t r = 1; r < count; ++r) {
+      A x[kLanes];
+      std::memcpy(x, p + (row + r) * kLanes * kSizeOf<A>, sizeof x);
+      for (int64_t j = 0; j < kLanes; ++j) l.v[j] = Op::Apply(l.v[j], x[j]);
+    }
+    return l;
+  };
+  A res = Fold<A, Op>(Rows<A, Op>(0, rows, leaf));
+  for (int64_t i = rows * kLanes; i < n; ++i) res = Op::Apply(res, at(i));
+  return res;
+}
+
+// One outer index's reduced elements (`inner`, from `base`), linear indices
+// [start, start + n), n >= 1, combined in Ordered()'s order.
+template <class T, class A, class Op>
+A Combine(const char* base, const Dims& inner, int64_t start, int64_t n) {
+  if (inner.ndim == 1) {
+    const int64_t s = inner.strides[0];
+    const char* p = base + start * s * kSizeOf<T>;
+    if constexpr (std::is_same<T, A>::value && std::is_floating_point<A>::value) {
+      if (s == 1) {
+        if constexpr (std::is_same<Op, Add>::value) {
+          return OrderedDense<A, Op>(p, n);
+        } else {
+          // A NaN anywhere decides amax/amin; without one, a plain compare
+          // (which vectorises) gives the same value.
+          int nan = 0;
+          for (int64_t i = 0; i < n; ++i) {
+            const A x = Raw<A>(p + i * kSizeOf<A>);
+            nan |= static_cast<int>(x != x);  // NOLINT(misc-redundant-expression): NaN test
+          }
+          if (nan != 0) return std::numeric_limits<A>::quiet_NaN();
+          return OrderedDense<A, typename Op::Numbers>(p, n);
+        }
+      }
+    }
+    return Ordered<A, Op>(
+        n, [p, s](int64_t i) { return ToAcc<A>(Value(Raw<T>(p + i * s * kSizeOf<T>))); });
+  }
+  // Ordered() calls get(i) in increasing i: a walker steps along.
+  Walker w(inner.ndim, inner.shape, inner.strides);
+  w.Seek(start);
+  return Ordered<A, Op>(n, [&](int64_t) {
+    const auto v = ToAcc<A>(Value(Raw<T>(base + w.off0() * kSizeOf<T>)));
+    w.Next();
+    return v;
+  });
+}
+
+// Combines n >= 1 partial results in the same order.
+template <class A, class Op>
+A CombineArray(const A* a, int64_t n) {
+  return Ordered<A, Op>(n, [a](int64_t i) { return a[i]; });
+}
+
+template <class A>
+struct RealOf {
+  using type = A;
+};
+template <class A>
+struct RealOf<std::complex<A>> {
+  using type = A;
+};
+
+// The accumulator of a sum: integers and bool in uint64 (wrapping, stored as
+// int64), the rest in their computing type.
+template <class T>
+using SumAcc = std::conditional_t<std::is_integral<ValueOf<T>>::value, uint64_t, ValueOf<T>>;
+
+// Reduce() for input type T, accumulator A, combining Op; `finish(out, acc,
+// n)` stores one result.
+template <class T, class A, class Op, class Finish>
+void ReduceTyped(const StridedInput& in, int reduced, char* out, int64_t out_size,
+                 const Finish& finish) {
+  const int kept = in.ndim - reduced;
+  const Dims outer(kept, in.shape, in.strides);
+  const Dims inner(reduced, in.shape + kept, in.strides + kept);
+  const int64_t n = inner.count;
+  const int64_t m = outer.count;
+  if (m == 0) return;
+  if (n == 0) {
+    for (int64_t o = 0; o < m; ++o) finish(out + o * out_size, A{}, 0);
+    return;
+  }
+  if (n <= kSumBlock) {
+    ParallelFor(m, std::max<int64_t>(1, kDefaultGrain / n), [&](int64_t b, int64_t e) {
+      Walker w(outer.ndim, outer.shape, outer.strides);
+      w.Seek(b);
+      for (int64_t o = b; o < e; ++o, w.Next()) {
+        finish(out + o * out_size, Combine<T, A, Op>(in.first + w.off0() * kSizeOf<T>, inner, 0, n),
+               n);
+      }
+    });
+    return;
+  }
+  // Fixed blocks, each combined apart (any thread), then combined in order.
+  const int64_t blocks = (n + kSumBlock - 1) / kSumBlock;
+  std::vector<A> partial(static_cast<size_t>(m * blocks));
+  ParallelFor(m * blocks, 1, [&](int64_t b, int64_t e) {
+    Walker w(outer.ndim, outer.shape, outer.strides);
+    for (int64_t i = b; i < e; ++i) {
+      const int64_t o = i / blocks;
+      const int64_t start = (i % blocks) * kSumBlock;
+      w.Seek(o);
+      partial[static_cast<size_t>(i)] = Combine<T, A, Op>(in.first + w.off0() * kSizeOf<T>, inner,
+                                                          start, std::min(kSumBlock, n - start));
+    }
+  });
+  for (int64_t o = 0; o < m; ++o) {
+    finish(out + o * out_size, CombineArray<A, Op>(partial.data() + o * blocks, blocks), n);
+  }
+}
+
+template <class T>
+void ReduceOf(ReduceOp op, const StridedInput& in, int reduced, char* out) {
+  using V = ValueOf<T>;
+  if (op == ReduceOp::kSum || op == ReduceOp::kMean) {
+    using A = SumAcc<T>;
+    if constexpr (std::is_integral<V>::value) {
+      ReduceTyped<T, A, Add>(in, reduced, out, 8, [](char* p, A acc, int64_t) {
+        Put<int64_t>(p, static_cast<int64_t>(acc));  // two's complement: the wrapped sum
+      });
+    } else if (op == ReduceOp::kSum) {
+      ReduceTyped<T, A, Add>(in, reduced, out, sizeof(T),
+                             [](char* p, A acc, int64_t) { StoreValue<T>(p, acc); });
+    } else {
+      // torch's mean: the sum rounded to the dtype, then divided in the
+      // computing type and rounded again (at::sum(...).div_(n)).
+      ReduceTyped<T, A, Add>(in, reduced, out, sizeof(T), [](char* p, A acc, int64_t n) {
+        if constexpr (std::is_same<T, HalfT>::value || std::is_same<T, Bf16T>::value) {
+          StoreValue<T>(p, acc);
+          acc = Value(Raw<T>(p));
+        }
+        // No elements: 0 / 0, NaN (torch).
+        StoreValue<T>(p, acc / static_cast<typename RealOf<A>::type>(n));
+      });
+    }
+    return;
+  }
+  if constexpr (!kIsComplex<T>) {
+    auto store = [](char* p, V acc, int64_t) { StoreValue<T>(p, acc); };
+    if (op == ReduceOp::kAmax) {
+      ReduceTyped<T, V, Larger>(in, reduced, out, sizeof(T), store);
+    } else {
+      ReduceTyped<T, V, Smaller>(in, reduced, out, sizeof(T), store);
+    }
+  }
+}
+
+// Calls fn(state, in_lane, out_offset) for every lane along `dim`, split
+// across threads; in_lane is the lane's element 0, out_offset in output
+// elements, `state` a State made for each thread's run of lanes.
+template <class State, class Fn>
+void ForEachLane(const StridedInput& in, int dim, const int64_t* out_strides, int64_t item_size,
+                 const Fn& fn) {
+  int64_t shape[kMaxDims];
+  int64_t s0[kMaxDims];
+  int64_t s1[kMaxDims];
+  int n = 0;
+  int64_t lanes = 1;
+  for (int d = 0; d < in.ndim; ++d) {
+    if (d == dim) continue;
+    shape[n] = in.shape[d];
+    s0[n] = in.strides[d];
+    s1[n] = out_strides[d];
+    lanes *= in.shape[d];
+    ++n;
+  }
+  const int64_t len = in.ndim == 0 ? 1 : in.shape[dim];
+  if (lanes == 0 || len == 0) return;
+  ParallelFor(lanes, std::max<int64_t>(1, kDefaultGrain / len), [&](int64_t b, int64_t e) {
+    State state;
+    Walker w(n, shape, s0, s1);
+    w.Seek(b);
+    for (int64_t o = b; o < e; ++o, w.Next()) fn(state, in.first + w.off0() * item_size, w.off1());
+  });
+}
+
+template <class T>
+void ArgExtremeOf(ReduceOp op, const StridedInput& in, int dim, char* values, int64_t* indices,
+                  const int64_t* out_strides) {
+  if constexpr (!kIsComplex<T>) {
+    using V = ValueOf<T>;
+    const int64_t len = in.ndim == 0 ? 1 : in.shape[dim];
+    const int64_t step = (in.ndim == 0 ? 0 : in.strides[dim]) * kSizeOf<T>;
+    const bool larger = op == ReduceOp::kMax;
+    struct None {};
+    ForEachLane<None>(in, dim, out_strides, kSizeOf<T>, [&](None&, const char* lane, int64_t at) {
+      V best = Value(Raw<T>(lane));
+      int64_t index = 0;
+      for (int64_t i = 1; i < len && best == best; ++i) {  // NOLINT(misc-redundant-expression)
+        const V v = Value(Raw<T>(lane + i * step));
+        if ((larger ? v > best : v < best) || v != v) {  // NOLINT(misc-redundant-expression)
+          best = v;
+          index = i;
+        }
+      }
+      if (values != nullptr) std::memcpy(values + at * kSizeOf<T>, lane + index * step, sizeof(T));
+      if (indices != nullptr) indices[at] = index;
+    });
+  }
+}
+
+template <class T>
+void SoftmaxOf(ReduceOp op, const StridedInput& in, int dim, char* out,
+               const int64_t* out_strides) {
+  if constexpr (kIsFloat<T>) {
+    using V = ValueOf<T>;
+    const int64_t len = in.ndim == 0 ? 1 : in.shape[dim];
+    const int64_t step = (in.ndim == 0 ? 0 : in.strides[dim]) * kSizeOf<T>;
+    const int64_t out_step = (in.ndim == 0 ? 0 : out_strides[dim]) * kSizeOf<T>;
+    const bool log = op == ReduceOp::kLogSoftmax;
+    struct Buffers {
+      std::vector<V> shifted;
+      std::vector<V> exps;
+    };
+    ForEachLane<Buffers>(
+        in, dim, out_strides, kSizeOf<T>, [&](Buffers& b, const char* lane, int64_t at) {
+          std::vector<V>& shifted = b.shifted;
+          std::vector<V>& exps = b.exps;
+          shifted.resize(static_cast<size_t>(len));
+          exps.resize(static_cast<size_t>(len));
+          V top = Value(Raw<T>(lane));
+          for (int64_t i = 0; i < len; ++i) {
+            shifted[i] = Value(Raw<T>(lane + i * step));
+            top = Larger::Apply(top, shifted[i]);
+          }
+          for (int64_t i = 0; i < len; ++i) {
+            shifted[i] -= top;
+            exps[i] = std::exp(shifted[i]);
+          }
+          const V total = OrderedDense<V, Add>(reinterpret_cast<const char*>(exps.data()), len);
+          char* o = out + at * kSizeOf<T>;
+          if (log) {
+            const V log_total = std::log(total);
+            for (int64_t i = 0; i < len; ++i)
+              StoreValue<T>(o + i * out_step, shifted[i] - log_total);
+          } else {
+            const V scale = V(1) / total;
+            for (int64_t i = 0; i < len; ++i) StoreValue<T>(o + i * out_step, exps[i] * scale);
+          }
+        });
+  }
+}
+
+template <class T>
+void TopKOf(const StridedInput& in, int dim, int64_t k, bool largest, bool sorted, char* values,
+            int64_t* indices, const int64_t* out_strides) {
+  if constexpr (!kIsComplex<T>) {
+    using V = ValueOf<T>;
+    const int64_t len = in.ndim == 0 ? 1 : in.shape[dim];
+    const int64_t step = (in.ndim == 0 ? 0 : in.strides[dim]) * kSizeOf<T>;
+    const int64_t out_step = in.ndim == 0 ? 0 : out_strides[dim];
+    if (k == 0) return;
+    // "a before b": larger first with NaN above everything, ties by index.
+    auto before = [largest](const std::pair<V, int64_t>& a, const std::pair<V, int64_t>& b) {
+      const bool a_nan = a.first != a.first;  // NOLINT(misc-redundant-expression)
+      const bool b_nan = b.first != b.first;  // NOLINT(misc-redundant-expression)
+      if (a_nan || b_nan) {
+        if (a_nan && b_nan) return a.second < b.second;
+        return largest ? a_nan : b_nan;
+      }
+      if (a.first != b.first) return largest ? a.first > b.first : a.first < b.first;
+      return a.second < b.second;
+    };
+    using Pairs = std::vector<std::pair<V, int64_t>>;
+    ForEachLane<Pairs>(
+        in, dim, out_strides, kSizeOf<T>, [&](Pairs& pairs, const char* lane, int64_t at) {
+          pairs.resize(static_cast<size_t>(len));
+          for (int64_t i = 0; i < len; ++i) pairs[i] = {Value(Raw<T>(lane + i * step)), i};
+          if (sorted) {
+            std::partial_sort(pairs.begin(), pairs.begin() + k, pairs.end(), before);
+          } else if (k < len) {
+            std::nth_element(pairs.begin(), pairs.begin() + (k - 1), pairs.end(), before);
+          }
+          for (int64_t j = 0; j < k; ++j) {
+            const int64_t i = pairs[j].second;
+            std::memcpy(values + (at + j * out_step) * kSizeOf<T>, lane + i * step, sizeof(T));
+            indices[at + j * out_step] = i;
+          }
+        });
+  }
+}
+
+bool IsFloat(Scalar s) {
+  return s == Scalar::kFloat16 || s == Scalar::kBfloat16 || s == Scalar::kFloat32 ||
+         s == Scalar::kFloat64;
+}
+bool IsComplex(Scalar s) { return s == Scalar::kComplex64 || s == Scalar::kComplex128; }
+
+}  // namespace
+
+bool ResultType(ReduceOp op, Scalar in, Scalar* out) {
+  switch (op) {
+    case ReduceOp::kSum:
+      *out = IsFloat(in) || IsComplex(in) ? in : Scalar::kInt64;
+      return true;
+    case ReduceOp::kMean:
+      *out = in;
+      return IsFloat(in) || IsComplex(in);
+    case ReduceOp::kSoftmax:
+    case ReduceOp::kLogSoftmax:
+      *out = in;
+      return IsFloat(in);
+    case ReduceOp::kAmax:
+    case ReduceOp::kAmin:
+    case ReduceOp::kMax:
+    case ReduceOp::kMin:
+    case ReduceOp::kTopk:
+      *out = in;
+      return !IsComplex(in);
+  }
+  return false;
+}
+
+void Reduce(ReduceOp op, const StridedInput& in, int reduced, char* out) {
+  Scalar result;
+  if (!ResultType(op, in.type, &result)) return;
+  Dispatch(in.type,
+           [&](auto tag) { ReduceOf<typename decltype(tag)::type>(op, in, reduced, out); });
+}
+
+void ArgExtreme(ReduceOp op, const StridedInput& in, int dim, char* values, int64_t* indices,
+                const int64_t* out_strides) {
+  Dispatch(in.type, [&](auto tag) {
+    ArgExtremeOf<typename decltype(tag)::type>(op, in, dim, values, indices, out_strides);
+  });
+}
+
+void Softmax(ReduceOp op, const StridedInput& in, int dim, char* out, const int64_t* out_strides) {
+  Dispatch(in.type, [&](auto tag) {
+    SoftmaxOf<typename decltype(tag)::type>(op, in, dim, out, out_strides);
+  });
+}
+
+void TopK(const StridedInput& in, int dim, int64_t k, bool largest, bool sorted, char* values,
+          int64_t* indices, const int64_t* out_strides) {
+  Dispatch(in.type, [&](auto tag) {
+    TopKOf<typename decltype(tag)::type>(in, dim, k, largest, sorted, values, indices, out_strides);
+  });
+}
+
+}  // namespace dlnode

@@ -1,0 +1,287 @@
+// src/core/reduce: result dtypes, pairwise sums (accuracy, and the same bits
+// for any thread count), strided and negative-stride inputs, NaN rules,
+// first-index ties, softmax stability and topk order.
+#include "reduce.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include "parallel.h"
+
+namespace {
+
+using dlnode::ReduceOp;
+using dlnode::Scalar;
+using dlnode::StridedInput;
+
+constexpr float kNan = std::numeric_limits<float>::quiet_NaN();
+
+template <class T>
+StridedInput Input(const T* first, Scalar type, const std::vector<int64_t>& shape,
+                   const std::vector<int64_t>& strides) {
+  return StridedInput{reinterpret_cast<const char*>(first), type, static_cast<int>(shape.size()),
+                      shape.data(), strides.data()};
+}
+
+template <class O, class T>
+std::vector<O> Reduce(ReduceOp op, const T* first, Scalar type, const std::vector<int64_t>& shape,
+                      const std::vector<int64_t>& strides, int reduced, size_t results) {
+  std::vector<O> out(results);
+  dlnode::Reduce(op, Input(first, type, shape, strides), reduced,
+                 reinterpret_cast<char*>(out.data()));
+  return out;
+}
+
+uint32_t Bits(float v) {
+  uint32_t b;
+  std::memcpy(&b, &v, sizeof b);
+  return b;
+}
+
+std::vector<float> Random(size_t n, uint32_t seed) {
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<float> v(n);
+  for (float& x : v) x = dist(gen);
+  return v;
+}
+
+class ReduceTest : public ::testing::Test {
+ protected:
+  void SetUp() override { saved_ = dlnode::GetNumThreads(); }
+  void TearDown() override { dlnode::SetNumThreads(saved_); }
+  int saved_ = 1;
+};
+
+TEST_F(ReduceTest, ResultTypesFollowTorch) {
+  Scalar out;
+  ASSERT_TRUE(dlnode::ResultType(ReduceOp::kSum, Scalar::kBool, &out));
+  EXPECT_EQ(out, Scalar::kInt64);
+  ASSERT_TRUE(dlnode::ResultType(ReduceOp::kSum, Scalar::kUint8, &out));
+  EXPECT_EQ(out, Scalar::kInt64);
+  ASSERT_TRUE(dlnode::ResultType(ReduceOp::kSum, Scalar::kFloat16, &out));
+  EXPECT_EQ(out, Scalar::kFloat16);
+  EXPECT_FALSE(dlnode::ResultType(ReduceOp::kMean, Scalar::kInt32, &out));
+  EXPECT_TRUE(dlnode::ResultType(ReduceOp::kMean, Scalar::kComplex64, &out));
+  EXPECT_FALSE(dlnode::ResultType(ReduceOp::kAmax, Scalar::kComplex64, &out));
+  EXPECT_FALSE(dlnode::ResultType(ReduceOp::kSoftmax, Scalar::kInt64, &out));
+  EXPECT_TRUE(dlnode::ResultType(ReduceOp::kSoftmax, Scalar::kBfloat16, &out));
+  EXPECT_TRUE(dlnode::ResultType(ReduceOp::kTopk, Scalar::kBool, &out));
+}
+
+TEST_F(ReduceTest, Float32SumIsPairwiseAccurate) {
+  // 10^7 copies of 0.1f: a running float sum drifts by about 10%; pairwise
+  // summation stays within a few ulps of the exact value.
+  const size_t n = 10000000;
+  std::vector<float> v(n, 0.1f);
+  const double exact = static_cast<double>(0.1f) * static_cast<double>(n);
+  float naive = 0;
+  for (float x : v) naive += x;
+  const auto got = Reduce<float>(ReduceOp::kSum, v.data(), Scalar::kFloat32,
+                                 {static_cast<int64_t>(n)}, {1}, 1, 1);
+  EXPECT_GT(std::fabs(naive - exact) / exact, 1e-2);
+  EXPECT_LT(std::fabs(got[0] - exact) / exact, 1e-6);
+}
+
+TEST_F(ReduceTest, SameBitsForAnyThreadCount) {
+  const std::vector<float> v = Random(3 * 200003, 7);
+  // A full reduction (blocked), rows (one per thread chunk), columns (strided).
+  struct Case {
+    std::vector<int64_t> shape;
+    std::vector<int64_t> strides;
+    int reduced;
+    size_t results;
+  };
+  const Case cases[] = {
+      {{3 * 200003}, {1}, 1, 1},
+      {{3, 200003}, {200003, 1}, 1, 3},
+      {{200003, 3}, {1, 200003}, 1, 200003},
+      {{3, 200003}, {200003, 1}, 2, 1},
+  };
+  for (const Case& c : cases) {
+    std::vector<std::vector<float>> results;
+    for (int threads : {1, 2, 3, 4}) {
+      ASSERT_TRUE(dlnode::SetNumThreads(threads));
+      results.push_back(Reduce<float>(ReduceOp::kSum, v.data(), Scalar::kFloat32, c.shape,
+                                      c.strides, c.reduced, c.results));
+    }
+    for (size_t t = 1; t < results.size(); ++t) {
+      for (size_t i = 0; i < c.results; ++i)
+        ASSERT_EQ(Bits(results[t][i]), Bits(results[0][i])) << i;
+    }
+  }
+}
+
+TEST_F(ReduceTest, SameBitsForAnyLayoutOfTheSameSequence) {
+  // 1000 values dense, every other element of a 2000-element buffer, and as
+  // a [10, 100] block read through a transposed view (two reduced dims, the
+  // walker): the order is fixed by the count, so the bits agree.
+  const std::vector<float> v = Random(1000, 3);
+  std::vector<float> spaced(2000);
+  std::vector<float> transposed(1000);
+  for (size_t i = 0; i < 1000; ++i) {
+    spaced[2 * i] = v[i];
+    transposed[(i % 100) * 10 + i / 100] = v[i];  // element (r, c) = v[r * 100 + c] at [c][r]
+  }
+  const float dense =
+      Reduce<float>(ReduceOp::kSum, v.data(), Scalar::kFloat32, {1000}, {1}, 1, 1)[0];
+  const float strided =
+      Reduce<float>(ReduceOp::kSum, spaced.data(), Scalar::kFloat32, {1000}, {2}, 1, 1)[0];
+  const float walked = Reduce<float>(ReduceOp::kSum, transposed.data(), Scalar::kFloat32, {10, 100},
+                                     {1, 10}, 2, 1)[0];
+  EXPECT_EQ(Bits(strided), Bits(dense));
+  EXPECT_EQ(Bits(walked), Bits(dense));
+  const float top =
+      Reduce<float>(ReduceOp::kAmax, spaced.data(), Scalar::kFloat32, {1000}, {2}, 1, 1)[0];
+  EXPECT_EQ(top,
+            (Reduce<float>(ReduceOp::kAmax, v.data(), Scalar::kFloat32, {1000}, {1}, 1, 1)[0]));
+}
+
+TEST_F(ReduceTest, StridedAndNegativeStridesMatchAPlainLoop) {
+  std::vector<double> v(120);
+  for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<double>(i) * 0.5 - 7;
+  // The view [i][j][k] = v[(3 - i) * 30 + k * 6 + j] over shape [4, 6, 5],
+  // kept dim j (6), reduced i (4) and k (5): shape [6, 4, 5], strides [1, -30, 6].
+  const double* first = v.data() + 3 * 30;
+  const auto got =
+      Reduce<double>(ReduceOp::kSum, first, Scalar::kFloat64, {6, 4, 5}, {1, -30, 6}, 2, 6);
+  for (int j = 0; j < 6; ++j) {
+    double want = 0;
+    for (int i = 0; i < 4; ++i) {
+      for (int k = 0; k < 5; ++k)
+        want +=
+            v[static_cast<size_t>(i) * 30 + static_cast<size_t>(k) * 6 + static_cast<size_t>(j)];
+    }
+    EXPECT_DOUBLE_EQ(got[static_cast<size_t>(j)], want) << j;
+  }
+  const auto top =
+      Reduce<double>(ReduceOp::kAmax, first, Scalar::kFloat64, {6, 4, 5}, {1, -30, 6}, 2, 6);
+  for (int j = 0; j < 6; ++j)
+    EXPECT_EQ(top[static_cast<size_t>(j)], v[static_cast<size_t>(j) + 3 * 30 + 4 * 6]);
+}
+
+TEST_F(ReduceTest, IntegerSumsAreInt64AndWrap) {
+  const std::vector<int8_t> small = {-128, -128, 127, 5};
+  EXPECT_EQ((Reduce<int64_t>(ReduceOp::kSum, small.data(), Scalar::kInt8, {4}, {1}, 1, 1)[0]),
+            -124);
+  const std::vector<int64_t> big = {std::numeric_limits<int64_t>::max(), 1};
+  EXPECT_EQ((Reduce<int64_t>(ReduceOp::kSum, big.data(), Scalar::kInt64, {2}, {1}, 1, 1)[0]),
+            std::numeric_limits<int64_t>::min());
+  const std::vector<uint8_t> flags = {1, 0, 2, 1};  // a bool byte other than 1 counts once
+  EXPECT_EQ((Reduce<int64_t>(ReduceOp::kSum, flags.data(), Scalar::kBool, {4}, {1}, 1, 1)[0]), 3);
+}
+
+TEST_F(ReduceTest, EmptyReductions) {
+  const float none = 0;
+  EXPECT_EQ((Reduce<float>(ReduceOp::kSum, &none, Scalar::kFloat32, {2, 0}, {0, 1}, 1, 2)),
+            (std::vector<float>{0, 0}));
+  const auto mean = Reduce<float>(ReduceOp::kMean, &none, Scalar::kFloat32, {2, 0}, {0, 1}, 1, 2);
+  EXPECT_TRUE(std::isnan(mean[0]) && std::isnan(mean[1]));
+}
+
+TEST_F(ReduceTest, NanPropagatesThroughAmaxAndAmin) {
+  const std::vector<float> v = {1, kNan, 3, -2, 5, 0};
+  const auto top = Reduce<float>(ReduceOp::kAmax, v.data(), Scalar::kFloat32, {2, 3}, {3, 1}, 1, 2);
+  EXPECT_TRUE(std::isnan(top[0]));
+  EXPECT_EQ(top[1], 5);
+  const auto low = Reduce<float>(ReduceOp::kAmin, v.data(), Scalar::kFloat32, {3, 2}, {1, 3}, 1, 3);
+  EXPECT_EQ(low[0], -2);
+  EXPECT_TRUE(std::isnan(low[1]));
+  EXPECT_EQ(low[2], 0);
+}
+
+TEST_F(ReduceTest, HalfMeanRoundsTheSumThenTheQuotient) {
+  // torch: mean = (sum rounded to float16) / n, rounded. 2048 + 1 + 0 is
+  // 2049 in float32 and 2048 in float16 (spacing 2, ties to even): the mean
+  // is float16(2048 / 3) = 682.5, where one rounding of 2049 / 3 gives 683.
+  const std::vector<uint16_t> h = {dlnode::FloatToHalf(2048), dlnode::FloatToHalf(1),
+                                   dlnode::FloatToHalf(0)};
+  const auto got = Reduce<uint16_t>(ReduceOp::kMean, h.data(), Scalar::kFloat16, {3}, {1}, 1, 1);
+  EXPECT_EQ(dlnode::HalfToFloat(got[0]), 682.5f);
+}
+
+TEST_F(ReduceTest, ArgExtremeTakesTheFirstIndexAndTheFirstNan) {
+  const std::vector<float> v = {1, 3, 3, kNan, 2, kNan, 5, 5, 1, 1, 0, 5};
+  std::vector<float> values(2);
+  std::vector<int64_t> indices(2);
+  const int64_t out_strides[2] = {1, 0};
+  dlnode::ArgExtreme(ReduceOp::kMax, Input(v.data(), Scalar::kFloat32, {2, 6}, {6, 1}), 1,
+                     reinterpret_cast<char*>(values.data()), indices.data(), out_strides);
+  EXPECT_TRUE(std::isnan(values[0]));
+  EXPECT_EQ(indices, (std::vector<int64_t>{3, 0}));
+  dlnode::ArgExtreme(ReduceOp::kMin, Input(v.data(), Scalar::kFloat32, {2, 6}, {6, 1}), 1, nullptr,
+                     indices.data(), out_strides);
+  EXPECT_EQ(indices, (std::vector<int64_t>{3, 4}));
+}
+
+TEST_F(ReduceTest, SoftmaxIsStableAndLogSoftmaxAgrees) {
+  const std::vector<float> v = {1000, 1001, 1002, -5, 0, 5};
+  std::vector<float> p(6);
+  std::vector<float> lp(6);
+  const int64_t strides[2] = {3, 1};
+  dlnode::Softmax(ReduceOp::kSoftmax, Input(v.data(), Scalar::kFloat32, {2, 3}, {3, 1}), 1,
+                  reinterpret_cast<char*>(p.data()), strides);
+  dlnode::Softmax(ReduceOp::kLogSoftmax, Input(v.data(), Scalar::kFloat32, {2, 3}, {3, 1}), 1,
+                  reinterpret_cast<char*>(lp.data()), strides);
+  const double z = 1 + std::exp(-1.0) + std::exp(-2.0);
+  EXPECT_NEAR(p[2], 1 / z, 1e-7);
+  EXPECT_NEAR(p[0], std::exp(-2.0) / z, 1e-7);
+  for (size_t i = 0; i < 6; ++i) {
+    ASSERT_TRUE(std::isfinite(p[i]));
+    EXPECT_NEAR(std::exp(lp[i]), p[i], 1e-6);
+  }
+  EXPECT_NEAR(lp[5], -std::log(1 + std::exp(-5.0) + std::exp(-10.0)), 1e-6);
+}
+
+TEST_F(ReduceTest, Float32SoftmaxIsWithinAFewUlpsAndKeepsNan) {
+  // One lane of 2000 values from 0 down to -80 (exp from 1 to 1.8e-35).
+  std::vector<float> v(2000);
+  for (size_t i = 0; i < v.size(); ++i) v[i] = -0.04f * static_cast<float>(i);
+  std::vector<float> p(v.size());
+  const int64_t strides[1] = {1};
+  dlnode::Softmax(ReduceOp::kSoftmax, Input(v.data(), Scalar::kFloat32, {2000}, {1}), 0,
+                  reinterpret_cast<char*>(p.data()), strides);
+  double total = 0;
+  for (float x : v) total += std::exp(static_cast<double>(x));
+  for (size_t i = 0; i < v.size(); ++i) {
+    const double want = std::exp(static_cast<double>(v[i])) / total;
+    ASSERT_NEAR(p[i], want, 4e-7 * want) << i;
+  }
+  const std::vector<float> bad = {1, kNan, 2, -std::numeric_limits<float>::infinity()};
+  std::vector<float> q(4);
+  dlnode::Softmax(ReduceOp::kSoftmax, Input(bad.data(), Scalar::kFloat32, {4}, {1}), 0,
+                  reinterpret_cast<char*>(q.data()), strides);
+  for (float x : q) EXPECT_TRUE(std::isnan(x));
+  const std::vector<float> inf = {0, -std::numeric_limits<float>::infinity()};
+  dlnode::Softmax(ReduceOp::kSoftmax, Input(inf.data(), Scalar::kFloat32, {2}, {1}), 0,
+                  reinterpret_cast<char*>(q.data()), strides);
+  EXPECT_EQ(q[0], 1);
+  EXPECT_EQ(q[1], 0);
+}
+
+TEST_F(ReduceTest, TopKOrdersNanFirstAndTiesByIndex) {
+  const std::vector<float> v = {1, 3, 3, kNan, 2, kNan};
+  std::vector<float> values(3);
+  std::vector<int64_t> indices(3);
+  const int64_t strides[1] = {1};
+  dlnode::TopK(Input(v.data(), Scalar::kFloat32, {6}, {1}), 0, 3, true, true,
+               reinterpret_cast<char*>(values.data()), indices.data(), strides);
+  EXPECT_EQ(indices, (std::vector<int64_t>{3, 5, 1}));
+  EXPECT_EQ(values[2], 3);
+  dlnode::TopK(Input(v.data(), Scalar::kFloat32, {6}, {1}), 0, 3, false, true,
+               reinterpret_cast<char*>(values.data()), indices.data(), strides);
+  EXPECT_EQ(indices, (std::vector<int64_t>{0, 4, 1}));
+  EXPECT_EQ(values, (std::vector<float>{1, 2, 3}));
+  // Reversed: the same lane read backwards.
+  dlnode::TopK(Input(v.data() + 5, Scalar::kFloat32, {6}, {-1}), 0, 2, false, true,
+               reinterpret_cast<char*>(values.data()), indices.data(), strides);
+  EXPECT_EQ((std::vector<int64_t>{indices[0], indices[1]}), (std::vector<int64_t>{5, 1}));
+}
+
+}  // namespace

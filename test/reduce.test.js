@@ -1,0 +1,341 @@
+'use strict';
+// Reductions, softmax and topk (docs/API.md "Reductions") against torch 1.13
+// as the oracle (test/fixtures/reduce_oracle.py), generated over dtypes x
+// inputs (contiguous, permuted, reversed, narrowed, broadcast, 0-size, 0-d)
+// x dims x keepdim; and the rules torch leaves open (ties, NaN order, the
+// same bits for any thread count). Bad input: docs/errors.md R rows
+// (test/bad-input/r-reduce.test.js).
+const fs = require('fs');
+const path = require('path');
+const { spawnSync } = require('child_process');
+const dl = require('../lib');
+const { PYTHON } = require('./helpers');
+
+const ALL = Object.keys(dl.dtypes);
+const FLOATS = ['float16', 'bfloat16', 'float32', 'float64'];
+const COMPLEX = ['complex64', 'complex128'];
+
+// Deterministic values: small integers (many ties) for every dtype, quarter
+// steps for floats (exact in bfloat16), pairs for complex.
+function valuesFor(dtype, n, seed, special = false) {
+  let s = seed >>> 0;
+  const next = () => {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    return s / 2 ** 32;
+  };
+  const out = [];
+  for (let i = 0; i < n; i++) {
+    const r = next();
+    if (dtype === 'bool') out.push(r < 0.5);
+    else if (dtype.startsWith('uint')) out.push(Math.floor(r * 12));
+    else if (dtype.startsWith('int')) out.push(Math.floor(r * 12) - 6);
+    else if (COMPLEX.includes(dtype)) out.push([Math.floor(r * 40) / 4 - 5, Math.floor(next() * 40) / 4 - 5]);
+    else out.push(Math.floor(r * 40) / 4 - 5);
+  }
+  if (special && FLOATS.includes(dtype) && n >= 7) {
+    out[2] = NaN;
+    out[5] = Infinity;
+    out[n - 1] = -Infinity;
+  }
+  return out;
+}
+
+// [name, base shape, views, special values]: views as [method, args] for
+// dlpack; 'flip' is dlpack's slice(dim, null, null, -1) (a negative stride).
+const INPUTS = [
+  ['contiguous [3,4,5]', [3, 4, 5], [], false],
+  ['permuted [5,3,4]', [3, 4, 5], [['permute', [2, 0, 1]]], false],
+  ['reversed dim 1', [3, 4, 5], [['flip', [1]]], false],
+  ['transposed, narrowed [3,6]', [6, 5], [['transpose', [0, 1]], ['narrow', [0, 1, 3]]], false],
+  ['broadcast [3,4] (stride 0)', [1, 4], [['expand', [3, 4]]], false],
+  ['0-size [2,0,3]', [2, 0, 3], [], false],
+  ['0-d', [], [], false],
+  ['1-d [9] with NaN and infinities', [9], [], true],
+  ['[4,9] reversed, with NaN and infinities', [4, 9], [['flip', [0]]], true],
+];
+
+const REDUCE_DIMS = [undefined, 0, -1, [0, -1], [], [-1, 0]];
+const build = (dtype, i) => {
+  const [, shape, views, special] = INPUTS[i];
+  const n = shape.reduce((a, b) => a * b, 1);
+  let t = dl.tensor(n === 0 ? [] : valuesFor(dtype, n, 7 + i, special), { dtype, shape });
+  for (const [m, args] of views) t = m === 'flip' ? t.slice(args[0], null, null, -1) : t[m](...args);
+  return t;
+};
+const json = (v) => (typeof v === 'number' && !Number.isFinite(v) ? String(v) : v);
+const spec = (dtype, i) => {
+  const [, shape, views, special] = INPUTS[i];
+  const n = shape.reduce((a, b) => a * b, 1);
+  const values = n === 0 ? [] : valuesFor(dtype, n, 7 + i, special);
+  return { dtype, shape, views, values: values.map((v) => (Array.isArray(v) ? v.map(json) : json(v))) };
+};
+
+// Every case: [dtype, input index, op, args, options].
+function generate() {
+  const cases = [];
+  for (const dtype of ALL) {
+    for (let i = 0; i < INPUTS.length; i++) {
+      const ndim = INPUTS[i][1].length === 0 ? 0 : build(dtype, i).ndim;
+      const dims = ndim === 0 ? [undefined, 0, -1, []] : REDUCE_DIMS.filter((d) => !Array.isArray(d) || ndim > 1 ||
+        d.length < 2);
+      // torch checks a dtype only where a kernel runs (elements, more than a 0-d
+      // copy); dlpack always does: those edge cases of refused dtypes are left out.
+      const edge = INPUTS[i][1].includes(0) || ndim === 0;
+      const refused = (op) => (COMPLEX.includes(dtype) && op !== 'sum' && op !== 'mean') ||
+        (!FLOATS.includes(dtype) && (op === 'softmax' || op === 'logSoftmax'));
+      const keep = (op) => !(edge && refused(op));
+      for (const op of ['sum', 'mean', 'amax', 'amin'].filter(keep)) {
+        for (const dim of dims) {
+          for (const keepdim of [false, true]) cases.push([dtype, i, op, dim === undefined ? [] : [dim], { keepdim }]);
+        }
+      }
+      if (dtype === 'int32' || dtype === 'bool') cases.push([dtype, i, 'mean', [], { dtype: 'float64' }]);
+      const single = ndim === 0 ? [0, -1] : [0, ndim - 1, -1];
+      for (const op of ['max', 'min', 'argmax', 'argmin'].filter(keep)) {
+        for (const dim of single) {
+          for (const keepdim of [false, true]) cases.push([dtype, i, op, [dim], { keepdim }]);
+        }
+      }
+      if (keep('max')) {
+        cases.push([dtype, i, 'argmax', [], {}], [dtype, i, 'argmin', [], { keepdim: true }], [dtype, i, 'max', [], {}]);
+      }
+      for (const op of ['softmax', 'logSoftmax'].filter(keep)) {
+        for (const dim of single) cases.push([dtype, i, op, [dim], {}]);
+        if (dtype === 'int64') cases.push([dtype, i, op, [-1], { dtype: 'float32' }]);
+      }
+      for (const dim of keep('topk') ? single : []) {
+        const size = ndim === 0 ? 1 : build(dtype, i).shape.at(dim);
+        for (const k of new Set([0, 1, Math.min(3, size), size])) {
+          for (const largest of [true, false]) cases.push([dtype, i, 'topk', [k, dim], { largest }]);
+        }
+      }
+    }
+  }
+  return cases;
+}
+
+function runOracle(cases) {
+  if (!fs.existsSync(PYTHON)) return { skip: `${PYTHON} is absent` };
+  const probe = spawnSync(PYTHON, ['-c', 'import torch'], { encoding: 'utf8', timeout: 60000 });
+  if (probe.status !== 0) return { skip: `${PYTHON} has no torch (${(probe.stderr || '').trim().split('\n').pop()})` };
+  const inputs = [];
+  const index = new Map();
+  for (const [dtype, i] of cases) {
+    const key = `${dtype}/${i}`;
+    if (!index.has(key)) {
+      index.set(key, inputs.length);
+      inputs.push(spec(dtype, i));
+    }
+  }
+  const request = { inputs, cases: cases.map(([dtype, i, op, args, options]) => [index.get(`${dtype}/${i}`), op, args,
+    options]) };
+  const child = spawnSync(PYTHON, [path.join(__dirname, 'fixtures', 'reduce_oracle.py')],
+    { input: JSON.stringify(request), encoding: 'utf8', timeout: 180000, maxBuffer: 256 << 20 });
+  // A child that dies or hangs fails the suite at once.
+  if (child.status !== 0) throw new Error(`reduce oracle failed (${child.signal || child.status}): ${child.stderr}`);
+  return { results: JSON.parse(child.stdout) };
+}
+
+const CASES = generate();
+const oracle = runOracle(CASES);
+if (oracle.skip) console.log(`reduce.test.js: torch oracle skipped: ${oracle.skip}`);
+const itOracle = oracle.skip ? it.skip : it;
+
+const flat = (v) => (Array.isArray(v) ? v.flatMap(flat) : [v]);
+const num = (v) => (typeof v === 'string' ? Number(v) : typeof v === 'bigint' ? Number(v) : v === true ? 1 :
+  v === false ? 0 : v);
+// Relative tolerance of a float result (sums and softmax are not bit-equal to
+// torch's, whose vectorised order differs): a few units in the last place.
+const TOLERANCE = { float16: 2e-3, bfloat16: 1.6e-2, float32: 2e-6, float64: 1e-14, complex64: 2e-6,
+  complex128: 1e-14 };
+
+function close(got, want, tol, what) {
+  const g = flat(got).map(num);
+  const w = flat(want).map(num);
+  expect({ what, length: g.length }).toEqual({ what, length: w.length });
+  for (let j = 0; j < g.length; j++) {
+    const a = g[j];
+    const b = w[j];
+    if (Number.isNaN(b) || !Number.isFinite(b) || tol === 0) {
+      if (!Object.is(a, b) && !(a === 0 && b === 0)) expect({ what, at: j, got: a }).toEqual({ what, at: j, got: b });
+    } else if (Math.abs(a - b) > tol * Math.max(1, Math.abs(b))) {
+      expect({ what, at: j, got: a }).toEqual({ what, at: j, got: b });
+    }
+  }
+}
+
+// The dtype torch would give; uint16/32/64 are computed as int64 there.
+function wantDtype(dtype, op, oracleDtype) {
+  if (!['uint16', 'uint32', 'uint64'].includes(dtype)) return oracleDtype;
+  return op === 'sum' || op.startsWith('arg') ? 'int64' : dtype;
+}
+
+function call(t, op, args, options) {
+  const o = Object.keys(options).length === 0 ? undefined : options;
+  if (op === 'topk') return t.topk(args[0], args[1], o);
+  if (args.length === 0) return o === undefined ? t[op]() : t[op](o);
+  return t[op](args[0], o);
+}
+
+function check(dtype, c, want) {
+  const [, i, op, args, options] = c;
+  const what = `${dtype} ${INPUTS[i][0]} ${op}(${args.map((a) => JSON.stringify(a)).join(', ')}` +
+    `${Object.keys(options).length ? `, ${JSON.stringify(options)}` : ''})`;
+  const t = build(dtype, i);
+  if (want.error !== undefined) {
+    expect({ what, threw: (() => { try { call(t, op, args, options); return false; } catch { return true; } })() })
+      .toEqual({ what, threw: true });
+    return;
+  }
+  const got = call(t, op, args, options);
+  const tol = (d) => (op === 'amax' || op === 'amin' || op === 'max' || op === 'min' || op === 'topk' ? 0 :
+    TOLERANCE[d] || 0);
+  if (want.indices !== undefined) {
+    expect({ what, shape: got.values.shape, dtype: got.indices.dtype }).toEqual({ what, shape: want.values.shape,
+      dtype: 'int64' });
+    close(got.values.toArray(), want.values.values, 0, `${what} values`);
+    if (op === 'topk') {
+      // Equal values may come in any index order in torch: ours must point at the values.
+      const src = flat(t.toArray()).length;
+      expect(src).toBeGreaterThanOrEqual(0);
+      const idx = flat(got.indices.toArray()).map(Number);
+      const vals = flat(got.values.toArray()).map(num);
+      const d = args[1] < 0 ? t.ndim + args[1] : args[1];
+      for (let j = 0; j < idx.length; j++) {
+        if (t.ndim === 0) {
+          expect(idx[j]).toBe(0);
+          continue;
+        }
+        const outShape = got.indices.shape;
+        const coords = [];
+        let rem = j;
+        for (let k = outShape.length - 1; k >= 0; k--) {
+          coords[k] = rem % outShape[k];
+          rem = Math.floor(rem / outShape[k]);
+        }
+        coords[d] = idx[j];
+        const at = coords.reduce((v, n) => v.select(0, n), t);
+        close([at.item()], [vals[j]], 0, `${what} value at index ${idx[j]}`);
+      }
+    } else {
+      close(got.indices.toArray(), want.indices.values, 0, `${what} indices`);
+    }
+    return;
+  }
+  expect({ what, dtype: got.dtype, shape: got.shape }).toEqual({ what, dtype: wantDtype(dtype, op, want.dtype),
+    shape: want.shape });
+  close(got.toArray(), want.values, tol(got.dtype), what);
+}
+
+describe('reductions against torch', () => {
+  describe.each(ALL)('%s', (dtype) => {
+    for (const family of [['sum', 'mean'], ['amax', 'amin'], ['max', 'min', 'argmax', 'argmin'],
+      ['softmax', 'logSoftmax'], ['topk']]) {
+      itOracle(`${family.join(', ')}: torch's values, dtype and shape (or its refusal)`, () => {
+        let n = 0;
+        CASES.forEach((c, j) => {
+          if (c[0] !== dtype || !family.includes(c[2])) return;
+          check(dtype, c, oracle.results[j]);
+          n++;
+        });
+        expect(n).toBeGreaterThan(0);
+      });
+    }
+  });
+});
+
+describe('summation', () => {
+  itOracle('a long float32 sum is within a few ulps of the float64 sum (blocked, pairwise)', () => {
+    const n = 1 << 20;
+    const values = new Float32Array(n);
+    for (let i = 0; i < n; i++) values[i] = Math.fround(0.1 + (i % 97) * 1e-3);
+    const t = dl.tensor(values);
+    let exact = 0;
+    for (let i = 0; i < n; i++) exact += values[i];
+    const got = t.sum().item();
+    expect(Math.abs(got - exact) / exact).toBeLessThan(1e-6);
+    // A running float32 sum is far off: the test can tell pairwise from naive.
+    let naive = Math.fround(0);
+    for (let i = 0; i < n; i++) naive = Math.fround(naive + values[i]);
+    expect(Math.abs(naive - exact) / exact).toBeGreaterThan(1e-5);
+  });
+
+  it('gives the same bits with 1 and 2 threads (DLPACK_NUM_THREADS, one child each)', () => {
+    const script = `
+      const dl = require(${JSON.stringify(path.join(__dirname, '..', 'lib'))});
+      const n = 3 * 300007;
+      const v = new Float32Array(n);
+      let s = 1;
+      for (let i = 0; i < n; i++) { s = (Math.imul(s, 1664525) + 1013904223) >>> 0; v[i] = s / 2 ** 32 - 0.5; }
+      const t = dl.tensor(v).reshape(3, 300007);
+      const bits = (x) => {
+        const d = x.contiguous().data;
+        return require('crypto').createHash('sha256').update(new Uint8Array(d.buffer, d.byteOffset, d.byteLength))
+          .digest('hex');
+      };
+      console.log(JSON.stringify([bits(t.sum()), bits(t.sum(1)), bits(t.sum(0)), bits(t.mean(1)),
+        bits(t.transpose(0, 1).sum(0))]));`;
+    const run = (threads) => {
+      const child = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 60000,
+        env: { ...process.env, DLPACK_NUM_THREADS: String(threads) } });
+      if (child.status !== 0) throw new Error(`child failed (${child.signal || child.status}): ${child.stderr}`);
+      return JSON.parse(child.stdout);
+    };
+    expect(run(2)).toEqual(run(1));
+  });
+});
+
+describe('rules', () => {
+  it('max(dim) and argmax take the first index of the maximum, and of the first NaN', () => {
+    const t = dl.tensor([[1, 3, 3, NaN, 2, NaN], [5, 5, 1, 1, 0, 5]], { dtype: 'float32' });
+    const { values, indices } = t.max(1);
+    expect(values.toArray()).toEqual([NaN, 5]);
+    expect(indices.toArray()).toEqual([3n, 0n]);
+    expect(t.min(1).indices.toArray()).toEqual([3n, 4n]);
+    expect(t.argmax().item()).toBe(3n);
+    expect(t.slice(0, 1, 2).argmin().item()).toBe(4n);
+  });
+
+  it('topk counts NaN as largest and orders equal values by index', () => {
+    const t = dl.tensor([1, 3, 3, NaN, 2, NaN], { dtype: 'float64' });
+    const top = t.topk(3);
+    expect(top.values.toArray()).toEqual([NaN, NaN, 3]);
+    expect(top.indices.toArray()).toEqual([3n, 5n, 1n]);
+    const low = t.topk(3, { largest: false });
+    expect(low.indices.toArray()).toEqual([0n, 4n, 1n]);
+    const unsorted = t.topk(4, 0, { sorted: false });
+    expect(unsorted.indices.toArray().map(Number).sort()).toEqual([1, 2, 3, 5]);
+  });
+
+  it('softmax is stable for large inputs and logSoftmax agrees with log(softmax)', () => {
+    const t = dl.tensor([[1000, 1001, 1002], [-1000, 0, 1000]], { dtype: 'float32' });
+    const p = t.softmax(-1).toArray();
+    const lp = t.logSoftmax(1).toArray();
+    for (let r = 0; r < 2; r++) {
+      for (let c = 0; c < 3; c++) {
+        expect(Number.isFinite(lp[r][c]) || p[r][c] === 0).toBe(true);
+        expect(Math.exp(lp[r][c])).toBeCloseTo(p[r][c], 6);
+      }
+    }
+    expect(p[0][2]).toBeCloseTo(1 / (1 + Math.exp(-1) + Math.exp(-2)), 6);
+  });
+
+  it('a function form writes into `out` (converted to its dtype) and returns it', () => {
+    const t = dl.tensor([[1, 2], [3, 4]], { dtype: 'int32' });
+    const out = dl.zeros([2], { dtype: 'float64' });
+    expect(dl.sum(t, 1, { out })).toBe(out);
+    expect(out.toArray()).toEqual([3, 7]);
+    const probs = dl.empty([2, 2], { dtype: 'float32' });
+    expect(dl.softmax(t, 0, { dtype: 'float32', out: probs })).toBe(probs);
+    expect(probs.sum(0).toArray().map((v) => Math.round(v * 1e6) / 1e6)).toEqual([1, 1]);
+  });
+
+  it('a reduction leaves its input unchanged, views and storage alike', () => {
+    const base = dl.tensor([[3, 1, 2], [9, 8, 7]], { dtype: 'float32' });
+    const view = base.slice(1, null, null, -1);
+    view.sum(0);
+    view.softmax(1);
+    view.topk(2);
+    expect(base.toArray()).toEqual([[3, 1, 2], [9, 8, 7]]);
+  });
+});
