@@ -81,7 +81,10 @@ void ConvertStrided(const CopyPlan& plan, ElementType dst_type, char* dst, Eleme
       PlanOffsets(narrow, static_cast<uint32_t>(i), &d, &s);
     else
       PlanOffsets(plan, i, &d, &s);
-    StoreElement(dst + d * dst_item, dst_type, LoadElement(src + s * src_item, src_type));
+    if (SameType(dst_type, src_type))
+      memcpy(dst + d * dst_item, src + s * src_item, static_cast<size_t>(dst_item));
+    else
+      StoreElement(dst + d * dst_item, dst_type, LoadElement(src + s * src_item, src_type));
   }
 }
 
