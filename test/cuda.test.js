@@ -228,8 +228,21 @@ describe('on a GPU', () => {
     expect(dl.cuda.memoryStats(0)).toMatchObject({ cachedBytes: 0, cachedBlocks: 0 });
     expect(Array.from(again.cpu().data)).toEqual(new Array(200).fill(0));
     again.dispose();
-    expect(dl.cuda.emptyCache(0)).toBe(1024);
+    expect(dl.cuda.memoryStats(0)).toMatchObject({ cachedBytes: 1024, cachedBlocks: 1 });
+    dl.cuda.emptyCache(0);
     expect(dl.cuda.memoryStats(0)).toMatchObject({ allocatedBytes: start.allocatedBytes, cachedBytes: 0 });
+    expect(dl.cuda.emptyCache(0)).toBe(0); // the pool has nothing more to hand back
+  });
+
+  // A tensor above 1 MiB never enters the block cache: its free goes to the
+  // pool, which keeps the bytes until emptyCache() trims it.
+  itGpu('emptyCache() hands a disposed large tensor back to the driver', async () => {
+    await collect();
+    dl.cuda.emptyCache(0);
+    const bytes = 64 * 2 ** 20;
+    dl.empty([bytes], { dtype: 'uint8', device: 'cuda' }).dispose();
+    expect(dl.cuda.memoryStats(0).cachedBytes).toBe(0);
+    expect(dl.cuda.emptyCache(0)).toBeGreaterThanOrEqual(bytes);
     expect(dl.cuda.emptyCache(0)).toBe(0);
   });
 

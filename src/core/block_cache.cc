@@ -67,17 +67,14 @@ Status BlockCache::Acquire(uint64_t bytes, uintptr_t stream, void** ptr) {
   }
   Status s = allocator_->Allocate(size, stream, ptr);
   if (s.ok) return s;
-  // Out of memory (or any failure): what the cache holds may be what is
-  // missing. Give it all back and try once more.
-  std::vector<Block> drained;
+  // Out of memory (or any failure): what the cache holds, or what the pool
+  // keeps of freed blocks, may be what is missing. Give it all back and try
+  // once more.
+  EmptyCache();
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    drained = DrainLocked();
-    if (!drained.empty()) stats_.oom_flushes += 1;
+    stats_.oom_flushes += 1;
   }
-  if (drained.empty()) return s;
-  FreeAll(drained);
-  allocator_->Trim();
   return allocator_->Allocate(size, stream, ptr);
 }
 
@@ -115,15 +112,12 @@ void BlockCache::FreeAll(const std::vector<Block>& blocks) {
 
 int64_t BlockCache::EmptyCache() {
   std::vector<Block> drained;
-  int64_t bytes = 0;
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    bytes = stats_.cached_bytes;
     drained = DrainLocked();
   }
   FreeAll(drained);
-  if (!drained.empty()) allocator_->Trim();
-  return bytes;
+  return static_cast<int64_t>(allocator_->Trim());
 }
 
 BlockCacheStats BlockCache::Stats() const {

@@ -67,6 +67,17 @@ void KeepPoolMemory(int device) {
   cudaGetLastError();
 }
 
+// A cudaMalloc-like call, tried once more after the device's pool has been
+// trimmed when it runs out of memory: the pool keeps freed bytes (above),
+// which cudaMalloc and cudaMallocManaged cannot use until they are handed back.
+template <typename Call>
+Status TrimmedRetry(int device, Call call) {
+  Status s = Check(call());
+  if (s.ok || s.name != "cudaErrorMemoryAllocation") return s;
+  EmptyCache(device);
+  return Check(call());
+}
+
 // The device's stream-ordered pool behind the block cache. Each call makes
 // `device_` current for itself: the cache calls it from frees on any thread.
 class RuntimeBlockAllocator final : public BlockAllocator {
@@ -100,14 +111,22 @@ class RuntimeBlockAllocator final : public BlockAllocator {
     cudaEventDestroy(reinterpret_cast<cudaEvent_t>(event));
     cudaGetLastError();
   }
-  void Trim() override {
+  uint64_t Trim() override {
     DeviceGuard guard(device_);
-    if (!guard.status().ok) return;
+    if (!guard.status().ok) return 0;
     // The frees just enqueued must have run before the pool can return them.
     cudaStreamSynchronize(cudaStreamLegacy);
     cudaMemPool_t pool = nullptr;
-    if (cudaDeviceGetDefaultMemPool(&pool, device_) == cudaSuccess) cudaMemPoolTrimTo(pool, 0);
+    uint64_t before = 0;
+    uint64_t after = 0;
+    if (cudaDeviceGetDefaultMemPool(&pool, device_) == cudaSuccess &&
+        cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent, &before) == cudaSuccess) {
+      cudaMemPoolTrimTo(pool, 0);
+      if (cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent, &after) != cudaSuccess)
+        after = before;
+    }
     cudaGetLastError();
+    return before > after ? before - after : 0;
   }
 
  private:
@@ -181,11 +200,12 @@ Ref<CudaMemory> CudaMemory::Allocate(MemoryKind kind, int device, uint64_t bytes
       if (status->ok) std::memset(ptr, 0, size);
       break;
     case MemoryKind::kManaged:
-      *status = Check(cudaMallocManaged(&ptr, size, cudaMemAttachGlobal));
+      *status =
+          TrimmedRetry(device, [&] { return cudaMallocManaged(&ptr, size, cudaMemAttachGlobal); });
       if (status->ok) *status = Check(cudaMemset(ptr, 0, size));
       break;
     case MemoryKind::kShareable:
-      *status = Check(cudaMalloc(&ptr, size));
+      *status = TrimmedRetry(device, [&] { return cudaMalloc(&ptr, size); });
       if (status->ok) *status = Check(cudaMemset(ptr, 0, size));
       break;
   }
@@ -251,8 +271,9 @@ void FreeShareable(void* ptr, int device, uint64_t bytes) {
 
 int64_t EmptyCache(int device) {
   if (device < 0 || device >= kMaxDevices) return 0;
-  BlockCache* cache = CacheOf(device, false);
-  return cache == nullptr ? 0 : cache->EmptyCache();
+  // Made if need be: the default pool is trimmed even when this process has
+  // not allocated through the cache yet.
+  return CacheOf(device, true)->EmptyCache();
 }
 
 Status Copy(void* dst, const void* src, uint64_t bytes) {

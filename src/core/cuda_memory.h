@@ -77,8 +77,9 @@ void FreeShareable(void* ptr, int device, uint64_t bytes);
 // This process's allocations through CudaMemory on `device`.
 MemoryStats Stats(int device);
 
-// Frees the blocks `device`'s block cache holds and trims its pool (waits
-// for the legacy stream first); returns the bytes freed.
+// Frees the blocks `device`'s block cache holds and trims its pool, always
+// (waits for the legacy stream first); returns the bytes the pool handed
+// back to the driver.
 int64_t EmptyCache(int device);
 
 constexpr int kMaxDevices = 64;
