@@ -126,6 +126,28 @@ describe('dtype conversion on the device', () => {
     dst.dispose();
   });
 
+  // An imported kDLCUDA view may start at any byte (DLPack asks producers
+  // for alignment; nothing enforces it). A typed load there would be a sticky
+  // cudaErrorMisalignedAddress: the kernel takes the byte path instead.
+  itGpu('misaligned views convert byte by byte and leave CUDA usable', () => {
+    const bytes = dl.zeros([64], { dtype: 'uint8', device: 'cuda' });
+    const values = [1.5, -2.5, 3.25, 1e10];
+    const host = dl.tensor(values, { dtype: 'float32' });
+    const misaligned = (dtype, byteOffset) => makeTensor(bytes[kStorage],
+      Layout.of(dl.empty([0], { dtype })[kLayout].info, [4], [1], byteOffset), 0, bytes.device);
+    const src = misaligned('float32', 1);
+    src.copyFrom(host);
+    const wide = dl.empty([4], { dtype: 'float64', device: 'cuda' });
+    convertOnDevice(wide, src);
+    expect(wide.cpu().toArray()).toEqual(values);
+    const dst = misaligned('float64', 20); // 4-byte aligned only
+    convertOnDevice(dst, src);
+    expect(dst.cpu().toArray()).toEqual(values);
+    dl.cuda.synchronize(0);
+    expect(dl.zeros([3], { device: 'cuda' }).cpu().toArray()).toEqual([0, 0, 0]);
+    for (const t of [bytes, wide]) t.dispose();
+  });
+
   itGpu('a view that leaves its memory is refused before the kernel runs', () => {
     const src = dl.zeros([4], { dtype: 'float32', device: 'cuda' });
     const dst = dl.zeros([4], { dtype: 'int32', device: 'cuda' });

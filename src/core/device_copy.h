@@ -364,9 +364,37 @@ DLNODE_HD void StoreElement(char* p, ElementType t, const Wide& w) {
   }
 }
 
+// Whether every element of a view of `t` whose element 0 is at `p` can be
+// read and written with typed loads and stores: element 0 aligned to the
+// element's scalar (complex to one part's size). Strides are whole elements,
+// so element 0 decides for all. DLPack asks producers for aligned data but
+// nothing enforces it; a misaligned typed access on a GPU is
+// cudaErrorMisalignedAddress, which is sticky (every later CUDA call in the
+// process fails).
+inline bool ElementsAligned(const void* p, ElementType t) {
+  const uintptr_t align = t.code == kDLComplex ? t.bits / 16 : (t.bits + 7) / 8;
+  return reinterpret_cast<uintptr_t>(p) % align == 0;
+}
+
+// One element converted. `aligned`: both sides pass ElementsAligned; when
+// not, the element moves through aligned locals byte by byte.
+DLNODE_HD void ConvertElement(char* dst, ElementType dst_type, const char* src,
+                              ElementType src_type, bool aligned) {
+  if (aligned) {
+    StoreElement(dst, dst_type, LoadElement(src, src_type));
+    return;
+  }
+  alignas(16) char in[16];
+  alignas(16) char out[16];
+  for (int b = 0; b < src_type.bits / 8; ++b) in[b] = src[b];
+  StoreElement(out, dst_type, LoadElement(in, src_type));
+  for (int b = 0; b < dst_type.bits / 8; ++b) dst[b] = out[b];
+}
+
 // The host twin of DeviceConvert: converts every element of the plan (for
 // tests, and for any caller that wants the rules on host memory); the same
-// dtype on both sides is a copy of the bytes, as there.
+// dtype on both sides is a copy of the bytes, and misaligned views take the
+// byte path, as there.
 void ConvertStrided(const CopyPlan& plan, ElementType dst_type, char* dst, ElementType src_type,
                     const char* src);
 

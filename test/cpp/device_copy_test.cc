@@ -316,6 +316,47 @@ TEST(Convert, ComplexAndBool) {
   EXPECT_EQ((Convert<int32_t>(uint8_t{1}, kBool, kI32)), 1);
 }
 
+// An imported kDLCUDA view may start anywhere (DLPack asks for alignment,
+// nothing enforces it). The conversion kernel must then move elements byte
+// by byte: a misaligned typed load is a sticky cudaErrorMisalignedAddress.
+TEST(Convert, MisalignedViewsTakeTheBytePath) {
+  alignas(16) char base[64] = {};
+  EXPECT_TRUE(dlnode::ElementsAligned(base + 1, kBool));
+  EXPECT_TRUE(dlnode::ElementsAligned(base + 1, kI8));
+  EXPECT_FALSE(dlnode::ElementsAligned(base + 1, kF16));
+  EXPECT_FALSE(dlnode::ElementsAligned(base + 1, kBF16));
+  EXPECT_TRUE(dlnode::ElementsAligned(base + 2, kF16));
+  EXPECT_FALSE(dlnode::ElementsAligned(base + 2, kF32));
+  EXPECT_FALSE(dlnode::ElementsAligned(base + 4, kI64));
+  EXPECT_TRUE(dlnode::ElementsAligned(base + 4, kC64));  // two float32s
+  EXPECT_FALSE(dlnode::ElementsAligned(base + 2, kC64));
+  EXPECT_TRUE(dlnode::ElementsAligned(base + 8, kC128));  // two float64s
+  EXPECT_FALSE(dlnode::ElementsAligned(base + 4, kC128));
+  EXPECT_TRUE(dlnode::ElementsAligned(base + 16, kC128));
+
+  // The byte path gives what the typed one gives: float64 at an odd address,
+  // strided, to complex64 at an address aligned to 2 only.
+  const double values[] = {1.5, -2.25, 1e300, NAN, 65504.0, -0.0};
+  constexpr int64_t kCount = 6;
+  std::vector<char> src_bytes(kCount * 2 * 8 + 1);
+  for (int64_t i = 0; i < kCount; ++i) memcpy(&src_bytes[1 + i * 16], &values[i], 8);
+  std::vector<double> aligned_src(kCount * 2);
+  for (int64_t i = 0; i < kCount; ++i) aligned_src[static_cast<size_t>(i * 2)] = values[i];
+  const int64_t shape[] = {kCount};
+  const int64_t dst_strides[] = {1};
+  const int64_t src_strides[] = {2};
+  const CopyPlan plan = MakeCopyPlan(1, shape, dst_strides, src_strides);
+  std::vector<float> expected(kCount * 2);
+  ConvertStrided(plan, kC64, reinterpret_cast<char*>(expected.data()), kF64,
+                 reinterpret_cast<const char*>(aligned_src.data()));
+  alignas(16) char out[kCount * 8 + 2];
+  const char* src = src_bytes.data() + 1;
+  ASSERT_FALSE(dlnode::ElementsAligned(src, kF64));
+  ASSERT_FALSE(dlnode::ElementsAligned(out + 2, kC64));
+  ConvertStrided(plan, kC64, out + 2, kF64, src);
+  EXPECT_EQ(memcmp(out + 2, expected.data(), kCount * 8), 0);
+}
+
 TEST(Convert, TypesTheKernelTakes) {
   for (ElementType t : {kBool, kI8, kI32, kI64, kU8, kU64, kF16, kBF16, kF32, kF64, kC64, kC128}) {
     EXPECT_TRUE(dlnode::IsConvertible(t)) << int(t.code) << '/' << int(t.bits);
