@@ -57,6 +57,24 @@ describe('copies on a stream', () => {
     for (const t of [pinned, device, back]) t.dispose();
   });
 
+  // Host access to pinned memory a stream copy touches waits for the copy
+  // (src/core/stream_order.h HostFence), without done() or synchronize().
+  itGpu('pinned memory: cpu() after a stream copy into it, and a host write during one out of it', () => {
+    const n = 16 << 20;
+    const device = dl.tensor(range(n)).cuda();
+    const pin = dl.zeros([n], { device: 'cuda_host' });
+    pin.copyFrom(device, { stream });
+    const host = pin.cpu().data;
+    expect([host[0], host[n >> 1], host[n - 1]]).toEqual([0, n >> 1, n - 1]);
+    const source = dl.empty([n], { device: 'cuda_host' });
+    source.data.fill(7);
+    const target = dl.empty([n], { device: 'cuda' }).copyFrom(source, { stream });
+    source.copyFrom(dl.zeros([n])); // waits for the DMA that reads it
+    const read = target.cpu().data;
+    expect([read[0], read[n - 1]]).toEqual([7, 7]);
+    for (const t of [device, pin, source, target]) t.dispose();
+  });
+
   itGpu('every done() resolves, each after the copies enqueued before it', async () => {
     const src = dl.tensor(range(1 << 16)).cuda();
     const dst = dl.zeros([1 << 16], { device: 'cuda_host' });

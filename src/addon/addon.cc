@@ -111,6 +111,7 @@ Napi::Object Initialize(Napi::Env env, Napi::Object exports) {
       {"cudaStreamDone", Guarded<CudaStreamDone>},
       {"cudaAlloc", Guarded<CudaAlloc>},
       {"cudaCopy", Guarded<CudaCopy>},
+      {"cudaHostWait", Guarded<CudaHostWait>},
       {"cudaStridedCopy", Guarded<CudaStridedCopy>},
       {"cudaConvert", Guarded<CudaConvert>},
       {"cudaStats", Guarded<CudaStats>},

@@ -197,12 +197,23 @@ Napi::Value CudaCopy(const Napi::CallbackInfo& info) {
     // Enqueued on a stream: both sides are CUDA memory this library allocated
     // (lib/cuda.js copyBytes decides), whose frees are stream-ordered.
     const int device = info[7].As<Napi::Number>().Int32Value();
-    Throw(cuda::CopyAsync(device, dst.data + dst_offset, src.data + src_offset, bytes,
-                          StreamArg(info[8])),
+    const uintptr_t stream = StreamArg(info[8]);
+    Throw(cuda::CopyAsync(device, dst.data + dst_offset, src.data + src_offset, bytes, stream),
           "cudaMemcpyAsync");
+    if (stream != cuda::kLegacyStream) {
+      // Pinned or managed memory on either side: the host waits before touching it.
+      Throw(cuda::FenceHostAccess(device, StorageOf(env, info[0])), "cudaEventRecord");
+      Throw(cuda::FenceHostAccess(device, StorageOf(env, info[3])), "cudaEventRecord");
+    }
     return info.Env().Undefined();
   }
   Throw(cuda::Copy(dst.data + dst_offset, src.data + src_offset, bytes), "cudaMemcpy");
+  return info.Env().Undefined();
+}
+
+Napi::Value CudaHostWait(const Napi::CallbackInfo& info) {
+  Throw(cuda::WaitHostAccess(StorageOf(info.Env(), info[0])),
+        "waiting for copies on a stream (cudaEventSynchronize)");
   return info.Env().Undefined();
 }
 

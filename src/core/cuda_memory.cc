@@ -258,6 +258,9 @@ static void Free(MemoryKind kind, void* ptr, int device, uint64_t bytes) {
 }
 
 void CudaMemory::Destroy() noexcept {
+  // The pending event only: a pinned free waits for the legacy stream (Free),
+  // a managed one for the device (cudaFree).
+  fence_.Forget(RuntimeStreamOps());
   // Shareable memory another process still maps is freed later (CollectIpc).
   if (kind_ != MemoryKind::kShareable || !ReleaseShareable(this, device_)) {
     Free(kind_, base(), device_, length());
@@ -267,6 +270,19 @@ void CudaMemory::Destroy() noexcept {
 
 void FreeShareable(void* ptr, int device, uint64_t bytes) {
   Free(MemoryKind::kShareable, ptr, device, bytes);
+}
+
+Status FenceHostAccess(int device, NativeMemory* memory) {
+  HostFence* fence = memory->host_fence();
+  if (fence == nullptr) return {};
+  DeviceGuard guard(device);
+  if (!guard.status().ok) return guard.status();
+  return fence->Mark(RuntimeStreamOps());
+}
+
+Status WaitHostAccess(NativeMemory* memory) {
+  HostFence* fence = memory->host_fence();
+  return fence == nullptr ? Status{} : fence->Wait(RuntimeStreamOps());
 }
 
 int64_t EmptyCache(int device) {
@@ -309,6 +325,7 @@ Ref<CudaMemory> CudaMemory::Allocate(MemoryKind, int, uint64_t, bool, Status* st
 }
 
 void CudaMemory::Destroy() noexcept {
+  fence_.Forget(RuntimeStreamOps());
   CountFree(device_, static_cast<int64_t>(length()));
   delete this;
 }
@@ -318,6 +335,9 @@ void FreeShareable(void*, int device, uint64_t bytes) {
 }
 
 int64_t EmptyCache(int) { return 0; }
+
+Status FenceHostAccess(int, NativeMemory*) { return {}; }
+Status WaitHostAccess(NativeMemory*) { return {}; }
 
 Status Copy(void*, const void*, uint64_t) {
   int count = 0;

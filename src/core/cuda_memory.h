@@ -10,6 +10,7 @@
 
 #include "cuda_runtime.h"
 #include "managed.h"
+#include "stream_order.h"
 
 namespace dlnode {
 namespace cuda {
@@ -52,13 +53,27 @@ class CudaMemory final : public NativeMemory {
 
   MemoryKind memory_kind() const { return kind_; }
   int device() const { return device_; }
+  HostFence* host_fence() override {
+    return kind_ == MemoryKind::kPinned || kind_ == MemoryKind::kManaged ? &fence_ : nullptr;
+  }
 
  private:
   CudaMemory(MemoryKind kind, int device, void* ptr, uint64_t bytes);
   void Destroy() noexcept override;
   MemoryKind kind_;
   int device_;
+  HostFence fence_;
 };
+
+// After a copy on a stream other than the legacy one, enqueued with
+// `device` current, read or wrote `memory`: when it is host-visible memory
+// this library allocated, its next host access waits for that copy
+// (stream_order.h, HostFence). Any other memory: nothing to do.
+Status FenceHostAccess(int device, NativeMemory* memory);
+
+// Before the host reads or writes `memory` (lib/storage.js buffer()): waits
+// for the copies FenceHostAccess marked. Returns at once when none is pending.
+Status WaitHostAccess(NativeMemory* memory);
 
 // Copies `bytes` between any two addresses CUDA can see (device, pinned,
 // managed or pageable host memory), synchronously with respect to the host.

@@ -15,6 +15,7 @@
 #define DLPACK_NODE_CORE_STREAM_ORDER_H_
 
 #include <cstdint>
+#include <mutex>
 
 #include "cuda_runtime.h"
 
@@ -36,6 +37,8 @@ class StreamOps {
   virtual void Destroy(uintptr_t event) = 0;
   // Blocks the host until `stream` has run all its work.
   virtual Status Synchronize(uintptr_t stream) = 0;
+  // Blocks the host until the work before `event` has run.
+  virtual Status WaitOnHost(uintptr_t event) = 0;
 };
 
 // The CUDA runtime's StreamOps (the current device must be the stream's).
@@ -65,6 +68,65 @@ Status EnqueueOrdered(StreamOps& ops, uintptr_t stream, Enqueue enqueue) {
   if (!s.ok) ops.Synchronize(stream);
   return s;
 }
+
+// Host-visible memory (pinned, managed) that copies on a stream read or
+// write: the host must not read or write it until they have run, or cpu()
+// returns stale bytes and a host write lands under a DMA (docs/API.md
+// "CUDA": everything this library does later runs after a stream copy).
+// After each such copy (enqueued with EnqueueOrdered, so the legacy stream
+// waits for it) Mark records an event on the legacy stream; host access
+// first calls Wait, which blocks until the latest event has completed. An
+// event covers every earlier mark: the legacy stream runs in order.
+class HostFence {
+ public:
+  HostFence() = default;
+  HostFence(const HostFence&) = delete;
+  HostFence& operator=(const HostFence&) = delete;
+
+  // After work touching the memory was enqueued (its device current). When
+  // no event can be recorded, the host waits for the legacy stream here.
+  Status Mark(StreamOps& ops) {
+    uintptr_t event = 0;
+    Status s = ops.Record(kLegacyStream, &event);
+    if (!s.ok) {
+      ops.Synchronize(kLegacyStream);
+      return s;
+    }
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (event_ != 0) ops.Destroy(event_);
+    event_ = event;
+    return s;
+  }
+
+  // Before host access: blocks until the marked work has run (at once when
+  // none is pending). The lock is held while waiting, so a second thread's
+  // access does not pass a wait still in progress.
+  Status Wait(StreamOps& ops) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (event_ == 0) return {};
+    Status s = ops.WaitOnHost(event_);
+    ops.Destroy(event_);
+    event_ = 0;
+    return s;
+  }
+
+  // Drops a pending event without waiting (the memory is being freed, its
+  // free ordered after the work by other means).
+  void Forget(StreamOps& ops) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (event_ != 0) ops.Destroy(event_);
+    event_ = 0;
+  }
+
+  bool pending() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return event_ != 0;
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  uintptr_t event_ = 0;
+};
 
 }  // namespace cuda
 }  // namespace dlnode

@@ -15,6 +15,7 @@
 namespace {
 
 using dlnode::cuda::EnqueueOrdered;
+using dlnode::cuda::HostFence;
 using dlnode::cuda::kLegacyStream;
 using dlnode::cuda::Status;
 using dlnode::cuda::StreamOps;
@@ -58,6 +59,11 @@ class FakeStreams final : public StreamOps {
     synchronized.push_back(stream);
     return {};
   }
+  Status WaitOnHost(uintptr_t event) override {
+    EXPECT_TRUE(live_.count(event)) << "waiting on a destroyed or unknown event";
+    host_waits.push_back(event_point_[event]);
+    return {};
+  }
 
   // Whether node `a` must have run before node `b` starts.
   bool Before(int a, int b) const {
@@ -78,6 +84,7 @@ class FakeStreams final : public StreamOps {
 
   int fail_record_at = -1;  // the index of a Record call that fails
   std::vector<uintptr_t> synchronized;
+  std::vector<int> host_waits;  // the point of each event the host waited for
 
  private:
   struct Node {
@@ -181,6 +188,69 @@ TEST(StreamOrder, WithoutTheEventAfterTheHostWaitsForTheStream) {
   EXPECT_FALSE(s.ok);
   EXPECT_EQ(fake.synchronized, std::vector<uintptr_t>{kStreamA});
   EXPECT_EQ(fake.live_events(), 0u);
+}
+
+// pin.copyFrom(dev, { stream }); pin.cpu(): the host read of the pinned
+// tensor must wait for the copy, and for nothing enqueued after it.
+TEST(HostFence, HostAccessWaitsForTheCopyThatTouchedTheMemory) {
+  FakeStreams fake;
+  HostFence fence;
+  int copy = -1;
+  ASSERT_TRUE(EnqueueOrdered(fake, kStreamA, [&](uintptr_t on) {
+                copy = fake.Run(on, "cudaMemcpyAsync into pinned memory");
+                return Status{};
+              }).ok);
+  ASSERT_TRUE(fence.Mark(fake).ok);
+  EXPECT_TRUE(fence.pending());
+  const int later = fake.Run(kStreamA, "the caller's next kernel");
+  ASSERT_TRUE(fence.Wait(fake).ok);
+  ASSERT_EQ(fake.host_waits.size(), 1u);
+  EXPECT_TRUE(fake.Before(copy, fake.host_waits[0]));
+  EXPECT_FALSE(fake.Before(later, fake.host_waits[0]));
+  EXPECT_TRUE(fake.synchronized.empty()) << "an event, not a whole-stream wait";
+  EXPECT_FALSE(fence.pending());
+  EXPECT_EQ(fake.live_events(), 0u);
+  ASSERT_TRUE(fence.Wait(fake).ok);  // nothing pending: no wait
+  EXPECT_EQ(fake.host_waits.size(), 1u);
+}
+
+// Copies on two streams (a host write while either is in flight would land
+// under its DMA): the latest mark covers both, and the older event is freed.
+TEST(HostFence, TheLatestMarkCoversEveryEarlierCopy) {
+  FakeStreams fake;
+  HostFence fence;
+  int first = -1;
+  int second = -1;
+  ASSERT_TRUE(EnqueueOrdered(fake, kStreamA, [&](uintptr_t on) {
+                first = fake.Run(on, "copy out of pinned memory");
+                return Status{};
+              }).ok);
+  ASSERT_TRUE(fence.Mark(fake).ok);
+  ASSERT_TRUE(EnqueueOrdered(fake, kStreamB, [&](uintptr_t on) {
+                second = fake.Run(on, "copy into pinned memory");
+                return Status{};
+              }).ok);
+  ASSERT_TRUE(fence.Mark(fake).ok);
+  EXPECT_EQ(fake.live_events(), 1u);
+  ASSERT_TRUE(fence.Wait(fake).ok);
+  ASSERT_EQ(fake.host_waits.size(), 1u);
+  EXPECT_TRUE(fake.Before(first, fake.host_waits[0]));
+  EXPECT_TRUE(fake.Before(second, fake.host_waits[0]));
+  EXPECT_EQ(fake.live_events(), 0u);
+}
+
+TEST(HostFence, WithoutAnEventTheHostWaitsAtOnceAndForgetFreesTheEvent) {
+  FakeStreams fake;
+  HostFence fence;
+  fake.fail_record_at = 0;
+  EXPECT_FALSE(fence.Mark(fake).ok);
+  EXPECT_EQ(fake.synchronized, std::vector<uintptr_t>{kLegacyStream});
+  EXPECT_FALSE(fence.pending());
+  ASSERT_TRUE(fence.Mark(fake).ok);
+  fence.Forget(fake);
+  EXPECT_FALSE(fence.pending());
+  EXPECT_EQ(fake.live_events(), 0u);
+  EXPECT_TRUE(fake.host_waits.empty());
 }
 
 }  // namespace
