@@ -14,6 +14,8 @@ const { collect, expectError } = require('./helpers');
 const caps = dl.capabilities().cuda;
 const itGpu = caps.available ? test : test.skip;
 if (!caps.available) console.log(`CUDA stream tests skipped: ${caps.reason}`);
+const itTwoGpus = caps.deviceCount >= 2 ? test : test.skip;
+if (caps.available && caps.deviceCount < 2) console.log('CUDA two-device stream tests skipped: one GPU');
 
 const range = (n) => Float32Array.from({ length: n }, (_, i) => i);
 
@@ -73,6 +75,28 @@ describe('copies on a stream', () => {
     const read = target.cpu().data;
     expect([read[0], read[n - 1]]).toEqual([7, 7]);
     for (const t of [device, pin, source, target]) t.dispose();
+  });
+
+  // Ordered with both devices (src/core/stream_order.h EnqueueOrderedAcross):
+  // the copy reads the source after the kernel that wrote it on cuda:1, and
+  // the source's free on cuda:1 waits for the copy.
+  itTwoGpus('a copy between two GPUs on a stream waits for both and is waited for by both', async () => {
+    const n = 32 << 20;
+    for (let round = 0; round < 5; round++) {
+      const ones = dl.tensor(new Float32Array(n).fill(round + 1)).to('cuda:1');
+      const src = ones.clone({ stream: 1 }); // a kernel/copy on cuda:1's legacy stream
+      const dst = dl.empty([n], { device: 'cuda' }).copyFrom(src, { stream });
+      src.dispose(); // freed on cuda:1 after the copy, never under it
+      dl.empty([n], { device: 'cuda:1' }).copyFrom(dl.zeros([n])).dispose(); // reuses src's block
+      await stream.done();
+      const back = dst.cpu().data;
+      expect([back[0], back[n >> 1], back[n - 1]]).toEqual([round + 1, round + 1, round + 1]);
+      ones.dispose();
+      dst.dispose();
+    }
+    const sync = dl.tensor([1, 2, 3]).to('cuda:1').to('cuda:0'); // the synchronous copy, guarded
+    expect(sync.cpu().toArray()).toEqual([1, 2, 3]);
+    sync.dispose();
   });
 
   itGpu('every done() resolves, each after the copies enqueued before it', async () => {

@@ -193,13 +193,15 @@ Napi::Value CudaCopy(const Napi::CallbackInfo& info) {
                 "Expected both buffers of a CUDA copy to hold its bytes, but one was "
                 "detached or shrunk"};
   }
-  if (info.Length() > 8 && info[8].IsBigInt()) {
+  const int device = info[7].As<Napi::Number>().Int32Value();
+  const int other = info[8].As<Napi::Number>().Int32Value();
+  if (info.Length() > 9 && info[9].IsBigInt()) {
     // Enqueued on a stream: both sides are CUDA memory this library allocated
     // (lib/cuda.js copyBytes decides), whose frees are stream-ordered.
-    const int device = info[7].As<Napi::Number>().Int32Value();
-    const uintptr_t stream = StreamArg(info[8]);
-    Throw(cuda::CopyAsync(device, dst.data + dst_offset, src.data + src_offset, bytes, stream),
-          "cudaMemcpyAsync");
+    const uintptr_t stream = StreamArg(info[9]);
+    Throw(
+        cuda::CopyAsync(device, other, dst.data + dst_offset, src.data + src_offset, bytes, stream),
+        "cudaMemcpyAsync");
     if (stream != cuda::kLegacyStream) {
       // Pinned or managed memory on either side: the host waits before touching it.
       Throw(cuda::FenceHostAccess(device, StorageOf(env, info[0])), "cudaEventRecord");
@@ -207,7 +209,8 @@ Napi::Value CudaCopy(const Napi::CallbackInfo& info) {
     }
     return info.Env().Undefined();
   }
-  Throw(cuda::Copy(dst.data + dst_offset, src.data + src_offset, bytes), "cudaMemcpy");
+  Throw(cuda::Copy(device, other, dst.data + dst_offset, src.data + src_offset, bytes),
+        "cudaMemcpy");
   return info.Env().Undefined();
 }
 

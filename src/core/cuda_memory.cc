@@ -49,11 +49,6 @@ Status Invalid(const char* message) {
   return s;
 }
 
-// Set by the first copy on a stream other than the legacy one. From then on
-// a pinned free first waits for the legacy stream, which waits for every such
-// copy (stream_order.h): cudaFreeHost is not stream-ordered.
-std::atomic<bool> streamed_copies{false};
-
 // Lets the device's default pool keep freed memory for reuse instead of
 // returning it at every synchronisation: a caching allocator.
 void KeepPoolMemory(int device) {
@@ -242,8 +237,7 @@ static void Free(MemoryKind kind, void* ptr, int device, uint64_t bytes) {
       switch (kind) {
         case MemoryKind::kDevice:  // above
           break;
-        case MemoryKind::kPinned:
-          if (streamed_copies.load()) cudaStreamSynchronize(cudaStreamLegacy);
+        case MemoryKind::kPinned:  // CudaMemory::Destroy waited for its stream copies
           cudaFreeHost(ptr);
           break;
         case MemoryKind::kManaged:
@@ -258,9 +252,14 @@ static void Free(MemoryKind kind, void* ptr, int device, uint64_t bytes) {
 }
 
 void CudaMemory::Destroy() noexcept {
-  // The pending event only: a pinned free waits for the legacy stream (Free),
-  // a managed one for the device (cudaFree).
-  fence_.Forget(RuntimeStreamOps());
+  // cudaFreeHost is not stream-ordered, and cudaFree waits for the current
+  // device only: a stream copy on any device that still reads or writes
+  // pinned or managed memory is waited for here (its event is on the
+  // copy's device). After exit has begun the memory is leaked (Free).
+  if (ShuttingDown())
+    fence_.Forget(RuntimeStreamOps());
+  else
+    fence_.Wait(RuntimeStreamOps());
   // Shareable memory another process still maps is freed later (CollectIpc).
   if (kind_ != MemoryKind::kShareable || !ReleaseShareable(this, device_)) {
     Free(kind_, base(), device_, length());
@@ -292,20 +291,35 @@ int64_t EmptyCache(int device) {
   return CacheOf(device, true)->EmptyCache();
 }
 
-Status Copy(void* dst, const void* src, uint64_t bytes) {
+Status Copy(int device, int other, void* dst, const void* src, uint64_t bytes) {
   if (bytes == 0) return {};
-  // cudaMemcpyDefault: unified addressing tells the direction; synchronous
-  // with the host and ordered after work on the legacy default stream.
-  return Check(cudaMemcpy(dst, src, static_cast<size_t>(bytes), cudaMemcpyDefault));
+  // cudaMemcpy is ordered after the legacy stream of the current device
+  // only: that must be the memory's device, not whichever was current.
+  DeviceGuard guard(device);
+  if (!guard.status().ok) return guard.status();
+  if (other < 0 || other == device) {
+    // cudaMemcpyDefault: unified addressing tells the direction; synchronous
+    // with the host and ordered after work on the legacy default stream.
+    return Check(cudaMemcpy(dst, src, static_cast<size_t>(bytes), cudaMemcpyDefault));
+  }
+  // Two devices: bridged with the other's legacy stream both ways, then
+  // waited for, as synchronous as cudaMemcpy.
+  const Status s =
+      EnqueueOrderedAcross(RuntimeStreamOps(), device, other, kLegacyStream, [&](uintptr_t on) {
+        return Check(
+            cudaMemcpyAsync(dst, src, static_cast<size_t>(bytes), cudaMemcpyDefault, StreamOf(on)));
+      });
+  if (!s.ok) return s;
+  return Check(cudaStreamSynchronize(cudaStreamLegacy));
 }
 
-Status CopyAsync(int device, void* dst, const void* src, uint64_t bytes, uintptr_t stream) {
-  if (stream == kLegacyStream) return Copy(dst, src, bytes);
+Status CopyAsync(int device, int other, void* dst, const void* src, uint64_t bytes,
+                 uintptr_t stream) {
+  if (stream == kLegacyStream) return Copy(device, other, dst, src, bytes);
   if (bytes == 0) return {};
   DeviceGuard guard(device);
   if (!guard.status().ok) return guard.status();
-  streamed_copies.store(true);
-  return EnqueueOrdered(RuntimeStreamOps(), stream, [&](uintptr_t on) {
+  return EnqueueOrderedAcross(RuntimeStreamOps(), device, other, stream, [&](uintptr_t on) {
     return Check(
         cudaMemcpyAsync(dst, src, static_cast<size_t>(bytes), cudaMemcpyDefault, StreamOf(on)));
   });
@@ -313,7 +327,7 @@ Status CopyAsync(int device, void* dst, const void* src, uint64_t bytes, uintptr
 
 #else
 
-Status CopyAsync(int, void*, const void*, uint64_t, uintptr_t) {
+Status CopyAsync(int, int, void*, const void*, uint64_t, uintptr_t) {
   int count = 0;
   return DeviceCount(&count);
 }
@@ -339,7 +353,7 @@ int64_t EmptyCache(int) { return 0; }
 Status FenceHostAccess(int, NativeMemory*) { return {}; }
 Status WaitHostAccess(NativeMemory*) { return {}; }
 
-Status Copy(void*, const void*, uint64_t) {
+Status Copy(int, int, void*, const void*, uint64_t) {
   int count = 0;
   return DeviceCount(&count);
 }

@@ -76,14 +76,20 @@ Status FenceHostAccess(int device, NativeMemory* memory);
 Status WaitHostAccess(NativeMemory* memory);
 
 // Copies `bytes` between any two addresses CUDA can see (device, pinned,
-// managed or pageable host memory), synchronously with respect to the host.
-Status Copy(void* dst, const void* src, uint64_t bytes);
+// managed or pageable host memory), synchronously with respect to the host,
+// with `device` (the CUDA memory's; the destination's when both are) current
+// and ordered after its legacy stream; `other`, the other side's device when
+// it is CUDA memory of another device (else -1), is ordered with it both
+// ways (stream_order.h EnqueueOrderedAcross).
+Status Copy(int device, int other, void* dst, const void* src, uint64_t bytes);
 
-// The same copy enqueued on `stream` (stream_order.h: after earlier work on
-// the legacy stream, and before later work there), returning at once when
-// both sides are device or pinned memory; pageable host memory makes it
-// synchronous, as CUDA does. On the legacy stream it is Copy().
-Status CopyAsync(int device, void* dst, const void* src, uint64_t bytes, uintptr_t stream);
+// The same copy enqueued on `stream` of `device` (stream_order.h: after
+// earlier work on the legacy streams of `device` and `other`, and before
+// later work there), returning at once when both sides are device or pinned
+// memory; pageable host memory makes it synchronous, as CUDA does. On the
+// legacy stream it is Copy().
+Status CopyAsync(int device, int other, void* dst, const void* src, uint64_t bytes,
+                 uintptr_t stream);
 
 // Frees a kShareable allocation whose CudaMemory is gone, after its
 // importers let go (cuda_ipc.cc); counted in Stats until then.

@@ -170,6 +170,7 @@ class Runtime final : public StreamOps {
   Status WaitOnHost(uintptr_t event) override {
     return Check(cudaEventSynchronize(reinterpret_cast<cudaEvent_t>(event)));
   }
+  Status UseDevice(int device) override { return Check(cudaSetDevice(device)); }
 };
 
 }  // namespace
@@ -203,6 +204,7 @@ class NoRuntime final : public StreamOps {
   void Destroy(uintptr_t) override {}
   Status Synchronize(uintptr_t) override { return NotCompiled(); }
   Status WaitOnHost(uintptr_t) override { return NotCompiled(); }
+  Status UseDevice(int) override { return NotCompiled(); }
 };
 }  // namespace
 

@@ -39,6 +39,9 @@ class StreamOps {
   virtual Status Synchronize(uintptr_t stream) = 0;
   // Blocks the host until the work before `event` has run.
   virtual Status WaitOnHost(uintptr_t event) = 0;
+  // Makes `device` current: kLegacyStream, Record and new events are then
+  // that device's (the caller's DeviceGuard restores the device after).
+  virtual Status UseDevice(int device) = 0;
 };
 
 // The CUDA runtime's StreamOps (the current device must be the stream's).
@@ -65,6 +68,47 @@ Status EnqueueOrdered(StreamOps& ops, uintptr_t stream, Enqueue enqueue) {
   }
   // Without the second event nothing orders a later free after the copy:
   // wait for it here rather than let memory be freed under it.
+  if (!s.ok) ops.Synchronize(stream);
+  return s;
+}
+
+// A copy between memory of two devices, enqueued on `stream` of `device`
+// (current on entry): EnqueueOrdered's two events for the legacy streams of
+// both. Before it, `stream` waits for `other`'s legacy stream too (the
+// kernel that wrote the source there, the allocation of the destination);
+// after it, `other`'s legacy stream waits for the copy too (its frees and
+// every later use there). `other` < 0 or equal to `device`: EnqueueOrdered.
+// On the legacy stream itself, the two devices' legacy streams are bridged
+// the same way. Ends with `device` current.
+template <typename Enqueue>
+Status EnqueueOrderedAcross(StreamOps& ops, int device, int other, uintptr_t stream,
+                            Enqueue enqueue) {
+  if (other < 0 || other == device) return EnqueueOrdered(ops, stream, enqueue);
+  Status s = ops.UseDevice(other);
+  if (!s.ok) return s;
+  uintptr_t before = 0;
+  s = ops.Record(kLegacyStream, &before);
+  const Status back = ops.UseDevice(device);
+  if (!s.ok) return s;
+  if (!back.ok) {
+    ops.Destroy(before);
+    return back;
+  }
+  s = ops.Wait(stream, before);
+  ops.Destroy(before);
+  if (!s.ok) return s;
+  s = EnqueueOrdered(ops, stream, enqueue);
+  if (!s.ok) return s;  // EnqueueOrdered waited for the stream where it could not order it
+  uintptr_t after = 0;
+  s = ops.Record(stream, &after);
+  if (s.ok) {
+    s = ops.UseDevice(other);
+    if (s.ok) s = ops.Wait(kLegacyStream, after);
+    ops.Destroy(after);
+    const Status restored = ops.UseDevice(device);
+    if (s.ok) s = restored;
+  }
+  // As in EnqueueOrdered: unordered with `other`, the host waits instead.
   if (!s.ok) ops.Synchronize(stream);
   return s;
 }
