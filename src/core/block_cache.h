@@ -15,7 +15,10 @@
 // A request on another stream may take it only after an event recorded on
 // the freeing stream has completed; the event is recorded when such a
 // request first looks at the block, and until it completes that request gets
-// fresh memory. (This library orders its own device work on the legacy
+// fresh memory; one miss records at most one event. A block freed on the
+// per-thread default stream (value 2, a different stream on every thread)
+// gets its event at the free and is never taken as "the same stream".
+// (This library orders its own device work on the legacy
 // stream, src/core/stream_order.h, so today every block is freed and reused
 // there.)
 //

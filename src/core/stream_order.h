@@ -25,6 +25,8 @@ namespace cuda {
 // The DLPack stream convention: 1 the legacy default stream, 2 the
 // per-thread default stream, larger values a cudaStream_t.
 constexpr uintptr_t kLegacyStream = 1;
+// Not one stream: each host thread has its own behind this value.
+constexpr uintptr_t kPerThreadStream = 2;
 
 class StreamOps {
  public:

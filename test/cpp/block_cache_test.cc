@@ -21,6 +21,7 @@ using dlnode::cuda::BlockAllocator;
 using dlnode::cuda::BlockCache;
 using dlnode::cuda::BlockCacheStats;
 using dlnode::cuda::kLegacyStream;
+using dlnode::cuda::kPerThreadStream;
 using dlnode::cuda::Status;
 
 constexpr uintptr_t kStreamA = 0x1000;
@@ -189,6 +190,46 @@ TEST(BlockCache, AnotherStreamWaitsForAnEventAfterTheFree) {
   EXPECT_EQ(Take(cache, 512, kStreamA), c);
   cache.Release(c, 512, kStreamA);
   cache.Release(d, 512, kStreamA);
+}
+
+// Stream value 2 is each thread's own per-thread stream: a block freed on
+// one thread's must not go to another thread's without an event, and the
+// event must be recorded at the free, on the freeing thread.
+TEST(BlockCache, PerThreadStreamBlocksWaitForAnEventRecordedAtTheFree) {
+  FakeAllocator fake;
+  BlockCache cache(&fake);
+  void* a = Take(cache, 512, kPerThreadStream);
+  cache.Release(a, 512, kPerThreadStream);
+  ASSERT_EQ(fake.recorded.size(), 1u) << "recorded by Release";
+  const uintptr_t event = fake.recorded.begin()->first;
+  EXPECT_EQ(fake.recorded[event], kPerThreadStream);
+  void* b = Take(cache, 512, kPerThreadStream);  // maybe another thread
+  EXPECT_NE(b, a);
+  EXPECT_EQ(fake.recorded.size(), 1u);
+  fake.completed.insert(event);
+  void* c = Take(cache, 512, kPerThreadStream);
+  EXPECT_EQ(c, a);
+  EXPECT_TRUE(fake.recorded.empty());
+  cache.Release(b, 512, kLegacyStream);
+  cache.Release(c, 512, kLegacyStream);
+}
+
+// A miss from another stream records one event, not one per cached block of
+// the class (all under the cache's lock).
+TEST(BlockCache, AMissRecordsAtMostOneEvent) {
+  FakeAllocator fake;
+  BlockCache cache(&fake);
+  std::vector<void*> blocks;
+  for (int i = 0; i < 6; ++i) blocks.push_back(Take(cache, 512));
+  for (void* b : blocks) cache.Release(b, 512, kLegacyStream);
+  void* fresh = Take(cache, 512, kStreamA);
+  EXPECT_EQ(fake.recorded.size(), 1u);
+  void* again = Take(cache, 512, kStreamA);
+  EXPECT_EQ(fake.recorded.size(), 2u);
+  for (const auto& e : fake.recorded) fake.completed.insert(e.first);
+  EXPECT_EQ(Take(cache, 512, kStreamA), blocks[0]) << "the oldest block got the first event";
+  cache.Release(fresh, 512, kStreamA);
+  cache.Release(again, 512, kStreamA);
 }
 
 TEST(BlockCache, TheSameStreamTakesItsBlockEvenWithAnEventPending) {
