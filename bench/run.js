@@ -483,7 +483,12 @@ let pipelineNote = null;
 require('./sharing').sharingCases(record, python).then(async (note) => {
   sharingNote = note;
   pipelineNote = await require('./pipeline').pipelineCases(record, python);
-  cudaNote = require('./cuda').cudaCases(record);
+  try {
+    cudaNote = require('./cuda').cudaCases(record);
+  } catch (error) {
+    // A failed CUDA case must not take the rest of the table with it.
+    cudaNote = `CUDA benchmarks failed: ${error.message}`;
+  }
   if (json) {
     console.log(JSON.stringify({
       environment,

@@ -68,11 +68,13 @@ describe('strided copies on the device', () => {
     const before = dl.cuda.memoryStats(0).allocatedBytes;
     const device = host.cuda();
     const permuted = view(device, [c, a, b], [1, b * c, c]); // (2, 0, 1)
-    const out = permuted.contiguous().cpu().data;
+    const gathered = permuted.contiguous();
+    const out = gathered.cpu().data;
     for (const [k, i, j] of [[0, 0, 0], [511, 63, 511], [7, 5, 300], [100, 1, 2]]) {
       expect(out[(k * a + i) * b + j]).toBe((i * b + j) * c + k);
     }
-    device.dispose();
+    // The view holds the storage too: every holder lets go.
+    for (const t of [gathered, permuted, device]) t.dispose();
     dl.cuda.synchronize(0);
     expect(dl.cuda.memoryStats(0).allocatedBytes).toBe(before);
   });
