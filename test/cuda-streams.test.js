@@ -32,6 +32,31 @@ test('done() rejects with the CUDA error when the host callback cannot be enqueu
   expect(error.message).toMatch(/cudaLaunchHostFunc failed/);
 });
 
+// Runs on every machine: without a GPU no stream can be made, and the count
+// of live streams (native.stats(), src/core/stats.h) stays 0.
+test('the live stream count is reported', () => {
+  const { native } = require('../lib/binding');
+  expect(typeof native.stats().cudaStreamsLive).toBe('number');
+  if (!caps.available) expect(native.stats().cudaStreamsLive).toBe(0);
+});
+
+// FinalizationRegistry callbacks do not run when a worker ends: the
+// environment's cleanup destroys the streams it made (src/addon/env_state.h).
+itGpu('streams a worker made and never disposed are destroyed when it ends', async () => {
+  const { Worker } = require('worker_threads');
+  const { native } = require('../lib/binding');
+  const before = native.stats().cudaStreamsLive;
+  const worker = new Worker(`
+    const { parentPort } = require('worker_threads');
+    const dl = require(${JSON.stringify(require.resolve('../lib'))});
+    const kept = [0, 1, 2].map(() => new dl.cuda.Stream(0));
+    parentPort.postMessage(kept.length);`, { eval: true });
+  const made = await new Promise((resolve, reject) => { worker.once('message', resolve); worker.once('error', reject); });
+  expect(made).toBe(3);
+  await new Promise((resolve) => worker.once('exit', resolve));
+  expect(native.stats().cudaStreamsLive).toBe(before);
+});
+
 describe('copies on a stream', () => {
   let stream;
   beforeEach(() => { if (caps.available) stream = new dl.cuda.Stream(0); });

@@ -146,10 +146,12 @@ Napi::Value CudaStreamCreate(const Napi::CallbackInfo& info) {
   uintptr_t stream = 0;
   Throw(cuda::StreamCreate(device, &stream),
         "cudaStreamCreate on device " + std::to_string(device));
+  EnvState::Of(info.Env()).AddStream(device, stream);
   return Napi::BigInt::New(info.Env(), static_cast<uint64_t>(stream));
 }
 
 Napi::Value CudaStreamDestroy(const Napi::CallbackInfo& info) {
+  EnvState::Of(info.Env()).RemoveStream(StreamArg(info[1]));
   Throw(cuda::StreamDestroy(info[0].As<Napi::Number>().Int32Value(), StreamArg(info[1])),
         "cudaStreamDestroy");
   return info.Env().Undefined();
