@@ -304,7 +304,7 @@ Status Copy(int device, int other, void* dst, const void* src, uint64_t bytes) {
   }
   // Two devices: bridged with the other's legacy stream both ways, then
   // waited for, as synchronous as cudaMemcpy.
-  const Status s =
+  Status s =
       EnqueueOrderedAcross(RuntimeStreamOps(), device, other, kLegacyStream, [&](uintptr_t on) {
         return Check(
             cudaMemcpyAsync(dst, src, static_cast<size_t>(bytes), cudaMemcpyDefault, StreamOf(on)));

@@ -90,7 +90,7 @@ Status EnqueueOrderedAcross(StreamOps& ops, int device, int other, uintptr_t str
   if (!s.ok) return s;
   uintptr_t before = 0;
   s = ops.Record(kLegacyStream, &before);
-  const Status back = ops.UseDevice(device);
+  Status back = ops.UseDevice(device);
   if (!s.ok) return s;
   if (!back.ok) {
     ops.Destroy(before);

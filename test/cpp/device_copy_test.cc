@@ -354,7 +354,10 @@ TEST(Convert, MisalignedViewsTakeTheBytePath) {
   ASSERT_FALSE(dlnode::ElementsAligned(src, kF64));
   ASSERT_FALSE(dlnode::ElementsAligned(out + 2, kC64));
   ConvertStrided(plan, kC64, out + 2, kF64, src);
-  EXPECT_EQ(memcmp(out + 2, expected.data(), kCount * 8), 0);
+  const auto* want = reinterpret_cast<const unsigned char*>(expected.data());
+  const auto* got = reinterpret_cast<const unsigned char*>(out + 2);
+  EXPECT_EQ(std::vector<unsigned char>(got, got + kCount * 8),
+            std::vector<unsigned char>(want, want + kCount * 8));
 }
 
 TEST(Convert, TypesTheKernelTakes) {
