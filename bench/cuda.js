@@ -83,7 +83,13 @@ print(json.dumps({"ns": t[len(t) // 2] / ${ops} * 1e9, "version": torch.__versio
 
 function cudaCases(record) {
   if (!dl.cuda.isAvailable()) return `CUDA benchmarks skipped: ${dl.capabilities().cuda.reason}`;
-  const base = baseline();
+  let base;
+  try {
+    base = baseline();
+  } catch (error) {
+    // No nvcc (or the baseline failed): no ratios to give, say why.
+    return `CUDA benchmarks skipped: the baseline could not be built or run (${error.message})`;
+  }
   const gb = BYTES / 1e9;
   const n = BYTES;
   const device = dl.empty([n], { dtype: 'uint8', device: 'cuda' });
@@ -157,7 +163,9 @@ function cudaCases(record) {
     baselineName: torch.rate === null ? `device -> device copy in this run (torch: ${torch.reason})`
       : `torch ${torch.version} .permute(2, 0, 1).contiguous(), synchronised`,
     ratio: gatherRate / (torch.rate === null ? d2d : torch.rate),
-    target: { on: 'ratio', op: '>=', limit: 0.5, text: 'ratio >= 0.5' },
+    // issue 22: >= 0.9x torch; a gather against a plain copy only >= 0.5x.
+    target: torch.rate === null ? { on: 'ratio', op: '>=', limit: 0.5, text: 'ratio >= 0.5 (of a D2D copy)' }
+      : { on: 'ratio', op: '>=', limit: 0.9, text: 'ratio >= 0.9 (of torch)' },
   });
   permuted.dispose();
   cube.dispose();
@@ -170,9 +178,9 @@ function cudaCases(record) {
     baseline: base.alloc_free_ns, baselineName: 'cudaMalloc + cudaFree of 1 KiB', ratio: allocNs / base.alloc_free_ns,
     target: { on: 'value', op: '<=', limit: 1500, text: '<= 1.5 us (the block cache, src/core/block_cache.h)' },
   });
-  // Against torch's caching allocator where torch can use this GPU (ours also
-  // zeroes the block: docs/API.md, empty() returns zeroed memory), else
-  // against this run's cudaMallocAsync-free baseline above.
+  // Against torch's caching allocator where torch can use this GPU (neither
+  // zeroes: empty() on a CUDA device leaves the contents unspecified, as
+  // torch.empty does), else against this run's cudaMallocAsync-free baseline.
   const torchEmpty = torchAlloc(ops);
   if (torchEmpty.ns !== null) {
     record({

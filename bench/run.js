@@ -411,11 +411,6 @@ last = null;
 // ---------------------------------------------------------------------------
 // 5. Views and conversion: bench/ops.js.
 require('./ops').opsCases(record, { compare, median, python, consume: (v) => { last = v; } });
-last = null;
-
-// ---------------------------------------------------------------------------
-// 6. Reductions: bench/reduce.js.
-require('./reduce').reduceCases(record, { single, median, python, consume: (v) => { last = v; } });
 last = null; // eslint-disable-line no-unused-vars -- lets the section's last object be collected
 
 // ---------------------------------------------------------------------------
@@ -490,7 +485,12 @@ require('./sharing').sharingCases(record, python).then(async (note) => {
   sharingNote = note;
   pipelineNote = await require('./pipeline').pipelineCases(record, python);
   computeNotes = await require('./compute').computeCases(record, { python });
-  cudaNote = require('./cuda').cudaCases(record);
+  try {
+    cudaNote = require('./cuda').cudaCases(record);
+  } catch (error) {
+    // A failed CUDA case must not take the rest of the table with it.
+    cudaNote = `CUDA benchmarks failed: ${error.message}`;
+  }
   if (json) {
     console.log(JSON.stringify({
       environment,

@@ -132,15 +132,23 @@ function copyStream(stream) {
 // allocated (device, pinned or managed: their frees are stream-ordered), the
 // copy is enqueued there and this returns at once; otherwise (pageable host
 // memory, memory imported from another library) it is synchronous.
+// Both copies run with a CUDA side's device current (device memory's first)
+// and are ordered with the other side's device too (src/core/stream_order.h
+// EnqueueOrderedAcross): a copy between two GPUs waits for work on both and
+// is waited for by later work on both.
 function copyBytes(dst, dstOffset, src, srcOffset, nbytes, stream = 1n) {
   const dstArg = dst.nativeArg();
   const srcArg = src.nativeArg();
+  const dstIndex = dst.device.type === 'cpu' ? -1 : dst.device.index;
+  const srcIndex = src.device.type === 'cpu' ? -1 : src.device.index;
+  const dstFirst = dst.device.type === 'cuda' || srcIndex < 0;
+  const device = dstFirst ? dstIndex : srcIndex;
+  const other = dstFirst ? srcIndex : dstIndex;
   if (stream !== 1n && dst.streamOrdered && src.streamOrdered) {
-    const device = dst.device.type === 'cuda' ? dst.device.index : src.device.index;
-    native.cudaCopy(dstArg, true, dstOffset, srcArg, true, srcOffset, nbytes, device, stream);
+    native.cudaCopy(dstArg, true, dstOffset, srcArg, true, srcOffset, nbytes, device, other, stream);
     return;
   }
-  native.cudaCopy(dstArg, dst.isNative, dstOffset, srcArg, src.isNative, srcOffset, nbytes);
+  native.cudaCopy(dstArg, dst.isNative, dstOffset, srcArg, src.isNative, srcOffset, nbytes, device, other);
 }
 
 // Device-side copies (src/core/cuda_kernels.h): kernels between two views of

@@ -591,7 +591,7 @@ export declare const cuda: {
   memoryStats(index?: number): {
     allocatedBytes: number; allocations: number; peakAllocatedBytes: number; cachedBytes: number; cachedBlocks: number;
   };
-  /** Frees the device's cached blocks (and trims its pool); returns the bytes freed. */
+  /** Frees the device's cached blocks and trims its pool; returns the bytes the pool handed back to the driver. */
   emptyCache(index?: number): number;
   Stream: typeof CudaStream;
 };

@@ -116,13 +116,23 @@ class SegmentMemory extends NativeMemory {
 class CudaMemory extends NativeMemory {
   // `allocated`: by this library (cudaAlloc), so its free is stream-ordered
   // and copies between two such memories may be enqueued on a stream.
-  constructor(handle, owned, { shareable, allocated }) {
+  // `hostVisible`: pinned or managed, which the host reads and writes.
+  constructor(handle, owned, { shareable, allocated, hostVisible = false }) {
     super(handle, owned);
     this.shareable = shareable;
     this.allocated = allocated;
+    this.fenced = allocated && hostVisible;
   }
 
   get kind() { return 'cuda'; }
+
+  // Host access first waits for copies on a stream that still read or write
+  // this memory (src/core/stream_order.h HostFence; at once when none is
+  // pending). Asked natively every time: another thread may have enqueued one.
+  buffer() {
+    if (this.fenced) native.cudaHostWait(this.handle);
+    return super.buffer();
+  }
 }
 
 class Storage {
@@ -141,7 +151,9 @@ class Storage {
   // Natively owned memory behind `handle` (host_storage.cc).
   static native(handle, owned, device = CPU) { return new Storage(new NativeMemory(handle, owned), device); }
   static segment(handle, owned, segment) { return new Storage(new SegmentMemory(handle, owned, segment)); }
-  static cuda(handle, owned, device, options) { return new Storage(new CudaMemory(handle, owned, options), device); }
+  static cuda(handle, owned, device, options) {
+    return new Storage(new CudaMemory(handle, owned, { ...options, hostVisible: device.type !== 'cuda' }), device);
+  }
 
   get kind() { return this.memory.kind; }
   get isNative() { return this.memory.isNative; }

@@ -227,6 +227,15 @@ class Tensor {
     if (this[kFlags] & READ_ONLY) {
       throw makeError('ERR_DLPACK_READ_ONLY', 'Expected a writable tensor for copyFrom(), received a readOnly one');
     }
+    // Elements that share memory (a stride-0 dim from expand()): which write
+    // wins would depend on the order the copy runs in, and on a GPU threads
+    // race. torch refuses the same ("more than one element of the written-to
+    // tensor refers to a single memory location").
+    const { shape: dstShape, strides: dstStrides } = this[kLayout];
+    if (dstShape.some((d, i) => d > 1 && dstStrides[i] === 0)) {
+      throw makeError('ERR_DLPACK_UNSUPPORTED', 'Expected a destination for copyFrom() whose elements do not share ' +
+        'memory, received one with a stride-0 dim of size > 1 (expand()); clone() it first');
+    }
     let temporary = null;
     if (!(src instanceof Tensor)) {
       temporary = above.valuesFrom(src, this[kLayout].info, this[kLayout].shape, 'src');

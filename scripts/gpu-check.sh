@@ -3,13 +3,24 @@
 # toolkit (nvcc, compute-sanitizer) and a python3 with torch/CuPy/JAX/NumPy,
 # but no Node.js and no network. It unpacks what scripts/gpu-pack.sh packed
 # into .gpu/ under /tmp, then runs, in the unpacked project:
+#   cuda      Jest over test/cuda*.test.js only: the device checks of issue 22
+#             (conversions bit for bit with the CPU over every dtype pair,
+#             misaligned views, emptyCache() after a large tensor, host access
+#             after stream copies, two-GPU copies where there are two)
 #   jest      the whole Jest suite, DLPACK_TEST_PYTHON=python3
 #   bench     npm run bench (its command from package.json; there is no npm)
-#   memcheck  compute-sanitizer memcheck (leak check on) over test/cuda*.test.js
-# and writes its logs to $OUT (default .gpu/logs), six files at most:
-#   summary.txt gpu.txt jest.log jest.json bench.log memcheck.log
-#   scripts/gpu-check.sh                  all three phases
-#   scripts/gpu-check.sh jest             one phase (the device tool runs 10 minutes a call)
+#   memcheck-cuda, memcheck-kernels, memcheck-streams, memcheck-ipc
+#             compute-sanitizer memcheck (leak check on) over one of
+#             test/cuda*.test.js each, with DLPACK_TEST_MEMCHECK=1 (the loop
+#             through ten times the GPU's memory skipped, the gather made
+#             small) and test/memcheck-setup.js emptying the block cache
+#             after each file (its blocks are kept until exit: no leak)
+#   memcheck  the four memcheck phases in turn
+# and writes its logs to $OUT (default .gpu/logs):
+#   summary.txt gpu.txt jest.log jest.json cuda.log bench.log memcheck-*.log
+#   scripts/gpu-check.sh                  cuda, jest, bench, memcheck
+#   scripts/gpu-check.sh cuda             one phase (each meant to fit one
+#                                         10-minute device call; not yet timed)
 # Exit status: 0 when every phase passed on a usable GPU; 1 when a phase
 # failed; 3 when they passed but no GPU was usable (device tests skipped),
 # so a run without a GPU is never mistaken for a GPU check.
@@ -19,10 +30,18 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 pack=${GPU_PACK:-$root/.gpu}
 out=${OUT:-$pack/logs}
 work=${GPU_CHECK_WORK:-/tmp/dlpack-gpu-check}
-phases=("$@")
-[ ${#phases[@]} -gt 0 ] || phases=(jest bench memcheck)
+memchecks=(memcheck-cuda memcheck-kernels memcheck-streams memcheck-ipc)
+# The test file a memcheck phase runs.
+memcheck_file() { if [ "$1" = memcheck-cuda ]; then echo test/cuda.test.js; else echo "test/cuda-${1#memcheck-}.test.js"; fi; }
+[ $# -gt 0 ] || set -- cuda jest bench memcheck
+phases=()
+for p in "$@"; do
+  if [ "$p" = memcheck ]; then phases+=("${memchecks[@]}"); else phases+=("$p"); fi
+done
 for p in "${phases[@]}"; do
-  case "$p" in jest|bench|memcheck) ;; *) echo "gpu-check: unknown phase '$p' (jest, bench, memcheck)" >&2; exit 2 ;; esac
+  case " cuda jest bench ${memchecks[*]} " in *" $p "*) ;; *)
+    echo "gpu-check: unknown phase '$p' (cuda, jest, bench, memcheck, ${memchecks[*]})" >&2; exit 2 ;;
+  esac
 done
 for f in node.xz project.tar.xz; do
   [ -f "$pack/$f" ] || { echo "gpu-check: $pack/$f is missing: run scripts/gpu-pack.sh first" >&2; exit 2; }
@@ -80,6 +99,12 @@ phase() { # name, log, command...
 
 for p in "${phases[@]}"; do
   case "$p" in
+    cuda)
+      phase cuda "$out/cuda.log" node --expose-gc node_modules/jest/bin/jest.js --runInBand test/cuda.test.js \
+        test/cuda-kernels.test.js test/cuda-streams.test.js test/cuda-ipc.test.js
+      grep -E '^(Tests|Test Suites):|skipped' "$out/cuda.log" | tee -a "$summary"
+      grep -E '^\s+● .* › ' "$out/cuda.log" | sort -u | head -20 | tee -a "$summary"
+      ;;
     jest)
       # npm test's command, with JSON results beside the log.
       # shellcheck disable=SC2086
@@ -91,18 +116,21 @@ for p in "${phases[@]}"; do
       phase bench "$out/bench.log" sh -c "$(script_of bench)"
       grep -E 'targets met|CUDA|skipped' "$out/bench.log" | tee -a "$summary"
       ;;
-    memcheck)
+    memcheck-*)
       sanitizer=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null)
       if [ -z "$sanitizer" ] || [ "$gpu" != "true" ]; then
-        note "memcheck: skipped (${sanitizer:-no compute-sanitizer}; GPU usable: $gpu)"
+        note "$p: skipped (${sanitizer:-no compute-sanitizer}; GPU usable: $gpu)"
         continue
       fi
       # API errors are left out of the error count: the suite provokes them on
       # purpose (out of memory) and checks them itself. Leaks and bad accesses count.
-      phase memcheck "$out/memcheck.log" "$sanitizer" --tool memcheck --leak-check full --report-api-errors no \
-        --target-processes all --error-exitcode 86 \
-        node --expose-gc node_modules/jest/bin/jest.js --runInBand test/cuda*.test.js
-      grep -E 'ERROR SUMMARY|LEAK SUMMARY|^Tests:' "$out/memcheck.log" | tee -a "$summary"
+      export DLPACK_TEST_MEMCHECK=1
+      phase "$p" "$out/$p.log" "$sanitizer" --tool memcheck --leak-check full \
+        --report-api-errors no --target-processes all --error-exitcode 86 \
+        node --expose-gc node_modules/jest/bin/jest.js --runInBand \
+        --setupFilesAfterEnv ./test/memcheck-setup.js "$(memcheck_file "$p")"
+      unset DLPACK_TEST_MEMCHECK
+      grep -E 'ERROR SUMMARY|LEAK SUMMARY|^Tests:' "$out/$p.log" | tee -a "$summary"
       ;;
   esac
 done

@@ -62,17 +62,21 @@ describe('strided copies on the device', () => {
   });
 
   itGpu('a 64 MiB permuted tensor gathers correctly and frees its temporaries', () => {
-    const [a, b, c] = [64, 512, 512];
+    // 1 MiB under compute-sanitizer (scripts/gpu-check.sh memcheck), which
+    // checks every access and would not finish 64 MiB within a device call.
+    const [a, b, c] = process.env.DLPACK_TEST_MEMCHECK === '1' ? [64, 64, 64] : [64, 512, 512];
     const host = dl.empty([a, b, c], { dtype: 'float32' });
     host.data.forEach((_, i, d) => { d[i] = i; });
     const before = dl.cuda.memoryStats(0).allocatedBytes;
     const device = host.cuda();
     const permuted = view(device, [c, a, b], [1, b * c, c]); // (2, 0, 1)
-    const out = permuted.contiguous().cpu().data;
-    for (const [k, i, j] of [[0, 0, 0], [511, 63, 511], [7, 5, 300], [100, 1, 2]]) {
+    const gathered = permuted.contiguous();
+    const out = gathered.cpu().data;
+    for (const [k, i, j] of [[0, 0, 0], [c - 1, a - 1, b - 1], [7, 5, 30], [10, 1, 2]]) {
       expect(out[(k * a + i) * b + j]).toBe((i * b + j) * c + k);
     }
-    device.dispose();
+    // The view holds the storage too: every holder lets go.
+    for (const t of [gathered, permuted, device]) t.dispose();
     dl.cuda.synchronize(0);
     expect(dl.cuda.memoryStats(0).allocatedBytes).toBe(before);
   });
@@ -102,6 +106,34 @@ describe('dtype conversion on the device', () => {
     });
   });
 
+  // The device check of test/cpp/device_copy_test.cc's differential test:
+  // random bit patterns of every dtype, converted to every dtype by the
+  // kernel and by the CPU loop, give the same values (-0 included); only NaN
+  // payloads may differ. Then the two ties the review found.
+  itGpu('every dtype pair gives the CPU loop\'s bits (NaN payloads aside)', () => {
+    const n = 4096;
+    const same = (x, y) => Object.is(x, y) || (Number.isNaN(x) && Number.isNaN(y));
+    const flat = (t) => t.toArray().flat();
+    for (const from of dtypes) {
+      const src = dl.empty([n], { dtype: from });
+      const bytes = new Uint8Array(src.buffer, src.byteOffset, n * src.itemSize);
+      for (let i = 0; i < bytes.length; i++) bytes[i] = Math.floor(Math.random() * 256);
+      const device = src.cuda();
+      for (const to of dtypes) {
+        const expected = flat(dl.empty([n], { dtype: to }).copyFrom(src));
+        const out = dl.empty([n], { dtype: to, device: 'cuda' });
+        convertOnDevice(out, device);
+        const actual = flat(out.cpu());
+        out.dispose();
+        const bad = actual.findIndex((x, i) => !same(x, expected[i]));
+        expect([from, to, bad, bad < 0 ? null : [actual[bad], expected[bad]]]).toEqual([from, to, -1, null]);
+      }
+      device.dispose();
+    }
+    expect(converted([16842753], 'int32', 'bfloat16')).toEqual([16777216]); // 0x4b80, not 0x4b81
+    expect(converted([1 + 2 ** -11 + 2 ** -40], 'float64', 'float16')).toEqual([1]); // 0x3c00
+  });
+
   itGpu('float -> integer: NaN is 0, infinities and out-of-range values saturate', () => {
     const values = [NaN, Infinity, -Infinity, 1e10, -1e10, 2.7, -2.7];
     expect(converted(values, 'float32', 'int8')).toEqual([0, 127, -128, 127, -128, 2, -2]);
@@ -124,6 +156,28 @@ describe('dtype conversion on the device', () => {
     expect(dst.cpu().toArray()).toEqual([[1, 3], [2, -4]]);
     src.dispose();
     dst.dispose();
+  });
+
+  // An imported kDLCUDA view may start at any byte (DLPack asks producers
+  // for alignment; nothing enforces it). A typed load there would be a sticky
+  // cudaErrorMisalignedAddress: the kernel takes the byte path instead.
+  itGpu('misaligned views convert byte by byte and leave CUDA usable', () => {
+    const bytes = dl.zeros([64], { dtype: 'uint8', device: 'cuda' });
+    const values = [1.5, -2.5, 3.25, 1e10];
+    const host = dl.tensor(values, { dtype: 'float32' });
+    const misaligned = (dtype, byteOffset) => makeTensor(bytes[kStorage],
+      Layout.of(dl.empty([0], { dtype })[kLayout].info, [4], [1], byteOffset), 0, bytes.device);
+    const src = misaligned('float32', 1);
+    src.copyFrom(host);
+    const wide = dl.empty([4], { dtype: 'float64', device: 'cuda' });
+    convertOnDevice(wide, src);
+    expect(wide.cpu().toArray()).toEqual(values);
+    const dst = misaligned('float64', 20); // 4-byte aligned only
+    convertOnDevice(dst, src);
+    expect(dst.cpu().toArray()).toEqual(values);
+    dl.cuda.synchronize(0);
+    expect(dl.zeros([3], { device: 'cuda' }).cpu().toArray()).toEqual([0, 0, 0]);
+    for (const t of [bytes, wide]) t.dispose();
   });
 
   itGpu('a view that leaves its memory is refused before the kernel runs', () => {

@@ -14,6 +14,8 @@ const { collect, expectError } = require('./helpers');
 const caps = dl.capabilities().cuda;
 const itGpu = caps.available ? test : test.skip;
 if (!caps.available) console.log(`CUDA stream tests skipped: ${caps.reason}`);
+const itTwoGpus = caps.deviceCount >= 2 ? test : test.skip;
+if (caps.available && caps.deviceCount < 2) console.log('CUDA two-device stream tests skipped: one GPU');
 
 const range = (n) => Float32Array.from({ length: n }, (_, i) => i);
 
@@ -28,6 +30,31 @@ test('done() rejects with the CUDA error when the host callback cannot be enqueu
   expect(error).toBeInstanceOf(dl.CudaError);
   expect(error.code).toMatch(/^ERR_DLPACK_CUDA(_UNAVAILABLE)?$/);
   expect(error.message).toMatch(/cudaLaunchHostFunc failed/);
+});
+
+// Runs on every machine: without a GPU no stream can be made, and the count
+// of live streams (native.stats(), src/core/stats.h) stays 0.
+test('the live stream count is reported', () => {
+  const { native } = require('../lib/binding');
+  expect(typeof native.stats().cudaStreamsLive).toBe('number');
+  if (!caps.available) expect(native.stats().cudaStreamsLive).toBe(0);
+});
+
+// FinalizationRegistry callbacks do not run when a worker ends: the
+// environment's cleanup destroys the streams it made (src/addon/env_state.h).
+itGpu('streams a worker made and never disposed are destroyed when it ends', async () => {
+  const { Worker } = require('worker_threads');
+  const { native } = require('../lib/binding');
+  const before = native.stats().cudaStreamsLive;
+  const worker = new Worker(`
+    const { parentPort } = require('worker_threads');
+    const dl = require(${JSON.stringify(require.resolve('../lib'))});
+    const kept = [0, 1, 2].map(() => new dl.cuda.Stream(0));
+    parentPort.postMessage(kept.length);`, { eval: true });
+  const made = await new Promise((resolve, reject) => { worker.once('message', resolve); worker.once('error', reject); });
+  expect(made).toBe(3);
+  await new Promise((resolve) => worker.once('exit', resolve));
+  expect(native.stats().cudaStreamsLive).toBe(before);
 });
 
 describe('copies on a stream', () => {
@@ -55,6 +82,46 @@ describe('copies on a stream', () => {
     expect(back.data[n - 1]).toBe(n - 1);
     expect(back.data[12345]).toBe(12345);
     for (const t of [pinned, device, back]) t.dispose();
+  });
+
+  // Host access to pinned memory a stream copy touches waits for the copy
+  // (src/core/stream_order.h HostFence), without done() or synchronize().
+  itGpu('pinned memory: cpu() after a stream copy into it, and a host write during one out of it', () => {
+    const n = 16 << 20;
+    const device = dl.tensor(range(n)).cuda();
+    const pin = dl.zeros([n], { device: 'cuda_host' });
+    pin.copyFrom(device, { stream });
+    const host = pin.cpu().data;
+    expect([host[0], host[n >> 1], host[n - 1]]).toEqual([0, n >> 1, n - 1]);
+    const source = dl.empty([n], { device: 'cuda_host' });
+    source.data.fill(7);
+    const target = dl.empty([n], { device: 'cuda' }).copyFrom(source, { stream });
+    source.copyFrom(dl.zeros([n])); // waits for the DMA that reads it
+    const read = target.cpu().data;
+    expect([read[0], read[n - 1]]).toEqual([7, 7]);
+    for (const t of [device, pin, source, target]) t.dispose();
+  });
+
+  // Ordered with both devices (src/core/stream_order.h EnqueueOrderedAcross):
+  // the copy reads the source after the kernel that wrote it on cuda:1, and
+  // the source's free on cuda:1 waits for the copy.
+  itTwoGpus('a copy between two GPUs on a stream waits for both and is waited for by both', async () => {
+    const n = 32 << 20;
+    for (let round = 0; round < 5; round++) {
+      const ones = dl.tensor(new Float32Array(n).fill(round + 1)).to('cuda:1');
+      const src = ones.clone({ stream: 1 }); // a kernel/copy on cuda:1's legacy stream
+      const dst = dl.empty([n], { device: 'cuda' }).copyFrom(src, { stream });
+      src.dispose(); // freed on cuda:1 after the copy, never under it
+      dl.empty([n], { device: 'cuda:1' }).copyFrom(dl.zeros([n])).dispose(); // reuses src's block
+      await stream.done();
+      const back = dst.cpu().data;
+      expect([back[0], back[n >> 1], back[n - 1]]).toEqual([round + 1, round + 1, round + 1]);
+      ones.dispose();
+      dst.dispose();
+    }
+    const sync = dl.tensor([1, 2, 3]).to('cuda:1').to('cuda:0'); // the synchronous copy, guarded
+    expect(sync.cpu().toArray()).toEqual([1, 2, 3]);
+    sync.dispose();
   });
 
   itGpu('every done() resolves, each after the copies enqueued before it', async () => {

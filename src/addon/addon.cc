@@ -54,6 +54,8 @@ Napi::Value Stats(const Napi::CallbackInfo& info) {
              Napi::Number::New(env, static_cast<double>(stats::managed_freed.load() + slab_freed)));
   result.Set("foreignMade",
              Napi::Number::New(env, static_cast<double>(stats::foreign_made.load())));
+  result.Set("cudaStreamsLive",
+             Napi::Number::New(env, static_cast<double>(stats::cuda_streams_live.load())));
   result.Set("foreignFreed",
              Napi::Number::New(env, static_cast<double>(stats::foreign_freed.load())));
   return result;
@@ -116,6 +118,7 @@ Napi::Object Initialize(Napi::Env env, Napi::Object exports) {
       {"cudaStreamDone", Guarded<CudaStreamDone>},
       {"cudaAlloc", Guarded<CudaAlloc>},
       {"cudaCopy", Guarded<CudaCopy>},
+      {"cudaHostWait", Guarded<CudaHostWait>},
       {"cudaStridedCopy", Guarded<CudaStridedCopy>},
       {"cudaConvert", Guarded<CudaConvert>},
       {"cudaStats", Guarded<CudaStats>},

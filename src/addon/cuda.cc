@@ -146,10 +146,12 @@ Napi::Value CudaStreamCreate(const Napi::CallbackInfo& info) {
   uintptr_t stream = 0;
   Throw(cuda::StreamCreate(device, &stream),
         "cudaStreamCreate on device " + std::to_string(device));
+  EnvState::Of(info.Env()).AddStream(device, stream);
   return Napi::BigInt::New(info.Env(), static_cast<uint64_t>(stream));
 }
 
 Napi::Value CudaStreamDestroy(const Napi::CallbackInfo& info) {
+  EnvState::Of(info.Env()).RemoveStream(StreamArg(info[1]));
   Throw(cuda::StreamDestroy(info[0].As<Napi::Number>().Int32Value(), StreamArg(info[1])),
         "cudaStreamDestroy");
   return info.Env().Undefined();
@@ -193,16 +195,30 @@ Napi::Value CudaCopy(const Napi::CallbackInfo& info) {
                 "Expected both buffers of a CUDA copy to hold its bytes, but one was "
                 "detached or shrunk"};
   }
-  if (info.Length() > 8 && info[8].IsBigInt()) {
+  const int device = info[7].As<Napi::Number>().Int32Value();
+  const int other = info[8].As<Napi::Number>().Int32Value();
+  if (info.Length() > 9 && info[9].IsBigInt()) {
     // Enqueued on a stream: both sides are CUDA memory this library allocated
     // (lib/cuda.js copyBytes decides), whose frees are stream-ordered.
-    const int device = info[7].As<Napi::Number>().Int32Value();
-    Throw(cuda::CopyAsync(device, dst.data + dst_offset, src.data + src_offset, bytes,
-                          StreamArg(info[8])),
-          "cudaMemcpyAsync");
+    const uintptr_t stream = StreamArg(info[9]);
+    Throw(
+        cuda::CopyAsync(device, other, dst.data + dst_offset, src.data + src_offset, bytes, stream),
+        "cudaMemcpyAsync");
+    if (stream != cuda::kLegacyStream) {
+      // Pinned or managed memory on either side: the host waits before touching it.
+      Throw(cuda::FenceHostAccess(device, StorageOf(env, info[0])), "cudaEventRecord");
+      Throw(cuda::FenceHostAccess(device, StorageOf(env, info[3])), "cudaEventRecord");
+    }
     return info.Env().Undefined();
   }
-  Throw(cuda::Copy(dst.data + dst_offset, src.data + src_offset, bytes), "cudaMemcpy");
+  Throw(cuda::Copy(device, other, dst.data + dst_offset, src.data + src_offset, bytes),
+        "cudaMemcpy");
+  return info.Env().Undefined();
+}
+
+Napi::Value CudaHostWait(const Napi::CallbackInfo& info) {
+  Throw(cuda::WaitHostAccess(StorageOf(info.Env(), info[0])),
+        "waiting for copies on a stream (cudaEventSynchronize)");
   return info.Env().Undefined();
 }
 

@@ -14,9 +14,13 @@ Napi::Value CudaStreamSynchronize(const Napi::CallbackInfo& info);  // (device, 
 Napi::Value CudaStreamWait(const Napi::CallbackInfo& info);         // (device, consumer bigint)
 Napi::Value CudaAlloc(const Napi::CallbackInfo& info);  // (kind 0 device/1 pinned/2 managed/3
                                                         // shareable, device, nbytes) -> handle
-// (dst, dstIsHandle, dstOffset, src, srcIsHandle, srcOffset, nbytes[, device, stream bigint]):
-// handles or Uint8Arrays; with a stream, enqueued on it (cuda_memory.h CopyAsync)
+// (dst, dstIsHandle, dstOffset, src, srcIsHandle, srcOffset, nbytes, device, other[, stream
+// bigint]): handles or Uint8Arrays; `device` the CUDA side's (the destination's when both
+// are), `other` the other side's or -1; with a stream, enqueued on it (cuda_memory.h CopyAsync)
 Napi::Value CudaCopy(const Napi::CallbackInfo& info);
+// (handle): before host access to pinned/managed memory, waits for the
+// stream copies that touched it (cuda_memory.h WaitHostAccess)
+Napi::Value CudaHostWait(const Napi::CallbackInfo& info);
 Napi::Value CudaStreamDone(
     const Napi::CallbackInfo& info);  // (device, bigint) -> Promise<undefined>
 // Kernels between views of device memory on one device; shape and strides

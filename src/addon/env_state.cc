@@ -2,9 +2,13 @@
 
 #include <unistd.h>
 
+#include <cstddef>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+
+#include "../core/cuda_runtime.h"
+#include "../core/stats.h"
 
 namespace dlnode {
 
@@ -200,7 +204,30 @@ EnvState::EnvState(napi_env env) : env_(env), link_(std::make_shared<EnvLink>(en
 
 EnvState::~EnvState() = default;
 
+void EnvState::AddStream(int device, uintptr_t stream) {
+  streams_.emplace_back(device, stream);
+  stats::cuda_streams_live.fetch_add(1);
+}
+
+bool EnvState::RemoveStream(uintptr_t stream) {
+  for (size_t i = 0; i < streams_.size(); ++i) {
+    if (streams_[i].second != stream) continue;
+    streams_.erase(streams_.begin() + static_cast<std::ptrdiff_t>(i));
+    stats::cuda_streams_live.fetch_sub(1);
+    return true;
+  }
+  return false;
+}
+
 void EnvState::Shutdown() {
+  // Streams JS never disposed (a worker's end runs no finalizers). CUDA
+  // releases a stream's resources once its work is done; after exit has
+  // begun the driver may be gone, and process exit frees them anyway.
+  for (const auto& [device, stream] : streams_) {
+    if (!cuda::ShuttingDown()) cuda::StreamDestroy(device, stream);
+    stats::cuda_streams_live.fetch_sub(1);
+  }
+  streams_.clear();
   // The slab first: from here on its deleters no longer wake this environment.
   const int slab_out = slab_ != nullptr ? slab_->Detach() : 0;
   slab_ = nullptr;

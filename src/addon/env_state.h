@@ -13,6 +13,7 @@
 #include <new>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "../core/layout.h"
@@ -141,6 +142,13 @@ class EnvState {
   void RefuseSlab(StructSlab* slab);
   bool slab_refused() const { return slab_refused_; }
 
+  // CUDA streams this environment made (new dl.cuda.Stream()): those still
+  // alive at cleanup are destroyed then, since FinalizationRegistry
+  // callbacks do not run when a worker ends.
+  void AddStream(int device, uintptr_t stream);
+  // False when this environment did not make `stream` (or it is gone).
+  bool RemoveStream(uintptr_t stream);
+
  private:
   napi_env env_;
   napi_ref factory_ = nullptr;
@@ -152,6 +160,7 @@ class EnvState {
   StructSlab* slab_ = nullptr;
   napi_ref slab_object_ = nullptr;
   bool slab_refused_ = false;
+  std::vector<std::pair<int, uintptr_t>> streams_;  // (device, handle)
 };
 
 // Throws `error` into JS unless an exception is already pending (a JS error

@@ -1,5 +1,7 @@
 #include "block_cache.h"
 
+#include "stream_order.h"
+
 namespace dlnode {
 namespace cuda {
 
@@ -28,17 +30,24 @@ int BlockCache::ClassOf(uint64_t block_size) const {
 void* BlockCache::TakeLocked(int klass, uintptr_t stream) {
   std::vector<Block>& blocks = classes_[klass];
   // The most recently freed block of the same stream first (warm in cache).
+  // The per-thread stream value names another stream on every thread: never
+  // the same stream (its blocks carry an event from their free, Release).
   for (size_t i = blocks.size(); i-- > 0;) {
-    if (blocks[i].stream != stream) continue;
+    if (blocks[i].stream != stream || stream == kPerThreadStream) continue;
     Block block = blocks[i];
     blocks.erase(blocks.begin() + static_cast<std::ptrdiff_t>(i));
     if (block.event != 0) allocator_->Destroy(block.event);
     return block.ptr;
   }
   // Another stream's block: only once an event after its free has completed.
+  // One miss records one event (on the oldest block without one): this runs
+  // under the lock, and a size class may hold hundreds of blocks.
+  bool recorded = false;
   for (size_t i = 0; i < blocks.size(); ++i) {
     Block& block = blocks[i];
     if (block.event == 0) {
+      if (recorded) continue;
+      recorded = true;
       uintptr_t event = 0;
       if (allocator_->Record(block.stream, &event).ok) block.event = event;
       continue;  // just recorded: not complete yet as far as this request knows
@@ -67,30 +76,38 @@ Status BlockCache::Acquire(uint64_t bytes, uintptr_t stream, void** ptr) {
   }
   Status s = allocator_->Allocate(size, stream, ptr);
   if (s.ok) return s;
-  // Out of memory (or any failure): what the cache holds may be what is
-  // missing. Give it all back and try once more.
-  std::vector<Block> drained;
+  // Out of memory (or any failure): what the cache holds, or what the pool
+  // keeps of freed blocks, may be what is missing. Give it all back and try
+  // once more.
+  EmptyCache();
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    drained = DrainLocked();
-    if (!drained.empty()) stats_.oom_flushes += 1;
+    stats_.oom_flushes += 1;
   }
-  if (drained.empty()) return s;
-  FreeAll(drained);
-  allocator_->Trim();
   return allocator_->Allocate(size, stream, ptr);
 }
 
 void BlockCache::Release(void* ptr, uint64_t bytes, uintptr_t stream) {
   const uint64_t size = BlockSize(bytes);
   if (size <= max_block_) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (static_cast<uint64_t>(stats_.cached_bytes) + size <= limit_) {
-      classes_[ClassOf(size)].push_back(Block{ptr, stream, 0});
-      stats_.cached_bytes += static_cast<int64_t>(size);
-      stats_.cached_blocks += 1;
+    // A free on the per-thread stream is ordered on this thread's: the event
+    // must be recorded here, on the freeing thread, not when another thread
+    // (whose per-thread stream is another stream) asks for the block.
+    uintptr_t event = 0;
+    if (stream == kPerThreadStream && !allocator_->Record(stream, &event).ok) {
+      allocator_->Free(ptr, stream);
       return;
     }
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (static_cast<uint64_t>(stats_.cached_bytes) + size <= limit_) {
+        classes_[ClassOf(size)].push_back(Block{ptr, stream, event});
+        stats_.cached_bytes += static_cast<int64_t>(size);
+        stats_.cached_blocks += 1;
+        return;
+      }
+    }
+    if (event != 0) allocator_->Destroy(event);
   }
   allocator_->Free(ptr, stream);
 }
@@ -115,15 +132,12 @@ void BlockCache::FreeAll(const std::vector<Block>& blocks) {
 
 int64_t BlockCache::EmptyCache() {
   std::vector<Block> drained;
-  int64_t bytes = 0;
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    bytes = stats_.cached_bytes;
     drained = DrainLocked();
   }
   FreeAll(drained);
-  if (!drained.empty()) allocator_->Trim();
-  return bytes;
+  return static_cast<int64_t>(allocator_->Trim());
 }
 
 BlockCacheStats BlockCache::Stats() const {

@@ -15,13 +15,19 @@
 // A request on another stream may take it only after an event recorded on
 // the freeing stream has completed; the event is recorded when such a
 // request first looks at the block, and until it completes that request gets
-// fresh memory. (This library orders its own device work on the legacy
+// fresh memory; one miss records at most one event. A block freed on the
+// per-thread default stream (value 2, a different stream on every thread)
+// gets its event at the free and is never taken as "the same stream".
+// (This library orders its own device work on the legacy
 // stream, src/core/stream_order.h, so today every block is freed and reused
 // there.)
 //
-// When the allocator fails (out of memory) the cache gives every block back
-// and the allocation is tried once more; EmptyCache() does the same on
-// demand (dl.cuda.emptyCache(), docs/API.md "CUDA"). The device calls sit
+// When the allocator fails (out of memory) the cache gives every block back,
+// trims the allocator and tries the allocation once more; EmptyCache() gives
+// the blocks back and trims on demand (dl.cuda.emptyCache(), docs/API.md
+// "CUDA"). Both trim even when the cache held nothing: blocks above
+// max_block never enter it, and the pool keeps their bytes after they are
+// freed (its release threshold is kept high, cuda_memory.cc). The device calls sit
 // behind BlockAllocator, so test/cpp/block_cache_test.cc drives the cache
 // with a fake one. Thread-safe: blocks are freed on whichever thread drops
 // the last reference.
@@ -50,9 +56,10 @@ class BlockAllocator {
   // Whether `event` has completed (cudaEventQuery); never blocks.
   virtual bool Done(uintptr_t event) = 0;
   virtual void Destroy(uintptr_t event) = 0;
-  // After EmptyCache's frees: hand memory the allocator keeps back to the
-  // driver (the pool's trim), so that other processes can have it.
-  virtual void Trim() = 0;
+  // Hands memory the allocator keeps (freed blocks, large ones included)
+  // back to the driver (the pool's trim), so that other processes can have
+  // it; returns the bytes handed back.
+  virtual uint64_t Trim() = 0;
 };
 
 struct BlockCacheStats {
@@ -60,7 +67,7 @@ struct BlockCacheStats {
   int64_t cached_blocks = 0;
   int64_t hits = 0;         // requests served from the cache
   int64_t misses = 0;       // requests that went to the allocator
-  int64_t oom_flushes = 0;  // times the cache was emptied to retry a failed allocation
+  int64_t oom_flushes = 0;  // times the cache was emptied and trimmed to retry an allocation
 };
 
 class BlockCache {
@@ -87,7 +94,8 @@ class BlockCache {
   // `stream`: cached, or freed when it is too large or the cache is full.
   void Release(void* ptr, uint64_t bytes, uintptr_t stream);
 
-  // Frees every cached block and trims the allocator; returns the bytes freed.
+  // Frees every cached block and trims the allocator, always; returns the
+  // bytes the trim handed back to the driver (the cached blocks' among them).
   int64_t EmptyCache();
 
   BlockCacheStats Stats() const;

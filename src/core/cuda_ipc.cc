@@ -131,6 +131,16 @@ Status GetHandle(void* ptr, int device, unsigned char* handle) {
   return s;
 }
 
+// Everything this library enqueued that writes the memory (the memset of
+// zeros({ shared: true }), the copy of shareMemory()/toShared(), stream
+// copies, which the legacy stream waits for) has run: another process that
+// opens the handle orders nothing after this one's streams.
+Status SettleWrites(int device) {
+  DeviceGuard guard(device);
+  if (!guard.status().ok) return guard.status();
+  return StatusOf(cudaStreamSynchronize(cudaStreamLegacy));
+}
+
 // cuMemGetAddressRange (driver API, reached through the runtime so that no
 // driver library is linked): the size of the allocation holding `ptr`.
 bool AllocationSize(void* ptr, uint64_t* size) {
@@ -177,6 +187,7 @@ Status NoCuda() {
   return DeviceCount(&count);  // says "not compiled"
 }
 Status GetHandle(void*, int, unsigned char*) { return NoCuda(); }
+Status SettleWrites(int) { return NoCuda(); }
 Status OpenHandle(const unsigned char*, int, void**, uint64_t*) { return NoCuda(); }
 void CloseHandle(void*, int) {}
 #endif
@@ -263,6 +274,9 @@ IpcResult ShareIpc(NativeMemory* memory, IpcShare* out) {
     e.handle = Hex(handle, kIpcHandleBytes);
     r.by_ticket[e.ticket->name()] = memory;
   }
+  // Every share, not only the first: the memory may have been written since.
+  const Status settled = SettleWrites(e.device);
+  if (!settled.ok) return FailCuda(settled, "cudaStreamSynchronize");
   out->handle = e.handle;
   out->ticket = e.ticket->name();
   out->pid = getpid();

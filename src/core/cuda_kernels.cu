@@ -48,9 +48,11 @@ __global__ void StridedCopyBytesKernel(const Plan plan, uint64_t item, char* dst
   }
 }
 
+// `aligned`: ElementsAligned on both sides, else each element goes byte by
+// byte (the same value for every thread: no divergence).
 template <typename Plan, typename Index>
 __global__ void ConvertKernel(const Plan plan, ElementType dst_type, char* dst,
-                              ElementType src_type, const char* src) {
+                              ElementType src_type, const char* src, bool aligned) {
   const int64_t dst_item = dst_type.bits / 8;
   const int64_t src_item = src_type.bits / 8;
   const Index step = static_cast<Index>(gridDim.x) * blockDim.x;
@@ -59,7 +61,7 @@ __global__ void ConvertKernel(const Plan plan, ElementType dst_type, char* dst,
     int64_t d;
     int64_t s;
     PlanOffsets(plan, i, &d, &s);
-    StoreElement(dst + d * dst_item, dst_type, LoadElement(src + s * src_item, src_type));
+    ConvertElement(dst + d * dst_item, dst_type, src + s * src_item, src_type, aligned);
   }
 }
 
@@ -126,10 +128,11 @@ int LaunchStridedCopy(const CopyPlan& plan, uint64_t item_size, char* dst, const
 
 int LaunchConvert(const CopyPlan& plan, ElementType dst_type, char* dst, ElementType src_type,
                   const char* src, uintptr_t stream) {
+  const bool aligned = ElementsAligned(dst, dst_type) && ElementsAligned(src, src_type);
   WithPlan(plan, [&](const auto& p, auto index) {
     using Plan = std::decay_t<decltype(p)>;
-    ConvertKernel<Plan, decltype(index)>
-        <<<Blocks(plan.count), kThreads, 0, StreamOf(stream)>>>(p, dst_type, dst, src_type, src);
+    ConvertKernel<Plan, decltype(index)><<<Blocks(plan.count), kThreads, 0, StreamOf(stream)>>>(
+        p, dst_type, dst, src_type, src, aligned);
   });
   return static_cast<int>(cudaGetLastError());
 }

@@ -49,11 +49,6 @@ Status Invalid(const char* message) {
   return s;
 }
 
-// Set by the first copy on a stream other than the legacy one. From then on
-// a pinned free first waits for the legacy stream, which waits for every such
-// copy (stream_order.h): cudaFreeHost is not stream-ordered.
-std::atomic<bool> streamed_copies{false};
-
 // Lets the device's default pool keep freed memory for reuse instead of
 // returning it at every synchronisation: a caching allocator.
 void KeepPoolMemory(int device) {
@@ -65,6 +60,17 @@ void KeepPoolMemory(int device) {
     cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &threshold);
   }
   cudaGetLastError();
+}
+
+// A cudaMalloc-like call, tried once more after the device's pool has been
+// trimmed when it runs out of memory: the pool keeps freed bytes (above),
+// which cudaMalloc and cudaMallocManaged cannot use until they are handed back.
+template <typename Call>
+Status TrimmedRetry(int device, Call call) {
+  Status s = Check(call());
+  if (s.ok || s.name != "cudaErrorMemoryAllocation") return s;
+  EmptyCache(device);
+  return Check(call());
 }
 
 // The device's stream-ordered pool behind the block cache. Each call makes
@@ -100,14 +106,22 @@ class RuntimeBlockAllocator final : public BlockAllocator {
     cudaEventDestroy(reinterpret_cast<cudaEvent_t>(event));
     cudaGetLastError();
   }
-  void Trim() override {
+  uint64_t Trim() override {
     DeviceGuard guard(device_);
-    if (!guard.status().ok) return;
+    if (!guard.status().ok) return 0;
     // The frees just enqueued must have run before the pool can return them.
     cudaStreamSynchronize(cudaStreamLegacy);
     cudaMemPool_t pool = nullptr;
-    if (cudaDeviceGetDefaultMemPool(&pool, device_) == cudaSuccess) cudaMemPoolTrimTo(pool, 0);
+    uint64_t before = 0;
+    uint64_t after = 0;
+    if (cudaDeviceGetDefaultMemPool(&pool, device_) == cudaSuccess &&
+        cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent, &before) == cudaSuccess) {
+      cudaMemPoolTrimTo(pool, 0);
+      if (cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent, &after) != cudaSuccess)
+        after = before;
+    }
     cudaGetLastError();
+    return before > after ? before - after : 0;
   }
 
  private:
@@ -181,11 +195,12 @@ Ref<CudaMemory> CudaMemory::Allocate(MemoryKind kind, int device, uint64_t bytes
       if (status->ok) std::memset(ptr, 0, size);
       break;
     case MemoryKind::kManaged:
-      *status = Check(cudaMallocManaged(&ptr, size, cudaMemAttachGlobal));
+      *status =
+          TrimmedRetry(device, [&] { return cudaMallocManaged(&ptr, size, cudaMemAttachGlobal); });
       if (status->ok) *status = Check(cudaMemset(ptr, 0, size));
       break;
     case MemoryKind::kShareable:
-      *status = Check(cudaMalloc(&ptr, size));
+      *status = TrimmedRetry(device, [&] { return cudaMalloc(&ptr, size); });
       if (status->ok) *status = Check(cudaMemset(ptr, 0, size));
       break;
   }
@@ -222,8 +237,7 @@ static void Free(MemoryKind kind, void* ptr, int device, uint64_t bytes) {
       switch (kind) {
         case MemoryKind::kDevice:  // above
           break;
-        case MemoryKind::kPinned:
-          if (streamed_copies.load()) cudaStreamSynchronize(cudaStreamLegacy);
+        case MemoryKind::kPinned:  // CudaMemory::Destroy waited for its stream copies
           cudaFreeHost(ptr);
           break;
         case MemoryKind::kManaged:
@@ -238,6 +252,14 @@ static void Free(MemoryKind kind, void* ptr, int device, uint64_t bytes) {
 }
 
 void CudaMemory::Destroy() noexcept {
+  // cudaFreeHost is not stream-ordered, and cudaFree waits for the current
+  // device only: a stream copy on any device that still reads or writes
+  // pinned or managed memory is waited for here (its event is on the
+  // copy's device). After exit has begun the memory is leaked (Free).
+  if (ShuttingDown())
+    fence_.Forget(RuntimeStreamOps());
+  else
+    fence_.Wait(RuntimeStreamOps());
   // Shareable memory another process still maps is freed later (CollectIpc).
   if (kind_ != MemoryKind::kShareable || !ReleaseShareable(this, device_)) {
     Free(kind_, base(), device_, length());
@@ -249,26 +271,55 @@ void FreeShareable(void* ptr, int device, uint64_t bytes) {
   Free(MemoryKind::kShareable, ptr, device, bytes);
 }
 
+Status FenceHostAccess(int device, NativeMemory* memory) {
+  HostFence* fence = memory->host_fence();
+  if (fence == nullptr) return {};
+  DeviceGuard guard(device);
+  if (!guard.status().ok) return guard.status();
+  return fence->Mark(RuntimeStreamOps());
+}
+
+Status WaitHostAccess(NativeMemory* memory) {
+  HostFence* fence = memory->host_fence();
+  return fence == nullptr ? Status{} : fence->Wait(RuntimeStreamOps());
+}
+
 int64_t EmptyCache(int device) {
   if (device < 0 || device >= kMaxDevices) return 0;
-  BlockCache* cache = CacheOf(device, false);
-  return cache == nullptr ? 0 : cache->EmptyCache();
+  // Made if need be: the default pool is trimmed even when this process has
+  // not allocated through the cache yet.
+  return CacheOf(device, true)->EmptyCache();
 }
 
-Status Copy(void* dst, const void* src, uint64_t bytes) {
+Status Copy(int device, int other, void* dst, const void* src, uint64_t bytes) {
   if (bytes == 0) return {};
-  // cudaMemcpyDefault: unified addressing tells the direction; synchronous
-  // with the host and ordered after work on the legacy default stream.
-  return Check(cudaMemcpy(dst, src, static_cast<size_t>(bytes), cudaMemcpyDefault));
+  // cudaMemcpy is ordered after the legacy stream of the current device
+  // only: that must be the memory's device, not whichever was current.
+  DeviceGuard guard(device);
+  if (!guard.status().ok) return guard.status();
+  if (other < 0 || other == device) {
+    // cudaMemcpyDefault: unified addressing tells the direction; synchronous
+    // with the host and ordered after work on the legacy default stream.
+    return Check(cudaMemcpy(dst, src, static_cast<size_t>(bytes), cudaMemcpyDefault));
+  }
+  // Two devices: bridged with the other's legacy stream both ways, then
+  // waited for, as synchronous as cudaMemcpy.
+  Status s =
+      EnqueueOrderedAcross(RuntimeStreamOps(), device, other, kLegacyStream, [&](uintptr_t on) {
+        return Check(
+            cudaMemcpyAsync(dst, src, static_cast<size_t>(bytes), cudaMemcpyDefault, StreamOf(on)));
+      });
+  if (!s.ok) return s;
+  return Check(cudaStreamSynchronize(cudaStreamLegacy));
 }
 
-Status CopyAsync(int device, void* dst, const void* src, uint64_t bytes, uintptr_t stream) {
-  if (stream == kLegacyStream) return Copy(dst, src, bytes);
+Status CopyAsync(int device, int other, void* dst, const void* src, uint64_t bytes,
+                 uintptr_t stream) {
+  if (stream == kLegacyStream) return Copy(device, other, dst, src, bytes);
   if (bytes == 0) return {};
   DeviceGuard guard(device);
   if (!guard.status().ok) return guard.status();
-  streamed_copies.store(true);
-  return EnqueueOrdered(RuntimeStreamOps(), stream, [&](uintptr_t on) {
+  return EnqueueOrderedAcross(RuntimeStreamOps(), device, other, stream, [&](uintptr_t on) {
     return Check(
         cudaMemcpyAsync(dst, src, static_cast<size_t>(bytes), cudaMemcpyDefault, StreamOf(on)));
   });
@@ -276,7 +327,7 @@ Status CopyAsync(int device, void* dst, const void* src, uint64_t bytes, uintptr
 
 #else
 
-Status CopyAsync(int, void*, const void*, uint64_t, uintptr_t) {
+Status CopyAsync(int, int, void*, const void*, uint64_t, uintptr_t) {
   int count = 0;
   return DeviceCount(&count);
 }
@@ -288,6 +339,7 @@ Ref<CudaMemory> CudaMemory::Allocate(MemoryKind, int, uint64_t, bool, Status* st
 }
 
 void CudaMemory::Destroy() noexcept {
+  fence_.Forget(RuntimeStreamOps());
   CountFree(device_, static_cast<int64_t>(length()));
   delete this;
 }
@@ -298,7 +350,10 @@ void FreeShareable(void*, int device, uint64_t bytes) {
 
 int64_t EmptyCache(int) { return 0; }
 
-Status Copy(void*, const void*, uint64_t) {
+Status FenceHostAccess(int, NativeMemory*) { return {}; }
+Status WaitHostAccess(NativeMemory*) { return {}; }
+
+Status Copy(int, int, void*, const void*, uint64_t) {
   int count = 0;
   return DeviceCount(&count);
 }

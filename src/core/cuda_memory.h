@@ -10,6 +10,7 @@
 
 #include "cuda_runtime.h"
 #include "managed.h"
+#include "stream_order.h"
 
 namespace dlnode {
 namespace cuda {
@@ -52,23 +53,43 @@ class CudaMemory final : public NativeMemory {
 
   MemoryKind memory_kind() const { return kind_; }
   int device() const { return device_; }
+  HostFence* host_fence() override {
+    return kind_ == MemoryKind::kPinned || kind_ == MemoryKind::kManaged ? &fence_ : nullptr;
+  }
 
  private:
   CudaMemory(MemoryKind kind, int device, void* ptr, uint64_t bytes);
   void Destroy() noexcept override;
   MemoryKind kind_;
   int device_;
+  HostFence fence_;
 };
 
-// Copies `bytes` between any two addresses CUDA can see (device, pinned,
-// managed or pageable host memory), synchronously with respect to the host.
-Status Copy(void* dst, const void* src, uint64_t bytes);
+// After a copy on a stream other than the legacy one, enqueued with
+// `device` current, read or wrote `memory`: when it is host-visible memory
+// this library allocated, its next host access waits for that copy
+// (stream_order.h, HostFence). Any other memory: nothing to do.
+Status FenceHostAccess(int device, NativeMemory* memory);
 
-// The same copy enqueued on `stream` (stream_order.h: after earlier work on
-// the legacy stream, and before later work there), returning at once when
-// both sides are device or pinned memory; pageable host memory makes it
-// synchronous, as CUDA does. On the legacy stream it is Copy().
-Status CopyAsync(int device, void* dst, const void* src, uint64_t bytes, uintptr_t stream);
+// Before the host reads or writes `memory` (lib/storage.js buffer()): waits
+// for the copies FenceHostAccess marked. Returns at once when none is pending.
+Status WaitHostAccess(NativeMemory* memory);
+
+// Copies `bytes` between any two addresses CUDA can see (device, pinned,
+// managed or pageable host memory), synchronously with respect to the host,
+// with `device` (the CUDA memory's; the destination's when both are) current
+// and ordered after its legacy stream; `other`, the other side's device when
+// it is CUDA memory of another device (else -1), is ordered with it both
+// ways (stream_order.h EnqueueOrderedAcross).
+Status Copy(int device, int other, void* dst, const void* src, uint64_t bytes);
+
+// The same copy enqueued on `stream` of `device` (stream_order.h: after
+// earlier work on the legacy streams of `device` and `other`, and before
+// later work there), returning at once when both sides are device or pinned
+// memory; pageable host memory makes it synchronous, as CUDA does. On the
+// legacy stream it is Copy().
+Status CopyAsync(int device, int other, void* dst, const void* src, uint64_t bytes,
+                 uintptr_t stream);
 
 // Frees a kShareable allocation whose CudaMemory is gone, after its
 // importers let go (cuda_ipc.cc); counted in Stats until then.
@@ -77,8 +98,9 @@ void FreeShareable(void* ptr, int device, uint64_t bytes);
 // This process's allocations through CudaMemory on `device`.
 MemoryStats Stats(int device);
 
-// Frees the blocks `device`'s block cache holds and trims its pool (waits
-// for the legacy stream first); returns the bytes freed.
+// Frees the blocks `device`'s block cache holds and trims its pool, always
+// (waits for the legacy stream first); returns the bytes the pool handed
+// back to the driver.
 int64_t EmptyCache(int device);
 
 constexpr int kMaxDevices = 64;

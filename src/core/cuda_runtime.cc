@@ -167,6 +167,10 @@ class Runtime final : public StreamOps {
   Status Synchronize(uintptr_t stream) override {
     return Check(cudaStreamSynchronize(StreamOf(stream)));
   }
+  Status WaitOnHost(uintptr_t event) override {
+    return Check(cudaEventSynchronize(reinterpret_cast<cudaEvent_t>(event)));
+  }
+  Status UseDevice(int device) override { return Check(cudaSetDevice(device)); }
 };
 
 }  // namespace
@@ -199,6 +203,8 @@ class NoRuntime final : public StreamOps {
   Status Wait(uintptr_t, uintptr_t) override { return NotCompiled(); }
   void Destroy(uintptr_t) override {}
   Status Synchronize(uintptr_t) override { return NotCompiled(); }
+  Status WaitOnHost(uintptr_t) override { return NotCompiled(); }
+  Status UseDevice(int) override { return NotCompiled(); }
 };
 }  // namespace
 

@@ -74,6 +74,7 @@ void ConvertStrided(const CopyPlan& plan, ElementType dst_type, char* dst, Eleme
   const int64_t src_item = src_type.bits / 8;
   CopyPlan32 narrow;
   const bool use32 = MakeCopyPlan32(plan, &narrow);
+  const bool aligned = ElementsAligned(dst, dst_type) && ElementsAligned(src, src_type);
   for (int64_t i = 0; i < plan.count; ++i) {
     int64_t d = 0;
     int64_t s = 0;
@@ -81,7 +82,10 @@ void ConvertStrided(const CopyPlan& plan, ElementType dst_type, char* dst, Eleme
       PlanOffsets(narrow, static_cast<uint32_t>(i), &d, &s);
     else
       PlanOffsets(plan, i, &d, &s);
-    StoreElement(dst + d * dst_item, dst_type, LoadElement(src + s * src_item, src_type));
+    if (SameType(dst_type, src_type))
+      memcpy(dst + d * dst_item, src + s * src_item, static_cast<size_t>(dst_item));
+    else
+      ConvertElement(dst + d * dst_item, dst_type, src + s * src_item, src_type, aligned);
   }
 }
 

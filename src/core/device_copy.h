@@ -8,7 +8,13 @@
 //   float -> integer: NaN -> 0; +-Inf and out-of-range values saturate to the
 //     dtype's min/max; otherwise truncated toward zero.
 //   integer -> integer: the low bits (two's complement wrap, as C and torch).
-//   -> float16/bfloat16: round to nearest, ties to even; overflow -> +-Inf.
+//   -> float16/bfloat16: the float32 value (one rounding from an integer or
+//     a double, as `static_cast<float>`), then rounded to nearest, ties to
+//     even; overflow -> +-Inf. Through float32 as torch does (c10::Half and
+//     c10::BFloat16 are built from a float), so the CPU loop, torch and the
+//     kernel give the same bits; test/cpp/device_copy_test.cc checks every
+//     dtype pair against convert.cc.
+//   same dtype: the bytes are copied (as the CPU loop does).
 //   complex -> real: the real part; real -> complex: imaginary part 0.
 //   -> bool: nonzero (either part, NaN included) -> true.
 #ifndef DLPACK_NODE_CORE_DEVICE_COPY_H_
@@ -118,6 +124,8 @@ struct ElementType {
 
 bool IsConvertible(ElementType t);
 
+inline bool SameType(ElementType a, ElementType b) { return a.code == b.code && a.bits == b.bits; }
+
 // One element, widened: integers exactly, floats as double, complex as two.
 struct Wide {
   enum Kind : uint8_t { kSigned = 0, kUnsigned = 1, kReal = 2, kComplex = 3 };
@@ -128,8 +136,8 @@ struct Wide {
 };
 
 // IEEE binary formats narrower than float: float16 (5, 10), bfloat16 (8, 7).
-// Round to nearest, ties to even, straight from the double (no double
-// rounding through float); NaN stays a quiet NaN of the same sign.
+// Round to nearest, ties to even, from any double; NaN stays a quiet NaN of
+// the same sign. StoreElement hands it float32 values only (see above).
 DLNODE_HD uint16_t RoundToSmallFloat(double x, int exp_bits, int man_bits) {
   uint64_t b;
   memcpy(&b, &x, sizeof b);
@@ -272,6 +280,14 @@ DLNODE_HD double RealOf(const Wide& w) {
   return w.re;
 }
 
+// The value as a float32: integers rounded once, straight to float (not
+// through double); reals and the real part of complex rounded from double.
+DLNODE_HD float FloatOf(const Wide& w) {
+  if (w.kind == Wide::kSigned) return static_cast<float>(w.integer);
+  if (w.kind == Wide::kUnsigned) return static_cast<float>(static_cast<uint64_t>(w.integer));
+  return static_cast<float>(w.re);
+}
+
 // The bits of an integer of `bits` width (low bits of the result).
 DLNODE_HD uint64_t IntegerBits(const Wide& w, bool is_signed, int bits) {
   if (w.kind == Wide::kSigned || w.kind == Wide::kUnsigned) return static_cast<uint64_t>(w.integer);
@@ -323,34 +339,21 @@ DLNODE_HD void StoreElement(char* p, ElementType t, const Wide& w) {
     }
     case kDLFloat:
       if (t.bits == 16) {
-        *reinterpret_cast<uint16_t*>(p) = RoundToSmallFloat(RealOf(w), 5, 10);
+        *reinterpret_cast<uint16_t*>(p) = RoundToSmallFloat(FloatOf(w), 5, 10);
       } else if (t.bits == 32) {
-        // From an integer directly: one rounding, not two through double.
-        float f;
-        if (w.kind == Wide::kSigned)
-          f = static_cast<float>(w.integer);
-        else if (w.kind == Wide::kUnsigned)
-          f = static_cast<float>(static_cast<uint64_t>(w.integer));
-        else
-          f = static_cast<float>(w.re);
-        *reinterpret_cast<float*>(p) = f;
+        *reinterpret_cast<float*>(p) = FloatOf(w);
       } else {
         *reinterpret_cast<double*>(p) = RealOf(w);
       }
       break;
     case kDLBfloat:
-      *reinterpret_cast<uint16_t*>(p) = RoundToSmallFloat(RealOf(w), 8, 7);
+      *reinterpret_cast<uint16_t*>(p) = RoundToSmallFloat(FloatOf(w), 8, 7);
       break;
     default: {  // kDLComplex
       const double im = w.kind == Wide::kComplex ? w.im : 0.0;
       if (t.bits == 64) {
         float* f = reinterpret_cast<float*>(p);
-        if (w.kind == Wide::kSigned)
-          f[0] = static_cast<float>(w.integer);
-        else if (w.kind == Wide::kUnsigned)
-          f[0] = static_cast<float>(static_cast<uint64_t>(w.integer));
-        else
-          f[0] = static_cast<float>(w.re);
+        f[0] = FloatOf(w);
         f[1] = static_cast<float>(im);
       } else {
         reinterpret_cast<double*>(p)[0] = RealOf(w);
@@ -361,8 +364,37 @@ DLNODE_HD void StoreElement(char* p, ElementType t, const Wide& w) {
   }
 }
 
-// The host twin of the conversion kernel: converts every element of the plan
-// (for tests, and for any caller that wants the rules on host memory).
+// Whether every element of a view of `t` whose element 0 is at `p` can be
+// read and written with typed loads and stores: element 0 aligned to the
+// element's scalar (complex to one part's size). Strides are whole elements,
+// so element 0 decides for all. DLPack asks producers for aligned data but
+// nothing enforces it; a misaligned typed access on a GPU is
+// cudaErrorMisalignedAddress, which is sticky (every later CUDA call in the
+// process fails).
+inline bool ElementsAligned(const void* p, ElementType t) {
+  const uintptr_t align = t.code == kDLComplex ? t.bits / 16 : (t.bits + 7) / 8;
+  return reinterpret_cast<uintptr_t>(p) % align == 0;
+}
+
+// One element converted. `aligned`: both sides pass ElementsAligned; when
+// not, the element moves through aligned locals byte by byte.
+DLNODE_HD void ConvertElement(char* dst, ElementType dst_type, const char* src,
+                              ElementType src_type, bool aligned) {
+  if (aligned) {
+    StoreElement(dst, dst_type, LoadElement(src, src_type));
+    return;
+  }
+  alignas(16) char in[16];
+  alignas(16) char out[16];
+  for (int b = 0; b < src_type.bits / 8; ++b) in[b] = src[b];
+  StoreElement(out, dst_type, LoadElement(in, src_type));
+  for (int b = 0; b < dst_type.bits / 8; ++b) dst[b] = out[b];
+}
+
+// The host twin of DeviceConvert: converts every element of the plan (for
+// tests, and for any caller that wants the rules on host memory); the same
+// dtype on both sides is a copy of the bytes, and misaligned views take the
+// byte path, as there.
 void ConvertStrided(const CopyPlan& plan, ElementType dst_type, char* dst, ElementType src_type,
                     const char* src);
 

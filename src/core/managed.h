@@ -14,6 +14,10 @@
 
 namespace dlnode {
 
+namespace cuda {
+class HostFence;
+}  // namespace cuda
+
 // An owning reference to a reference-counted object: Release() runs when
 // it is dropped. Move-only, so that every new reference is visible in the
 // code: share() and retain() take one (T::Retain), adopt() wraps one already
@@ -172,6 +176,10 @@ class NativeMemory : public Keepalive {
  public:
   NativeMemory(const NativeMemory&) = delete;
   NativeMemory& operator=(const NativeMemory&) = delete;
+
+  // Host-visible CUDA memory this library allocated (pinned, managed): the
+  // fence host access waits on (stream_order.h); nullptr for any other.
+  virtual cuda::HostFence* host_fence() { return nullptr; }
 
   Kind kind() const override { return Kind::kNative; }
   void Retain() noexcept { refs_.fetch_add(1, std::memory_order_relaxed); }

@@ -23,6 +23,10 @@ extern std::atomic<int64_t> managed_freed;
 extern std::atomic<int64_t> foreign_made;
 extern std::atomic<int64_t> foreign_freed;
 
+// CUDA streams made by `new dl.cuda.Stream()` and not yet destroyed (by
+// dispose(), its finalizer, or the cleanup of the environment that made it).
+extern std::atomic<int64_t> cuda_streams_live;
+
 }  // namespace stats
 }  // namespace dlnode
 

@@ -138,6 +138,16 @@ describe('Tensor', () => {
     expect(t.toArray()).toEqual([[1, 2, 3], [4, 5, 6]]);
   });
 
+  row('T22', dl.DLPackError, 'ERR_DLPACK_UNSUPPORTED', (throws) => {
+    const base = dl.tensor([1, 2, 3]);
+    const wide = base.expand(2, 3); // both rows are base's memory
+    throws(() => wide.copyFrom(dl.tensor([[4, 5, 6], [7, 8, 9]])), /share memory.*expand\(\)/);
+    throws(() => wide.copyFrom([[4, 5, 6], [7, 8, 9]]), /stride-0/);
+    expect(base.toArray()).toEqual([1, 2, 3]);
+    const column = dl.tensor([[1], [2]]).expand(2, 1); // a stride-0 dim of size 1 shares nothing
+    expect(column.copyFrom(dl.tensor([[5], [6]])).toArray()).toEqual([[5], [6]]);
+  });
+
   row('T14', TypeError, 'ERR_INVALID_ARG_VALUE', (throws) => {
     const t = dl.tensor([1, 2]);
     throws(() => t.copyFrom('ab'), /for `src`/);

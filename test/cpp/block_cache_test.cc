@@ -1,8 +1,9 @@
 // The block cache (block_cache.h) against a fake allocator that hands out
 // addresses, records every call, can be told to run out of memory, and
 // completes events only when told: reuse, size classes, the bound, the
-// cross-stream rule, emptying, the out-of-memory retry and the stats. No
-// device is needed.
+// cross-stream rule, emptying, the out-of-memory retry and the stats. It
+// keeps freed bytes until a trim, as the device's pool does. No device is
+// needed.
 #include "block_cache.h"
 
 #include <gtest/gtest.h>
@@ -20,6 +21,7 @@ using dlnode::cuda::BlockAllocator;
 using dlnode::cuda::BlockCache;
 using dlnode::cuda::BlockCacheStats;
 using dlnode::cuda::kLegacyStream;
+using dlnode::cuda::kPerThreadStream;
 using dlnode::cuda::Status;
 
 constexpr uintptr_t kStreamA = 0x1000;
@@ -28,7 +30,7 @@ class FakeAllocator final : public BlockAllocator {
  public:
   Status Allocate(uint64_t bytes, uintptr_t stream, void** ptr) override {
     ++allocations;
-    if (live_bytes + bytes > capacity) {
+    if (live_bytes + kept_bytes + bytes > capacity) {
       Status s;
       s.ok = false;
       s.name = "cudaErrorMemoryAllocation";
@@ -45,6 +47,7 @@ class FakeAllocator final : public BlockAllocator {
     ASSERT_EQ(sizes.count(ptr), 1u) << "freed twice or never allocated";
     freed_on[ptr] = stream;
     live_bytes -= sizes[ptr];
+    kept_bytes += sizes[ptr];
     sizes.erase(ptr);
     ++frees;
   }
@@ -60,10 +63,18 @@ class FakeAllocator final : public BlockAllocator {
   void Destroy(uintptr_t event) override {
     EXPECT_EQ(recorded.erase(event), 1u) << "event destroyed twice";
   }
-  void Trim() override { ++trims; }
+  uint64_t Trim() override {
+    ++trims;
+    const uint64_t returned = kept_bytes;
+    kept_bytes = 0;
+    return returned;
+  }
 
+  // Like the device's pool with its release threshold at the maximum: freed
+  // bytes stay reserved (kept_bytes, none reusable here) until a trim.
   uint64_t capacity = UINT64_MAX;
   uint64_t live_bytes = 0;
+  uint64_t kept_bytes = 0;
   int allocations = 0;
   int frees = 0;
   int trims = 0;
@@ -181,6 +192,46 @@ TEST(BlockCache, AnotherStreamWaitsForAnEventAfterTheFree) {
   cache.Release(d, 512, kStreamA);
 }
 
+// Stream value 2 is each thread's own per-thread stream: a block freed on
+// one thread's must not go to another thread's without an event, and the
+// event must be recorded at the free, on the freeing thread.
+TEST(BlockCache, PerThreadStreamBlocksWaitForAnEventRecordedAtTheFree) {
+  FakeAllocator fake;
+  BlockCache cache(&fake);
+  void* a = Take(cache, 512, kPerThreadStream);
+  cache.Release(a, 512, kPerThreadStream);
+  ASSERT_EQ(fake.recorded.size(), 1u) << "recorded by Release";
+  const uintptr_t event = fake.recorded.begin()->first;
+  EXPECT_EQ(fake.recorded[event], kPerThreadStream);
+  void* b = Take(cache, 512, kPerThreadStream);  // maybe another thread
+  EXPECT_NE(b, a);
+  EXPECT_EQ(fake.recorded.size(), 1u);
+  fake.completed.insert(event);
+  void* c = Take(cache, 512, kPerThreadStream);
+  EXPECT_EQ(c, a);
+  EXPECT_TRUE(fake.recorded.empty());
+  cache.Release(b, 512, kLegacyStream);
+  cache.Release(c, 512, kLegacyStream);
+}
+
+// A miss from another stream records one event, not one per cached block of
+// the class (all under the cache's lock).
+TEST(BlockCache, AMissRecordsAtMostOneEvent) {
+  FakeAllocator fake;
+  BlockCache cache(&fake);
+  std::vector<void*> blocks;
+  for (int i = 0; i < 6; ++i) blocks.push_back(Take(cache, 512));
+  for (void* b : blocks) cache.Release(b, 512, kLegacyStream);
+  void* fresh = Take(cache, 512, kStreamA);
+  EXPECT_EQ(fake.recorded.size(), 1u);
+  void* again = Take(cache, 512, kStreamA);
+  EXPECT_EQ(fake.recorded.size(), 2u);
+  for (const auto& e : fake.recorded) fake.completed.insert(e.first);
+  EXPECT_EQ(Take(cache, 512, kStreamA), blocks[0]) << "the oldest block got the first event";
+  cache.Release(fresh, 512, kStreamA);
+  cache.Release(again, 512, kStreamA);
+}
+
 TEST(BlockCache, TheSameStreamTakesItsBlockEvenWithAnEventPending) {
   FakeAllocator fake;
   BlockCache cache(&fake);
@@ -202,7 +253,7 @@ TEST(BlockCache, EmptyCacheFreesEveryBlockOnItsStreamAndTrims) {
   cache.Release(a, 512, kLegacyStream);
   cache.Release(b, 2048, kStreamA);
   void* fresh = Take(cache, 512, kStreamA);  // leaves an event pending on a
-  EXPECT_EQ(cache.EmptyCache(), 512 + 2048);
+  EXPECT_EQ(cache.EmptyCache(), 512 + 2048) << "the blocks' bytes, handed back by the trim";
   EXPECT_EQ(fake.frees, 2);
   EXPECT_EQ(fake.freed_on[a], kLegacyStream);
   EXPECT_EQ(fake.freed_on[b], kStreamA);
@@ -211,8 +262,41 @@ TEST(BlockCache, EmptyCacheFreesEveryBlockOnItsStreamAndTrims) {
   EXPECT_EQ(cache.Stats().cached_bytes, 0);
   EXPECT_EQ(cache.Stats().cached_blocks, 0);
   EXPECT_EQ(cache.EmptyCache(), 0);
-  EXPECT_EQ(fake.trims, 1) << "nothing to give back: no trim";
+  EXPECT_EQ(fake.trims, 2) << "an empty cache trims too";
   cache.Release(fresh, 512, kStreamA);
+}
+
+// A block too large for the cache is freed straight to the pool, which keeps
+// its bytes: emptyCache() must trim anyway (it returned 0 and left 8 GiB
+// reserved after an 8 GiB tensor was disposed).
+TEST(BlockCache, EmptyCacheTrimsWhenOnlyLargeBlocksWereFreed) {
+  FakeAllocator fake;
+  BlockCache cache(&fake);
+  const uint64_t large = BlockCache::kDefaultMaxBlock * 8;
+  void* a = Take(cache, large);
+  cache.Release(a, large, kLegacyStream);
+  EXPECT_EQ(fake.frees, 1) << "not cached";
+  EXPECT_EQ(cache.Stats().cached_bytes, 0);
+  EXPECT_EQ(fake.kept_bytes, large);
+  EXPECT_EQ(cache.EmptyCache(), static_cast<int64_t>(large));
+  EXPECT_EQ(fake.trims, 1);
+  EXPECT_EQ(fake.kept_bytes, 0u);
+}
+
+// The out-of-memory retry trims the pool too when the cache is empty: the
+// bytes the pool keeps of freed large blocks are what the request needs.
+TEST(BlockCache, OutOfMemoryTrimsThePoolWhenNothingIsCached) {
+  FakeAllocator fake;
+  const uint64_t large = BlockCache::kDefaultMaxBlock * 4;
+  fake.capacity = large;
+  BlockCache cache(&fake);
+  cache.Release(Take(cache, large), large, kLegacyStream);
+  void* again = Take(cache, large);
+  ASSERT_NE(again, nullptr);
+  EXPECT_EQ(fake.trims, 1);
+  EXPECT_EQ(fake.allocations, 3) << "one failure, one retry";
+  EXPECT_EQ(cache.Stats().oom_flushes, 1);
+  cache.Release(again, large, kLegacyStream);
 }
 
 TEST(BlockCache, OutOfMemoryEmptiesTheCacheAndRetriesOnce) {
@@ -231,13 +315,15 @@ TEST(BlockCache, OutOfMemoryEmptiesTheCacheAndRetriesOnce) {
   EXPECT_EQ(fake.trims, 1);
   EXPECT_EQ(cache.Stats().oom_flushes, 1);
   EXPECT_EQ(cache.Stats().cached_bytes, 0);
-  // Out of memory with nothing cached: the failure is the caller's, once.
+  // Out of memory with nothing to give back: the failure is the caller's,
+  // after one trim and one retry.
   void* none = nullptr;
   const int before = fake.allocations;
   const Status s = cache.Acquire(512, kLegacyStream, &none);
   EXPECT_FALSE(s.ok);
   EXPECT_EQ(s.name, "cudaErrorMemoryAllocation");
-  EXPECT_EQ(fake.allocations, before + 1) << "no retry without anything to give back";
+  EXPECT_EQ(fake.allocations, before + 2) << "tried, trimmed, tried once more";
+  EXPECT_EQ(fake.trims, 2);
   cache.Release(big, 4096, kLegacyStream);
 }
 

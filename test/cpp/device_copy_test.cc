@@ -8,11 +8,15 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 #include <random>
+#include <string>
 #include <vector>
 
+#include "convert.h"
+#include "dtype.h"
 #include "strided_copy.h"
 
 namespace {
@@ -277,6 +281,12 @@ TEST(Convert, ToFloats) {
   EXPECT_EQ((Convert<float>(1e300, kF64, kF32)), INFINITY);
   EXPECT_EQ((Convert<uint16_t>(int32_t{2049}, kI32, kF16)), 0x6800);  // 2048: tie to even
   EXPECT_EQ((Convert<uint16_t>(0.1f, kF32, kBF16)), 0x3DCD);
+  // Through float32, as torch: 16842753 is 2^24 + 2^16 + 1, float32 16842752
+  // (a bfloat16 tie, to even); straight from the value it would be 0x4B81.
+  EXPECT_EQ((Convert<uint16_t>(int32_t{16842753}, kI32, kBF16)), 0x4B80);
+  // 1 + 2^-11 + 2^-40 is 1 + 2^-11 in float32, a float16 tie (to even).
+  EXPECT_EQ((Convert<uint16_t>(1.0 + std::ldexp(1.0, -11) + std::ldexp(1.0, -40), kF64, kF16)),
+            0x3C00);
   EXPECT_EQ((Convert<double>(static_cast<uint16_t>(0x3555), kF16, kF64)), 0.333251953125);
 }
 
@@ -306,6 +316,50 @@ TEST(Convert, ComplexAndBool) {
   EXPECT_EQ((Convert<int32_t>(uint8_t{1}, kBool, kI32)), 1);
 }
 
+// An imported kDLCUDA view may start anywhere (DLPack asks for alignment,
+// nothing enforces it). The conversion kernel must then move elements byte
+// by byte: a misaligned typed load is a sticky cudaErrorMisalignedAddress.
+TEST(Convert, MisalignedViewsTakeTheBytePath) {
+  alignas(16) char base[64] = {};
+  EXPECT_TRUE(dlnode::ElementsAligned(base + 1, kBool));
+  EXPECT_TRUE(dlnode::ElementsAligned(base + 1, kI8));
+  EXPECT_FALSE(dlnode::ElementsAligned(base + 1, kF16));
+  EXPECT_FALSE(dlnode::ElementsAligned(base + 1, kBF16));
+  EXPECT_TRUE(dlnode::ElementsAligned(base + 2, kF16));
+  EXPECT_FALSE(dlnode::ElementsAligned(base + 2, kF32));
+  EXPECT_FALSE(dlnode::ElementsAligned(base + 4, kI64));
+  EXPECT_TRUE(dlnode::ElementsAligned(base + 4, kC64));  // two float32s
+  EXPECT_FALSE(dlnode::ElementsAligned(base + 2, kC64));
+  EXPECT_TRUE(dlnode::ElementsAligned(base + 8, kC128));  // two float64s
+  EXPECT_FALSE(dlnode::ElementsAligned(base + 4, kC128));
+  EXPECT_TRUE(dlnode::ElementsAligned(base + 16, kC128));
+
+  // The byte path gives what the typed one gives: float64 at an odd address,
+  // strided, to complex64 at an address aligned to 2 only.
+  const double values[] = {1.5, -2.25, 1e300, NAN, 65504.0, -0.0};
+  constexpr int64_t kCount = 6;
+  std::vector<char> src_bytes(kCount * 2 * 8 + 1);
+  for (int64_t i = 0; i < kCount; ++i) memcpy(&src_bytes[1 + i * 16], &values[i], 8);
+  std::vector<double> aligned_src(kCount * 2);
+  for (int64_t i = 0; i < kCount; ++i) aligned_src[static_cast<size_t>(i * 2)] = values[i];
+  const int64_t shape[] = {kCount};
+  const int64_t dst_strides[] = {1};
+  const int64_t src_strides[] = {2};
+  const CopyPlan plan = MakeCopyPlan(1, shape, dst_strides, src_strides);
+  std::vector<float> expected(kCount * 2);
+  ConvertStrided(plan, kC64, reinterpret_cast<char*>(expected.data()), kF64,
+                 reinterpret_cast<const char*>(aligned_src.data()));
+  alignas(16) char out[kCount * 8 + 2];
+  const char* src = src_bytes.data() + 1;
+  ASSERT_FALSE(dlnode::ElementsAligned(src, kF64));
+  ASSERT_FALSE(dlnode::ElementsAligned(out + 2, kC64));
+  ConvertStrided(plan, kC64, out + 2, kF64, src);
+  const auto* want = reinterpret_cast<const unsigned char*>(expected.data());
+  const auto* got = reinterpret_cast<const unsigned char*>(out + 2);
+  EXPECT_EQ(std::vector<unsigned char>(got, got + kCount * 8),
+            std::vector<unsigned char>(want, want + kCount * 8));
+}
+
 TEST(Convert, TypesTheKernelTakes) {
   for (ElementType t : {kBool, kI8, kI32, kI64, kU8, kU64, kF16, kBF16, kF32, kF64, kC64, kC128}) {
     EXPECT_TRUE(dlnode::IsConvertible(t)) << int(t.code) << '/' << int(t.bits);
@@ -313,6 +367,190 @@ TEST(Convert, TypesTheKernelTakes) {
   EXPECT_FALSE(dlnode::IsConvertible({kDLFloat, 8}));
   EXPECT_FALSE(dlnode::IsConvertible({kDLBool, 1}));
   EXPECT_FALSE(dlnode::IsConvertible({kDLOpaqueHandle, 64}));
+}
+
+// The differential test: every one of the 15 x 15 dtype pairs converted by
+// the kernels' host twin and by the CPU loop (convert.cc), over every bit
+// pattern of the 16-bit types, random bits of the others and values next to
+// the float16/bfloat16 rounding ties, must give the same bytes. The one
+// freedom is a NaN's payload: both sides must give a NaN, but GPUs
+// canonicalise payloads in their conversion instructions (PTX cvt), so the
+// payload bits are no promise of either path.
+struct Dtype {
+  dlnode::Scalar scalar;
+  ElementType type;
+  uint64_t size;
+};
+
+std::vector<Dtype> AllDtypes() {
+  std::vector<Dtype> out;
+  const dlnode::DtypeTable& table = dlnode::Dtypes();
+  for (int i = 0; i < table.size(); ++i) {
+    dlnode::Scalar s;
+    if (!dlnode::ScalarOf(table.at(i), &s)) continue;
+    out.push_back({s, {table.at(i).code, table.at(i).bits}, dlnode::ScalarSize(s)});
+  }
+  return out;
+}
+
+// Doubles next to the ties of float16 and bfloat16 (both signs, normal and
+// subnormal ranges): the midpoint itself and a few double ulps either side.
+std::vector<double> NearTies(std::mt19937_64& rng) {
+  std::vector<double> out;
+  for (int k = 0; k < 4000; ++k) {
+    const bool bf = (k & 1) != 0;
+    const int exp_bits = bf ? 8 : 5;
+    const int man_bits = bf ? 7 : 10;
+    const uint32_t inf = ((1u << exp_bits) - 1) << man_bits;
+    const auto bits = static_cast<uint16_t>(rng() % (inf - 1));
+    const double lo = SmallFloatValue(bits, exp_bits, man_bits);
+    const double hi = SmallFloatValue(static_cast<uint16_t>(bits + 1), exp_bits, man_bits);
+    double mid = lo + (hi - lo) / 2;
+    if ((k & 2) != 0) mid = -mid;
+    out.push_back(mid);
+    double up = mid;
+    double down = mid;
+    for (int step = 0; step < 3; ++step) {
+      up = std::nextafter(up, INFINITY);
+      down = std::nextafter(down, -INFINITY);
+      out.push_back(up);
+      out.push_back(down);
+    }
+    // The ones the review found: a tie in float32, below it in double.
+    out.push_back(mid + std::ldexp(std::fabs(mid), -29));
+    out.push_back(mid - std::ldexp(std::fabs(mid), -29));
+  }
+  out.push_back(1.0 + std::ldexp(1.0, -11) + std::ldexp(1.0, -40));
+  return out;
+}
+
+// Source elements of `t`, as bytes.
+std::vector<char> Samples(const Dtype& t, std::mt19937_64& rng) {
+  std::vector<char> out;
+  auto put = [&](const void* p, size_t n) {
+    const char* c = static_cast<const char*>(p);
+    out.insert(out.end(), c, c + n);
+  };
+  const std::vector<double> ties = NearTies(rng);
+  if (t.type.code == kDLBool) {
+    for (int v : {0, 1, 2, 255}) put(&v, 1);  // any nonzero byte reads as true
+    return out;
+  }
+  if (t.size == 2 && t.type.code != kDLInt && t.type.code != kDLUInt) {
+    for (uint32_t v = 0; v < 65536; ++v) put(&v, 2);  // every float16/bfloat16
+    return out;
+  }
+  for (int k = 0; k < 20000; ++k) {  // random bits: NaNs, infinities, subnormals
+    const uint64_t a = rng();
+    const uint64_t b = rng();
+    put(&a, t.size < 8 ? t.size : 8);
+    if (t.size == 16) put(&b, 8);
+  }
+  if (t.type.code == kDLInt || t.type.code == kDLUInt) {
+    // Integers with 9 to 12 significant bits, at every shift, and their
+    // neighbours: ties and near-ties of float16 and bfloat16 (int32
+    // 16842753 = 2^24 + 2^16 + 1 is the review's case).
+    for (int shift = 0; shift + 9 <= static_cast<int>(t.type.bits); ++shift) {
+      for (int k = 0; k < 40; ++k) {
+        const uint64_t m = (rng() % 4096) | 256;
+        for (int64_t d = -1; d <= 1; ++d) {
+          const uint64_t v = (m << shift) + static_cast<uint64_t>(d);
+          put(&v, t.size);
+        }
+      }
+    }
+    const uint64_t review = 16842753;
+    put(&review, t.size);
+    return out;
+  }
+  for (double v : ties) {
+    if (t.size == 4 || (t.size == 8 && t.type.code == kDLComplex)) {
+      const auto f = static_cast<float>(v);
+      put(&f, 4);
+      if (t.size == 8) put(&f, 4);
+    } else {
+      put(&v, 8);
+      if (t.size == 16) put(&v, 8);
+    }
+  }
+  return out;
+}
+
+bool IsNaNBits(ElementType t, const char* p) {
+  uint64_t b = 0;
+  switch (t.code) {
+    case kDLFloat:
+    case kDLComplex:
+      if (t.bits == 16) {
+        memcpy(&b, p, 2);
+        return (b & 0x7C00) == 0x7C00 && (b & 0x3FF) != 0;
+      }
+      if (t.bits == 32 || (t.bits == 64 && t.code == kDLComplex)) {
+        float f;
+        memcpy(&f, p, 4);
+        return std::isnan(f);
+      } else {
+        double d;
+        memcpy(&d, p, 8);
+        return std::isnan(d);
+      }
+    case kDLBfloat:
+      memcpy(&b, p, 2);
+      return (b & 0x7F80) == 0x7F80 && (b & 0x7F) != 0;
+    default:
+      return false;
+  }
+}
+
+TEST(Convert, DeviceRulesAgreeWithTheCpuLoopForEveryDtypePair) {
+  const std::vector<Dtype> dtypes = AllDtypes();
+  ASSERT_EQ(dtypes.size(), static_cast<size_t>(dlnode::kScalarCount));
+  std::mt19937_64 rng(2024);
+  int pairs = 0;
+  for (const Dtype& from : dtypes) {
+    std::vector<char> src = Samples(from, rng);
+    const int64_t count = static_cast<int64_t>(src.size() / from.size);
+    for (const Dtype& to : dtypes) {
+      std::vector<char> cpu(static_cast<size_t>(count) * to.size);
+      std::vector<char> gpu(cpu.size());
+      const int64_t shape[1] = {count};
+      const int64_t one[1] = {1};
+      dlnode::ConvertStrided(1, shape, to.scalar, dlnode::StridedView{cpu.data(), one},
+                             dlnode::ByteRange{cpu.data(), cpu.data() + cpu.size()}, from.scalar,
+                             dlnode::StridedView{src.data(), one},
+                             dlnode::ByteRange{src.data(), src.data() + src.size()});
+      ConvertStrided(MakeCopyPlan(1, shape, one, one), to.type, gpu.data(), from.type, src.data());
+      // A complex element is checked as its two parts.
+      const ElementType part = to.type.code == kDLComplex
+                                   ? ElementType{kDLFloat, static_cast<uint8_t>(to.type.bits / 2)}
+                                   : to.type;
+      const size_t part_size = part.bits / 8;
+      int mismatches = 0;
+      for (size_t at = 0; at < cpu.size() && mismatches < 5; at += part_size) {
+        if (memcmp(&cpu[at], &gpu[at], part_size) == 0) continue;
+        if (IsNaNBits(part, &cpu[at]) && IsNaNBits(part, &gpu[at])) continue;
+        const size_t element = at / to.size;
+        std::string bytes;
+        for (size_t b = 0; b < from.size; ++b) {
+          char hex[4];
+          snprintf(hex, sizeof hex, "%02x",
+                   static_cast<unsigned char>(src[element * from.size + from.size - 1 - b]));
+          bytes += hex;
+        }
+        uint64_t c = 0;
+        uint64_t g = 0;
+        memcpy(&c, &cpu[at], part_size < 8 ? part_size : 8);
+        memcpy(&g, &gpu[at], part_size < 8 ? part_size : 8);
+        ADD_FAILURE() << int(from.type.code) << '/' << int(from.type.bits) << " -> "
+                      << int(to.type.code) << '/' << int(to.type.bits) << ": source 0x" << bytes
+                      << " gives 0x" << std::hex << c << " on the CPU, 0x" << g << " on the device"
+                      << std::dec;
+        ++mismatches;
+      }
+      ++pairs;
+    }
+  }
+  EXPECT_EQ(pairs, 225);
 }
 
 }  // namespace
