@@ -52,8 +52,11 @@ HeapOwner OtherHeap(const ManagedTensor& held, const EnvState& state) {
   }
   StructSlab* slab = held.versioned() ? StructSlab::Find(held.get()) : nullptr;
   if (slab == nullptr) return {};
-  // EnvLink is the addon's only SlabOwner.
-  std::shared_ptr<EnvLink> link = std::static_pointer_cast<EnvLink>(slab->owner());
+  // Asked of the environment that filled the entry, not of whoever holds the
+  // slab now: a dead environment's entry in a slab another thread took from
+  // the pool is over freed memory (null link: refused). EnvLink is the
+  // addon's only SlabOwner.
+  std::shared_ptr<EnvLink> link = std::static_pointer_cast<EnvLink>(slab->FillerOf(held.get()));
   if (link == state.link())
     return {};  // changed since JS filled it: imported as a producer's struct
   return {true, std::move(link)};

@@ -125,6 +125,15 @@ std::shared_ptr<SlabOwner> StructSlab::owner() {
   return owner_;
 }
 
+std::shared_ptr<SlabOwner> StructSlab::FillerOf(const void* ptr) {
+  int32_t epoch;
+  std::memcpy(&epoch, memory_ + kHeaderSize + EntryOf(ptr) * kEntrySize + kEpochOffset,
+              sizeof(epoch));
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (epoch != epoch_) return nullptr;
+  return owner_;
+}
+
 std::atomic<int32_t>& StructSlab::StateOf(int entry) const {
   return *std::launder(reinterpret_cast<std::atomic<int32_t>*>(memory_ + kHeaderSize +
                                                                entry * kEntrySize + kStateOffset));
