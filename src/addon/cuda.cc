@@ -2,7 +2,11 @@
 // and the stream ordering of DLPack exports.
 #include "cuda.h"
 
+#include <chrono>
+#include <memory>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <utility>
 
 #include "../core/cuda_kernels.h"
@@ -209,7 +213,21 @@ Napi::Value CudaCopy(const Napi::CallbackInfo& info) {
 namespace {
 
 // Stream.done(): a promise resolved on the JS thread, through a thread-safe
-// function, by a host callback the stream runs after its earlier work.
+// function, by a host callback the stream runs after its earlier work. The
+// callback may run after the environment has ended (worker.terminate(),
+// process.exit() in a worker): Node then closes the function and frees it
+// once its finalizer has run. The callback and the finalizer share this
+// state, each holding one reference; the function is called and released
+// under the lock only while it is not closing, so no call reaches a freed
+// function. The module is linked with -z nodelete (binding.gyp,
+// CMakeLists.txt), so this code stays mapped after the last environment
+// that loaded it has ended.
+struct PendingDone {
+  std::mutex mutex;
+  napi_threadsafe_function tsfn = nullptr;
+  bool closing = false;  // guarded by mutex: the finalizer ran
+};
+
 void ResolveDone(napi_env env, napi_value, void* context, void*) {
   if (env == nullptr) return;  // the environment is being torn down
   napi_value undefined;
@@ -217,10 +235,63 @@ void ResolveDone(napi_env env, napi_value, void* context, void*) {
   napi_resolve_deferred(env, static_cast<napi_deferred>(context), undefined);
 }
 
+// JS thread: after the last release, or when the environment closes the
+// function. No JS here either: it may run at teardown.
+void FinalizeDone(napi_env, void* data, void*) {
+  auto* held = static_cast<std::shared_ptr<PendingDone>*>(data);
+  {
+    std::lock_guard<std::mutex> lock((*held)->mutex);
+    (*held)->closing = true;
+  }
+  delete held;
+}
+
 void StreamReached(void* data) {  // on a CUDA thread: no CUDA and no JS here
-  auto* tsfn = static_cast<napi_threadsafe_function>(data);
-  napi_call_threadsafe_function(tsfn, nullptr, napi_tsfn_blocking);
-  napi_release_threadsafe_function(tsfn, napi_tsfn_release);
+  std::unique_ptr<std::shared_ptr<PendingDone>> held(
+      static_cast<std::shared_ptr<PendingDone>*>(data));
+  PendingDone& done = **held;
+  std::lock_guard<std::mutex> lock(done.mutex);
+  if (done.closing) return;
+  // Non-blocking: the queue is unbounded, and a blocking call would wait
+  // under the lock that the closing environment's finalizer takes.
+  // napi_closing: the function is going away and must not be released.
+  if (napi_call_threadsafe_function(done.tsfn, nullptr, napi_tsfn_nonblocking) == napi_closing)
+    return;
+  napi_release_threadsafe_function(done.tsfn, napi_tsfn_release);
+}
+
+// A promise that the callback `launch` schedules resolves; `launch` returns
+// false (with `*failure` set) when the callback will never run.
+template <typename Launch>
+napi_value DonePromise(napi_env env, Launch&& launch) {
+  napi_deferred deferred;
+  napi_value promise;
+  Check(env, napi_create_promise(env, &deferred, &promise), "napi_create_promise");
+  napi_value name;
+  Check(env, napi_create_string_utf8(env, "dlpack.cuda.Stream.done", NAPI_AUTO_LENGTH, &name),
+        "napi_create_string_utf8");
+  auto done = std::make_shared<PendingDone>();
+  auto finalizer_ref = std::make_unique<std::shared_ptr<PendingDone>>(done);
+  auto callback_ref = std::make_unique<std::shared_ptr<PendingDone>>(done);
+  // Referenced until the callback has run, so a pending done() keeps the
+  // process alive as a pending timer does. The finalizer owns its reference
+  // from here on, whether or not the callback is ever launched.
+  Check(env,
+        napi_create_threadsafe_function(env, nullptr, nullptr, name, 0, 1, finalizer_ref.get(),
+                                        FinalizeDone, deferred, ResolveDone, &done->tsfn),
+        "napi_create_threadsafe_function");
+  finalizer_ref.release();
+  napi_value failure = nullptr;
+  if (launch(StreamReached, callback_ref.get(), &failure)) {
+    callback_ref.release();  // the callback owns it now
+  } else {
+    // The callback will never run: settle the promise here (rejected with the
+    // coded error, as every other failure of an awaited call is), or the
+    // deferred and the promise would live forever.
+    napi_release_threadsafe_function(done->tsfn, napi_tsfn_abort);
+    Check(env, napi_reject_deferred(env, deferred, failure), "napi_reject_deferred");
+  }
+  return promise;
 }
 
 }  // namespace
@@ -229,31 +300,25 @@ Napi::Value CudaStreamDone(const Napi::CallbackInfo& info) {
   napi_env env = info.Env();
   const int device = info[0].As<Napi::Number>().Int32Value();
   const uintptr_t stream = StreamArg(info[1]);
-  napi_deferred deferred;
-  napi_value promise;
-  Check(env, napi_create_promise(env, &deferred, &promise), "napi_create_promise");
-  napi_value name;
-  Check(env, napi_create_string_utf8(env, "dlpack.cuda.Stream.done", NAPI_AUTO_LENGTH, &name),
-        "napi_create_string_utf8");
-  napi_threadsafe_function tsfn;
-  // Referenced until the callback has run, so a pending done() keeps the
-  // process alive as a pending timer does.
-  Check(env,
-        napi_create_threadsafe_function(env, nullptr, nullptr, name, 0, 1, nullptr, nullptr,
-                                        deferred, ResolveDone, &tsfn),
-        "napi_create_threadsafe_function");
-  const cuda::Status s = cuda::LaunchHostCallback(device, stream, StreamReached, tsfn);
-  if (!s.ok) {
-    // The callback will never run: settle the promise here (rejected with the
-    // coded CUDA error, as every other failure of an awaited call is), or the
-    // deferred and the promise would live forever.
-    napi_release_threadsafe_function(tsfn, napi_tsfn_abort);
-    Check(env,
-          napi_reject_deferred(env, deferred,
-                               EnvState::Of(env).MakeError(env, ErrorOf(s, "cudaLaunchHostFunc"))),
-          "napi_reject_deferred");
-  }
-  return Napi::Value(env, promise);
+  return Napi::Value(env, DonePromise(env, [&](void (*fn)(void*), void* data, napi_value* failure) {
+                       const cuda::Status s = cuda::LaunchHostCallback(device, stream, fn, data);
+                       if (!s.ok)
+                         *failure =
+                             EnvState::Of(env).MakeError(env, ErrorOf(s, "cudaLaunchHostFunc"));
+                       return s.ok;
+                     }));
+}
+
+Napi::Value StreamDoneAfter(const Napi::CallbackInfo& info) {
+  napi_env env = info.Env();
+  const auto delay = std::chrono::milliseconds(info[0].As<Napi::Number>().Int64Value());
+  return Napi::Value(env, DonePromise(env, [&](void (*fn)(void*), void* data, napi_value*) {
+                       std::thread([fn, data, delay] {
+                         std::this_thread::sleep_for(delay);
+                         fn(data);
+                       }).detach();
+                       return true;
+                     }));
 }
 
 Napi::Value CudaStats(const Napi::CallbackInfo& info) {
