@@ -20,6 +20,8 @@
 // returns; a struct is taken back only by the load that filled it.
 const { native } = require('./binding');
 const { makeError } = require('./errors');
+const { Layout } = require('./layout');
+const { HeapMemory } = require('./storage');
 
 // The state word (struct_slab.h).
 const FREE = 0;
@@ -142,8 +144,11 @@ function put32(s, word, shadow, value) {
 // hold).
 function fillStruct(storage, layout, dlFlags) {
   const s = slab === undefined ? openSlab() : slab;
-  if (s === null || storage.kind !== 'heap' || layout.ndim > s.maxDims) return null;
-  const address = addressOf(storage);
+  // Neither the layout nor the memory is taken on trust (issue 20): both are
+  // brand-checked, so state swapped in through a tensor's symbols goes to the
+  // native export and its checks.
+  if (s === null || !Layout.isLayout(layout) || layout.ndim > s.maxDims) return null;
+  const address = HeapMemory.structAddress(storage.memory, layout);
   if (address < 0) return null;
   if (s.i32[s.deletedWord] !== s.seen) sweep();
   const entry = s.free.pop();
@@ -186,23 +191,6 @@ function fillStruct(storage, layout, dlFlags) {
   s.f64[s.filledIndex]++;
   s.i32[stateIndex(s, entry)] = OUT; // last: from here on the pointer's holder owns it
   return pointerOf(s, entry);
-}
-
-// The address of the storage's buffer, read once per buffer: the one JS
-// buffer address the library keeps across calls (STYLE.md says re-read
-// it). V8 never moves the memory of an attached fixed-length ArrayBuffer or
-// SharedArrayBuffer, and the caller has just checked that it is attached
-// and long enough; WebAssembly memory never comes here. -1 for a resizable
-// or growable buffer, which gets a struct the addon makes. A native read
-// costs more than the rest of a fill (bench/README.md "FFI hand-off").
-function addressOf(storage) {
-  const memory = storage.memory;
-  if (memory.address === null) {
-    const buffer = memory.buffer();
-    memory.address = buffer.resizable === true || buffer.growable === true ? -1
-      : native.bytesAddress(storage.getBytes());
-  }
-  return memory.address;
 }
 
 // Whether every word of the struct in `entry` is still the one written.

@@ -38,6 +38,11 @@ Bytes SpanOf(napi_env env, const Napi::Value& value, bool is_handle) {
   return {static_cast<char*>(memory->base()), memory->length()};
 }
 
+// A byte offset or count a binding is given (convention.h ByteOffsetOf).
+uint64_t OffsetArg(const Napi::Value& v) {
+  return ByteOffsetOf(v.As<Napi::Number>().DoubleValue(), "a byte offset");
+}
+
 uintptr_t StreamArg(const Napi::Value& v) {
   bool lossless = false;
   return static_cast<uintptr_t>(v.As<Napi::BigInt>().Uint64Value(&lossless));
@@ -53,7 +58,7 @@ char* ViewIn(napi_env env, const Napi::Value& handle, uint64_t offset, int ndim,
   if (!ComputeExtent(ndim, shape, strides, item, &low, &high)) {
     throw Error{code::kOutOfRange, std::string("Expected a ") + which + " extent below 2^53 bytes"};
   }
-  if ((low != 0 || high != 0) && (offset < low || offset + high > memory->length())) {
+  if ((low != 0 || high != 0) && !Holds(memory->length(), offset, low, high)) {
     throw Error{code::kDetached, std::string("Expected the ") + which +
                                      " memory to hold its view, but it is " +
                                      std::to_string(memory->length()) + " bytes"};
@@ -73,12 +78,10 @@ struct ScratchViews {
 
 void ReadScratchViews(napi_env env, ScratchViews* v) {
   const double* scratch = EnvState::Of(env).scratch();
-  v->ndim = static_cast<int>(scratch[slot::kNdim]);
-  for (int i = 0; i < v->ndim; ++i) {
-    v->shape[i] = static_cast<int64_t>(scratch[slot::kShape + i]);
-    v->dst_strides[i] = static_cast<int64_t>(scratch[slot::kStrides + i]);
-    v->src_strides[i] = static_cast<int64_t>(scratch[slot::kSourceStrides + i]);
-  }
+  v->ndim = ScratchNdim(scratch);
+  ScratchInts(scratch, slot::kShape, v->ndim, true, v->shape);
+  ScratchInts(scratch, slot::kStrides, v->ndim, false, v->dst_strides);
+  ScratchInts(scratch, slot::kSourceStrides, v->ndim, false, v->src_strides);
   v->plan = MakeCopyPlan(v->ndim, v->shape, v->dst_strides, v->src_strides);
 }
 
@@ -89,12 +92,11 @@ Napi::Value CudaStridedCopy(const Napi::CallbackInfo& info) {
   ScratchViews v;
   ReadScratchViews(env, &v);
   const int device = info[0].As<Napi::Number>().Int32Value();
-  const auto item = static_cast<uint64_t>(info[5].As<Napi::Number>().Int64Value());
-  char* dst = ViewIn(env, info[1], static_cast<uint64_t>(info[2].As<Napi::Number>().Int64Value()),
-                     v.ndim, v.shape, v.dst_strides, item, "destination");
+  const auto item = OffsetArg(info[5]);
+  char* dst =
+      ViewIn(env, info[1], OffsetArg(info[2]), v.ndim, v.shape, v.dst_strides, item, "destination");
   const char* src =
-      ViewIn(env, info[3], static_cast<uint64_t>(info[4].As<Napi::Number>().Int64Value()), v.ndim,
-             v.shape, v.src_strides, item, "source");
+      ViewIn(env, info[3], OffsetArg(info[4]), v.ndim, v.shape, v.src_strides, item, "source");
   Throw(cuda::DeviceStridedCopy(device, v.plan, item, dst, src, StreamArg(info[6])),
         "the strided copy kernel on device " + std::to_string(device));
   return info.Env().Undefined();
@@ -112,11 +114,10 @@ Napi::Value CudaConvert(const Napi::CallbackInfo& info) {
   if (!IsConvertible(dst_type) || !IsConvertible(src_type)) {
     throw Error{code::kUnsupported, "Expected dtypes the conversion kernel handles"};
   }
-  char* dst = ViewIn(env, info[1], static_cast<uint64_t>(info[2].As<Napi::Number>().Int64Value()),
-                     v.ndim, v.shape, v.dst_strides, dst_type.bits / 8, "destination");
-  const char* src =
-      ViewIn(env, info[5], static_cast<uint64_t>(info[6].As<Napi::Number>().Int64Value()), v.ndim,
-             v.shape, v.src_strides, src_type.bits / 8, "source");
+  char* dst = ViewIn(env, info[1], OffsetArg(info[2]), v.ndim, v.shape, v.dst_strides,
+                     dst_type.bits / 8, "destination");
+  const char* src = ViewIn(env, info[5], OffsetArg(info[6]), v.ndim, v.shape, v.src_strides,
+                           src_type.bits / 8, "source");
   Throw(cuda::DeviceConvert(device, v.plan, dst_type, dst, src_type, src, StreamArg(info[9])),
         "the dtype conversion kernel on device " + std::to_string(device));
   return info.Env().Undefined();
@@ -174,7 +175,7 @@ Napi::Value CudaStreamWait(const Napi::CallbackInfo& info) {
 Napi::Value CudaAlloc(const Napi::CallbackInfo& info) {
   const auto kind = static_cast<cuda::MemoryKind>(info[0].As<Napi::Number>().Int32Value());
   const int device = info[1].As<Napi::Number>().Int32Value();
-  const auto bytes = static_cast<uint64_t>(info[2].As<Napi::Number>().Int64Value());
+  const auto bytes = OffsetArg(info[2]);
   const bool zeroed = info[3].As<Napi::Boolean>().Value();
   cuda::Status status;
   Ref<cuda::CudaMemory> memory = cuda::CudaMemory::Allocate(kind, device, bytes, zeroed, &status);
@@ -188,11 +189,11 @@ Napi::Value CudaAlloc(const Napi::CallbackInfo& info) {
 Napi::Value CudaCopy(const Napi::CallbackInfo& info) {
   napi_env env = info.Env();
   const Bytes dst = SpanOf(env, info[0], info[1].As<Napi::Boolean>().Value());
-  const auto dst_offset = static_cast<uint64_t>(info[2].As<Napi::Number>().Int64Value());
+  const auto dst_offset = OffsetArg(info[2]);
   const Bytes src = SpanOf(env, info[3], info[4].As<Napi::Boolean>().Value());
-  const auto src_offset = static_cast<uint64_t>(info[5].As<Napi::Number>().Int64Value());
-  const auto bytes = static_cast<uint64_t>(info[6].As<Napi::Number>().Int64Value());
-  if (dst_offset + bytes > dst.length || src_offset + bytes > src.length) {
+  const auto src_offset = OffsetArg(info[5]);
+  const auto bytes = OffsetArg(info[6]);
+  if (!Holds(dst.length, dst_offset, 0, bytes) || !Holds(src.length, src_offset, 0, bytes)) {
     throw Error{code::kDetached,
                 "Expected both buffers of a CUDA copy to hold its bytes, but one was "
                 "detached or shrunk"};
