@@ -160,6 +160,22 @@ describe('structs filled from JavaScript', () => {
     expect(slabState().out).toBe(0);
   });
 
+  // Issue 20, LOW 10: the deleter moves an entry out -> released once; a second delete
+  // (a consumer's bug) before the entry is reused changes nothing.
+  itSlab('a struct deleted twice is counted and freed once', () => {
+    const before = nativeStats();
+    const free = slabState().free;
+    const t = range(4, 'int32');
+    const p = t.__dlpack__().toPointer();
+    consumer.delete(p, true);
+    consumer.delete(p, true);
+    consumer.delete(p, true, true); // and once more from another thread
+    const after = nativeStats();
+    expect(after.managedFreed - before.managedFreed).toBe(1);
+    expect(after.managedLive).toBe(before.managedLive);
+    expect(slabState()).toMatchObject({ free, out: 0 });
+  });
+
   itSlab('a buffer detached after an export is refused by the next one, as by the native export', () => {
     const ab = new ArrayBuffer(16);
     const t = dl.fromBuffer(ab, { dtype: 'float32' });

@@ -79,6 +79,8 @@ class StructSlab {
 
   // The slab whose entry starts at `ptr`, or nullptr. Any thread, lock-free.
   static StructSlab* Find(const void* ptr) noexcept;
+  // Whether `ptr` lies anywhere in a slab's memory (an entry start or not).
+  static bool Inside(const void* ptr) noexcept;
   // kOut -> kAdopted: false when the entry is not out (already adopted,
   // deleted or taken back).
   bool Adopt(const void* ptr) noexcept;
