@@ -266,8 +266,15 @@ class Storage {
   }
 }
 
-// buffer -> the Storage of memory the library owns (see register()).
-const owners = new WeakMap();
+// buffer -> the Storage of memory the library owns (see register()). One map
+// per thread, not per load of lib/ (Jest loads it once per test file, and
+// jest.isolateModules() again): it is kept on the addon's exports, which every
+// load in a thread shares, so that one load's fromBuffer(t.buffer) holds the
+// memory another load owns, and that load's dispose() neither detaches nor
+// reuses it while a struct points at it (issue 20). A Storage found here may
+// be another load's: only its methods are used, never its class.
+const OWNERS = Symbol.for('dlpack.owners');
+const owners = native[OWNERS] || (native[OWNERS] = new WeakMap());
 
 // The live Storage that owns `buffer`, or null for memory the library does not
 // own (the caller's buffers: they are never detached, so any Storage will do).
