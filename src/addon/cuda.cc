@@ -281,10 +281,10 @@ napi_value DonePromise(napi_env env, Launch&& launch) {
         napi_create_threadsafe_function(env, nullptr, nullptr, name, 0, 1, finalizer_ref.get(),
                                         FinalizeDone, deferred, ResolveDone, &done->tsfn),
         "napi_create_threadsafe_function");
-  finalizer_ref.release();
+  static_cast<void>(finalizer_ref.release());  // FinalizeDone deletes it
   napi_value failure = nullptr;
   if (launch(StreamReached, callback_ref.get(), &failure)) {
-    callback_ref.release();  // the callback owns it now
+    static_cast<void>(callback_ref.release());  // StreamReached deletes it
   } else {
     // The callback will never run: settle the promise here (rejected with the
     // coded error, as every other failure of an awaited call is), or the
