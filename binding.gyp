@@ -22,6 +22,10 @@
         "<!@(node -p \"const s = require('./src/sources.json'); s.core.concat(s.addon).join(' ')\")"
       ],
       "conditions": [
+        # Never unmapped: host callbacks (Stream.done()) and the thread pool
+        # (src/core/parallel.cc) may run this code after the last environment
+        # that loaded it has ended. (macOS never unloads a bundle of Node's.)
+        ["OS != 'mac' and OS != 'win'", { "ldflags": ["-Wl,-z,nodelete"] }],
         ["dlpack_cuda == 1", {
           "defines": ["DLPACK_WITH_CUDA=1"],
           "include_dirs": ["<!(node scripts/cuda-config.js include)"],

@@ -16,8 +16,6 @@ const { isAnyArrayBuffer, isTypedArray, isDataView, viewParts, typedArrayLength,
   posesAsBuffer } =
   require('./typed');
 
-const ONE = Object.freeze([1]);
-
 // torch.frombuffer semantics: a zero-copy view that keeps `source` alive.
 function fromBuffer(source, options) {
   if (options === null || typeof options !== 'object' || options.dtype === undefined) {
@@ -63,7 +61,7 @@ function fromBuffer(source, options) {
   // Memory the library owns is held through its own Storage (lib/storage.js).
   const storage = holderOf(buffer) || Storage.heap(buffer, false);
   if (shape === undefined) {
-    return makeTensor(storage, new Layout(info, [n], ONE, base + offset, n, 0, n === 0 ? 0 : n * info.itemSize));
+    return makeTensor(storage, Layout.vector(info, n, base + offset));
   }
   const dims = normalizeShape(shape, 'options.shape');
   if (product(dims) !== n) {

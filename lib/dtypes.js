@@ -14,9 +14,13 @@ const toBigInt = (v) => {
   return BigInt(Math.trunc(+v));
 };
 
+// A value is true unless it is zero (0, -0, 0n) or false: NaN is true, as in
+// the native conversion, torch and NumPy (JS truthiness says false).
+const toBool = (v) => (Number.isNaN(v) || v ? 1 : 0);
+
 // [name, code, bits, View, lanes per element, read(view, i), write(view, i, v)]
 const rows = [
-  ['bool', 6, 8, Uint8Array, 1, (a, i) => a[i] !== 0, (a, i, v) => { a[i] = v ? 1 : 0; }],
+  ['bool', 6, 8, Uint8Array, 1, (a, i) => a[i] !== 0, (a, i, v) => { a[i] = toBool(v); }],
   ['int8', 0, 8, Int8Array, 1],
   ['int16', 0, 16, Int16Array, 1],
   ['int32', 0, 32, Int32Array, 1],

@@ -9,7 +9,16 @@
 // but costs a runtime call per view (bench/README.md "Layout values" has the
 // figures). `shape` and `strides` are never mutated once in a Layout; they
 // are frozen when first handed out (Tensor's getters).
+//
+// Only this file constructs one (the constructor takes a token no other code
+// holds): of(), contiguous() and vector() compute the extent from the dims, so
+// a Layout code outside swapped in for a tensor's (its symbols are reachable)
+// still tells the truth about the bytes it spans; lib/structs.js also checks
+// that it is one (isLayout) before a struct is filled from it (issue 20).
 const { product, contiguousStrides, isContiguous } = require('./shape');
+
+const TOKEN = Symbol('Layout');
+const ONE = Object.freeze([1]);
 
 class Layout {
   // Callers that know the element count and extent pass them (a contiguous
@@ -22,7 +31,8 @@ class Layout {
   #low;
   #high;
 
-  constructor(info, shape, strides, byteOffset, size, low, high) {
+  constructor(token, info, shape, strides, byteOffset, size, low, high) {
+    if (token !== TOKEN) throw new TypeError('Layout is not a constructor: use Layout.of()');
     this.#info = info;
     this.#shape = shape;
     this.#strides = strides;
@@ -40,20 +50,31 @@ class Layout {
     let high = 0;
     for (let i = 0; i < shape.length; i++) {
       const n = shape[i];
-      if (n === 0) return new Layout(info, shape, strides, byteOffset, product(shape), 0, 0);
+      if (n === 0) return new Layout(TOKEN, info, shape, strides, byteOffset, product(shape), 0, 0);
       size *= n;
       const span = (n - 1) * strides[i] * itemSize;
       if (span < 0) low -= span;
       else high += span;
     }
-    return new Layout(info, shape, strides, byteOffset, size, low, high + itemSize);
+    return new Layout(TOKEN, info, shape, strides, byteOffset, size, low, high + itemSize);
   }
 
   // Row-major `shape` at `byteOffset`; `size` is product(shape) when the
   // caller knows it.
   static contiguous(info, shape, byteOffset = 0, size = product(shape)) {
-    return new Layout(info, shape, contiguousStrides(shape), byteOffset, size, 0,
+    return new Layout(TOKEN, info, shape, contiguousStrides(shape), byteOffset, size, 0,
       size === 0 ? 0 : size * info.itemSize);
+  }
+
+  // `n` elements of one stride from `byteOffset`.
+  static vector(info, n, byteOffset) {
+    return new Layout(TOKEN, info, [n], ONE, byteOffset, n, 0, n === 0 ? 0 : n * info.itemSize);
+  }
+
+  // Whether `value` is a Layout this file made (a brand check: no object
+  // made elsewhere passes, whatever its prototype).
+  static isLayout(value) {
+    return typeof value === 'object' && value !== null && #info in value;
   }
 
   get info() { return this.#info; } // the dtype's row in lib/dtypes.js

@@ -36,25 +36,55 @@ const { recycle } = require('./memory');
 const { isArrayBuffer, isSharedArrayBuffer } = require('util').types;
 
 class HeapMemory {
+  // The buffer and its address are private: a slab struct's data pointer is
+  // this address (lib/structs.js), so no code outside may change either
+  // (issue 20: a forged address pointed a struct at other memory).
+  #buf;
+  #address = null; // read once, when a slab struct first needs it
+
   constructor(buffer, owned) {
-    this.buf = buffer;
+    this.#buf = buffer;
     this.owned = owned;
     this.pinned = false; // a heap struct points at it: never detached
     this.structs = 0; // slab structs out over it (lib/structs.js), each holding the Storage
-    this.address = null; // the buffer's address, once a slab struct needed it (lib/structs.js)
+  }
+
+  // For a slab struct over `layout` (lib/structs.js): the address of the
+  // buffer's first byte, or -1 where the addon must make the struct (and
+  // check it natively). `memory` must be a HeapMemory (a brand check: an
+  // object swapped in for a tensor's state never passes) whose buffer holds
+  // every byte of `layout` now.
+  //
+  // The address is read once per buffer: the one JS buffer address the
+  // library keeps across calls (docs/development.md "The native surface": re-read
+  // it on every call). V8 never moves the
+  // memory of an attached fixed-length ArrayBuffer or SharedArrayBuffer, and
+  // the length check here sees a detached one (length 0); WebAssembly memory
+  // is another class. A resizable or growable buffer gets -1. A native read
+  // costs more than the rest of a struct's fill (bench/README.md "FFI
+  // hand-off").
+  static structAddress(memory, layout) {
+    if (typeof memory !== 'object' || memory === null || !(#buf in memory)) return -1;
+    const buffer = memory.#buf;
+    if (buffer === null || !layout.inside(buffer.byteLength)) return -1;
+    if (memory.#address === null) {
+      memory.#address = buffer.resizable === true || buffer.growable === true ? -1
+        : native.bytesAddress(new Uint8Array(buffer));
+    }
+    return memory.#address;
   }
 
   get kind() { return 'heap'; }
   get isNative() { return false; }
   get handle() { return null; }
   get owns() { return this.owned; }
-  get shared() { return isSharedArrayBuffer(this.buf); }
-  buffer() { return this.buf; }
-  byteLength() { return this.buf.byteLength; }
+  get shared() { return isSharedArrayBuffer(this.#buf); }
+  buffer() { return this.#buf; }
+  byteLength() { return this.#buf.byteLength; }
 
   free() {
-    const buffer = this.buf;
-    this.buf = null;
+    const buffer = this.#buf;
+    this.#buf = null;
     if (this.owned && !this.pinned && isArrayBuffer(buffer) && buffer.byteLength !== 0) {
       // Detached either way: large buffers the library allocated are kept a
       // moment for the next copy of their size (lib/memory.js).
@@ -250,8 +280,15 @@ class Storage {
   }
 }
 
-// buffer -> the Storage of memory the library owns (see register()).
-const owners = new WeakMap();
+// buffer -> the Storage of memory the library owns (see register()). One map
+// per thread, not per load of lib/ (Jest loads it once per test file, and
+// jest.isolateModules() again): it is kept on the addon's exports, which every
+// load in a thread shares, so that one load's fromBuffer(t.buffer) holds the
+// memory another load owns, and that load's dispose() neither detaches nor
+// reuses it while a struct points at it (issue 20). A Storage found here may
+// be another load's: only its methods are used, never its class.
+const OWNERS = Symbol.for('dlpack.owners');
+const owners = native[OWNERS] || (native[OWNERS] = new WeakMap());
 
 // The live Storage that owns `buffer`, or null for memory the library does not
 // own (the caller's buffers: they are never detached, so any Storage will do).
@@ -272,4 +309,4 @@ function isDetached(buffer) {
   }
 }
 
-module.exports = { Storage, isDetached, holderOf };
+module.exports = { Storage, HeapMemory, isDetached, holderOf };

@@ -17,9 +17,12 @@
 //
 // Every load of lib/ in an environment (Jest loads it once per test file)
 // shares one slab and the bookkeeping below, kept on the object the addon
-// returns; a struct is taken back only by the load that filled it.
+// returns; any of them takes back a struct another filled (its Storage and
+// Layout are then another load's objects, used through their methods).
 const { native } = require('./binding');
 const { makeError } = require('./errors');
+const { Layout } = require('./layout');
+const { HeapMemory } = require('./storage');
 
 // The state word (struct_slab.h).
 const FREE = 0;
@@ -47,8 +50,6 @@ const TWO_NEG_32 = 2 ** -32; // a multiplication, exact for integers below 2^53,
 const KDL_CPU = 1;
 
 const littleEndian = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
-// This load of lib/: the entries it filled are the ones it may take back.
-const thisLoad = Symbol('dlpack load');
 
 // The shared bookkeeping; null: every struct is made natively; undefined
 // until the first fill, so that a thread that never hands out a struct takes
@@ -60,6 +61,14 @@ function openSlab() {
   if (!littleEndian) return null;
   const shared = native.structSlab(sweep);
   if (shared !== null) slab = shared.state || (shared.state = attach(shared));
+  return slab;
+}
+
+function peekSlab() {
+  if (!littleEndian) return null;
+  const shared = native.structSlab(sweep, true);
+  if (shared === null) return undefined; // none yet: a later fill may still open one
+  slab = shared.state || (shared.state = attach(shared));
   return slab;
 }
 
@@ -90,7 +99,6 @@ function attach(s) {
     storages: new Array(s.entries).fill(null),
     layouts: new Array(s.entries).fill(null),
     dlFlags: new Array(s.entries).fill(0),
-    loads: new Array(s.entries).fill(null),
     free: [],
     out: [], // entries not free: filled here, or still out from an environment that used the slab before
     outAt: new Int32Array(s.entries).fill(-1), // each entry's index in `out`
@@ -142,8 +150,11 @@ function put32(s, word, shadow, value) {
 // hold).
 function fillStruct(storage, layout, dlFlags) {
   const s = slab === undefined ? openSlab() : slab;
-  if (s === null || storage.kind !== 'heap' || layout.ndim > s.maxDims) return null;
-  const address = addressOf(storage);
+  // Neither the layout nor the memory is taken on trust (issue 20): both are
+  // brand-checked, so state swapped in through a tensor's symbols goes to the
+  // native export and its checks.
+  if (s === null || !Layout.isLayout(layout) || layout.ndim > s.maxDims) return null;
+  const address = HeapMemory.structAddress(storage.memory, layout);
   if (address < 0) return null;
   if (s.i32[s.deletedWord] !== s.seen) sweep();
   const entry = s.free.pop();
@@ -179,31 +190,12 @@ function fillStruct(storage, layout, dlFlags) {
   s.storages[entry] = storage;
   s.layouts[entry] = layout;
   s.dlFlags[entry] = dlFlags;
-  s.loads[entry] = thisLoad;
   storage.memory.structs++;
   addOut(s, entry);
   s.i32[base + s.epochWord] = s.epoch; // which environment's warning counts it (struct_slab.h)
   s.f64[s.filledIndex]++;
   s.i32[stateIndex(s, entry)] = OUT; // last: from here on the pointer's holder owns it
   return pointerOf(s, entry);
-}
-
-// The address of the storage's buffer, read once per buffer: the one JS
-// buffer address the library keeps across calls (docs/development.md "The
-// native surface": re-read it on every call). V8 never moves the memory of
-// an attached fixed-length ArrayBuffer or SharedArrayBuffer, and the caller
-// has just checked that it is attached and long enough; WebAssembly memory
-// never comes here. -1 for a resizable or growable buffer, which gets a
-// struct the addon makes. A native read costs more than the rest of a fill
-// (bench/README.md "FFI hand-off").
-function addressOf(storage) {
-  const memory = storage.memory;
-  if (memory.address === null) {
-    const buffer = memory.buffer();
-    memory.address = buffer.resizable === true || buffer.growable === true ? -1
-      : native.bytesAddress(storage.getBytes());
-  }
-  return memory.address;
 }
 
 // Whether every word of the struct in `entry` is still the one written.
@@ -231,7 +223,9 @@ function unchanged(s, entry) {
 // native path adopts it). An entry of this slab that is not out throws: that
 // struct was already deleted, taken back or adopted.
 function takeStruct(address, state) {
-  const s = slab;
+  // A load that never filled a struct looks for the thread's slab (another
+  // load's fills are taken back here too) without taking one.
+  const s = slab === undefined ? peekSlab() : slab;
   if (s === undefined || s === null) return false;
   const offset = address - s.first;
   if (!(offset >= 0 && offset < s.entries * s.entrySize && offset % s.entrySize === 0)) return false;
@@ -243,7 +237,10 @@ function takeStruct(address, state) {
       'that was already adopted with fromPointer() and not yet handed back' +
       (word === ADOPTED ? '' : ', or whose struct was already deleted'));
   }
-  if (s.loads[entry] !== thisLoad || !unchanged(s, entry)) return false;
+  // Any load of lib/ in this thread takes it back (the slab and the holders
+  // are per thread): JS memory stays JS memory (issue 20). A changed struct
+  // goes native, where it is refused.
+  if (!unchanged(s, entry)) return false;
   // The one atomic step: a deleter or an adoption on another thread (the
   // pointer's holder handing it to two owners) leaves the entry to them.
   if (Atomics.compareExchange(s.i32, at, OUT, FREE) !== OUT) return false;
@@ -260,7 +257,6 @@ function takeStruct(address, state) {
 function clearSlot(s, entry) {
   s.storages[entry] = null;
   s.layouts[entry] = null;
-  s.loads[entry] = null;
   const i = s.outAt[entry];
   const last = s.out.pop();
   if (last !== entry) {

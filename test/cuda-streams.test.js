@@ -57,6 +57,26 @@ itGpu('streams a worker made and never disposed are destroyed when it ends', asy
   expect(native.stats().cudaStreamsLive).toBe(before);
 });
 
+// Runs on every machine (issue 20, HIGH 4): done()'s thread-safe function, with a
+// sleeping thread in place of the stream's host callback, reached after the worker
+// that asked ended. Each mode runs in a child process: the failure is an abort
+// (a freed mutex, a released closed function) or a jump into unmapped code.
+describe('done() pending when its thread ends (a stand-in stream, a child process each)', () => {
+  const { spawnSync } = require('child_process');
+  const FIXTURE = require('path').join(__dirname, 'fixtures', 'stream-done.js');
+  test.each([
+    ['resolve', 20],
+    ['terminate', 12],
+    ['exit', 12],
+    ['worker-only', 12],
+  ])('%s, %i rounds: the process lives on', (mode, rounds) => {
+    const result = spawnSync(process.execPath, [FIXTURE, mode, String(rounds)], { encoding: 'utf8', timeout: 60000 });
+    expect(result.stderr).not.toMatch(/FATAL ERROR|Aborted|Segmentation/);
+    expect({ signal: result.signal, status: result.status, stdout: result.stdout })
+      .toEqual({ signal: null, status: 0, stdout: `ok ${mode} ${rounds}\n` });
+  });
+});
+
 describe('copies on a stream', () => {
   let stream;
   beforeEach(() => { if (caps.available) stream = new dl.cuda.Stream(0); });

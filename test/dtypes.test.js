@@ -84,6 +84,18 @@ describe('element conversions', () => {
     expect(Number.isNaN(dl.tensor([NaN], { dtype: 'bfloat16' }).toArray()[0])).toBe(true);
   });
 
+  // Issue 20, LOW 8: JS truthiness made NaN false on every path from JS values.
+  test('NaN into bool is true on every path, as in the native conversion (zeros are false)', () => {
+    expect(dl.tensor([NaN, 0, -0, 0n, false, 2], { dtype: 'bool' }).toArray()).toEqual([true, false, false, false, false, true]);
+    expect(dl.tensor(new Float32Array([NaN, 0, -0]), { dtype: 'bool' }).toArray()).toEqual([true, false, false]);
+    expect(dl.tensor(new Float64Array([NaN]), { dtype: 'bool' }).toArray()).toEqual([true]);
+    const t = dl.zeros([2], { dtype: 'bool' });
+    t.copyFrom([NaN, 0]);
+    expect(t.toArray()).toEqual([true, false]);
+    t.copyFrom(dl.tensor([NaN, 0], { dtype: 'float32' })); // the native conversion
+    expect(t.toArray()).toEqual([true, false]);
+  });
+
   test('int64 and uint64 read as BigInt, bool as boolean, complex as [re, im]', () => {
     expect(dl.tensor([1, -2], { dtype: 'int64' }).toArray()).toEqual([1n, -2n]);
     expect(dl.tensor([2n ** 64n - 1n], { dtype: 'uint64' }).toArray()).toEqual([2n ** 64n - 1n]);

@@ -119,3 +119,25 @@ test('imported pinned memory (kDLCUDAHost): fromBuffer(t.buffer) holds it, on it
   consumer.delete(p, true);
   expect(producer.calls(ptr)).toBe(1);
 });
+
+// Issue 20, MEDIUM 6: holders are per memory, not per load of lib/. Two loads in one
+// thread: load B's fromBuffer(t.buffer) + toPointer() holds load A's memory, so A's
+// dispose() neither detaches the buffer nor recycles it into A's next copy.
+test('another load\'s fromBuffer(t.buffer) and toPointer() hold the memory: dispose() does not recycle it', () => {
+  let other;
+  jest.isolateModules(() => { other = require('../lib'); });
+  const n = 1 << 20; // 4 MiB of float32: a buffer the library recycles (lib/memory.js)
+  const t = dl.empty([n], { dtype: 'float32' });
+  t.data.fill(2);
+  const u = other.fromBuffer(t.buffer, { dtype: 'float32' });
+  const p = u.__dlpack__().toPointer();
+  u.dispose();
+  t.dispose();
+  const c = dl.zeros([n], { dtype: 'float32' }).clone(); // would take a recycled 4 MiB buffer
+  c.data.fill(1.7e38);
+  const back = dl.fromDLPack(capsuleOf(p));
+  expect(back.data[0]).toBe(2);
+  expect(back.data[n - 1]).toBe(2);
+  back.dispose();
+  c.dispose();
+});

@@ -207,3 +207,19 @@ describe('memory pressure', () => {
     expect(after.deleterCalls - before.deleterCalls).toBeGreaterThan(100000 - 4096);
   });
 });
+
+// Issue 20, HIGH 3: a native throw while addon objects wait for collection
+// must never let collection-time code call into JavaScript (a V8 fatal error,
+// SIGTRAP). A child process runs the storm; the limit is for a hang only.
+describe('native throws interleaved with collection (a child process)', () => {
+  test('2000 rounds of stale opens, refused imports, foreign imports and forced GCs: the process lives', () => {
+    const { spawnSync } = require('child_process');
+    const storm = path.join(__dirname, 'fixtures', 'gc-storm.js');
+    const result = spawnSync(process.execPath, ['--expose-gc', storm, '2000'], { encoding: 'utf8', timeout: 180000 });
+    expect(result.stderr).not.toMatch(/FATAL ERROR|Check failed|Aborted/);
+    expect({ signal: result.signal, status: result.status }).toEqual({ signal: null, status: 0 });
+    const counts = JSON.parse(result.stdout);
+    expect(counts.refused).toEqual({ ERR_DLPACK_DISPOSED: 6000, ERR_DLPACK_UNSUPPORTED: 2000 });
+    expect(counts.imported).toBeGreaterThan(2000); // 1 to 4 a round
+  });
+});

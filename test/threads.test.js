@@ -75,6 +75,29 @@ describe('a toPointer() struct imported on another thread (a child process each)
     expect(out.warnings).toEqual(['DLPACK_THREAD_MEMORY']);
   });
 
+  // Issue 20, HIGH 1: an ended worker's slab goes back to the pool and the next thread
+  // that fills a struct takes it; the dead worker's entry must not look like its own.
+  test('an exited worker\'s struct, its slab now this thread\'s: ERR_DLPACK_DETACHED, no zero-copy view', () => {
+    const out = run('pooled-next-thread');
+    expect(out.sameSlab).toBe(true); // the premise: this thread took the dead worker's slab
+    expect(out.imported.code).toBe('ERR_DLPACK_DETACHED');
+    expect(out.consumed).toBe(false);
+    expect(out.keepalivesBack).toBe(true);
+  });
+
+  // Issue 20, HIGH 2: the liveness asked of the thread that filled the entry, not of the
+  // live worker that holds its slab now: no copy out of a freed heap, on either thread.
+  test('an exited worker\'s struct, its slab now a live worker\'s: ERR_DLPACK_DETACHED on both, no copy', () => {
+    const out = run('pooled-live-worker');
+    expect(out.sameSlab).toBe(true);
+    expect(out.imported.code).toBe('ERR_DLPACK_DETACHED');
+    expect(out.consumed).toBe(false);
+    expect(out.worker.imported.code).toBe('ERR_DLPACK_DETACHED');
+    expect(out.worker.consumed).toBe(false);
+    expect(out.workerLive).toEqual({ imported: { values: [1], isCopy: true }, consumed: true });
+    expect(out.keepalivesBack).toBe(true);
+  });
+
   test('shared memory an exited worker allocated: zero-copy', () => {
     const out = run('shared-after-exit');
     expect(out).toMatchObject({ imported: { values: [5, 6, 7], isCopy: false }, consumed: true, keepalivesBack: true });

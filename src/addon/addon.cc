@@ -116,6 +116,7 @@ Napi::Object Initialize(Napi::Env env, Napi::Object exports) {
       {"cudaStreamSynchronize", Guarded<CudaStreamSynchronize>},
       {"cudaStreamWait", Guarded<CudaStreamWait>},
       {"cudaStreamDone", Guarded<CudaStreamDone>},
+      {"streamDoneAfter", Guarded<StreamDoneAfter>},
       {"cudaAlloc", Guarded<CudaAlloc>},
       {"cudaCopy", Guarded<CudaCopy>},
       {"cudaHostWait", Guarded<CudaHostWait>},

@@ -30,7 +30,14 @@ Napi::Value CapsuleFromPointer(const Napi::CallbackInfo& info) {
   // JS has checked the range; the pointer itself is trusted (docs/API.md: unsafe).
   void* ptr = reinterpret_cast<void*>(static_cast<uintptr_t>(address));
   const bool versioned_abi = info[1].As<Napi::Boolean>().Value();
-  if (!versioned_abi && StructSlab::Find(ptr) != nullptr) {
+  const bool entry = StructSlab::Find(ptr) != nullptr;
+  if (!entry && StructSlab::Inside(ptr)) {
+    // Read as a foreign struct it would be a misaligned read of another
+    // entry's words (or of the header), and its deleter would be garbage.
+    throw Error{code::kInvalidArgValue,
+                "Expected the start of a struct dlpack filled, received a pointer inside one"};
+  }
+  if (!versioned_abi && entry) {
     throw Error{code::kInvalidArgValue,
                 "Expected options.versioned true for a struct dlpack filled "
                 "(a DLManagedTensorVersioned), received false"};

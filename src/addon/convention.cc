@@ -1,12 +1,55 @@
 #include "convention.h"
 
+#include <cstdint>
+#include <string>
+
 #include "../core/buffer_view.h"
 #include "../core/cuda_memory.h"
 #include "../core/dtype.h"
 #include "../core/elementwise.h"
 #include "../core/parallel.h"
+#include "errors.h"
 
 namespace dlnode {
+namespace {
+
+constexpr double kSafe = 9007199254740992.0;  // 2^53
+
+bool IsInteger(double value, double low, double high) {
+  // NaN fails every comparison; the truncation test runs only on finite values.
+  return value >= low && value < high && static_cast<double>(static_cast<int64_t>(value)) == value;
+}
+
+}  // namespace
+
+int ScratchNdim(const double* scratch) {
+  const double ndim = scratch[slot::kNdim];
+  if (!IsInteger(ndim, 0, kMaxDims + 1)) {
+    throw Error{code::kOutOfRange, "Expected ndim from 0 to " + std::to_string(kMaxDims) +
+                                       ", received " + std::to_string(ndim)};
+  }
+  return static_cast<int>(ndim);
+}
+
+void ScratchInts(const double* scratch, int first, int count, bool sizes, int64_t* out) {
+  for (int i = 0; i < count; ++i) {
+    const double value = scratch[first + i];
+    if (!IsInteger(value, sizes ? 0 : -kSafe + 1, kSafe)) {
+      throw Error{code::kOutOfRange, std::string("Expected ") +
+                                         (sizes ? "a size from 0" : "a stride above -2^53") +
+                                         " and below 2^53, received " + std::to_string(value)};
+    }
+    out[i] = static_cast<int64_t>(value);
+  }
+}
+
+uint64_t ByteOffsetOf(double value, const char* what) {
+  if (!IsInteger(value, 0, kSafe)) {
+    throw Error{code::kOutOfRange, std::string("Expected ") + what +
+                                       " from 0 and below 2^53, received " + std::to_string(value)};
+  }
+  return static_cast<uint64_t>(value);
+}
 
 Napi::Object Convention(Napi::Env env) {
   Napi::Object slots = Napi::Object::New(env);

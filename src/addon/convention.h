@@ -8,6 +8,8 @@
 
 #include <napi.h>
 
+#include <cstdint>
+
 #include "../core/layout.h"
 
 // Scratch slots (doubles): X(jsName, Constant, first slot). Inputs a binding
@@ -56,6 +58,22 @@ enum class ImportResult {
 // { slots, importResult, viewFailure, memoryKind, dtypes, ops, maxThreads }: every list above
 // as JS reads it (dtypes: [[name, code, bits], ...] in index order).
 Napi::Object Convention(Napi::Env env);
+
+// Reading what JS wrote, bounded. lib/ checks every value, but tensor state
+// that JavaScript can reach may have been changed since, so no native entry
+// point trusts a number it is given: each of these throws ERR_OUT_OF_RANGE.
+// The scratch block's ndim: an integer in [0, kMaxDims].
+int ScratchNdim(const double* scratch);
+// `count` integers from slot `first` into `out`, each of magnitude below 2^53
+// and, where `sizes`, not negative.
+void ScratchInts(const double* scratch, int first, int count, bool sizes, int64_t* out);
+// A byte offset: an integer in [0, 2^53).
+uint64_t ByteOffsetOf(double value, const char* what);
+// Whether `length` bytes hold a view whose bytes are [offset - low,
+// offset + high), in arithmetic that cannot wrap.
+inline bool Holds(uint64_t length, uint64_t offset, uint64_t low, uint64_t high) {
+  return offset >= low && high <= length && offset <= length - high;
+}
 
 }  // namespace dlnode
 

@@ -14,7 +14,7 @@ namespace {
 void CheckInside(const Bytes& bytes, uint64_t offset, uint64_t low, uint64_t high,
                  const char* which) {
   if (low == 0 && high == 0) return;
-  if (offset < low || offset + high > bytes.length) {
+  if (!Holds(bytes.length, offset, low, high)) {
     throw Error{code::kDetached,
                 std::string("Expected the ") + which +
                     " buffer to still hold its bytes, but it was detached or shrunk"};
@@ -27,15 +27,13 @@ Napi::Value CopyStrided(const Napi::CallbackInfo& info) {
   napi_env env = info.Env();
   EnvState& state = EnvState::Of(env);
   const double* scratch = state.scratch();
-  const int ndim = static_cast<int>(scratch[slot::kNdim]);
+  const int ndim = ScratchNdim(scratch);
   int64_t shape[kMaxDims];
   int64_t dst_strides[kMaxDims];
   int64_t src_strides[kMaxDims];
-  for (int i = 0; i < ndim; ++i) {
-    shape[i] = static_cast<int64_t>(scratch[slot::kShape + i]);
-    dst_strides[i] = static_cast<int64_t>(scratch[slot::kStrides + i]);
-    src_strides[i] = static_cast<int64_t>(scratch[slot::kSourceStrides + i]);
-  }
+  ScratchInts(scratch, slot::kShape, ndim, true, shape);
+  ScratchInts(scratch, slot::kStrides, ndim, false, dst_strides);
+  ScratchInts(scratch, slot::kSourceStrides, ndim, false, src_strides);
   Scalar dst_type;
   Scalar src_type;
   if (!ScalarOf(Dtypes().at(info[2].As<Napi::Number>().Int32Value()), &dst_type) ||
@@ -44,8 +42,8 @@ Napi::Value CopyStrided(const Napi::CallbackInfo& info) {
   }
   const Bytes dst = BytesOf(env, info[0]);
   const Bytes src = BytesOf(env, info[3]);
-  const auto dst_offset = static_cast<uint64_t>(info[1].As<Napi::Number>().Int64Value());
-  const auto src_offset = static_cast<uint64_t>(info[4].As<Napi::Number>().Int64Value());
+  const uint64_t dst_offset = ByteOffsetOf(info[1].As<Napi::Number>().DoubleValue(), "byteOffset");
+  const uint64_t src_offset = ByteOffsetOf(info[4].As<Napi::Number>().DoubleValue(), "byteOffset");
   uint64_t dst_low = 0;
   uint64_t dst_high = 0;
   uint64_t src_low = 0;

@@ -2,7 +2,11 @@
 // and the stream ordering of DLPack exports.
 #include "cuda.h"
 
+#include <chrono>
+#include <memory>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <utility>
 
 #include "../core/cuda_kernels.h"
@@ -34,6 +38,11 @@ Bytes SpanOf(napi_env env, const Napi::Value& value, bool is_handle) {
   return {static_cast<char*>(memory->base()), memory->length()};
 }
 
+// A byte offset or count a binding is given (convention.h ByteOffsetOf).
+uint64_t OffsetArg(const Napi::Value& v) {
+  return ByteOffsetOf(v.As<Napi::Number>().DoubleValue(), "a byte offset");
+}
+
 uintptr_t StreamArg(const Napi::Value& v) {
   bool lossless = false;
   return static_cast<uintptr_t>(v.As<Napi::BigInt>().Uint64Value(&lossless));
@@ -49,7 +58,7 @@ char* ViewIn(napi_env env, const Napi::Value& handle, uint64_t offset, int ndim,
   if (!ComputeExtent(ndim, shape, strides, item, &low, &high)) {
     throw Error{code::kOutOfRange, std::string("Expected a ") + which + " extent below 2^53 bytes"};
   }
-  if ((low != 0 || high != 0) && (offset < low || offset + high > memory->length())) {
+  if ((low != 0 || high != 0) && !Holds(memory->length(), offset, low, high)) {
     throw Error{code::kDetached, std::string("Expected the ") + which +
                                      " memory to hold its view, but it is " +
                                      std::to_string(memory->length()) + " bytes"};
@@ -69,12 +78,10 @@ struct ScratchViews {
 
 void ReadScratchViews(napi_env env, ScratchViews* v) {
   const double* scratch = EnvState::Of(env).scratch();
-  v->ndim = static_cast<int>(scratch[slot::kNdim]);
-  for (int i = 0; i < v->ndim; ++i) {
-    v->shape[i] = static_cast<int64_t>(scratch[slot::kShape + i]);
-    v->dst_strides[i] = static_cast<int64_t>(scratch[slot::kStrides + i]);
-    v->src_strides[i] = static_cast<int64_t>(scratch[slot::kSourceStrides + i]);
-  }
+  v->ndim = ScratchNdim(scratch);
+  ScratchInts(scratch, slot::kShape, v->ndim, true, v->shape);
+  ScratchInts(scratch, slot::kStrides, v->ndim, false, v->dst_strides);
+  ScratchInts(scratch, slot::kSourceStrides, v->ndim, false, v->src_strides);
   v->plan = MakeCopyPlan(v->ndim, v->shape, v->dst_strides, v->src_strides);
 }
 
@@ -85,12 +92,11 @@ Napi::Value CudaStridedCopy(const Napi::CallbackInfo& info) {
   ScratchViews v;
   ReadScratchViews(env, &v);
   const int device = info[0].As<Napi::Number>().Int32Value();
-  const auto item = static_cast<uint64_t>(info[5].As<Napi::Number>().Int64Value());
-  char* dst = ViewIn(env, info[1], static_cast<uint64_t>(info[2].As<Napi::Number>().Int64Value()),
-                     v.ndim, v.shape, v.dst_strides, item, "destination");
+  const auto item = OffsetArg(info[5]);
+  char* dst =
+      ViewIn(env, info[1], OffsetArg(info[2]), v.ndim, v.shape, v.dst_strides, item, "destination");
   const char* src =
-      ViewIn(env, info[3], static_cast<uint64_t>(info[4].As<Napi::Number>().Int64Value()), v.ndim,
-             v.shape, v.src_strides, item, "source");
+      ViewIn(env, info[3], OffsetArg(info[4]), v.ndim, v.shape, v.src_strides, item, "source");
   Throw(cuda::DeviceStridedCopy(device, v.plan, item, dst, src, StreamArg(info[6])),
         "the strided copy kernel on device " + std::to_string(device));
   return info.Env().Undefined();
@@ -108,11 +114,10 @@ Napi::Value CudaConvert(const Napi::CallbackInfo& info) {
   if (!IsConvertible(dst_type) || !IsConvertible(src_type)) {
     throw Error{code::kUnsupported, "Expected dtypes the conversion kernel handles"};
   }
-  char* dst = ViewIn(env, info[1], static_cast<uint64_t>(info[2].As<Napi::Number>().Int64Value()),
-                     v.ndim, v.shape, v.dst_strides, dst_type.bits / 8, "destination");
-  const char* src =
-      ViewIn(env, info[5], static_cast<uint64_t>(info[6].As<Napi::Number>().Int64Value()), v.ndim,
-             v.shape, v.src_strides, src_type.bits / 8, "source");
+  char* dst = ViewIn(env, info[1], OffsetArg(info[2]), v.ndim, v.shape, v.dst_strides,
+                     dst_type.bits / 8, "destination");
+  const char* src = ViewIn(env, info[5], OffsetArg(info[6]), v.ndim, v.shape, v.src_strides,
+                           src_type.bits / 8, "source");
   Throw(cuda::DeviceConvert(device, v.plan, dst_type, dst, src_type, src, StreamArg(info[9])),
         "the dtype conversion kernel on device " + std::to_string(device));
   return info.Env().Undefined();
@@ -172,7 +177,7 @@ Napi::Value CudaStreamWait(const Napi::CallbackInfo& info) {
 Napi::Value CudaAlloc(const Napi::CallbackInfo& info) {
   const auto kind = static_cast<cuda::MemoryKind>(info[0].As<Napi::Number>().Int32Value());
   const int device = info[1].As<Napi::Number>().Int32Value();
-  const auto bytes = static_cast<uint64_t>(info[2].As<Napi::Number>().Int64Value());
+  const auto bytes = OffsetArg(info[2]);
   const bool zeroed = info[3].As<Napi::Boolean>().Value();
   cuda::Status status;
   Ref<cuda::CudaMemory> memory = cuda::CudaMemory::Allocate(kind, device, bytes, zeroed, &status);
@@ -186,11 +191,11 @@ Napi::Value CudaAlloc(const Napi::CallbackInfo& info) {
 Napi::Value CudaCopy(const Napi::CallbackInfo& info) {
   napi_env env = info.Env();
   const Bytes dst = SpanOf(env, info[0], info[1].As<Napi::Boolean>().Value());
-  const auto dst_offset = static_cast<uint64_t>(info[2].As<Napi::Number>().Int64Value());
+  const auto dst_offset = OffsetArg(info[2]);
   const Bytes src = SpanOf(env, info[3], info[4].As<Napi::Boolean>().Value());
-  const auto src_offset = static_cast<uint64_t>(info[5].As<Napi::Number>().Int64Value());
-  const auto bytes = static_cast<uint64_t>(info[6].As<Napi::Number>().Int64Value());
-  if (dst_offset + bytes > dst.length || src_offset + bytes > src.length) {
+  const auto src_offset = OffsetArg(info[5]);
+  const auto bytes = OffsetArg(info[6]);
+  if (!Holds(dst.length, dst_offset, 0, bytes) || !Holds(src.length, src_offset, 0, bytes)) {
     throw Error{code::kDetached,
                 "Expected both buffers of a CUDA copy to hold its bytes, but one was "
                 "detached or shrunk"};
@@ -225,7 +230,21 @@ Napi::Value CudaHostWait(const Napi::CallbackInfo& info) {
 namespace {
 
 // Stream.done(): a promise resolved on the JS thread, through a thread-safe
-// function, by a host callback the stream runs after its earlier work.
+// function, by a host callback the stream runs after its earlier work. The
+// callback may run after the environment has ended (worker.terminate(),
+// process.exit() in a worker): Node then closes the function and frees it
+// once its finalizer has run. The callback and the finalizer share this
+// state, each holding one reference; the function is called and released
+// under the lock only while it is not closing, so no call reaches a freed
+// function. The module is linked with -z nodelete (binding.gyp,
+// CMakeLists.txt), so this code stays mapped after the last environment
+// that loaded it has ended.
+struct PendingDone {
+  std::mutex mutex;
+  napi_threadsafe_function tsfn = nullptr;
+  bool closing = false;  // guarded by mutex: the finalizer ran
+};
+
 void ResolveDone(napi_env env, napi_value, void* context, void*) {
   if (env == nullptr) return;  // the environment is being torn down
   napi_value undefined;
@@ -233,10 +252,63 @@ void ResolveDone(napi_env env, napi_value, void* context, void*) {
   napi_resolve_deferred(env, static_cast<napi_deferred>(context), undefined);
 }
 
+// JS thread: after the last release, or when the environment closes the
+// function. No JS here either: it may run at teardown.
+void FinalizeDone(napi_env, void* data, void*) {
+  auto* held = static_cast<std::shared_ptr<PendingDone>*>(data);
+  {
+    std::lock_guard<std::mutex> lock((*held)->mutex);
+    (*held)->closing = true;
+  }
+  delete held;
+}
+
 void StreamReached(void* data) {  // on a CUDA thread: no CUDA and no JS here
-  auto* tsfn = static_cast<napi_threadsafe_function>(data);
-  napi_call_threadsafe_function(tsfn, nullptr, napi_tsfn_blocking);
-  napi_release_threadsafe_function(tsfn, napi_tsfn_release);
+  std::unique_ptr<std::shared_ptr<PendingDone>> held(
+      static_cast<std::shared_ptr<PendingDone>*>(data));
+  PendingDone& done = **held;
+  std::lock_guard<std::mutex> lock(done.mutex);
+  if (done.closing) return;
+  // Non-blocking: the queue is unbounded, and a blocking call would wait
+  // under the lock that the closing environment's finalizer takes.
+  // napi_closing: the function is going away and must not be released.
+  if (napi_call_threadsafe_function(done.tsfn, nullptr, napi_tsfn_nonblocking) == napi_closing)
+    return;
+  napi_release_threadsafe_function(done.tsfn, napi_tsfn_release);
+}
+
+// A promise that the callback `launch` schedules resolves; `launch` returns
+// false (with `*failure` set) when the callback will never run.
+template <typename Launch>
+napi_value DonePromise(napi_env env, Launch&& launch) {
+  napi_deferred deferred;
+  napi_value promise;
+  Check(env, napi_create_promise(env, &deferred, &promise), "napi_create_promise");
+  napi_value name;
+  Check(env, napi_create_string_utf8(env, "dlpack.cuda.Stream.done", NAPI_AUTO_LENGTH, &name),
+        "napi_create_string_utf8");
+  auto done = std::make_shared<PendingDone>();
+  auto finalizer_ref = std::make_unique<std::shared_ptr<PendingDone>>(done);
+  auto callback_ref = std::make_unique<std::shared_ptr<PendingDone>>(done);
+  // Referenced until the callback has run, so a pending done() keeps the
+  // process alive as a pending timer does. The finalizer owns its reference
+  // from here on, whether or not the callback is ever launched.
+  Check(env,
+        napi_create_threadsafe_function(env, nullptr, nullptr, name, 0, 1, finalizer_ref.get(),
+                                        FinalizeDone, deferred, ResolveDone, &done->tsfn),
+        "napi_create_threadsafe_function");
+  static_cast<void>(finalizer_ref.release());  // FinalizeDone deletes it
+  napi_value failure = nullptr;
+  if (launch(StreamReached, callback_ref.get(), &failure)) {
+    static_cast<void>(callback_ref.release());  // StreamReached deletes it
+  } else {
+    // The callback will never run: settle the promise here (rejected with the
+    // coded error, as every other failure of an awaited call is), or the
+    // deferred and the promise would live forever.
+    napi_release_threadsafe_function(done->tsfn, napi_tsfn_abort);
+    Check(env, napi_reject_deferred(env, deferred, failure), "napi_reject_deferred");
+  }
+  return promise;
 }
 
 }  // namespace
@@ -245,31 +317,25 @@ Napi::Value CudaStreamDone(const Napi::CallbackInfo& info) {
   napi_env env = info.Env();
   const int device = info[0].As<Napi::Number>().Int32Value();
   const uintptr_t stream = StreamArg(info[1]);
-  napi_deferred deferred;
-  napi_value promise;
-  Check(env, napi_create_promise(env, &deferred, &promise), "napi_create_promise");
-  napi_value name;
-  Check(env, napi_create_string_utf8(env, "dlpack.cuda.Stream.done", NAPI_AUTO_LENGTH, &name),
-        "napi_create_string_utf8");
-  napi_threadsafe_function tsfn;
-  // Referenced until the callback has run, so a pending done() keeps the
-  // process alive as a pending timer does.
-  Check(env,
-        napi_create_threadsafe_function(env, nullptr, nullptr, name, 0, 1, nullptr, nullptr,
-                                        deferred, ResolveDone, &tsfn),
-        "napi_create_threadsafe_function");
-  const cuda::Status s = cuda::LaunchHostCallback(device, stream, StreamReached, tsfn);
-  if (!s.ok) {
-    // The callback will never run: settle the promise here (rejected with the
-    // coded CUDA error, as every other failure of an awaited call is), or the
-    // deferred and the promise would live forever.
-    napi_release_threadsafe_function(tsfn, napi_tsfn_abort);
-    Check(env,
-          napi_reject_deferred(env, deferred,
-                               EnvState::Of(env).MakeError(env, ErrorOf(s, "cudaLaunchHostFunc"))),
-          "napi_reject_deferred");
-  }
-  return Napi::Value(env, promise);
+  return Napi::Value(env, DonePromise(env, [&](void (*fn)(void*), void* data, napi_value* failure) {
+                       const cuda::Status s = cuda::LaunchHostCallback(device, stream, fn, data);
+                       if (!s.ok)
+                         *failure =
+                             EnvState::Of(env).MakeError(env, ErrorOf(s, "cudaLaunchHostFunc"));
+                       return s.ok;
+                     }));
+}
+
+Napi::Value StreamDoneAfter(const Napi::CallbackInfo& info) {
+  napi_env env = info.Env();
+  const auto delay = std::chrono::milliseconds(info[0].As<Napi::Number>().Int64Value());
+  return Napi::Value(env, DonePromise(env, [&](void (*fn)(void*), void* data, napi_value*) {
+                       std::thread([fn, data, delay] {
+                         std::this_thread::sleep_for(delay);
+                         fn(data);
+                       }).detach();
+                       return true;
+                     }));
 }
 
 Napi::Value CudaStats(const Napi::CallbackInfo& info) {

@@ -23,6 +23,10 @@ Napi::Value CudaCopy(const Napi::CallbackInfo& info);
 Napi::Value CudaHostWait(const Napi::CallbackInfo& info);
 Napi::Value CudaStreamDone(
     const Napi::CallbackInfo& info);  // (device, bigint) -> Promise<undefined>
+// (ms) -> Promise<undefined>: done()'s promise and thread-safe function with a
+// thread that sleeps `ms` standing in for the stream's host callback, so that
+// tests prove its lifetime on every machine (test/cuda-streams.test.js).
+Napi::Value StreamDoneAfter(const Napi::CallbackInfo& info);
 // Kernels between views of device memory on one device; shape and strides
 // (destination, source) in the scratch block.
 // (device, dstHandle, dstOffset, srcHandle, srcOffset, itemSize, stream bigint)

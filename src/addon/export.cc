@@ -23,18 +23,16 @@ Napi::Value ExportTensor(const Napi::CallbackInfo& info) {
   const bool foreign = info[1].As<Napi::Boolean>().Value();
   const bool versioned = info[2].As<Napi::Boolean>().Value();
   const double* scratch = state.scratch();
-  const auto byte_offset = static_cast<uint64_t>(scratch[slot::kByteOffset]);
+  const uint64_t byte_offset = ByteOffsetOf(scratch[slot::kByteOffset], "byteOffset");
   const int dtype_index = static_cast<int>(scratch[slot::kDtype]);
   const auto flags = static_cast<uint64_t>(scratch[slot::kFlags]);
   const DLDevice device{static_cast<DLDeviceType>(static_cast<int32_t>(scratch[slot::kDeviceType])),
                         static_cast<int32_t>(scratch[slot::kDeviceId])};
-  const int ndim = static_cast<int>(scratch[slot::kNdim]);
+  const int ndim = ScratchNdim(scratch);
   int64_t shape[kMaxDims];
   int64_t strides[kMaxDims];
-  for (int i = 0; i < ndim; ++i) {
-    shape[i] = static_cast<int64_t>(scratch[slot::kShape + i]);
-    strides[i] = static_cast<int64_t>(scratch[slot::kStrides + i]);
-  }
+  ScratchInts(scratch, slot::kShape, ndim, true, shape);
+  ScratchInts(scratch, slot::kStrides, ndim, false, strides);
   const DtypeEntry entry = Dtypes().at(dtype_index);
   uint64_t low = 0;
   uint64_t high = 0;
@@ -57,7 +55,7 @@ Napi::Value ExportTensor(const Napi::CallbackInfo& info) {
     length = bytes.length;
   }
   const bool empty = low == 0 && high == 0;
-  if (!empty && (byte_offset < low || byte_offset + high > length)) {
+  if (!empty && !Holds(length, byte_offset, low, high)) {
     throw Error{code::kDetached,
                 "Expected the tensor's buffer to still hold its bytes, but it "
                 "was detached or shrunk"};

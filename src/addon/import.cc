@@ -36,10 +36,14 @@ void WriteLayout(double* scratch, const Layout& layout, uint64_t flags, uint64_t
 
 // Our own struct over the JS memory of an environment other than the
 // caller's: that environment's link (null once it has ended). `other` is
-// false for every other struct.
+// false for every other struct. `own_slab`: a struct of this environment's
+// slab that JS did not take back (a consumer changed it): refused, never made
+// native memory over this thread's JS heap that could be shared with, or
+// re-exported to, a thread that outlives this one.
 struct HeapOwner {
   bool other = false;
   std::shared_ptr<EnvLink> link;
+  bool own_slab = false;
 };
 
 HeapOwner OtherHeap(const ManagedTensor& held, const EnvState& state) {
@@ -52,10 +56,12 @@ HeapOwner OtherHeap(const ManagedTensor& held, const EnvState& state) {
   }
   StructSlab* slab = held.versioned() ? StructSlab::Find(held.get()) : nullptr;
   if (slab == nullptr) return {};
-  // EnvLink is the addon's only SlabOwner.
-  std::shared_ptr<EnvLink> link = std::static_pointer_cast<EnvLink>(slab->owner());
-  if (link == state.link())
-    return {};  // changed since JS filled it: imported as a producer's struct
+  // Asked of the environment that filled the entry, not of whoever holds the
+  // slab now: a dead environment's entry in a slab another thread took from
+  // the pool is over freed memory (null link: refused). EnvLink is the
+  // addon's only SlabOwner.
+  std::shared_ptr<EnvLink> link = std::static_pointer_cast<EnvLink>(slab->FillerOf(held.get()));
+  if (link == state.link()) return {false, nullptr, true};
   return {true, std::move(link)};
 }
 
@@ -101,6 +107,14 @@ Napi::Value ImportCapsule(const Napi::CallbackInfo& info) {
   // Our own struct over another thread's JS memory (docs/API.md "Lifetimes"): that
   // memory lives only as long as its thread, so it is copied, never viewed.
   const HeapOwner other_heap = OtherHeap(held, state);
+  if (other_heap.own_slab) {
+    // A view would make it native memory over this thread's heap; a copy
+    // would read wherever the changed shape and strides say.
+    throw Error{code::kUnsupported,
+                "Expected a struct as toPointer() filled it, received one changed since "
+                "(DLPack forbids a consumer to change it); it points at this thread's "
+                "JavaScript memory, which is neither viewed nor copied through changed fields"};
+  }
   if (other_heap.other) {
     const auto ended = [] {
       return Error{code::kDetached,

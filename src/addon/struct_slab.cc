@@ -20,7 +20,8 @@ Napi::Value StructSlabOf(const Napi::CallbackInfo& info) {
   EnvState& state = EnvState::Of(env);
   napi_value shared = state.SlabObject(env);
   if (shared != nullptr) return Napi::Value(env, shared);
-  if (!state.external_buffers() || state.slab_refused()) return Napi::Env(env).Null();
+  const bool peek = info.Length() > 1 && info[1].IsBoolean() && info[1].As<Napi::Boolean>().Value();
+  if (peek || !state.external_buffers() || state.slab_refused()) return Napi::Env(env).Null();
 
   const auto deleter = reinterpret_cast<uintptr_t>(StructSlab::deleter());
   StructSlab* slab = StructSlab::Acquire(state.link());

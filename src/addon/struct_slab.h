@@ -14,7 +14,8 @@ namespace dlnode {
 // environment, or null where there is none: the runtime refuses external
 // ArrayBuffers, the process has all the slabs it may make, or an address
 // does not fit a double exactly. `sweep` is called on the JS thread after
-// deleters freed entries (the first call's function is kept).
+// deleters freed entries (the first call's function is kept). (sweep, true)
+// only looks: null where the environment has taken no slab yet.
 Napi::Value StructSlabOf(const Napi::CallbackInfo& info);
 
 // (bytes) -> the address of a Uint8Array's first byte, as a Number (exact:

@@ -110,6 +110,17 @@ StructSlab* StructSlab::Find(const void* ptr) noexcept {
   return nullptr;
 }
 
+bool StructSlab::Inside(const void* ptr) noexcept {
+  const auto address = reinterpret_cast<uintptr_t>(ptr);
+  const int n = slab_count.load(std::memory_order_acquire);
+  for (int i = 0; i < n; ++i) {
+    const auto start =
+        reinterpret_cast<uintptr_t>(slabs[i].load(std::memory_order_acquire)->memory_);
+    if (address >= start && address < start + kBytes) return true;
+  }
+  return false;
+}
+
 bool StructSlab::Adopt(const void* ptr) noexcept {
   int32_t expected = kOut;
   return StateOf(EntryOf(ptr))
@@ -122,6 +133,15 @@ void StructSlab::Disown(const void* ptr) noexcept {
 
 std::shared_ptr<SlabOwner> StructSlab::owner() {
   std::lock_guard<std::mutex> lock(mutex_);
+  return owner_;
+}
+
+std::shared_ptr<SlabOwner> StructSlab::FillerOf(const void* ptr) {
+  int32_t epoch;
+  std::memcpy(&epoch, memory_ + kHeaderSize + EntryOf(ptr) * kEntrySize + kEpochOffset,
+              sizeof(epoch));
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (epoch != epoch_) return nullptr;
   return owner_;
 }
 
@@ -148,8 +168,18 @@ int64_t StructSlab::freed() const {
 void StructSlab::Deleter(DLManagedTensorVersioned* self) {
   auto* slab = static_cast<StructSlab*>(self->manager_ctx);
   std::shared_ptr<SlabOwner> owner = slab->owner();
-  // The entry is the owner's again from this store on: nothing below touches it.
-  slab->StateOf(slab->EntryOf(self)).store(kReleased, std::memory_order_release);
+  // Out or adopted -> released, once: a second delete of an entry already
+  // released, taken back or free is ignored (before, it marked the entry
+  // released whatever its state, counting a deletion twice and handing a
+  // free entry to the sweep). One reused since cannot be told apart: that
+  // double delete is the consumer's bug, as with any struct.
+  std::atomic<int32_t>& state = slab->StateOf(slab->EntryOf(self));
+  int32_t expected = state.load(std::memory_order_acquire);
+  while (expected == kOut || expected == kAdopted) {
+    // The entry is the owner's again from this exchange on: nothing below touches it.
+    if (state.compare_exchange_weak(expected, kReleased, std::memory_order_acq_rel)) break;
+  }
+  if (expected != kOut && expected != kAdopted) return;
   std::launder(reinterpret_cast<std::atomic<uint32_t>*>(slab->memory_ + kDeletedOffset))
       ->fetch_add(1, std::memory_order_release);
   if (owner) owner->EntryReleased();

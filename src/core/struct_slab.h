@@ -55,7 +55,8 @@ class StructSlab {
   static constexpr size_t kStridesOffset = kShapeOffset + kMaxDims * sizeof(int64_t);
   static constexpr size_t kStateOffset = kStridesOffset + kMaxDims * sizeof(int64_t);
   // The epoch of the environment that filled the entry (JS writes it): the
-  // one whose end may warn about it.
+  // one whose end may warn about it, and whose liveness an import asks
+  // (FillerOf).
   static constexpr size_t kEpochOffset = kStateOffset + sizeof(int32_t);
   // Within the header: the deletions (native, atomic), then the structs JS
   // filled and took back (doubles JS writes).
@@ -78,6 +79,8 @@ class StructSlab {
 
   // The slab whose entry starts at `ptr`, or nullptr. Any thread, lock-free.
   static StructSlab* Find(const void* ptr) noexcept;
+  // Whether `ptr` lies anywhere in a slab's memory (an entry start or not).
+  static bool Inside(const void* ptr) noexcept;
   // kOut -> kAdopted: false when the entry is not out (already adopted,
   // deleted or taken back).
   bool Adopt(const void* ptr) noexcept;
@@ -86,6 +89,11 @@ class StructSlab {
 
   // Whom the slab serves now, or null (pooled: its environment ended).
   std::shared_ptr<SlabOwner> owner();
+  // Who filled the entry at `ptr`: the current owner when the entry carries
+  // its epoch, else null (the environment that filled it has ended, even
+  // when another one serves the slab now). An import asks this, never
+  // owner(): a stale entry of a dead environment is over freed memory.
+  std::shared_ptr<SlabOwner> FillerOf(const void* ptr);
 
   char* memory() const { return memory_; }
   // What JS writes into every struct's deleter field.

@@ -4,6 +4,8 @@
 const path = require('path');
 const dl = require('../../lib');
 const { area, leakFree, foreign, adopt, onlyNoDevice } = require('./rows');
+const { consumer } = require('../helpers');
+const { slabState } = require('../../lib/structs');
 
 const { row } = area(__filename);
 
@@ -137,4 +139,18 @@ describe('fromDLPack', () => {
       capsule.dispose(); // the deleter still runs, and touches nothing of the ended thread
     });
   });
+
+  // Issue 20, MEDIUM 5: before, it became native memory over this thread's JS heap
+  // (a zero-copy view that a 'local' share could hand to a thread outliving this one).
+  row('I10', dl.DLPackError, 'ERR_DLPACK_UNSUPPORTED', async (throws) => {
+    await leakFree(() => {
+      const p = dl.tensor([1, 2, 3]).__dlpack__().toPointer();
+      consumer.poke(p, 24, 1); // the flags word: READ_ONLY, still a valid struct
+      const capsule = adopt(p);
+      throws(() => dl.fromDLPack(capsule), /changed since/);
+      throws(() => dl.fromDLPack(capsule, { copy: false }), /changed since/);
+      expect(capsule.consumed).toBe(false);
+      capsule.dispose();
+    });
+  }, slabState() === null ? 'this runtime has no struct slab (lib/structs.js)' : null);
 });

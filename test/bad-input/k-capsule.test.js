@@ -118,6 +118,19 @@ describe('DLPackCapsule', () => {
     });
   }, noSlab);
 
+  // Issue 20, LOW 10: before, such a pointer was read as a foreign struct (a misaligned
+  // read of another entry's words, or a segfault in its garbage deleter).
+  row('K10', TypeError, 'ERR_INVALID_ARG_VALUE', async (throws) => {
+    await leakFree(() => {
+      const own = dl.tensor([3, 4]).__dlpack__().toPointer();
+      for (const delta of [8n, 80n, 255n, -64n]) {
+        throws(() => adopt(own + delta), /start of a struct/);
+        throws(() => adopt(own + delta, false), /start of a struct/);
+      }
+      expect(dl.fromDLPack(adopt(own)).toArray()).toEqual([3, 4]); // untouched
+    });
+  }, noSlab);
+
   row('K07', TypeError, 'ERR_INVALID_ARG_TYPE', async (throws) => {
     await leakFree(() => {
       const ptr = foreign();

@@ -235,6 +235,23 @@ TEST_F(StructSlabTest, AStructIsCountedOnlyWhenTheEnvironmentThatFilledItEnds) {
   EXPECT_EQ(next_owner->count(), 2);
 }
 
+// Issue 20, HIGH 1+2: an import asks who filled the entry, not who holds the slab.
+TEST_F(StructSlabTest, FillerOfIsTheOwnerOnlyForEntriesOfItsEpoch) {
+  DLManagedTensorVersioned* stale = Fill(slab_, 0, data_);
+  EXPECT_EQ(slab_->FillerOf(stale), owner_);
+  EXPECT_EQ(Detach(slab_), 1);
+  EXPECT_EQ(slab_->FillerOf(stale), nullptr) << "pooled: its environment ended";
+  auto next_owner = std::make_shared<CountingOwner>();
+  ASSERT_EQ(Acquire(next_owner), slab_);
+  EXPECT_EQ(slab_->owner(), next_owner);
+  EXPECT_EQ(slab_->FillerOf(stale), nullptr)
+      << "a dead environment's entry is not the slab's new owner's";
+  DLManagedTensorVersioned* fresh = Fill(slab_, 1, data_);
+  EXPECT_EQ(slab_->FillerOf(fresh), next_owner);
+  Delete(stale);
+  Delete(fresh);
+}
+
 TEST_F(StructSlabTest, SlabsServingLiveOwnersAreDistinctAndTheProcessHasALimit) {
   // Takes every slab the process may have, then gives them all back: the
   // pool serves the tests that run after this one.
@@ -358,6 +375,32 @@ TEST_F(StructSlabTest, TheDeleterReleasesTheEntryCountsAndTellsTheOwnerOnce) {
   EXPECT_EQ(StateOf(slab_, 2), kReleased);
   EXPECT_EQ(Deletions(slab_) - deleted, 4u);
   EXPECT_EQ(owner_->count(), 3);
+}
+
+// Issue 20, LOW 10: out or adopted -> released once; every later call is ignored.
+TEST_F(StructSlabTest, ASecondDeleteChangesNothing) {
+  const uint32_t deleted = Deletions(slab_);
+  DLManagedTensorVersioned* a = Fill(slab_, 0, data_);
+  Delete(a);
+  Delete(a);
+  EXPECT_EQ(StateOf(slab_, 0), kReleased);
+  EXPECT_EQ(Deletions(slab_) - deleted, 1u);
+  EXPECT_EQ(owner_->count(), 1);
+  Sweep(slab_, 0);
+  Delete(a);  // after JS freed the entry: it stays free
+  EXPECT_EQ(StateOf(slab_, 0), kFree);
+  EXPECT_EQ(Deletions(slab_) - deleted, 1u);
+  EXPECT_EQ(owner_->count(), 1);
+}
+
+TEST_F(StructSlabTest, InsideKnowsEveryByteOfEverySlab) {
+  const char* first = EntryAt(slab_, 0);
+  EXPECT_TRUE(StructSlab::Inside(slab_->memory()));
+  EXPECT_TRUE(StructSlab::Inside(first + 8));
+  EXPECT_TRUE(StructSlab::Inside(slab_->memory() + StructSlab::kBytes - 1));
+  EXPECT_FALSE(StructSlab::Inside(slab_->memory() + StructSlab::kBytes));
+  EXPECT_FALSE(StructSlab::Inside(data_));
+  EXPECT_EQ(StructSlab::Find(first + 8), nullptr);
 }
 
 TEST_F(StructSlabTest, DeletersFromManyThreadsAreEachCountedOnce) {
