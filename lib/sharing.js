@@ -10,6 +10,7 @@ const { normalizeShape, product, contiguousStrides } = require('./shape');
 const { Layout } = require('./layout');
 const { Storage, holderOf } = require('./storage');
 const { makeTensor, liveStorage } = require('./tensor');
+const { checkOptions } = require('./options');
 const { checkDevice, cudaStorage, copyBytes } = require('./cuda');
 const { kStorage, kLayout, kFlags, kDevice, READ_ONLY } = require('./symbols');
 const { isSharedArrayBuffer } = require('util').types;
@@ -21,6 +22,7 @@ const CUDA_IPC_VERSION = 2;
 const SEGMENT_NAME = /^dlpack-[0-9a-f]{32}$/;
 const IPC_HANDLE = /^[0-9a-f]{128}$/;
 const INT32_MAX = 2147483647;
+const WASM_VIEW_KEYS = ['ptr', 'dtype', 'shape'];
 
 // A zeroed, sealed shared-memory segment of `nbytes` (python/FORMAT.md).
 function sharedStorage(nbytes) {
@@ -307,6 +309,7 @@ function view(memory, options) {
     throw invalidType('memory', 'a WebAssembly.Memory', memory);
   }
   if (options === null || typeof options !== 'object') throw invalidType('options', 'an object', options);
+  checkOptions(options, WASM_VIEW_KEYS);
   const info = dtypeInfo(options.dtype, 'options.dtype');
   const { ptr } = options;
   if (!Number.isSafeInteger(ptr) || ptr < 0) throw invalidType('options.ptr', 'a non-negative integer', ptr);

@@ -9,6 +9,7 @@ const {
 const { Layout } = require('./layout');
 const { dtypeInfo, infos } = require('./dtypes');
 const { copyElements } = require('./convert');
+const { checkOptions } = require('./options');
 const { Storage } = require('./storage');
 const { allocate, allocateForCopy } = require('./memory');
 const { kToken, kStorage, kLayout, kFlags, kView, kDevice, READ_ONLY, IS_COPY, DISPOSED } = require('./symbols');
@@ -263,7 +264,7 @@ class Tensor {
       if (options !== undefined) {
         throw invalidValue('options', 'undefined when the first argument is an options object', options);
       }
-      checkKeys(target, TO_KEYS, 'options');
+      checkOptions(target, TO_KEYS);
       ({ dtype, device } = target);
       options = target;
     } else if (isDtype(target)) {
@@ -456,9 +457,7 @@ function contiguousSource(t) {
 // between CUDA memory this library allocated return at once).
 function streamOption(options) {
   if (options === undefined) return 1n;
-  if (options === null || typeof options !== 'object') throw invalidType('options', 'an object', options);
-  checkKeys(options, STREAM_KEYS, 'options');
-  return copyStream(options.stream);
+  return copyStream(checkOptions(options, STREAM_KEYS).stream);
 }
 
 // A contiguous copy of t on `target` (any devices; CUDA must be usable),
@@ -558,15 +557,6 @@ const TO_KEYS = ['dtype', 'device', 'stream'];
 const FLOATS = new Set(['float16', 'bfloat16', 'float32', 'float64']);
 const STREAM_KEYS = ['stream'];
 
-// Options objects name only keys the method reads.
-function checkKeys(options, keys, name) {
-  for (const key of Object.keys(options)) {
-    if (!keys.includes(key)) {
-      throw invalidValue(`${name}.${key}`, `one of the keys ${keys.join(', ')}`, options[key]);
-    }
-  }
-}
-
 // A view of t with `layout`: same storage, flags and device.
 function viewOf(t, layout) {
   return new Tensor(kToken, t[kStorage], layout, t[kFlags] & (READ_ONLY | IS_COPY), t[kDevice]);
@@ -636,5 +626,4 @@ function frozen(array) {
 
 module.exports = {
   Tensor, makeTensor, liveStorage, hostStorage, checkedBuffer, coveredBuffer, connect,
-  checkKeys,
 };
