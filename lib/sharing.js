@@ -54,8 +54,20 @@ function share(t) {
   if (storage.isNative) return shareLocal(t, storage);
   throw makeError('ERR_DLPACK_UNSUPPORTED',
     'Expected a tensor over a SharedArrayBuffer, shared memory (dl.empty(shape, { shared: true })) or ' +
-    'native memory for share(), received one over a plain ArrayBuffer, which only its own thread can use; ' +
-    'call t.shareMemory() to move it into shared memory in place, or t.toShared() for a shared copy');
+    `native memory for share(), received one over ${storage.kind === 'wasm' ? 'non-shared WebAssembly memory' :
+      'a plain ArrayBuffer'}, which only its own thread can use; ${unshared(storage)}`);
+}
+
+// What to do instead of share() for memory only its own thread can use:
+// shareMemory() only where it would not refuse (row T21).
+function unshared(storage) {
+  if (storage.kind === 'wasm') {
+    return 'call t.toShared() for a shared copy, or give the module a shared WebAssembly.Memory ' +
+      '({ shared: true, maximum }), whose views share() as \'sab\'';
+  }
+  if (unmovable(storage) !== null) return 'call t.toShared() for a shared copy (t.shareMemory() cannot move ' +
+    `${unmovable(storage)})`;
+  return 'call t.shareMemory() to move it into shared memory in place, or t.toShared() for a shared copy';
 }
 
 // Memory other processes can map already: a segment, or CUDA memory

@@ -2,15 +2,15 @@
 // The Tensor class (docs/API.md "Tensor"). Public methods are small forwarders;
 // state lives under module-private symbols.
 const { makeError, invalidType, invalidValue, outOfRange, fail } = require('./errors');
-const { Device, parseDevice, cudaUnavailable, CPU } = require('./device');
+const { Device, parseDevice, deviceOfString, cudaUnavailable, CPU } = require('./device');
 const {
   isAvailable, cudaStorage, copyBytes, copyStream, onOneDevice, copyOnDevice, convertOnDevice,
 } = require('./cuda');
 const { Layout } = require('./layout');
 const { dtypeInfo, infos } = require('./dtypes');
 const { copyElements } = require('./convert');
-const { checkOptions } = require('./options');
-const { Storage } = require('./storage');
+const { checkOptions, nearestKey } = require('./options');
+const { Storage, detachedError } = require('./storage');
 const { allocate, allocateForCopy } = require('./memory');
 const { kToken, kStorage, kLayout, kFlags, kView, kDevice, READ_ONLY, IS_COPY, DISPOSED } = require('./symbols');
 const { formatTensor } = require('./format');
@@ -83,7 +83,7 @@ class Tensor {
       view = new info.View(buffer, this[kLayout].base, length);
       this[kView] = view;
     } else if (view.length !== length) {
-      throw detached();
+      throw detachedError(this[kStorage]);
     }
     return view;
   }
@@ -269,6 +269,8 @@ class Tensor {
       options = target;
     } else if (isDtype(target)) {
       dtype = target;
+    } else if (typeof target === 'string' && deviceOfString(target) === undefined) {
+      throw neitherDtypeNorDevice(target);
     } else {
       device = target;
     }
@@ -554,6 +556,21 @@ const isDtype = (v) => (typeof v === 'string' && infos[v] !== undefined) ||
   (v !== null && typeof v === 'object' && typeof v.name === 'string' && infos[v.name] !== undefined &&
    infos[v.name].public === v);
 const TO_KEYS = ['dtype', 'device', 'stream'];
+// torch's dtype names that are not ours (torch.float is float32, ...).
+const TORCH_NAMES = {
+  float: 'float32', double: 'float64', half: 'float16', int: 'int32', long: 'int64', short: 'int16',
+  cfloat: 'complex64', cdouble: 'complex128',
+};
+
+// t.to('float'): a string that is neither a dtype nor a device name, answered
+// with both lists and the dtype it most likely meant.
+function neitherDtypeNorDevice(value) {
+  const meant = Object.hasOwn(TORCH_NAMES, value) ? TORCH_NAMES[value] : nearestKey(value, Object.keys(infos));
+  const error = invalidValue('target', `a dtype (${Object.keys(infos).join(', ')}) or a device ('cpu', 'cuda', ` +
+    "'cuda:N', 'cuda_host', 'cuda_managed')", value);
+  if (meant !== undefined) error.message += `; did you mean '${meant}'?`;
+  return error;
+}
 const FLOATS = new Set(['float16', 'bfloat16', 'float32', 'float64']);
 const STREAM_KEYS = ['stream'];
 
@@ -568,11 +585,6 @@ function copyAs(t, shape) {
   const out = makeTensor(c[kStorage], Layout.contiguous(c[kLayout].info, shape, c[kLayout].byteOffset), 0, c[kDevice]);
   c.dispose();
   return out;
-}
-
-function detached() {
-  return makeError('ERR_DLPACK_DETACHED',
-    'Expected the tensor\'s buffer to still hold its bytes, but it was detached or shrunk');
 }
 
 function liveStorage(t) {
@@ -602,7 +614,7 @@ function checkedBuffer(t) {
 // `layout`.
 function coveredBuffer(storage, layout) {
   const buffer = storage.buffer();
-  if (!layout.inside(buffer.byteLength)) throw detached();
+  if (!layout.inside(buffer.byteLength)) throw detachedError(storage);
   return buffer;
 }
 
