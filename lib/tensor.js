@@ -207,7 +207,8 @@ class Tensor {
   contiguous(...rest) {
     liveStorage(this);
     if (rest.length !== 0) views.tooMany(rest, 0, 'contiguous()');
-    return this.isContiguous ? this : this.clone();
+    // A new tensor over the same memory, not `this`: see moveTo().
+    return this.isContiguous ? viewOf(this, this[kLayout]) : this.clone();
   }
 
   clone(options = undefined, ...rest) {
@@ -252,7 +253,8 @@ class Tensor {
   }
 
   // t.to(dtype), t.to(device[, { stream }]), t.to({ dtype, device, stream }):
-  // `this` when nothing changes (torch), else a new contiguous tensor. Dtype
+  // a new tensor over the same memory when nothing changes (torch returns
+  // `this`; see moveTo), else a new contiguous tensor. Dtype
   // names and device names never collide ('float32' vs 'cpu', 'cuda:0').
   to(target, options = undefined, ...rest) {
     liveStorage(this);
@@ -535,9 +537,12 @@ function convertOnHost(t, info) {
   return out;
 }
 
-// t on `place`: t itself when it is there already.
+// t on `place`. Already there: a new tensor over t's memory (one more holder,
+// as a view is), not t itself as torch returns, so that disposing what to(),
+// cpu() or contiguous() gave never disposes the tensor it was called on
+// (docs/API.md "Decisions").
 function moveTo(t, place, stream = 1n) {
-  if (place === t[kDevice]) return t;
+  if (place === t[kDevice]) return viewOf(t, t[kLayout]);
   // Host-accessible memory to the CPU is a plain host copy.
   if (place === CPU && t[kDevice].hostAccessible) return t.clone();
   return transfer(t, place, stream);
