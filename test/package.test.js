@@ -70,6 +70,15 @@ describe('the npm package', () => {
     files = packedFiles();
   });
 
+  // memfd_create and /proc/<pid>/fd are Linux's: npm refuses the package elsewhere,
+  // and the README says so, with the two commands a clone needs.
+  test('declares "os": ["linux"], and the README says so and names npm install and npm test', () => {
+    expect(JSON.parse(read('package.json')).os).toEqual(['linux']);
+    const readme = read('README.md');
+    expect(readme).toMatch(/\*\*Linux only\.\*\*[^]*`"os": \["linux"\]`/);
+    expect(readme).toMatch(/from a clone: `npm install` [^]*then `npm test`/);
+  });
+
   test('ships the README, LICENSE, docs/, examples/ and the Python half', () => {
     for (const file of ['README.md', 'LICENSE', 'package.json', 'docs/API.md', 'docs/errors.md',
       'docs/python.md', 'docs/development.md', 'examples/worker-pipeline.js',
