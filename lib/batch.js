@@ -4,7 +4,8 @@
 // to a worker or Python). Inputs of another dtype than the result are
 // converted by the rules of lib/convert.js.
 const { invalidType, invalidValue, fail } = require('./errors');
-const { Tensor, liveStorage, checkKeys } = require('./tensor');
+const { Tensor, liveStorage } = require('./tensor');
+const { checkOptions } = require('./options');
 const { empty } = require('./create');
 const { dimension, maxArgs } = require('./views');
 const { kLayout, kDevice } = require('./symbols');
@@ -23,9 +24,7 @@ function inputs(tensors) {
 
 function outOption(options) {
   if (options === undefined) return undefined;
-  if (options === null || typeof options !== 'object') throw invalidType('options', 'an object', options);
-  checkKeys(options, OPTION_KEYS, 'options');
-  const { out } = options;
+  const { out } = checkOptions(options, OPTION_KEYS);
   if (out === undefined) return undefined;
   if (!(out instanceof Tensor)) throw invalidType('options.out', 'a Tensor', out);
   liveStorage(out);

@@ -3,6 +3,7 @@
 // (toDLPack / __dlpack__) and import (fromDLPack).
 const { native, importResult, exportStruct, adoptPointer, importStruct } = require('./binding');
 const { makeError, invalidType, invalidValue, outOfRange } = require('./errors');
+const { checkOptions } = require('./options');
 const { byIndex } = require('./dtypes');
 const { parseDevice, deviceFromCode, cudaUnavailable, CPU } = require('./device');
 const { streamHandle, isAvailable } = require('./cuda');
@@ -16,7 +17,10 @@ const FLAG_READ_ONLY = 1; // DLPACK_FLAG_BITMASK_READ_ONLY
 const FLAG_IS_COPIED = 2; // DLPACK_FLAG_BITMASK_IS_COPIED
 const dlpackVersion = Object.freeze({ major: 1, minor: 3 });
 const LEGACY_VERSION = Object.freeze({ major: 0, minor: 0 });
-const NO_OPTIONS = Object.freeze({});
+// The keys of __dlpack__()/toDLPack(), fromDLPack() and fromPointer() options.
+const EXPORT_KEYS = ['stream', 'maxVersion', 'dlDevice', 'copy'];
+const IMPORT_KEYS = ['device', 'copy'];
+const POINTER_KEYS = ['versioned'];
 const MAX_POINTER = (1n << 64n) - 1n;
 const TWO_64 = 2 ** 64;
 
@@ -108,8 +112,11 @@ class DLPackCapsule {
     if (!(address > 0 && address <= TWO_64) || (address === TWO_64 && pointer > MAX_POINTER)) {
       throw outOfRange('pointer', 'a non-NULL 64-bit address', `${pointer}n`);
     }
-    if (options === null || typeof options !== 'object') throw invalidType('options', 'an object', options);
-    const { versioned } = options;
+    if (options === null || typeof options !== 'object') {
+      throw invalidType('options', '{ versioned: true } (a DLManagedTensorVersioned) or { versioned: false } ' +
+        '(a legacy DLManagedTensor)', options);
+    }
+    const { versioned } = checkOptions(options, POINTER_KEYS);
     if (typeof versioned !== 'boolean') throw invalidType('options.versioned', 'a boolean', versioned);
     if (versioned) {
       // Our own struct, unchanged: a capsule like __dlpack__'s, holding the memory again.
@@ -167,12 +174,6 @@ function unconsumed(capsule) {
   }
 }
 
-function parseOptions(options, name) {
-  if (options === undefined) return NO_OPTIONS;
-  if (options === null || typeof options !== 'object') throw invalidType(name, 'an object', options);
-  return options;
-}
-
 function parseCopy(copy) {
   if (copy !== undefined && typeof copy !== 'boolean') {
     throw invalidType('copy', 'true, false or undefined', copy);
@@ -210,7 +211,7 @@ function parseStream(stream, device) {
 function toDLPack(tensor, options) {
   if (!(tensor instanceof Tensor)) throw invalidType('tensor', 'a Tensor', tensor);
   liveStorage(tensor);
-  const { stream, maxVersion, dlDevice, copy } = parseOptions(options, 'options');
+  const { stream, maxVersion, dlDevice, copy } = checkOptions(options, EXPORT_KEYS);
   parseCopy(copy);
   let versioned = true;
   if (maxVersion !== undefined && maxVersion !== null) {
@@ -270,7 +271,7 @@ function isCapsule(x) {
 }
 
 function fromDLPack(x, options) {
-  const { device: deviceOption, copy } = parseOptions(options, 'options');
+  const { device: deviceOption, copy } = checkOptions(options, IMPORT_KEYS);
   parseCopy(copy);
   const device = deviceOption === undefined ? undefined : parseDevice(deviceOption);
   let capsule = x;

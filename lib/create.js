@@ -8,6 +8,7 @@ const { normalizeShape, product } = require('./shape');
 const { Layout } = require('./layout');
 const { Storage, isDetached, holderOf } = require('./storage');
 const { makeTensor } = require('./tensor');
+const { checkOptions } = require('./options');
 const { allocate } = require('./memory');
 const { integerValue, isInteger } = require('./convert');
 const { sharedStorage } = require('./sharing');
@@ -16,8 +17,13 @@ const { isAnyArrayBuffer, isTypedArray, isDataView, viewParts, typedArrayLength,
   posesAsBuffer } =
   require('./typed');
 
+const FROM_BUFFER_KEYS = ['dtype', 'offset', 'count', 'shape', 'strides'];
+const CREATE_KEYS = ['dtype', 'device', 'shared'];
+const TENSOR_KEYS = ['dtype', 'shape', 'device'];
+
 // torch.frombuffer semantics: a zero-copy view that keeps `source` alive.
 function fromBuffer(source, options) {
+  if (options !== null && typeof options === 'object') checkOptions(options, FROM_BUFFER_KEYS);
   if (options === null || typeof options !== 'object' || options.dtype === undefined) {
     throw invalidType('options.dtype', 'a dtype name string', undefined);
   }
@@ -168,14 +174,8 @@ function viewError(failure, info, length, base, offset, count, countGiven = true
   }
 }
 
-function creationOptions(options) {
-  if (options === undefined) return {};
-  if (options === null || typeof options !== 'object') throw invalidType('options', 'an object', options);
-  return options;
-}
-
 function allocateTensor(shapeValue, options, zeroed) {
-  const { dtype = 'float32', device, shared = false } = creationOptions(options);
+  const { dtype = 'float32', device, shared = false } = checkOptions(options, CREATE_KEYS);
   const info = dtypeInfo(dtype, 'options.dtype');
   const target = parseDevice(device, 'options.device');
   if (typeof shared !== 'boolean') throw invalidType('options.shared', 'a boolean', shared);
@@ -209,7 +209,7 @@ function tensor(values, options) {
 
 // dl.tensor(), with `where` naming the values in messages (copyFrom's `src`).
 function build(values, options, where) {
-  const { dtype, shape: shapeOption, device } = creationOptions(options);
+  const { dtype, shape: shapeOption, device } = checkOptions(options, TENSOR_KEYS);
   const target = parseDevice(device, 'options.device');
   if (target.type !== 'cpu') {
     // Built on the CPU, then copied over.

@@ -41,16 +41,21 @@ function device(type, index = 0) {
 const CPU = device('cpu');
 const DEVICE_RE = /^(cpu|cuda|cuda_host|cuda_managed)(?::(\d+))?$/;
 
+// The device a string names, or undefined.
+function deviceOfString(value) {
+  const m = DEVICE_RE.exec(value);
+  if (m === null || (m[2] !== undefined && m[1] !== 'cuda')) return undefined;
+  return device(m[1], m[2] === undefined ? 0 : Number(m[2]));
+}
+
 function parseDevice(value, name = 'device') {
   if (value === undefined) return CPU;
   // Our own Device objects are canonical (compared by identity); one made
   // with `new dl.Device(type, index)` is read like any { type, index }.
   if (value instanceof Device && cache.get(`${value.type}:${value.index}`) === value) return value;
   if (typeof value === 'string') {
-    const m = DEVICE_RE.exec(value);
-    if (m !== null && (m[2] === undefined || m[1] === 'cuda')) {
-      return device(m[1], m[2] === undefined ? 0 : Number(m[2]));
-    }
+    const d = deviceOfString(value);
+    if (d !== undefined) return d;
     throw invalidValue(name, "'cpu', 'cuda', 'cuda:N', 'cuda_host' or 'cuda_managed'", value);
   }
   if (value !== null && typeof value === 'object' && typeof value.type === 'string') {
@@ -72,4 +77,4 @@ function cudaUnavailable(what) {
   return unavailable(what);
 }
 
-module.exports = { Device, CPU, parseDevice, deviceFromCode, cudaUnavailable };
+module.exports = { Device, CPU, parseDevice, deviceOfString, deviceFromCode, cudaUnavailable };

@@ -284,11 +284,13 @@ export declare class Tensor<N extends DTypeName = DTypeName> implements DLPackPr
   expand(...sizes: number[]): Tensor<N>;
   /** Strides in elements; byteOffset from the start of the storage (default: this byteOffset). */
   asStrided(shape: readonly number[], strides: readonly number[], byteOffset?: number): Tensor<N>;
+  /** A contiguous copy; when already contiguous, a new tensor over the same memory (never `this`). */
   contiguous(): Tensor<N>;
   /** With a `stream`, a CUDA copy is enqueued there (see CopyOptions). */
   clone(options?: CopyOptions): Tensor<N>;
+  /** A copy on `device`; already there, a new tensor over the same memory (never `this`). */
   to(device: DeviceLike, options?: CopyOptions): Tensor<N>;
-  /** A converted contiguous copy (this tensor when the dtype is already M). */
+  /** A converted contiguous copy; of dtype M already, a new tensor over the same memory (never `this`). */
   to<M extends DTypeName>(dtype: M | DType<M>): Tensor<M>;
   to<M extends DTypeName = N>(options: ToOptions<M>): Tensor<M>;
   cpu(): Tensor<N>;

@@ -7,6 +7,7 @@
 const fs = require('fs');
 const path = require('path');
 const { DLPackError } = require('./errors');
+const { floors, floorGcc, GCC_OF_GLIBCXX } = require('./floors');
 
 const root = path.join(__dirname, '..');
 const target = `${process.platform}-${process.arch}`;
@@ -147,8 +148,9 @@ function diagnose(file, message, system = { ...libc(), arch: process.arch }) {
   }
   const missing = /(GLIBCXX|CXXABI)_[0-9.]+/.exec(message);
   if (missing !== null) {
-    return `${name} needs a libstdc++ with ${missing[0]} (GCC 11 or newer; it asks for up to ` +
-      `GLIBCXX_${elf.needs.GLIBCXX}), which this system's libstdc++.so.6 lacks`;
+    const gcc = GCC_OF_GLIBCXX[elf.needs.GLIBCXX];
+    return `${name} needs a libstdc++ with ${missing[0]} (it asks for up to GLIBCXX_${elf.needs.GLIBCXX}` +
+      `${gcc === undefined ? '' : `, GCC ${gcc}'s`}), which this system's libstdc++.so.6 lacks`;
   }
   return `${name} could not be loaded (${message.split('\n')[0]})`;
 }
@@ -157,16 +159,9 @@ function diagnose(file, message, system = { ...libc(), arch: process.arch }) {
 // or null when there is no binary at all.
 function noBinarySentence(why, system = libc()) {
   const shipped = shippedTargets();
-  let floor = null;
-  for (const t of shipped) {
-    try {
-      const needs = readElf(path.join(root, 'prebuilds', t, 'dlpack.node')).needs.GLIBC;
-      if (needs && (floor === null || compareVersions(needs, floor) > 0)) floor = needs;
-    } catch {
-      // a damaged prebuilt has no floor to report
-    }
-  }
-  const needs = floor ? `, which need${shipped.length === 1 ? 's' : ''} glibc ${floor} or newer` : '';
+  // The documented floors (lib/floors.js), which CI holds every shipped binary to.
+  const needs = `, which need${shipped.length === 1 ? 's' : ''} glibc ${floors.GLIBC} or newer and libstdc++ ` +
+    `from GCC ${floorGcc} or newer (GLIBCXX_${floors.GLIBCXX})`;
   const ships = shipped.length === 0
     ? 'the package carries no prebuilt binaries'
     : `the package carries prebuilt binaries for ${shipped.map(label).join(' and ')}${needs}`;

@@ -6,7 +6,8 @@
 const path = require('path');
 const readline = require('readline');
 const { spawn: spawnChild } = require('child_process');
-const { makeError, fail, invalidType, invalidValue } = require('./errors');
+const { makeError, invalidType, invalidValue } = require('./errors');
+const { checkOptions } = require('./options');
 const { Tensor } = require('./tensor');
 const { open } = require('./sharing');
 
@@ -200,19 +201,13 @@ class PythonWorker {
   }
 }
 
-const SPAWN_OPTIONS = new Set(['python', 'args', 'env', 'cwd', 'stderr']);
+const SPAWN_KEYS = ['python', 'args', 'env', 'cwd', 'stderr'];
 
 // Starts `script` (a Python file calling dlpack_node.worker.serve) with this
 // package's python/ directory on PYTHONPATH.
 function spawn(script, options = {}) {
   if (typeof script !== 'string') throw invalidType('script', 'a path string', script);
-  if (options === null || typeof options !== 'object') throw invalidType('options', 'an object', options);
-  for (const name of Object.keys(options)) {
-    if (!SPAWN_OPTIONS.has(name)) {
-      throw fail('ERR_INVALID_ARG_VALUE', 'options', `only the keys ${[...SPAWN_OPTIONS].join(', ')}`,
-        `the key ${JSON.stringify(name)}`);
-    }
-  }
+  checkOptions(options, SPAWN_KEYS);
   const { python = process.env.DLPACK_PYTHON || 'python3', args = [], env = process.env, cwd,
     stderr = 'inherit' } = options;
   if (typeof python !== 'string') throw invalidType('options.python', 'a string', python);

@@ -10,6 +10,7 @@ const { normalizeShape, product, contiguousStrides } = require('./shape');
 const { Layout } = require('./layout');
 const { Storage, holderOf } = require('./storage');
 const { makeTensor, liveStorage } = require('./tensor');
+const { checkOptions } = require('./options');
 const { checkDevice, cudaStorage, copyBytes } = require('./cuda');
 const { kStorage, kLayout, kFlags, kDevice, READ_ONLY } = require('./symbols');
 const { isSharedArrayBuffer } = require('util').types;
@@ -21,6 +22,7 @@ const CUDA_IPC_VERSION = 2;
 const SEGMENT_NAME = /^dlpack-[0-9a-f]{32}$/;
 const IPC_HANDLE = /^[0-9a-f]{128}$/;
 const INT32_MAX = 2147483647;
+const WASM_VIEW_KEYS = ['ptr', 'dtype', 'shape'];
 
 // A zeroed, sealed shared-memory segment of `nbytes` (python/FORMAT.md).
 function sharedStorage(nbytes) {
@@ -52,8 +54,20 @@ function share(t) {
   if (storage.isNative) return shareLocal(t, storage);
   throw makeError('ERR_DLPACK_UNSUPPORTED',
     'Expected a tensor over a SharedArrayBuffer, shared memory (dl.empty(shape, { shared: true })) or ' +
-    'native memory for share(), received one over a plain ArrayBuffer, which only its own thread can use; ' +
-    'call t.shareMemory() to move it into shared memory in place, or t.toShared() for a shared copy');
+    `native memory for share(), received one over ${storage.kind === 'wasm' ? 'non-shared WebAssembly memory' :
+      'a plain ArrayBuffer'}, which only its own thread can use; ${unshared(storage)}`);
+}
+
+// What to do instead of share() for memory only its own thread can use:
+// shareMemory() only where it would not refuse (row T21).
+function unshared(storage) {
+  if (storage.kind === 'wasm') {
+    return 'call t.toShared() for a shared copy, or give the module a shared WebAssembly.Memory ' +
+      '({ shared: true, maximum }), whose views share() as \'sab\'';
+  }
+  if (unmovable(storage) !== null) return 'call t.toShared() for a shared copy (t.shareMemory() cannot move ' +
+    `${unmovable(storage)})`;
+  return 'call t.shareMemory() to move it into shared memory in place, or t.toShared() for a shared copy';
 }
 
 // Memory other processes can map already: a segment, or CUDA memory
@@ -308,6 +322,7 @@ function view(memory, options) {
     throw invalidType('memory', 'a WebAssembly.Memory', memory);
   }
   if (options === null || typeof options !== 'object') throw invalidType('options', 'an object', options);
+  checkOptions(options, WASM_VIEW_KEYS);
   const info = dtypeInfo(options.dtype, 'options.dtype');
   const { ptr } = options;
   if (!Number.isSafeInteger(ptr) || ptr < 0) throw invalidType('options.ptr', 'a non-negative integer', ptr);

@@ -245,7 +245,7 @@ class Storage {
     let bytes = this.bytes;
     if (bytes === null || bytes.buffer !== buffer || (bytes.length === 0 && buffer.byteLength !== 0)) {
       if (buffer.byteLength === 0 && isDetached(buffer)) {
-        throw makeError('ERR_DLPACK_DETACHED', 'The tensor\'s ArrayBuffer was detached');
+        throw detachedError(this);
       }
       bytes = new Uint8Array(buffer);
       bytes[kStorage] = this;
@@ -309,4 +309,15 @@ function isDetached(buffer) {
   }
 }
 
-module.exports = { Storage, HeapMemory, isDetached, holderOf };
+// The tensor's bytes are gone from its buffer (detached, or a resizable one
+// shrunk). A caller's plain ArrayBuffer may be a WebAssembly.Memory's, which
+// memory.grow() detaches: wasm.view() is the tensor that survives that.
+function detachedError(storage) {
+  const hint = storage.kind === 'heap' && !storage.owned && !storage.sharedBuffer ?
+    '; if it was a WebAssembly.Memory\'s buffer, memory.grow() detached it: ' +
+    'dl.wasm.view(memory, { ptr, dtype, shape }) makes a tensor that follows the memory as it grows' : '';
+  return makeError('ERR_DLPACK_DETACHED',
+    `Expected the tensor's buffer to still hold its bytes, but it was detached or shrunk${hint}`);
+}
+
+module.exports = { Storage, HeapMemory, isDetached, holderOf, detachedError };

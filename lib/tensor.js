@@ -2,14 +2,15 @@
 // The Tensor class (docs/API.md "Tensor"). Public methods are small forwarders;
 // state lives under module-private symbols.
 const { makeError, invalidType, invalidValue, outOfRange, fail } = require('./errors');
-const { Device, parseDevice, cudaUnavailable, CPU } = require('./device');
+const { Device, parseDevice, deviceOfString, cudaUnavailable, CPU } = require('./device');
 const {
   isAvailable, cudaStorage, copyBytes, copyStream, onOneDevice, copyOnDevice, convertOnDevice,
 } = require('./cuda');
 const { Layout } = require('./layout');
 const { dtypeInfo, infos } = require('./dtypes');
 const { copyElements } = require('./convert');
-const { Storage } = require('./storage');
+const { checkOptions, nearestKey } = require('./options');
+const { Storage, detachedError } = require('./storage');
 const { allocate, allocateForCopy } = require('./memory');
 const { kToken, kStorage, kLayout, kFlags, kView, kDevice, READ_ONLY, IS_COPY, DISPOSED } = require('./symbols');
 const { formatTensor } = require('./format');
@@ -84,7 +85,7 @@ class Tensor {
       view = new info.View(buffer, this[kLayout].base, length);
       this[kView] = view;
     } else if (view.length !== length) {
-      throw detached();
+      throw detachedError(this[kStorage]);
     }
     return view;
   }
@@ -208,7 +209,8 @@ class Tensor {
   contiguous(...rest) {
     liveStorage(this);
     if (rest.length !== 0) views.tooMany(rest, 0, 'contiguous()');
-    return this.isContiguous ? this : this.clone();
+    // A new tensor over the same memory, not `this`: see moveTo().
+    return this.isContiguous ? viewOf(this, this[kLayout]) : this.clone();
   }
 
   clone(options = undefined, ...rest) {
@@ -262,7 +264,8 @@ class Tensor {
   }
 
   // t.to(dtype), t.to(device[, { stream }]), t.to({ dtype, device, stream }):
-  // `this` when nothing changes (torch), else a new contiguous tensor. Dtype
+  // a new tensor over the same memory when nothing changes (torch returns
+  // `this`; see moveTo), else a new contiguous tensor. Dtype
   // names and device names never collide ('float32' vs 'cpu', 'cuda:0').
   to(target, options = undefined, ...rest) {
     liveStorage(this);
@@ -274,11 +277,13 @@ class Tensor {
       if (options !== undefined) {
         throw invalidValue('options', 'undefined when the first argument is an options object', options);
       }
-      checkKeys(target, TO_KEYS, 'options');
+      checkOptions(target, TO_KEYS);
       ({ dtype, device } = target);
       options = target;
     } else if (isDtype(target)) {
       dtype = target;
+    } else if (typeof target === 'string' && deviceOfString(target) === undefined) {
+      throw neitherDtypeNorDevice(target);
     } else {
       device = target;
     }
@@ -539,9 +544,7 @@ function contiguousSource(t) {
 // between CUDA memory this library allocated return at once).
 function streamOption(options) {
   if (options === undefined) return 1n;
-  if (options === null || typeof options !== 'object') throw invalidType('options', 'an object', options);
-  checkKeys(options, STREAM_KEYS, 'options');
-  return copyStream(options.stream);
+  return copyStream(checkOptions(options, STREAM_KEYS).stream);
 }
 
 // A contiguous copy of t on `target` (any devices; CUDA must be usable),
@@ -617,9 +620,12 @@ function convertOnHost(t, info) {
   return out;
 }
 
-// t on `place`: t itself when it is there already.
+// t on `place`. Already there: a new tensor over t's memory (one more holder,
+// as a view is), not t itself as torch returns, so that disposing what to(),
+// cpu() or contiguous() gave never disposes the tensor it was called on
+// (docs/API.md "Decisions").
 function moveTo(t, place, stream = 1n) {
-  if (place === t[kDevice]) return t;
+  if (place === t[kDevice]) return viewOf(t, t[kLayout]);
   // Host-accessible memory to the CPU is a plain host copy.
   if (place === CPU && t[kDevice].hostAccessible) return t.clone();
   return transfer(t, place, stream);
@@ -638,17 +644,23 @@ const isDtype = (v) => (typeof v === 'string' && infos[v] !== undefined) ||
   (v !== null && typeof v === 'object' && typeof v.name === 'string' && infos[v.name] !== undefined &&
    infos[v.name].public === v);
 const TO_KEYS = ['dtype', 'device', 'stream'];
+// torch's dtype names that are not ours (torch.float is float32, ...).
+const TORCH_NAMES = {
+  float: 'float32', double: 'float64', half: 'float16', int: 'int32', long: 'int64', short: 'int16',
+  cfloat: 'complex64', cdouble: 'complex128',
+};
+
+// t.to('float'): a string that is neither a dtype nor a device name, answered
+// with both lists and the dtype it most likely meant.
+function neitherDtypeNorDevice(value) {
+  const meant = Object.hasOwn(TORCH_NAMES, value) ? TORCH_NAMES[value] : nearestKey(value, Object.keys(infos));
+  const error = invalidValue('target', `a dtype (${Object.keys(infos).join(', ')}) or a device ('cpu', 'cuda', ` +
+    "'cuda:N', 'cuda_host', 'cuda_managed')", value);
+  if (meant !== undefined) error.message += `; did you mean '${meant}'?`;
+  return error;
+}
 const FLOATS = new Set(['float16', 'bfloat16', 'float32', 'float64']);
 const STREAM_KEYS = ['stream'];
-
-// Options objects name only keys the method reads.
-function checkKeys(options, keys, name) {
-  for (const key of Object.keys(options)) {
-    if (!keys.includes(key)) {
-      throw invalidValue(`${name}.${key}`, `one of the keys ${keys.join(', ')}`, options[key]);
-    }
-  }
-}
 
 // A view of t with `layout`: same storage, flags and device.
 function viewOf(t, layout) {
@@ -661,11 +673,6 @@ function copyAs(t, shape) {
   const out = makeTensor(c[kStorage], Layout.contiguous(c[kLayout].info, shape, c[kLayout].byteOffset), 0, c[kDevice]);
   c.dispose();
   return out;
-}
-
-function detached() {
-  return makeError('ERR_DLPACK_DETACHED',
-    'Expected the tensor\'s buffer to still hold its bytes, but it was detached or shrunk');
 }
 
 function liveStorage(t) {
@@ -695,7 +702,7 @@ function checkedBuffer(t) {
 // `layout`.
 function coveredBuffer(storage, layout) {
   const buffer = storage.buffer();
-  if (!layout.inside(buffer.byteLength)) throw detached();
+  if (!layout.inside(buffer.byteLength)) throw detachedError(storage);
   return buffer;
 }
 
@@ -719,5 +726,4 @@ function frozen(array) {
 
 module.exports = {
   Tensor, makeTensor, liveStorage, hostStorage, checkedBuffer, coveredBuffer, connect,
-  checkKeys,
 };

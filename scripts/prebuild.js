@@ -6,11 +6,13 @@
 //   cmake/aarch64-linux-gnu.cmake (Debian's g++-aarch64-linux-gnu), CUDA off.
 // Node-API is ABI-stable: one binary serves every Node version from 20 on, and
 // the CUDA-enabled x64 build loads without a CUDA driver. Each binary's glibc
-// and libstdc++ floors are printed (the README states them).
+// and libstdc++ needs are printed, and one above lib/floors.js (the README's
+// table) fails the pack.
 const fs = require('fs');
 const path = require('path');
 const { execFileSync } = require('child_process');
-const { readElf, target } = require('../lib/load');
+const { readElf, target, compareVersions } = require('../lib/load');
+const { aboveFloors } = require('../lib/floors');
 
 const root = path.join(__dirname, '..');
 const jobs = process.env.npm_package_config_node_gyp_jobs || '2';
@@ -27,6 +29,12 @@ function place(built, to, strip) {
   const { arch, needs } = readElf(file);
   console.log(`prebuild: ${path.relative(root, file)} (${arch}, ${fs.statSync(file).size} bytes, ` +
     `needs glibc ${needs.GLIBC}, libstdc++ GLIBCXX_${needs.GLIBCXX})`);
+  const above = aboveFloors(needs, compareVersions);
+  if (above.length !== 0) {
+    console.error(`prebuild: ${path.relative(root, file)} needs ${above.join(', ')}, above the documented ` +
+      'floors in lib/floors.js (README "Install"); see src/core/libstdcxx_floor.h');
+    process.exit(1);
+  }
 }
 
 function crossArm64() {

@@ -2,6 +2,9 @@
 // docs/API.md "CUDA". Ownership and protocol logic that needs no device runs
 // everywhere; what needs a GPU is skipped, with the reason printed, where
 // there is none.
+const fs = require('fs');
+const path = require('path');
+const { execFileSync } = require('child_process');
 const dl = require('../lib');
 const { producer, collect, expectError } = require('./helpers');
 
@@ -28,6 +31,16 @@ if (hasGpu && memcheck) console.log('The ten-times-memory loop skipped: DLPACK_T
 if (!hasGpu) console.log(`CUDA device tests skipped: ${caps.reason}`);
 if (!caps.compiled) console.log('CUDA import/export tests skipped: built without the CUDA toolkit');
 
+// Whether the loader can find libcuda.so.1 (the driver's user-space half).
+function driverLibraryInstalled() {
+  let listed = '';
+  try {
+    listed = execFileSync('/sbin/ldconfig', ['-p'], { encoding: 'utf8', timeout: 10000 });
+  } catch { /* no ldconfig: the directories below still answer */ }
+  const dirs = (process.env.LD_LIBRARY_PATH || '').split(':').filter(Boolean);
+  return /\blibcuda\.so\.1\b/.test(listed) || dirs.some((dir) => fs.existsSync(path.join(dir, 'libcuda.so.1')));
+}
+
 // A kDLCUDA tensor from the C producer. Its "device pointer" is host memory
 // the producer owns: nothing here may dereference it, which is the point.
 function cudaCapsule(deviceId = 0, shape = [2, 3]) {
@@ -43,6 +56,17 @@ describe('availability', () => {
     expect(dl.cuda.deviceCount()).toBe(caps.deviceCount);
     if (!caps.available) expect(typeof caps.reason).toBe('string');
   });
+
+  // With CUDA compiled in and no driver at all, the runtime's "driver version is
+  // insufficient" would send the user to upgrade a driver that is not there.
+  const noDriver = !fs.existsSync('/proc/driver/nvidia/version') && !driverLibraryInstalled();
+  (caps.compiled && noDriver ? test : test.skip)(
+    `with no NVIDIA driver, the reason says none was found${caps.compiled ? (noDriver ? '' :
+      ' [skipped: an NVIDIA driver is installed here]') : ' [skipped: built without CUDA]'}`, () => {
+      expect(caps.reason).toMatch(/no NVIDIA driver was found/);
+      expect(caps.reason).not.toMatch(/insufficient/);
+      expect(thrown(() => dl.cuda.synchronize()).message).toMatch(/no NVIDIA driver was found/);
+    });
 
   // The class and code of each refusal: docs/errors.md rows D04-D06 (test/bad-input/d-devices.test.js).
   itNoGpu('without a usable device every CUDA call is refused with the CUDA reason', () => {

@@ -11,6 +11,7 @@ const os = require('os');
 const path = require('path');
 const { spawnSync } = require('child_process');
 const { readElf, diagnose, noBinarySentence, compareVersions, target } = require('../lib/load');
+const { floors, floorGcc, GCC_OF_GLIBCXX, aboveFloors } = require('../lib/floors');
 
 const root = path.join(__dirname, '..');
 const built = path.join(root, 'build', 'Release', 'dlpack.node');
@@ -132,6 +133,33 @@ describe('diagnoses', () => {
     );
     expect(diagnose(built, 'some other failure\nmore', { glibc: '99.0', arch: process.arch }))
       .toBe('build/Release/dlpack.node could not be loaded (some other failure)');
+  });
+
+  test('one table of floors (lib/floors.js): the README and the loader say what it says', () => {
+    const row = `glibc ${floors.GLIBC} or newer, libstdc++ from GCC ${floorGcc} or newer (\`GLIBCXX_${floors.GLIBCXX}\`)`;
+    const readme = fs.readFileSync(path.join(root, 'README.md'), 'utf8');
+    const platforms = readme.split('\n').filter((line) => /^\| linux-[a-z0-9]+ \|/.test(line));
+    expect(platforms.map((line) => line.split(' | ')[0])).toEqual(['| linux-x64', '| linux-arm64']);
+    for (const line of platforms) expect(line.split(' | ')[1]).toBe(row);
+    expect(GCC_OF_GLIBCXX[floors.GLIBCXX]).toBe(floorGcc);
+    expect(aboveFloors({ GLIBC: floors.GLIBC, GLIBCXX: '3.4.30', CXXABI: '1.3.9' }, compareVersions))
+      .toEqual([`GLIBCXX_3.4.30 (floor ${floors.GLIBCXX})`]);
+    expect(aboveFloors({ GLIBC: '2.35' }, compareVersions)).toEqual([`GLIBC_2.35 (floor ${floors.GLIBC})`]);
+    expect(aboveFloors({ ...floors }, compareVersions)).toEqual([]);
+  });
+
+  test('the loader states the floors where the package carries binaries', () => {
+    const dir = installedPackage('floors', (to) => fs.writeFileSync(to, 'not an ELF file'));
+    const error = JSON.parse(requireIt(dir).stdout);
+    expect(error.code).toBe('ERR_DLPACK_NO_BINARY');
+    expect(error.message).toContain(`which needs glibc ${floors.GLIBC} or newer and libstdc++ from GCC ${floorGcc} ` +
+      `or newer (GLIBCXX_${floors.GLIBCXX})`);
+  });
+
+  // The binary built here is what prebuild.js ships for this platform: built with
+  // GCC 12, it must still not need GCC 12's libstdc++ (src/core/libstdcxx_floor.h).
+  withBuild('the binary built here needs no symbol version above the floors', () => {
+    expect(aboveFloors(readElf(built).needs, compareVersions)).toEqual([]);
   });
 
   test('the sentence names this platform, what is shipped and the rebuild command', () => {

@@ -70,8 +70,31 @@ describe('the npm package', () => {
     files = packedFiles();
   });
 
+  // memfd_create and /proc/<pid>/fd are Linux's: npm refuses the package elsewhere,
+  // and the README says so, with the two commands a clone needs.
+  test('declares "os": ["linux"], and the README says so and names npm install and npm test', () => {
+    expect(JSON.parse(read('package.json')).os).toEqual(['linux']);
+    const readme = read('README.md');
+    expect(readme).toMatch(/\*\*Linux only\.\*\*[^]*`"os": \["linux"\]`/);
+    expect(readme).toMatch(/from a clone: `npm install` [^]*then `npm test`/);
+  });
+
+  // docs/onnxruntime.md: the example's model helper, from an installed package
+  // (package.json "exports"; the package's own name resolves to itself here).
+  test('the examples are importable: require(\'dlpack/examples/onnxruntime/make-model\')', () => {
+    expect(files.has('examples/onnxruntime/make-model.js')).toBe(true);
+    const out = execFileSync(process.execPath, ['-e', `
+      const { makeModel, CLASSES } = require('dlpack/examples/onnxruntime/make-model');
+      const same = require('dlpack/examples/onnxruntime/make-model.js').makeModel === makeModel;
+      import('dlpack/examples/onnxruntime/make-model.js').then((m) => console.log(JSON.stringify({
+        bytes: makeModel().model.length, CLASSES, same, esm: m.makeModel === makeModel })));`],
+    { cwd: root, encoding: 'utf8', timeout: 30000 });
+    expect(JSON.parse(out)).toEqual({ bytes: expect.any(Number), CLASSES: 10, same: true, esm: true });
+    expect(JSON.parse(out).bytes).toBeGreaterThan(1000);
+  });
+
   test('ships the README, LICENSE, docs/, examples/ and the Python half', () => {
-    for (const file of ['README.md', 'LICENSE', 'package.json', 'docs/API.md', 'docs/errors.md',
+    for (const file of ['README.md', 'LICENSE', 'package.json', 'docs/API.md', 'docs/errors.md', 'docs/onnxruntime.md',
       'docs/python.md', 'docs/development.md', 'examples/worker-pipeline.js',
       'examples/onnxruntime-pipeline.js', 'examples/onnxruntime/make-model.js', 'python/dlpack_node/worker.py', 'lib/index.js',
       'lib/index.d.ts', 'python/dlpack_node/__init__.py', 'python/FORMAT.md', 'scripts/install.js']) {

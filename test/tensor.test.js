@@ -1,7 +1,7 @@
 'use strict';
 const util = require('util');
 const dl = require('../lib');
-const { producer, expectError } = require('./helpers');
+const { producer, expectError, heldSegments } = require('./helpers');
 
 const hasGpu = dl.capabilities().cuda.available;
 if (!hasGpu) console.log(`tensor.test.js CUDA test skipped: ${dl.capabilities().cuda.reason}`);
@@ -131,7 +131,7 @@ describe('views and copies', () => {
     expect(c.isContiguous).toBe(true);
     expect(Array.from(c.data)).toEqual([0, 2, 4, 1, 3, 5]);
     const same = dl.tensor([1, 2]);
-    expect(same.contiguous()).toBe(same);
+    expect(same.contiguous().buffer).toBe(same.buffer); // no copy, a new tensor (docs/API.md "Decisions")
   });
 
   test('clone copies into new memory', () => {
@@ -164,10 +164,57 @@ describe('views and copies', () => {
     expect(a.toArray()).toEqual([1, 2, 3, 4]);
   });
 
-  test('to("cpu") and cpu() return the same tensor for CPU tensors', () => {
-    const t = dl.tensor([1]);
-    expect(t.cpu()).toBe(t);
-    expect(t.to('cpu')).toBe(t);
+  // docs/API.md "Decisions": with nothing to do, these give a new tensor over the
+  // same memory (one more holder), not `this` as torch does, so disposing the
+  // result never disposes the tensor they were called on.
+  const noOps = {
+    'cpu()': (t) => t.cpu(),
+    'to("cpu")': (t) => t.to('cpu'),
+    'to(dl.Device cpu)': (t) => t.to(t.device),
+    'to(own dtype)': (t) => t.to(t.dtype),
+    'to({ dtype, device })': (t) => t.to({ dtype: t.dtype, device: 'cpu' }),
+    'to({})': (t) => t.to({}),
+    'contiguous()': (t) => t.contiguous(),
+  };
+  test.each(Object.keys(noOps))('%s with nothing to do: a new tensor over the same memory, disposable alone', (name) => {
+    const t = dl.tensor([1, 2, 3], { dtype: 'int32' });
+    const r = noOps[name](t);
+    expect(r).not.toBe(t);
+    expect(r.buffer).toBe(t.buffer);
+    expect([r.dtype, r.shape, r.strides, r.byteOffset, r.device]).toEqual([t.dtype, t.shape, t.strides, t.byteOffset, t.device]);
+    r.data[0] = 7; // the same memory
+    expect(t.toArray()).toEqual([7, 2, 3]);
+    r.dispose();
+    expect(t.disposed).toBe(false);
+    expect(t.toArray()).toEqual([7, 2, 3]);
+    // And the other way round: the result holds the memory after the original goes.
+    const u = noOps[name](t);
+    t.dispose();
+    expect(u.toArray()).toEqual([7, 2, 3]);
+    u.dispose();
+  });
+
+  test('the same for library-owned shared memory: freed when the last of the two is disposed', () => {
+    const t = dl.empty([2], { dtype: 'float32', shared: true });
+    t.copyFrom([1, 2]);
+    const segment = t.share().name;
+    const r = t.cpu();
+    t.dispose();
+    expect(heldSegments()).toContain(segment);
+    expect(r.toArray()).toEqual([1, 2]);
+    r.dispose();
+    expect(heldSegments()).not.toContain(segment);
+  });
+
+  test('readOnly and isCopy carry over to the new tensor', () => {
+    const copy = dl.fromDLPack(dl.tensor([1, 2]).__dlpack__({ copy: true }));
+    expect(copy.isCopy).toBe(true);
+    expect(copy.cpu().isCopy).toBe(true);
+    const shared = dl.empty([2], { shared: true });
+    const readOnly = dl.open({ ...shared.share(), readOnly: true });
+    expect(readOnly.readOnly).toBe(true);
+    expect(readOnly.contiguous().readOnly).toBe(true);
+    expect(readOnly.to('cpu').readOnly).toBe(true);
   });
 });
 

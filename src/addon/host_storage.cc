@@ -120,8 +120,14 @@ Napi::Value StorageRelease(const Napi::CallbackInfo& info) {
         data != state->storage->base()) {
       throw Error{code::kInvalidArgValue, "Expected the storage's own ArrayBuffer"};
     }
+    // Drop the buffer's hold first and forget the hold: Node runs the buffer's
+    // finalizer (which deletes the hold) at a later GC, but Deno runs it inside
+    // napi_detach_arraybuffer, so nothing may touch the hold after the detach.
+    // The memory stays alive until ReleaseOwner below: state->storage holds it.
+    BufferHold* hold = state->buffer_hold;
+    state->buffer_hold = nullptr;
+    hold->storage.reset();
     Check(env, napi_detach_arraybuffer(env, info[1]), "napi_detach_arraybuffer");
-    state->buffer_hold->storage.reset();  // the finalizer deletes the hold later
   }
   ReleaseOwner(env, state);
   return info.Env().Undefined();

@@ -11,6 +11,8 @@
 #include <unordered_set>
 #include <vector>
 
+#include "libstdcxx_floor.h"
+
 #include "cuda_memory.h"
 #include "shm.h"
 

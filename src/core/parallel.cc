@@ -9,6 +9,8 @@
 #include <thread>
 #include <vector>
 
+#include "libstdcxx_floor.h"
+
 namespace dlnode {
 namespace {
 

@@ -13,10 +13,15 @@ describe('devices', () => {
     for (const device of ['tpu', 'gpu', 'cpu:1', 'cuda:-1', 'CUDA', 'cuda_host:0', '']) {
       throws(() => dl.empty([1], { device }), /`options.device`/);
       throws(() => dl.tensor([1], { device }), /`options.device`/);
-      throws(() => t.to(device), /for `device`/);
+      throws(() => t.to(device), /a dtype \(bool.*float32.*\) or a device \('cpu'.*for `target`/);
       throws(() => dl.fromDLPack(t, { device }), /for `device`/);
     }
     throws(() => dl.zeros([1], { device: { type: 'tpu', index: 0 } }), /`options.device`/);
+    // to() takes a dtype too: the dtype meant, by torch's name or a typo.
+    for (const [name, meant] of [['float', 'float32'], ['double', 'float64'], ['long', 'int64'], ['flaot16', 'float16']]) {
+      throws(() => t.to(name), new RegExp(`for \`target\`, received type string \\("${name}"\\); did you mean '${meant}'\\?$`));
+    }
+    expect(throws(() => t.to('tpu')).message).not.toMatch(/did you mean/);
   });
 
   row('D02', TypeError, 'ERR_INVALID_ARG_TYPE', (throws) => {
@@ -33,7 +38,7 @@ describe('devices', () => {
       throws(() => dl.empty([1], { device }), /`options.device`/);
       throws(() => t.to(device), /for `device`/);
     }
-    expect(t.to(new dl.Device('cpu', 0))).toBe(t); // the same device as 'cpu': no copy
+    expect(t.to(new dl.Device('cpu', 0)).buffer).toBe(t.buffer); // the same device as 'cpu': no copy
     expect(dl.zeros([1], { device: new dl.Device('cpu', 0) }).device).toBe(t.device);
   });
 

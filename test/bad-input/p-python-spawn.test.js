@@ -24,11 +24,6 @@ describe('python.spawn', () => {
     expect(spawned()).toBe(before);
   });
 
-  row('P02', TypeError, 'ERR_INVALID_ARG_VALUE', (throws) => {
-    throws(() => dl.python.spawn('model.py', { interpreter: 'python3' }), /`options`.*"interpreter"/);
-    throws(() => dl.python.spawn('model.py', { stdio: 'pipe' }), /`options`.*"stdio"/);
-  });
-
   row('P03', TypeError, 'ERR_INVALID_ARG_TYPE', (throws) => {
     throws(() => dl.python.spawn('model.py', { python: 3 }), /`options.python`/);
     throws(() => dl.python.spawn('model.py', { args: 'a b' }), /`options.args`/);

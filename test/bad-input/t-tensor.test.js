@@ -100,8 +100,8 @@ describe('Tensor', () => {
     expectError(() => t.clone({ stream: 0 }), TypeError, 'ERR_INVALID_ARG_VALUE', /ambiguous/);
     expect(t.clone({ stream: 7n }).toArray()).toEqual([1]); // host copies take any stream
     expectError(() => t.to('cpu', { stream: 0 }), TypeError, 'ERR_INVALID_ARG_VALUE', /ambiguous/);
-    expect(t.to('cpu', { stream: -1 })).toBe(t);
-    expect(t.to('cpu', { stream: 7n })).toBe(t);
+    expect(t.to('cpu', { stream: -1 }).buffer).toBe(t.buffer);
+    expect(t.to('cpu', { stream: 7n }).buffer).toBe(t.buffer);
   });
 
   row('T11', TypeError, 'ERR_INVALID_ARG_TYPE', (throws) => {
@@ -170,6 +170,21 @@ describe('Tensor', () => {
       /over a SharedArrayBuffer.*plain ArrayBuffer.*t\.shareMemory\(\).*t\.toShared\(\)/);
     throws(() => dl.fromBuffer(new ArrayBuffer(8), { dtype: 'uint8' }).share(), /plain ArrayBuffer/);
     throws(() => dl.fromBuffer(new ArrayBuffer(8, { maxByteLength: 16 }), { dtype: 'uint8' }).share());
+    // The advice works: shareMemory() is named only where it would not refuse (T21).
+    const memory = new WebAssembly.Memory({ initial: 1 });
+    const cases = [
+      dl.tensor([1]),
+      dl.fromBuffer(new ArrayBuffer(8), { dtype: 'uint8' }),
+      dl.wasm.view(memory, { ptr: 0, dtype: 'uint8', shape: [4] }),
+      dl.fromBuffer(memory.buffer, { dtype: 'uint8', count: 4 }),
+    ];
+    for (const t of cases) {
+      const { message } = throws(() => t.share(), /t\.toShared\(\) for a shared copy/);
+      if (/t\.shareMemory\(\) to move it/.test(message)) t.shareMemory();
+      else expect(() => t.shareMemory()).toThrow(expect.objectContaining({ code: 'ERR_DLPACK_COPY_REQUIRED' }));
+      expect(t.toShared().share().kind).toBe('shm');
+    }
+    throws(() => cases[2].share(), /non-shared WebAssembly memory.*shared WebAssembly\.Memory/);
   });
 
   row('T21', dl.DLPackError, 'ERR_DLPACK_COPY_REQUIRED', (throws) => {

@@ -61,10 +61,7 @@ describe('views', () => {
     throws(() => t.select(0, 1, 2), /`select\(\) argument 2`/);
     throws(() => t.item(0), /`item\(\) argument 0`/);
     throws(() => t.clone({}, 1), /`clone\(\) argument 1`/);
-    throws(() => t.clone({ strem: 1 }), /`options.strem`/);
     throws(() => t.to('int8', {}, 1), /`to\(\) argument 2`/);
-    throws(() => t.to({ dtyp: 'int8' }), /`options.dtyp`/);
-    throws(() => t.to('cpu', { strem: 1 }), /`options.strem`/);
     throws(() => t.copyFrom(t, {}, 1), /`copyFrom\(\) argument 2`/);
   });
 
