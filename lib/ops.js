@@ -7,7 +7,8 @@
 // partially overlaps an input) goes through a temporary.
 const { elementwise, normalize: normalizeNative, opCodes, maxThreads, native } = require('./binding');
 const { makeError, invalidType, invalidValue, outOfRange, fail, describe } = require('./errors');
-const { Tensor, makeTensor, liveStorage, hostStorage, checkedBuffer, checkKeys } = require('./tensor');
+const { Tensor, makeTensor, liveStorage, hostStorage, checkedBuffer } = require('./tensor');
+const { checkOptions } = require('./options');
 const { Layout } = require('./layout');
 const { Storage } = require('./storage');
 const { allocateForCopy } = require('./memory');
@@ -170,7 +171,7 @@ const OUT_KEYS = ['out', 'async'];
 function outOption(options) {
   if (options === undefined) return undefined;
   if (options === null || typeof options !== 'object') throw invalidType('options', 'an object', options);
-  checkKeys(options, OUT_KEYS, 'options');
+  checkOptions(options, OUT_KEYS, 'options');
   if (options.async !== undefined && typeof options.async !== 'boolean') {
     throw invalidType('options.async', 'a boolean', options.async);
   }
@@ -431,7 +432,7 @@ function normalize(input, mean, std, options = undefined) {
   let out;
   if (options !== undefined) {
     if (options === null || typeof options !== 'object') throw invalidType('options', 'an object', options);
-    checkKeys(options, NORMALIZE_KEYS, 'options');
+    checkOptions(options, NORMALIZE_KEYS, 'options');
     if (options.scale !== undefined) {
       if (typeof options.scale !== 'number') throw invalidType('options.scale', 'a number', options.scale);
       scale = options.scale;

@@ -5,7 +5,8 @@
 // The loops are native (src/core/reduce.h) and split across threads; a sum
 // gives the same bits for any thread count. Host memory only for now.
 const { invalidType, invalidValue, outOfRange, fail } = require('./errors');
-const { Tensor, makeTensor, hostStorage, checkedBuffer, checkKeys } = require('./tensor');
+const { Tensor, makeTensor, hostStorage, checkedBuffer } = require('./tensor');
+const { checkOptions } = require('./options');
 const { reduceTable, reduceDims, reduceLanes } = require('./binding');
 const { byIndex, dtypeInfo } = require('./dtypes');
 const { Layout } = require('./layout');
@@ -64,7 +65,7 @@ function readOptions(options, op) {
   if (options === null || typeof options !== 'object' || Array.isArray(options)) {
     throw invalidType('options', 'an object', options);
   }
-  checkKeys(options, KEYS[op], 'options');
+  checkOptions(options, KEYS[op], 'options');
   const o = {
     keepdim: flag(options, 'keepdim', false),
     dtype: options.dtype === undefined ? null : dtypeInfo(options.dtype, 'options.dtype'),
