@@ -216,8 +216,16 @@ function cudaConvert(device, dstHandle, dstOffset, to, srcHandle, srcOffset, fro
 // thread or (async) on a libuv thread: out is a
 // Uint8Array, its byte offset and strides; each input a number or
 // { bytes, offset, strides } (strides already broadcast to `shape`).
+/**
+ * @param {number} op @param {number} dtypeIndex @param {readonly number[]} shape @param {Uint8Array} outBytes
+ * @param {number} outOffset @param {readonly number[]} outStrides
+ * @param {Array<number | { bytes: Uint8Array, offset: number, strides: readonly number[] }>} inputs
+ * @param {boolean} [async]
+ * @returns {void | Promise<void>}
+ */
 function elementwise(op, dtypeIndex, shape, outBytes, outOffset, outStrides, inputs, async = false) {
   writeShape(shape, outStrides);
+  /** @type {[number, number, Uint8Array, number, ...Array<Uint8Array | number>]} */
   const args = [op, dtypeIndex, outBytes, outOffset];
   for (let k = 0; k < inputs.length; k++) {
     const v = inputs[k];
@@ -234,6 +242,12 @@ function elementwise(op, dtypeIndex, shape, outBytes, outOffset, outStrides, inp
 }
 
 // dl.normalize's one pass (src/addon/ops.h NormalizeOnHost).
+/**
+ * @param {number} inDtype @param {number} outDtype @param {readonly number[]} shape @param {Uint8Array} outBytes
+ * @param {number} outOffset @param {readonly number[]} outStrides @param {Uint8Array} inBytes
+ * @param {number} inOffset @param {readonly number[]} inStrides @param {Float64Array | number[]} meanStd
+ * @param {number} scale
+ */
 function normalize(inDtype, outDtype, shape, outBytes, outOffset, outStrides, inBytes, inOffset, inStrides, meanStd,
   scale) {
   writeShape(shape, outStrides);
@@ -246,6 +260,11 @@ const reduceTable = native.reduceTable();
 
 // sum/mean/amax/amin of a source whose last `reduced` dims are reduced, into
 // contiguous results at dstOffset (src/addon/reduce.h); offsets in bytes.
+/**
+ * @param {number} op @param {Uint8Array} srcBytes @param {number} srcOffset @param {number} srcDtype
+ * @param {readonly number[]} shape @param {readonly number[]} strides @param {number} reduced
+ * @param {Uint8Array} dstBytes @param {number} dstOffset
+ */
 function reduceDims(op, srcBytes, srcOffset, srcDtype, shape, strides, reduced, dstBytes, dstOffset) {
   writeShape(shape, strides);
   native.reduceDims(op, srcBytes, srcOffset, srcDtype, reduced, dstBytes, dstOffset);
@@ -253,6 +272,13 @@ function reduceDims(op, srcBytes, srcOffset, srcDtype, shape, strides, reduced, 
 
 // max/min, softmax/logSoftmax, topk along `dim`; results at `outStrides`
 // (per source dim); either result's bytes may be null where the op has none.
+/**
+ * @param {number} op @param {Uint8Array} srcBytes @param {number} srcOffset @param {number} srcDtype
+ * @param {readonly number[]} shape @param {readonly number[]} strides @param {number} dim
+ * @param {readonly number[]} outStrides @param {Uint8Array | null} valuesBytes @param {number} valuesOffset
+ * @param {Uint8Array | null} indicesBytes @param {number} indicesOffset @param {number} k
+ * @param {boolean} largest @param {boolean} sorted
+ */
 function reduceLanes(op, srcBytes, srcOffset, srcDtype, shape, strides, dim, outStrides, valuesBytes, valuesOffset,
   indicesBytes, indicesOffset, k, largest, sorted) {
   writeShape(shape, strides);

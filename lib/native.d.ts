@@ -41,6 +41,16 @@ export interface Convention {
   memoryKind: Table;
   /** [name, DLPack type code, bits] in dtype index order (DLNODE_DTYPES). */
   dtypes: Array<[name: string, code: number, bits: number]>;
+  /** The elementwise ops' numbers (DLNODE_ELEMENTWISE_OPS, src/core/elementwise.h). */
+  ops: Table;
+  /** The most threads setNumThreads accepts (src/core/parallel.h kMaxThreads). */
+  maxThreads: number;
+}
+
+/** The reductions' numbers and, per op and input dtype index, the result's (-1: refused). */
+export interface ReduceTable {
+  ops: Table;
+  results: number[][];
 }
 
 /** What init() returns: the convention and this environment's state. */
@@ -84,6 +94,8 @@ export interface NativeStats {
   managedFreed: number;
   foreignMade: number;
   foreignFreed: number;
+  /** CUDA streams made and not yet destroyed (a worker's are destroyed when it ends). */
+  cudaStreamsLive: number;
 }
 
 /** A CUDA IPC export (src/core/cuda_ipc.h IpcShare). */
@@ -134,8 +146,11 @@ export interface Native {
   bufferViewCount(): number;
   /** Scratch: a new DLManagedTensor(Versioned) over `memory`; its address. */
   exportTensor(memory: Bytes | StorageHandle, foreign: boolean, versioned: boolean): bigint;
-  /** The environment's slab, null where it has none; `sweep` runs when a slab struct was deleted. */
-  structSlab(sweep: () => void): StructSlab | null;
+  /**
+   * The environment's slab, null where it has none; `sweep` runs when a slab struct
+   * was deleted. With `peek`, null rather than taking a slab when none is held yet.
+   */
+  structSlab(sweep: () => void, peek?: boolean): StructSlab | null;
   /** The address of the bytes (the slab's fills keep it; see structs.js addressOf). */
   bytesAddress(bytes: Bytes): number;
   /**
@@ -198,11 +213,13 @@ export interface Native {
   /** `kind`: a memoryKind value. */
   cudaAlloc(kind: number, device: number, nbytes: number, zeroed: boolean): StorageHandle;
   /**
-   * Copies bytes; `*IsHandle` says which kind each side is. With `device` and
-   * `stream` (both sides CUDA memory this library allocated) it is enqueued there.
+   * Copies bytes; `*IsHandle` says which kind each side is; `device` is the side
+   * the copy runs on and `other` the other side's device (-1 for host memory). With
+   * `stream` (both sides CUDA memory this library allocated) it is enqueued there,
+   * ordered on both devices.
    */
   cudaCopy(dst: Bytes | StorageHandle, dstIsHandle: boolean, dstOffset: number, src: Bytes | StorageHandle,
-    srcIsHandle: boolean, srcOffset: number, nbytes: number, device?: number, stream?: bigint): void;
+    srcIsHandle: boolean, srcOffset: number, nbytes: number, device: number, other: number, stream?: bigint): void;
   /** Scratch (shape, strides, sourceStrides): a strided copy kernel on `stream`. */
   cudaStridedCopy(device: number, dst: StorageHandle, dstOffset: number, src: StorageHandle, srcOffset: number,
     itemSize: number, stream: bigint): void;
@@ -210,6 +227,32 @@ export interface Native {
   cudaConvert(device: number, dst: StorageHandle, dstOffset: number, dstCode: number, dstBits: number,
     src: StorageHandle, srcOffset: number, srcCode: number, srcBits: number, stream: bigint): void;
   cudaStats(device: number): CudaMemoryStats;
-  /** Gives cached blocks back to the driver; the bytes freed. */
+  /** Gives cached blocks back to the driver and trims the pool; the bytes handed back. */
   cudaEmptyCache(device: number): number;
+  /** Waits for the stream copies in flight on pinned or managed memory (its host fence). */
+  cudaHostWait(storage: StorageHandle): void;
+  /** Tests: done()'s promise and thread-safe function, with a thread sleeping `ms` for the stream. */
+  streamDoneAfter(ms: number): Promise<void>;
+  /**
+   * Scratch (shape, strides of out, sourceStrides, operandStrides): out = op(inputs)
+   * over the broadcast shape; each input a (Bytes, byte offset) pair or a (number, 0) pair.
+   */
+  elementwise(op: number, dtype: number, out: Bytes, outOffset: number, ...inputs: Array<Bytes | number>): void;
+  /** The same on a libuv thread; resolves when the engine has run. */
+  elementwiseAsync(op: number, dtype: number, out: Bytes, outOffset: number,
+    ...inputs: Array<Bytes | number>): Promise<void>;
+  /** Scratch (shape, strides of out, sourceStrides of input): dl.normalize's one pass. */
+  normalize(inDtype: number, outDtype: number, out: Bytes, outOffset: number, input: Bytes, inOffset: number,
+    meanStd: Float64Array | number[], scale: number): void;
+  getNumThreads(): number;
+  /** False (and nothing changes) outside 1..maxThreads. */
+  setNumThreads(n: number): boolean;
+  reduceTable(): ReduceTable;
+  /** Scratch (shape, strides): reduces the last `reduced` dims into contiguous results. */
+  reduceDims(op: number, src: Bytes, srcOffset: number, srcDtype: number, reduced: number, dst: Bytes,
+    dstOffset: number): void;
+  /** Scratch (shape, strides, sourceStrides as the results'): max/min, softmax, topk along `dim`. */
+  reduceLanes(op: number, src: Bytes, srcOffset: number, srcDtype: number, dim: number, values: Bytes | null,
+    valuesOffset: number, indices: Bytes | null, indicesOffset: number, k: number, largest: boolean,
+    sorted: boolean): void;
 }
