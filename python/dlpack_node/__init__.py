@@ -24,6 +24,8 @@ _LIKE = ('numpy', 'torch', 'cupy')
 # stack (NumPy 1.x reads 70 dimensions into 32 slots), so more are refused
 # before anything is mapped.
 MAX_DIMS = 64 if int(np.__version__.split('.')[0]) >= 2 else 32
+# The most dimensions a descriptor may have (Node's limit, FORMAT.md).
+_FORMAT_DIMS = 64
 
 # Copies made by share(copy=True), by segment name, kept attached for the
 # other side until release() (see share()).
@@ -66,6 +68,14 @@ def _extent(shape, strides, itemsize):
     low = sum(s * (n - 1) for n, s in zip(shape, strides) if s < 0)
     high = sum(s * (n - 1) for n, s in zip(shape, strides) if s > 0)
     return low * itemsize, high * itemsize + itemsize
+
+
+def _check_dims(name, shape, limit=MAX_DIMS):
+    """Refuses more dimensions than NumPy takes before any array interface is built: NumPy 1.x reads
+    a longer shape into its 32 stack slots (stack smashing) wherever an array is made over memory."""
+    if len(shape) > limit:
+        library = f'NumPy {np.__version__}' if limit == MAX_DIMS else 'the descriptor format'
+        raise ValueError(expected(name, f'at most {limit} dimensions ({library})', f'{len(shape)} dimensions'))
 
 
 def _contiguous(shape):
@@ -143,9 +153,7 @@ def _parse(descriptor):
     shape = d.get('shape')
     if not isinstance(shape, (list, tuple)) or not all(_is_int(n) and n >= 0 for n in shape):
         raise ValueError(expected('descriptor.shape', 'a list of non-negative integers', shape))
-    if len(shape) > MAX_DIMS:
-        raise ValueError(expected('descriptor.shape', f'at most {MAX_DIMS} dimensions (NumPy {np.__version__})',
-                                  f'{len(shape)} dimensions'))
+    _check_dims('descriptor.shape', shape)
     strides = d.get('strides', _contiguous(shape))
     if not isinstance(strides, (list, tuple)) or len(strides) != len(shape) or not all(_is_int(s) for s in strides):
         raise ValueError(expected('descriptor.strides', f'a list of {len(shape)} integers', strides))
@@ -204,6 +212,7 @@ def empty(shape, dtype='float32', like='numpy'):
         shape = [shape]
     if not isinstance(shape, (list, tuple)) or not all(_is_int(n) and n >= 0 for n in shape):
         raise ValueError(expected('shape', 'a list of non-negative integers', shape))
+    _check_dims('shape', shape)
     _dtypes.check_name(dtype, 'dtype')
     if like == 'numpy':
         _dtypes.numpy_dtype(dtype, 'dtype')
@@ -277,6 +286,7 @@ def share(array, copy=False):
     elif copy and not isinstance(array, np.ndarray):
         array = np.asarray(array)
     name, address, shape, strides, itemsize, read_only = _layout(array)
+    _check_dims('array', shape, _FORMAT_DIMS)
     extent = _extent(shape, strides, itemsize)
     segment = _find_segment(address, extent)
     if segment is None:

@@ -324,6 +324,12 @@ class SameProcessTest(SegmentTestCase):
         with self.assertRaisesRegex(TypeError, '`array`'):
             dl.share([1, 2, 3])
 
+    def test_too_many_dimensions_are_refused_before_numpy_sees_them(self):
+        # Before, NumPy 1.x read the shape into its 32 stack slots: *** stack smashing detected ***.
+        for shape in ([1] * 70, [1] * (dl.MAX_DIMS + 1)):
+            with self.subTest(len(shape)), self.assertRaisesRegex(ValueError, f'at most {dl.MAX_DIMS} dimensions'):
+                dl.empty(shape)
+
     def test_bad_descriptors(self):
         a = dl.empty((2, 3), 'float32')
         good = self.share(a)
@@ -478,6 +484,12 @@ class TicketTest(SegmentTestCase):
 
 @unittest.skipIf(torch is None, 'PyTorch is not installed')
 class TorchTest(SegmentTestCase):
+    def test_too_many_dimensions_are_refused_by_share(self):
+        with self.assertRaisesRegex(ValueError, 'at most 64 dimensions'):
+            dl.share(torch.zeros((1,) * 70), copy=True)
+        with self.assertRaisesRegex(ValueError, f'at most {dl.MAX_DIMS} dimensions'):
+            dl.share(torch.zeros((1,) * (dl.MAX_DIMS + 1)), copy=True)  # the copy is a NumPy-backed segment
+
     def test_tensor_shares_memory(self):
         a = dl.empty((2, 3))
         d = self.share(a)
