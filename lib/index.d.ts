@@ -423,7 +423,10 @@ export declare class PythonWorker {
   readonly methods: readonly string[] | null;
   /** Resolves when the worker serves; rejects (ERR_DLPACK_WORKER_EXITED, ENOENT, ...) if it never will. */
   readonly ready: Promise<PythonWorker>;
-  /** Resolves with the exit code once the process has exited. */
+  /**
+   * Resolves with the exit code once the process has exited (null after a signal, or when it never started);
+   * awaiting it keeps Node running until then.
+   */
   readonly closed: Promise<number | null>;
   /**
    * Calls a served function. Tensors (in memory other processes can open) travel as share() descriptors and
