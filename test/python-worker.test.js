@@ -45,8 +45,8 @@ describe('Python workers', () => {
 
   itPython('the worker says which functions it serves', () => {
     expect(worker.methods).toEqual(
-      ['add', 'big', 'describe', 'die', 'double', 'every_other', 'fail', 'made_here', 'shout', 'slow', 'torch_kind',
-        'unprintable']);
+      ['add', 'big', 'describe', 'die', 'double', 'every_other', 'fail', 'made_here', 'many_dims', 'shout', 'slow',
+        'torch_kind', 'unprintable']);
     expect(worker.pid).toBe(worker.child.pid);
   });
 
@@ -134,6 +134,30 @@ describe('Python workers', () => {
     expect(big.code).toBe('ERR_DLPACK_PYTHON');
     expect(big.message).toMatch(/more than the \d+ one protocol line carries/);
     expect(await worker.call('big', 3)).toBe('xxx');
+  });
+
+  itTorch('a result with more dimensions than a descriptor or NumPy takes is ValueError, not an abort', async () => {
+    for (const n of [70, 40]) {
+      const error = await worker.call('many_dims', n).catch((e) => e);
+      expect(error.code).toBe('ERR_DLPACK_PYTHON');
+      expect(error.message).toMatch(/ValueError.*at most (64|32) dimensions/);
+    }
+    expect(await worker.call('many_dims', 2)).toBeInstanceOf(dl.Tensor);
+  });
+
+  itPython('a storm of calls holds few results at once: releases overtake queued calls', async () => {
+    // 300 results copied into segments, each an open descriptor in the worker
+    // until released; with 128 descriptors, before, most calls failed with EMFILE.
+    const w = dl.python.spawn('-c', { python: '/bin/sh', stderr: 'ignore',
+      args: ['ulimit -n 128; exec "$0" "$@"', PYTHON, SERVED] });
+    const x = shared([1, 2, 3]);
+    const outcomes = await Promise.all(Array.from({ length: 300 }, () => w.call('add', x, x).then((t) => {
+      t.dispose();
+      return 'ok';
+    }, (e) => e.message)));
+    expect(outcomes.filter((o) => o !== 'ok')).toEqual([]);
+    x.dispose();
+    expect(await w.close()).toBe(0);
   });
 
   itPython('bad calls reject with coded errors and send nothing', async () => {
