@@ -45,8 +45,8 @@ describe('Python workers', () => {
 
   itPython('the worker says which functions it serves', () => {
     expect(worker.methods).toEqual(
-      ['add', 'big', 'describe', 'die', 'double', 'every_other', 'fail', 'made_here', 'many_dims', 'shout', 'slow',
-        'torch_kind', 'unprintable']);
+      ['add', 'big', 'describe', 'die', 'double', 'every_other', 'fail', 'made_here', 'many_dims', 'power', 'shout',
+        'slow', 'torch_kind', 'unprintable']);
     expect(worker.pid).toBe(worker.child.pid);
   });
 
@@ -158,6 +158,13 @@ describe('Python workers', () => {
     expect(outcomes.filter((o) => o !== 'ok')).toEqual([]);
     x.dispose();
     expect(await w.close()).toBe(0);
+  });
+
+  itPython('an int JavaScript would round is refused, not rounded', async () => {
+    expect(await worker.call('power', 52)).toEqual({ n: [2 ** 52] });
+    const error = await worker.call('power', 60).catch((e) => e); // before: 1152921504606846976 rounded silently
+    expect(error.code).toBe('ERR_DLPACK_PYTHON');
+    expect(error.message).toMatch(/ValueError.*received 1152921504606846976, which JavaScript would round/);
   });
 
   itPython('bad calls reject with coded errors and send nothing', async () => {

@@ -102,7 +102,24 @@ def _encode(value, keep):
     if isinstance(value, np.generic):
         value = value.item()
     json.dumps(value)  # TypeError here names what cannot travel
+    _check_ints(value)
     return {'value': value}
+
+
+_SAFE_INT = 2**53 - 1  # Number.MAX_SAFE_INTEGER: JSON.parse rounds any int beyond it
+
+
+def _check_ints(value):
+    """Refuses ints JavaScript would round, as Node refuses BigInts going the other way."""
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) > _SAFE_INT:
+        raise ValueError(f'Expected integers within +-(2**53 - 1) in a returned JSON value, received {value}, which '
+                         'JavaScript would round: return it as a string, or in an int64 array')
+    if isinstance(value, (list, tuple)):
+        for item in value:
+            _check_ints(item)
+    elif isinstance(value, dict):
+        for item in value.values():
+            _check_ints(item)
 
 
 def _clip(text):
