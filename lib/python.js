@@ -101,9 +101,17 @@ function encodeArg(value, i) {
   return { value: JSON.parse(text) };
 }
 
+// The last bytes of the worker's standard error kept for errors (stderr: 'pipe').
+const STDERR_TAIL = 2048;
+
 function workerExited(worker, what) {
   const how = worker.signal !== null ? `was killed by ${worker.signal}` : `exited with code ${worker.exitCode}`;
-  return makeError('ERR_DLPACK_WORKER_EXITED', `The Python worker (pid ${worker.pid}) ${how} ${what}`);
+  let message = `The Python worker (pid ${worker.pid}, ${worker.python}) ${how} ${what}`;
+  if (worker.methods === null) {
+    const tail = worker.stderrTail.toString('utf8').trimEnd();
+    message += tail === '' ? '' : `; the end of its standard error:\n${tail.split('\n').slice(-10).join('\n')}`;
+  }
+  return makeError('ERR_DLPACK_WORKER_EXITED', message);
 }
 
 // Why `result` (one entry of an answer's results) is not one, or undefined.
@@ -120,12 +128,17 @@ function badResult(result, servingPid) {
 }
 
 class PythonWorker {
-  constructor(token, child) {
+  constructor(token, child, python) {
     if (token !== kToken) {
       throw makeError('ERR_ILLEGAL_CONSTRUCTOR', 'Python workers are made by dl.python.spawn(), not by `new`');
     }
     this.child = child;
     this.pid = child.pid;
+    this.python = python;
+    // stderr: 'pipe': the stream, read here always (an unread pipe filled
+    // at 64 KiB and the worker blocked mid-print), its tail kept for errors.
+    this.stderr = child.stderr || null;
+    this.stderrTail = Buffer.alloc(0);
     this.methods = null; // the served names, once the worker said it is ready
     this.servingPid = null; // the pid the worker's results are shared from (its ready message)
     this.exitCode = null;
@@ -138,13 +151,23 @@ class PythonWorker {
     this.ready = new Promise((resolve, reject) => { this.readyState = { resolve, reject }; });
     this.ready.catch(() => {}); // the error also reaches every call; an unawaited ready is not unhandled
     this.closed = new Closed((resolve) => { this.resolveClosed = resolve; }, () => this.keepAlive());
+    // The exit is acted on once the pipes are read to their end: answers
+    // written just before it, and its last words on standard error, count.
+    const streams = [child.stdout, child.stderr].filter((stream) => stream && !stream.destroyed);
+    let open = streams.length + 1;
+    const closed = () => { if (--open === 0) this.ended(); };
+    for (const stream of streams) stream.once('close', closed);
     child.on('exit', (code, signal) => {
       this.exitCode = code;
       this.signal = signal;
-      // Answers written just before the exit may still be in the pipe: read them first.
-      if (!child.stdout || child.stdout.destroyed || child.stdout.readableEnded) this.ended();
-      else child.stdout.once('close', () => this.ended());
+      closed();
     });
+    if (this.stderr !== null) {
+      this.stderr.on('data', (chunk) => {
+        const kept = Buffer.concat([this.stderrTail, chunk]);
+        this.stderrTail = kept.subarray(Math.max(0, kept.length - STDERR_TAIL));
+      });
+    }
     child.on('error', (error) => {
       this.fail(error); // e.g. ENOENT: no such Python; EMFILE: no descriptor left for the pipes
       if (child.pid === undefined) this.ended(); // never started: there will be no 'exit'
@@ -162,7 +185,8 @@ class PythonWorker {
     if (this.exited) return;
     this.exited = true;
     if (this.pid !== undefined) {
-      this.fail(workerExited(this, this.methods === null ? 'before it was ready' : 'while a call was in flight'));
+      const when = this.methods === null ? 'before it was ready' : 'while a call was in flight';
+      this.fail(workerExited(this, this.pending.size === 0 && this.methods !== null ? 'while idle' : when));
     }
     this.idle();
     this.resolveClosed(this.exitCode);
@@ -284,14 +308,17 @@ class PythonWorker {
     const busy = this.pending.size !== 0 || (this.awaited && !this.exited);
     const method = busy || starting ? 'ref' : 'unref';
     this.child[method]();
-    for (const stream of [this.child.stdin, this.child.stdout]) {
+    for (const stream of [this.child.stdin, this.child.stdout, this.child.stderr]) {
       if (stream && typeof stream[method] === 'function') stream[method]();
     }
   }
 
   call(name, ...args) {
     if (typeof name !== 'string') return Promise.reject(invalidType('name', 'a string', name));
-    if (this.failure !== null) return Promise.reject(this.failure);
+    if (this.failure !== null) {
+      const gone = this.exited && this.methods !== null && this.failure.code === 'ERR_DLPACK_WORKER_EXITED';
+      return Promise.reject(gone ? workerExited(this, 'before this call') : this.failure);
+    }
     let encoded;
     try {
       encoded = args.map(encodeArg);
@@ -359,7 +386,7 @@ function spawn(script, options = {}) {
   const child = spawnChild(python, [script, ...args], {
     cwd, env: { ...env, PYTHONPATH: pythonPathEnv, PYTHONUNBUFFERED: '1' }, stdio: ['pipe', 'pipe', stderr],
   });
-  return new PythonWorker(kToken, child);
+  return new PythonWorker(kToken, child, python);
 }
 
 module.exports = { spawn, PythonWorker, pythonPath, MAX_LINE };

@@ -45,8 +45,8 @@ describe('Python workers', () => {
 
   itPython('the worker says which functions it serves', () => {
     expect(worker.methods).toEqual(
-      ['add', 'big', 'describe', 'die', 'double', 'every_other', 'fail', 'made_here', 'many_dims', 'power', 'shout',
-        'slow', 'torch_kind', 'unprintable']);
+      ['add', 'big', 'chatty', 'describe', 'die', 'double', 'every_other', 'fail', 'made_here', 'many_dims', 'power',
+        'shout', 'slow', 'torch_kind', 'unprintable']);
     expect(worker.pid).toBe(worker.child.pid);
   });
 
@@ -202,7 +202,9 @@ describe('Python workers that die or misbehave', () => {
     const error = await w.call('die', x).catch((e) => e);
     expect(error.code).toBe('ERR_DLPACK_WORKER_EXITED');
     expect(error.message).toMatch(/was killed by SIGKILL while a call was in flight/);
-    expect((await w.call('describe', x, 0).catch((e) => e)).code).toBe('ERR_DLPACK_WORKER_EXITED');
+    const later = await w.call('describe', x, 0).catch((e) => e);
+    expect(later.code).toBe('ERR_DLPACK_WORKER_EXITED');
+    expect(later.message).toMatch(/was killed by SIGKILL before this call$/);
     expect(x.toArray()).toEqual([1, 2]);
     x.dispose();
     expect(heldSegments()).toEqual(before);
@@ -214,6 +216,24 @@ describe('Python workers that die or misbehave', () => {
     expect(error.code).toBe('ERR_DLPACK_WORKER_EXITED');
     expect(error.message).toMatch(/exited with code 3 before it was ready/);
     await expect(w.ready).rejects.toBe(error);
+  });
+
+  test('a worker that dies before it is ready names its interpreter and the end of its standard error', async () => {
+    const script = 'import sys; sys.stderr.write("line one\\nModuleNotFoundError: no numpy here\\n"); sys.exit(3)';
+    const w = dl.python.spawn('-c', { python: PYTHON, args: [script], stderr: 'pipe' });
+    const error = await w.ready.catch((e) => e);
+    expect(error.code).toBe('ERR_DLPACK_WORKER_EXITED');
+    expect(error.message).toContain(`(pid ${w.pid}, ${PYTHON}) exited with code 3 before it was ready`);
+    expect(error.message).toMatch(/standard error:\nline one\nModuleNotFoundError: no numpy here$/);
+  });
+
+  itPython("stderr: 'pipe' is read as the worker writes, and exposed as a stream", async () => {
+    const w = dl.python.spawn(SERVED, { python: PYTHON, stderr: 'pipe' });
+    let seen = 0;
+    w.stderr.on('data', (chunk) => { seen += chunk.length; });
+    expect(await w.call('chatty', 1 << 20)).toBe(1 << 20); // before: the worker blocked on a full pipe
+    expect(await w.close()).toBe(0);
+    expect(seen).toBeGreaterThan(1 << 20);
   });
 
   itPython('a script that writes into the protocol is stopped with ERR_DLPACK_WORKER_PROTOCOL', async () => {
