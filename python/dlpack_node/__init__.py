@@ -10,7 +10,19 @@ import sys
 import warnings
 import weakref
 
-import numpy as np
+try:
+    import numpy as np
+except ImportError as _error:
+    _message = (f'dlpack_node needs NumPy, which python {sys.version.split()[0]} ({sys.executable}) cannot import '
+                f'({_error}): install it for this interpreter ({sys.executable} -m pip install numpy), or run the one '
+                'that has it (DLPACK_PYTHON names it for dl.python.spawn and the examples)')
+    # python -m dlpack_node, the documented install check, imports this
+    # package before its __main__ runs: it reports, rather than a traceback.
+    if sys.argv[:1] == ['-m']:
+        sys.stdout.write(f'dlpack_node from {os.path.dirname(os.path.abspath(__file__))}\nnumpy: not available\n')
+        sys.stderr.write(_message + '\n')
+        sys.exit(1)
+    raise ImportError(_message) from _error
 
 from . import _cuda_ipc, _dtypes, _segment
 from ._errors import SegmentGoneError, expected
