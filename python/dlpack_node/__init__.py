@@ -60,6 +60,13 @@ def _is_int(value):
     return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
 
 
+_SAFE = 2**53 - 1  # Number.MAX_SAFE_INTEGER: the largest count, size, stride or offset a descriptor holds
+
+
+def _is_safe(value):
+    return _is_int(value) and -_SAFE <= value <= _SAFE
+
+
 def _torch():
     try:
         import torch
@@ -158,19 +165,24 @@ def _parse(descriptor):
         _segment.check_name('descriptor.name', d.get('name'))
         source = (d['name'], *_segment.check_place(d))
     data_size = d.get('dataSize')
-    if not _is_int(data_size) or data_size < 0:
+    if not _is_safe(data_size) or data_size < 0:
         raise ValueError(expected('descriptor.dataSize', 'a non-negative integer', data_size))
     dtype = _dtypes.check_name(d.get('dtype'), 'descriptor.dtype')
     itemsize = _dtypes.ITEMSIZE[dtype]
     shape = d.get('shape')
-    if not isinstance(shape, (list, tuple)) or not all(_is_int(n) and n >= 0 for n in shape):
-        raise ValueError(expected('descriptor.shape', 'a list of non-negative integers', shape))
+    if not isinstance(shape, (list, tuple)) or not all(_is_safe(n) and n >= 0 for n in shape):
+        raise ValueError(expected('descriptor.shape', 'a list of non-negative integers up to 2**53 - 1', shape))
     _check_dims('descriptor.shape', shape)
+    count = 1
+    for n in shape:
+        count *= int(n)
+    if count > _SAFE:  # zero strides describe any count in a few bytes
+        raise ValueError(expected('descriptor.shape', 'at most 2**53 - 1 elements', count))
     strides = d.get('strides', _contiguous(shape))
-    if not isinstance(strides, (list, tuple)) or len(strides) != len(shape) or not all(_is_int(s) for s in strides):
+    if not isinstance(strides, (list, tuple)) or len(strides) != len(shape) or not all(_is_safe(s) for s in strides):
         raise ValueError(expected('descriptor.strides', f'a list of {len(shape)} integers', strides))
     byte_offset = d.get('byteOffset', 0)
-    if not _is_int(byte_offset) or byte_offset < 0:
+    if not _is_safe(byte_offset) or byte_offset < 0:
         raise ValueError(expected('descriptor.byteOffset', 'a non-negative integer', byte_offset))
     if byte_offset % itemsize != 0:
         raise ValueError(expected('descriptor.byteOffset', f'a multiple of {itemsize} (the {dtype} size)',
@@ -179,6 +191,9 @@ def _parse(descriptor):
     if not isinstance(read_only, bool):
         raise TypeError(expected('descriptor.readOnly', 'a boolean', read_only))
     extent = _extent(shape, strides, itemsize)
+    if extent is None and byte_offset > data_size:  # an empty layout may start at the end, not past it
+        raise ValueError(f'Expected a layout inside the {data_size} shared bytes for `descriptor`, received '
+                         f'an empty one at byte {byte_offset}')
     if extent is not None and (byte_offset + extent[0] < 0 or byte_offset + extent[1] > data_size):
         raise ValueError(f'Expected a layout inside the {data_size} shared bytes for `descriptor`, received '
                          f'elements from byte {byte_offset + extent[0]} to {byte_offset + extent[1]}')
