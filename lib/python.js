@@ -5,7 +5,7 @@
 // keeps each result attached until this side has opened it and said so.
 const path = require('path');
 const { spawn: spawnChild } = require('child_process');
-const { makeError, fail, invalidType, invalidValue } = require('./errors');
+const { makeError, fail, invalidType, invalidValue, outOfRange } = require('./errors');
 const { Tensor } = require('./tensor');
 const { open } = require('./sharing');
 
@@ -324,6 +324,13 @@ class PythonWorker {
       encoded = args.map(encodeArg);
     } catch (error) {
       return Promise.reject(error);
+    }
+    // The call's line is bounded like the worker's (python/FORMAT.md "Workers"); the
+    // rest of the line ({"id": n, "call": name}) is counted with a margin.
+    const bytes = Buffer.byteLength(JSON.stringify(encoded)) + Buffer.byteLength(JSON.stringify(name)) + 64;
+    if (bytes > MAX_LINE) {
+      return Promise.reject(outOfRange('args', `JSON of at most ${MAX_LINE} bytes in all (one protocol line; ` +
+        'large data travels as shared tensors)', `${bytes} bytes`));
     }
     const id = this.nextId++;
     // The pending entry keeps the argument tensors alive until the answer: a

@@ -182,6 +182,9 @@ describe('Python workers', () => {
       TypeError, 'ERR_INVALID_ARG_VALUE', /kind is 'sab'/);
     await reject(worker.call('describe', shared([1]), 10n), TypeError, 'ERR_INVALID_ARG_TYPE', /`args\[1\]`/);
     await reject(worker.call('describe', shared([1]), () => 1), TypeError, 'ERR_INVALID_ARG_TYPE', /`args\[1\]`/);
+    // A call longer than one protocol line (python/FORMAT.md "Workers").
+    await reject(worker.call('describe', shared([1]), 'x'.repeat(MAX_LINE)), RangeError, 'ERR_OUT_OF_RANGE',
+      /at most 16777216 bytes .* for `args`/);
   });
 
   itTorch("serve(like='torch') hands torch tensors to the functions", async () => {
