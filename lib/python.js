@@ -145,6 +145,7 @@ class PythonWorker {
     this.signal = null;
     this.exited = false;
     this.awaited = false; // close() or `closed` awaited: keep Node running until the exit
+    this.lateExit = undefined; // the timer that ends the wait for pipes a child of the worker holds
     this.nextId = 1;
     this.pending = new Map(); // call id -> { name, resolve, reject, args, sent }
     this.failure = null; // the error every later call gets, once the worker is gone or broke the protocol
@@ -161,6 +162,9 @@ class PythonWorker {
       this.exitCode = code;
       this.signal = signal;
       closed();
+      // A process the worker started may hold the pipes open after it exits:
+      // wait a moment for them, not forever.
+      if (!this.exited) this.lateExit = setTimeout(() => this.ended(), 1000);
     });
     if (this.stderr !== null) {
       this.stderr.on('data', (chunk) => {
@@ -184,6 +188,7 @@ class PythonWorker {
   ended() {
     if (this.exited) return;
     this.exited = true;
+    clearTimeout(this.lateExit);
     if (this.pid !== undefined) {
       const when = this.methods === null ? 'before it was ready' : 'while a call was in flight';
       this.fail(workerExited(this, this.pending.size === 0 && this.methods !== null ? 'while idle' : when));

@@ -239,6 +239,15 @@ describe('Python workers that die or misbehave', () => {
     expect(seen).toBeGreaterThan(1 << 20);
   });
 
+  test('a worker whose own child holds its pipes open still reports its exit', async () => {
+    // The grandchild inherits stdout and stderr and outlives the worker by 20 s.
+    const script = 'import subprocess, sys; subprocess.Popen(["sleep", "20"]); sys.exit(4)';
+    const w = dl.python.spawn('-c', { python: PYTHON, args: [script], stderr: 'pipe' });
+    const error = await w.ready.catch((e) => e);
+    expect(error.message).toMatch(/exited with code 4 before it was ready/);
+    expect(await w.closed).toBe(4);
+  });
+
   itPython('a script that writes into the protocol is stopped with ERR_DLPACK_WORKER_PROTOCOL', async () => {
     const script = 'print("hello"); from dlpack_node import worker; worker.serve(print)';
     const w = dl.python.spawn('-c', { python: PYTHON, args: [script] });
