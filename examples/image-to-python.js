@@ -1,6 +1,6 @@
 'use strict';
 // README quick start: an image's pixels into a tensor, and on to Python without a copy.
-// Run: node examples/image-to-python.js (PYTHON=/path/to/python3 with NumPy picks one).
+// Run: node examples/image-to-python.js (DLPACK_PYTHON=/path/to/python3 with NumPy picks one).
 const dl = require('..');
 const { execFileSync } = require('child_process');
 
@@ -16,7 +16,7 @@ batch.copyFrom(image);
 const python = `import json, sys, dlpack_node
 x = dlpack_node.open(json.loads(sys.argv[1]))
 x /= 255`;
-execFileSync(process.env.PYTHON || 'python3', ['-c', python, JSON.stringify(batch.share())],
+execFileSync(process.env.DLPACK_PYTHON || 'python3', ['-c', python, JSON.stringify(batch.share())],
   { env: { ...process.env, PYTHONPATH: dl.pythonPath } });
 console.log(batch.toArray()[0][0]);      // [ 1, 0, 0 ]: Python's writes, no copy back
 batch.dispose();

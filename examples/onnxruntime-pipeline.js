@@ -7,7 +7,7 @@
 // The model is made on the spot by examples/onnxruntime/make-model.js (no download).
 // Run: node examples/onnxruntime-pipeline.js [batch] [--numpy] [--json]   (needs onnxruntime-node:
 // `npm install --ignore-scripts onnxruntime-node` in examples/onnxruntime, and
-// python3 with NumPy; PyTorch is used where installed; PYTHON=... picks one).
+// python3 with NumPy; PyTorch is used where installed; DLPACK_PYTHON=... picks one).
 const path = require('path');
 const dl = require('..');
 const { makeModel, CLASSES } = require('./onnxruntime/make-model');
@@ -42,7 +42,7 @@ async function runPipeline({ ort, session, worker, params, batch, height = 224, 
 }
 
 // The Python worker; `numpy: true` leaves PyTorch out even where it is installed.
-function startWorker({ python = process.env.PYTHON || '/usr/bin/python3', numpy = false } = {}) {
+function startWorker({ python = process.env.DLPACK_PYTHON || 'python3', numpy = false } = {}) {
   return dl.python.spawn(path.join(__dirname, 'onnxruntime', 'worker.py'), { python, args: numpy ? ['numpy'] : [] });
 }
 

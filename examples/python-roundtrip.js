@@ -8,7 +8,7 @@ const readline = require('readline');
 const { spawn } = require('child_process');
 const dl = require('..');
 
-const python = process.env.PYTHON || '/usr/bin/python3';
+const python = process.env.DLPACK_PYTHON || 'python3';
 
 async function main() {
   const batch = dl.empty([4, 8], { dtype: 'float32', shared: true });

@@ -605,19 +605,30 @@ export type PythonResult = Tensor | string | number | boolean | null | PythonRes
 export declare class PythonWorker {
   private constructor();
   readonly pid: number | undefined;
+  /** The interpreter it was started with (options.python). */
+  readonly python: string;
+  /**
+   * With stderr: 'pipe', the worker's standard error, a Node Readable already read (its last lines go into
+   * ERR_DLPACK_WORKER_EXITED before ready); null with 'inherit' or 'ignore'.
+   */
+  readonly stderr: { on(event: 'data', listener: (chunk: Uint8Array) => void): unknown } | null;
   /** The served function names, once `ready` has resolved; null before. */
   readonly methods: readonly string[] | null;
   /** Resolves when the worker serves; rejects (ERR_DLPACK_WORKER_EXITED, ENOENT, ...) if it never will. */
   readonly ready: Promise<PythonWorker>;
-  /** Resolves with the exit code once the process has exited. */
+  /**
+   * Resolves with the exit code once the process has exited (null after a signal, or when it never started);
+   * awaiting it keeps Node running until then.
+   */
   readonly closed: Promise<number | null>;
   /**
    * Calls a served function. Tensors (in memory other processes can open) travel as share() descriptors and
    * arrive as arrays over the same memory; other arguments as JSON. A tuple result resolves to an array.
    * Rejects with ERR_DLPACK_PYTHON (with pythonType, pythonTraceback) when the function raises, and with
-   * ERR_DLPACK_WORKER_EXITED when the worker dies.
+   * ERR_DLPACK_WORKER_EXITED when the worker dies. R names what the function returns (TypeScript cannot see
+   * into Python): `await worker.call<Tensor>('infer', batch)`, `worker.call<[Tensor, number]>(...)`.
    */
-  call(name: string, ...args: unknown[]): Promise<PythonResult>;
+  call<R extends PythonResult = PythonResult>(name: string, ...args: unknown[]): Promise<R>;
   /** Closes the worker's input; it finishes the calls in flight and exits. Resolves with its exit code. */
   close(): Promise<number | null>;
   kill(signal?: string | number): boolean;
@@ -630,7 +641,10 @@ export interface PythonSpawnOptions {
   args?: readonly string[];
   env?: Record<string, string | undefined>;
   cwd?: string;
-  /** The worker's standard error (print() in served functions lands there): default 'inherit'. */
+  /**
+   * The worker's standard error (print() in served functions lands there): default 'inherit'; 'pipe' makes
+   * it worker.stderr, read as it comes (a worker never blocks on it).
+   */
   stderr?: 'inherit' | 'pipe' | 'ignore';
 }
 

@@ -22,8 +22,9 @@ const NOT_CLONEABLE = Symbol('a dlpack Tensor cannot be cloned: send tensor.shar
 
 // The RangeError of toJSON() for a value JSON cannot hold exactly.
 function notJson(t, value) {
-  return outOfRange('toJSON()', 'values JSON holds exactly (finite numbers, integers within 2^53)',
-    `${typeof value === 'bigint' ? `${value}n` : value} in a ${t[kLayout].info.name} tensor; use share() or toArray()`);
+  const text = typeof value === 'bigint' ? `${value}n` : Object.is(value, -0) ? '-0' : value;
+  return outOfRange('toJSON()', 'values JSON holds exactly (finite numbers other than -0, integers within 2^53)',
+    `${text} in a ${t[kLayout].info.name} tensor; use share() or toArray()`);
 }
 // What the layers above provide (lib/capsule.js, lib/sharing.js, lib/create.js
 // build on this module); lib/index.js connects them once at load, so lib/
@@ -386,7 +387,8 @@ class Tensor {
         if (value > Number.MAX_SAFE_INTEGER || value < Number.MIN_SAFE_INTEGER) throw notJson(this, value);
         return Number(value);
       }
-      if (typeof value === 'number' && !Number.isFinite(value)) throw notJson(this, value);
+      // JSON.stringify(-0) writes 0: the round trip would give +0.
+      if (typeof value === 'number' && (!Number.isFinite(value) || Object.is(value, -0))) throw notJson(this, value);
       return value;
     };
     const walk = (dim, pos) => {

@@ -27,7 +27,7 @@ describe.each(cases)('the onnxruntime-node pipeline with %s on the Python side',
   const run = why === null && (library === 'numpy' || hasTorch) ? test : test.skip;
   run('no copy anywhere, and the answer is the model\'s', () => {
     const out = execFileSync(process.execPath, [example, '3', '--json', ...flags], {
-      encoding: 'utf8', timeout: 60000, env: { ...process.env, PYTHON },
+      encoding: 'utf8', timeout: 60000, env: { ...process.env, DLPACK_PYTHON: PYTHON },
     });
     const report = JSON.parse(out.trim().split('\n').pop());
     expect(report).toMatchObject({

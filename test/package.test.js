@@ -102,10 +102,10 @@ describe('the npm package', () => {
     }
     expect(read('LICENSE')).toMatch(/Apache License\s+Version 2\.0, January 2004/);
     for (const file of files) expect(file).not.toMatch(/^(test|bench|build|\.ci)\//);
-    // The Python half is the package, its format and its build file: not its tests, and
+    // The Python half is the package, its format and its build files: not its tests, and
     // not the JSON worker the Node tests drive (test/fixtures/python/json_worker.py).
     const python = [...files].filter((file) => file.startsWith('python/'));
-    expect(python.filter((file) => !/^python\/(dlpack_node\/\w+\.py|FORMAT\.md|pyproject\.toml)$/.test(file))).toEqual([]);
+    expect(python.filter((file) => !/^python\/(dlpack_node\/\w+\.py|FORMAT\.md|pyproject\.toml|_build\/backend\.py)$/.test(file))).toEqual([]);
     expect(python).toContain('python/dlpack_node/__main__.py'); // python -m dlpack_node: the install report
     expect(read('python/dlpack_node/__main__.py')).not.toMatch(/"op"/);
     // An example's own dependencies (examples/onnxruntime) are installed there, never shipped.

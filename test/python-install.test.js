@@ -61,10 +61,14 @@ describe('the Python half', () => {
     let r = run(PYTHON, ['-m', 'venv', '--system-site-packages', venv]);
     expect({ status: r.status, stderr: r.stderr }).toEqual({ status: 0, stderr: '' });
     const python = path.join(venv, 'bin', 'python');
+    const listing = () => fs.readdirSync(shipped, { recursive: true }).filter((f) => !/__pycache__/.test(f)).sort();
+    const before = listing();
     r = run(python, ['-m', 'pip', 'install', '--no-build-isolation', '--no-index', '--disable-pip-version-check',
       shipped]);
     expect({ status: r.status, stderr: r.status === 0 ? '' : r.stderr }).toEqual({ status: 0, stderr: '' });
     expect(r.stdout).toMatch(/Successfully installed dlpack-node-/);
+    // Built out of tree: before, build/ and dlpack_node.egg-info/ appeared here (in node_modules).
+    expect(listing()).toEqual(before);
     const { from, values } = roundTrip(python);
     expect(from.startsWith(path.join(venv, 'lib'))).toBe(true);
     expect(values).toEqual([2, 3, 4, 5]);

@@ -5,6 +5,7 @@ const path = require('path');
 const { spawnSync, execFileSync } = require('child_process');
 const dl = require('../lib');
 const { PYTHON, heldSegments, collect } = require('./helpers');
+const { MAX_LINE } = require('../lib/python');
 
 const probe = (code) => spawnSync(PYTHON, ['-c', code], { encoding: 'utf8' }).status === 0;
 const hasNumpy = probe('import numpy');
@@ -15,6 +16,17 @@ const itPython = hasNumpy ? test : test.skip;
 const itTorch = hasTorch ? test : test.skip;
 
 const SERVED = path.join(__dirname, 'fixtures', 'python', 'served.py');
+// Whether process `pid` is gone within 10 s (it is killed if not).
+const gone = (pid) => {
+  const deadline = Date.now() + 10000;
+  for (;;) {
+    try { process.kill(pid, 0); } catch { return true; }
+    if (Date.now() > deadline) break;
+    spawnSync('sleep', ['0.05']);
+  }
+  process.kill(pid, 'SIGKILL');
+  return false;
+};
 const start = (args = []) => dl.python.spawn(SERVED, { python: PYTHON, args, stderr: 'ignore' });
 const shared = (values, dtype = 'float32') => {
   const t = dl.empty([values.length], { dtype, shared: true });
@@ -33,7 +45,8 @@ describe('Python workers', () => {
 
   itPython('the worker says which functions it serves', () => {
     expect(worker.methods).toEqual(
-      ['add', 'describe', 'die', 'double', 'every_other', 'fail', 'made_here', 'slow', 'torch_kind']);
+      ['add', 'big', 'chatty', 'describe', 'die', 'double', 'every_other', 'fail', 'made_here', 'many_dims', 'power',
+        'shout', 'slow', 'torch_kind', 'unprintable']);
     expect(worker.pid).toBe(worker.child.pid);
   });
 
@@ -101,6 +114,59 @@ describe('Python workers', () => {
     expect(await worker.call('describe', shared([0]), null)).toMatchObject({ shape: [1] });
   });
 
+  itPython('an exception whose __str__ raises is still ERR_DLPACK_PYTHON, and the worker goes on', async () => {
+    const error = await worker.call('unprintable').catch((e) => e);
+    expect(error.code).toBe('ERR_DLPACK_PYTHON');
+    expect(error.pythonType).toBe('_Unprintable');
+    expect(error.message).toMatch(/unprintable\(\): <str\(\) of the _Unprintable raised RuntimeError>/);
+    expect(error.pythonTraceback).toMatch(/served\.py.*in unprintable/s);
+    expect(await worker.call('describe', shared([0]), 1)).toMatchObject({ extra: 1 });
+  });
+
+  itPython('an error longer than a protocol line arrives clipped; a result that long is refused', async () => {
+    const n = MAX_LINE + 1000;
+    const error = await worker.call('shout', n).catch((e) => e);
+    expect(error.code).toBe('ERR_DLPACK_PYTHON');
+    expect(error.message.length).toBeLessThan(70000);
+    expect(error.message).toMatch(new RegExp(`\\(${n - 65536} characters left out\\)`));
+    expect(error.pythonTraceback.length).toBeLessThan(200000);
+    const big = await worker.call('big', n).catch((e) => e);
+    expect(big.code).toBe('ERR_DLPACK_PYTHON');
+    expect(big.message).toMatch(/more than the \d+ one protocol line carries/);
+    expect(await worker.call('big', 3)).toBe('xxx');
+  });
+
+  itTorch('a result with more dimensions than a descriptor or NumPy takes is ValueError, not an abort', async () => {
+    for (const n of [70, 40]) {
+      const error = await worker.call('many_dims', n).catch((e) => e);
+      expect(error.code).toBe('ERR_DLPACK_PYTHON');
+      expect(error.message).toMatch(/ValueError.*at most (64|32) dimensions/);
+    }
+    expect(await worker.call('many_dims', 2)).toBeInstanceOf(dl.Tensor);
+  });
+
+  itPython('a storm of calls holds few results at once: releases overtake queued calls', async () => {
+    // 300 results copied into segments, each an open descriptor in the worker
+    // until released; with 128 descriptors, before, most calls failed with EMFILE.
+    const w = dl.python.spawn('-c', { python: '/bin/sh', stderr: 'ignore',
+      args: ['ulimit -n 128; exec "$0" "$@"', PYTHON, SERVED] });
+    const x = shared([1, 2, 3]);
+    const outcomes = await Promise.all(Array.from({ length: 300 }, () => w.call('add', x, x).then((t) => {
+      t.dispose();
+      return 'ok';
+    }, (e) => e.message)));
+    expect(outcomes.filter((o) => o !== 'ok')).toEqual([]);
+    x.dispose();
+    expect(await w.close()).toBe(0);
+  });
+
+  itPython('an int JavaScript would round is refused, not rounded', async () => {
+    expect(await worker.call('power', 52)).toEqual({ n: [2 ** 52] });
+    const error = await worker.call('power', 60).catch((e) => e); // before: 1152921504606846976 rounded silently
+    expect(error.code).toBe('ERR_DLPACK_PYTHON');
+    expect(error.message).toMatch(/ValueError.*received 1152921504606846976, which JavaScript would round/);
+  });
+
   itPython('bad calls reject with coded errors and send nothing', async () => {
     const reject = async (promise, Class, code, pattern) => {
       const e = await promise.catch((x) => x);
@@ -116,6 +182,9 @@ describe('Python workers', () => {
       TypeError, 'ERR_INVALID_ARG_VALUE', /kind is 'sab'/);
     await reject(worker.call('describe', shared([1]), 10n), TypeError, 'ERR_INVALID_ARG_TYPE', /`args\[1\]`/);
     await reject(worker.call('describe', shared([1]), () => 1), TypeError, 'ERR_INVALID_ARG_TYPE', /`args\[1\]`/);
+    // A call longer than one protocol line (python/FORMAT.md "Workers").
+    await reject(worker.call('describe', shared([1]), 'x'.repeat(MAX_LINE)), RangeError, 'ERR_OUT_OF_RANGE',
+      /at most 16777216 bytes .* for `args`/);
   });
 
   itTorch("serve(like='torch') hands torch tensors to the functions", async () => {
@@ -136,7 +205,9 @@ describe('Python workers that die or misbehave', () => {
     const error = await w.call('die', x).catch((e) => e);
     expect(error.code).toBe('ERR_DLPACK_WORKER_EXITED');
     expect(error.message).toMatch(/was killed by SIGKILL while a call was in flight/);
-    expect((await w.call('describe', x, 0).catch((e) => e)).code).toBe('ERR_DLPACK_WORKER_EXITED');
+    const later = await w.call('describe', x, 0).catch((e) => e);
+    expect(later.code).toBe('ERR_DLPACK_WORKER_EXITED');
+    expect(later.message).toMatch(/was killed by SIGKILL before this call$/);
     expect(x.toArray()).toEqual([1, 2]);
     x.dispose();
     expect(heldSegments()).toEqual(before);
@@ -148,6 +219,33 @@ describe('Python workers that die or misbehave', () => {
     expect(error.code).toBe('ERR_DLPACK_WORKER_EXITED');
     expect(error.message).toMatch(/exited with code 3 before it was ready/);
     await expect(w.ready).rejects.toBe(error);
+  });
+
+  test('a worker that dies before it is ready names its interpreter and the end of its standard error', async () => {
+    const script = 'import sys; sys.stderr.write("line one\\nModuleNotFoundError: no numpy here\\n"); sys.exit(3)';
+    const w = dl.python.spawn('-c', { python: PYTHON, args: [script], stderr: 'pipe' });
+    const error = await w.ready.catch((e) => e);
+    expect(error.code).toBe('ERR_DLPACK_WORKER_EXITED');
+    expect(error.message).toContain(`(pid ${w.pid}, ${PYTHON}) exited with code 3 before it was ready`);
+    expect(error.message).toMatch(/standard error:\nline one\nModuleNotFoundError: no numpy here$/);
+  });
+
+  itPython("stderr: 'pipe' is read as the worker writes, and exposed as a stream", async () => {
+    const w = dl.python.spawn(SERVED, { python: PYTHON, stderr: 'pipe' });
+    let seen = 0;
+    w.stderr.on('data', (chunk) => { seen += chunk.length; });
+    expect(await w.call('chatty', 1 << 20)).toBe(1 << 20); // before: the worker blocked on a full pipe
+    expect(await w.close()).toBe(0);
+    expect(seen).toBeGreaterThan(1 << 20);
+  });
+
+  test('a worker whose own child holds its pipes open still reports its exit', async () => {
+    // The grandchild inherits stdout and stderr and outlives the worker by 20 s.
+    const script = 'import subprocess, sys; subprocess.Popen(["sleep", "20"]); sys.exit(4)';
+    const w = dl.python.spawn('-c', { python: PYTHON, args: [script], stderr: 'pipe' });
+    const error = await w.ready.catch((e) => e);
+    expect(error.message).toMatch(/exited with code 4 before it was ready/);
+    expect(await w.closed).toBe(4);
   });
 
   itPython('a script that writes into the protocol is stopped with ERR_DLPACK_WORKER_PROTOCOL', async () => {
@@ -173,11 +271,117 @@ describe('Python workers that die or misbehave', () => {
     const out = execFileSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 30000 });
     const [pid, values] = out.trim().split(' ');
     expect(values).toBe('0,1');
-    const deadline = Date.now() + 10000;
-    let alive = true;
-    while (alive && Date.now() < deadline) {
-      try { process.kill(Number(pid), 0); spawnSync('sleep', ['0.05']); } catch { alive = false; }
-    }
-    expect(alive).toBe(false);
+    expect(gone(Number(pid))).toBe(true);
+  });
+});
+
+describe('Python workers that write anything but the protocol', () => {
+  const FORGER = path.join(__dirname, 'fixtures', 'python', 'forger.py');
+  const READY = '{"ready": {"methods": ["f"], "pid": {pid}, "like": "numpy"}}';
+  // Each line is refused with ERR_DLPACK_WORKER_PROTOCOL, the worker is
+  // stopped, and this process goes on (before, 6 of the 7 first lines threw
+  // TypeError out of an event handler).
+  const expectProtocolError = async (args, call, pattern) => {
+    const w = dl.python.spawn(FORGER, { python: PYTHON, args, stderr: 'ignore' });
+    const error = await (call ? w.ready.then(() => w.call('f')) : w.ready).catch((e) => e);
+    expect(error.code).toBe('ERR_DLPACK_WORKER_PROTOCOL');
+    expect(error.message).toMatch(pattern);
+    expect(await w.closed).toBe(null); // SIGKILL
+    expect((await w.call('f').catch((e) => e)).code).toBe('ERR_DLPACK_WORKER_PROTOCOL');
+  };
+
+  itPython('both sides hold the same line limit', () => {
+    const out = execFileSync(PYTHON, ['-c', 'from dlpack_node import worker; print(worker.MAX_LINE)'],
+      { encoding: 'utf8', timeout: 30000, env: { ...process.env, PYTHONPATH: dl.pythonPath } });
+    expect(Number(out)).toBe(MAX_LINE);
+  });
+
+  test.each(['null', '0', 'false', '""', '[]', '{"ready":1}', '{"ready":{"methods":null}}',
+    '{"ready":{"methods":["f"],"pid":1.5,"like":"numpy"}}', '{"id":1,"results":[],"many":false}'])(
+    'a line %s where the ready message belongs', (line) => expectProtocolError([line], false, /ready message/));
+
+  test('a line longer than MAX_LINE bytes is refused without being read whole', async () => {
+    await expectProtocolError([`overlong:${MAX_LINE + 1}`], false, new RegExp(`longer than ${MAX_LINE} bytes`));
+  });
+
+  test.each([
+    ['null', /not an answer/],
+    ['{"id":2,"results":[{"value":1}],"many":false}', /no call in flight/],
+    ['{"id":"1","results":[{"value":1}],"many":false}', /no call in flight/],
+    ['{"id":1}', /malformed answer/],
+    ['{"id":1,"results":[],"many":false}', /malformed answer/],
+    ['{"id":1,"results":[{"value":1}],"many":"no"}', /malformed answer/],
+    ['{"id":1,"error":null}', /malformed error answer/],
+    ['{"id":1,"error":{"type":"E","message":1,"traceback":""}}', /malformed error answer/],
+    ['{"id":1,"results":[5],"many":false}', /not \{tensor\} or \{value\}/],
+    ['{"id":1,"results":[{"value":1,"tensor":{}}],"many":true}', /not \{tensor\} or \{value\}/],
+    // A 'local' descriptor names memory of this process, not of the worker.
+    ['{"id":1,"results":[{"tensor":{"kind":"local","id":1,"pid":{pid}}}],"many":false}', /of kind "local"/],
+  ])('an answer %s', (answer, pattern) => expectProtocolError([READY, answer], true, pattern));
+
+  test("a 'shm' answer naming this process's memory, not the worker's", async () => {
+    const mine = dl.empty([4], { shared: true });
+    const answer = JSON.stringify({ id: 1, results: [{ tensor: mine.share() }], many: false });
+    await expectProtocolError([READY, answer], true, new RegExp(`in the memory of pid ${process.pid}`));
+    mine.dispose();
+  });
+
+  test('a well-formed forged answer resolves (the forger itself is a fair peer)', async () => {
+    const w = dl.python.spawn(FORGER, { python: PYTHON, args: [READY, '{"id":1,"results":[{"value":[1]}],"many":false}'] });
+    expect(await w.call('f')).toEqual([1]);
+    expect(await w.close()).toBe(0);
+  });
+});
+
+describe('Python workers and the Node process', () => {
+  const LIB = JSON.stringify(path.join(__dirname, '..', 'lib'));
+  const node = (script, shell = null) => spawnSync(shell ? '/bin/sh' : process.execPath,
+    shell ? ['-c', `${shell}; exec "$0" -e "$1"`, process.execPath, script] : ['-e', script],
+    { encoding: 'utf8', timeout: 30000 });
+
+  itPython('kill() then await closed runs the rest of the function', () => {
+    const result = node(`
+      const dl = require(${LIB});
+      (async () => {
+        const w = dl.python.spawn(${JSON.stringify(SERVED)}, { python: ${JSON.stringify(PYTHON)} });
+        await w.ready;
+        w.kill();
+        console.log('closed', await w.closed, w.signal);
+      })();`);
+    expect(result.stdout.trim()).toBe('closed null SIGTERM');
+  });
+
+  // Before, the worker ran on under init, with the call's segments mapped.
+  itPython.each([
+    ['process.exit()', 'process.exit(0)'],
+    ['an uncaught exception', 'throw new Error("boom")'],
+    ['SIGTERM', 'process.kill(process.pid, "SIGTERM")'],
+    ['SIGKILL', 'process.kill(process.pid, "SIGKILL")'],
+  ])('a worker mid-call dies with its Node: %s', (how, end) => {
+    const result = node(`
+      const dl = require(${LIB});
+      const w = dl.python.spawn(${JSON.stringify(SERVED)}, { python: ${JSON.stringify(PYTHON)} });
+      w.ready.then(() => {
+        w.call('slow', 60);
+        setTimeout(() => { console.log(w.pid); ${end}; }, 300);
+      });`);
+    const pid = Number(result.stdout.trim());
+    expect(pid).toBeGreaterThan(0);
+    expect(gone(pid)).toBe(true);
+  });
+
+  test('spawn with the descriptor table full rejects with EMFILE, and closed settles', () => {
+    const result = node(`
+      const fs = require('fs');
+      const dl = require(${LIB});
+      const fds = [];
+      try { for (;;) fds.push(fs.openSync('/dev/null', 'r')); } catch (e) { if (e.code !== 'EMFILE') throw e; }
+      const w = dl.python.spawn('worker.py', { python: ${JSON.stringify(PYTHON)} });
+      w.ready.catch(async (e) => {
+        for (const fd of fds) fs.closeSync(fd);
+        console.log(e.code, (await w.call('f').catch((x) => x)).code, await w.closed);
+      });`, 'ulimit -n 64');
+    expect(result.stderr).toBe('');
+    expect(result.stdout.trim()).toBe('EMFILE EMFILE null');
   });
 });

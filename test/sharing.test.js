@@ -281,6 +281,28 @@ describe('WebAssembly', () => {
   });
 });
 
+describe("'shm' layouts: the rule Python's open() follows too", () => {
+  // test/fixtures/open-layouts.json: python/tests/test_shm.py runs the same cases through dlpack_node.open().
+  const { cases } = JSON.parse(fs.readFileSync(path.join(__dirname, 'fixtures', 'open-layouts.json'), 'utf8'));
+  test.each(cases.map((c) => [c.why, c]))('%s', (why, { change, node }) => {
+    const t = dl.empty([4], { shared: true });
+    const good = t.share();
+    expect(good.dataSize).toBe(16);
+    const d = { ...good, ...change };
+    if (!('strides' in change)) delete d.strides; // row-major for the new shape
+    if (node === 'ok') {
+      const view = dl.open(d);
+      expect(view.shape).toEqual(d.shape);
+      view.dispose();
+    } else {
+      let error;
+      try { dl.open(d); } catch (e) { error = e; }
+      expect(error && error.code).toBe(node);
+    }
+    t.dispose();
+  });
+});
+
 describe("'local' layout bounds", () => {
   test('a layout past the shared memory is refused (row S09) and takes no reference', async () => {
     const ptr = producer.make({ shape: [4], strides: [1], code: 2, bits: 32 });

@@ -10,7 +10,19 @@ import sys
 import warnings
 import weakref
 
-import numpy as np
+try:
+    import numpy as np
+except ImportError as _error:
+    _message = (f'dlpack_node needs NumPy, which python {sys.version.split()[0]} ({sys.executable}) cannot import '
+                f'({_error}): install it for this interpreter ({sys.executable} -m pip install numpy), or run the one '
+                'that has it (DLPACK_PYTHON names it for dl.python.spawn and the examples)')
+    # python -m dlpack_node, the documented install check, imports this
+    # package before its __main__ runs: it reports, rather than a traceback.
+    if sys.argv[:1] == ['-m']:
+        sys.stdout.write(f'dlpack_node from {os.path.dirname(os.path.abspath(__file__))}\nnumpy: not available\n')
+        sys.stderr.write(_message + '\n')
+        sys.exit(1)
+    raise ImportError(_message) from _error
 
 from . import _cuda_ipc, _dtypes, _segment
 from ._errors import SegmentGoneError, expected
@@ -24,6 +36,8 @@ _LIKE = ('numpy', 'torch', 'cupy')
 # stack (NumPy 1.x reads 70 dimensions into 32 slots), so more are refused
 # before anything is mapped.
 MAX_DIMS = 64 if int(np.__version__.split('.')[0]) >= 2 else 32
+# The most dimensions a descriptor may have (Node's limit, FORMAT.md).
+_FORMAT_DIMS = 64
 
 # Copies made by share(copy=True), by segment name, kept attached for the
 # other side until release() (see share()).
@@ -46,6 +60,13 @@ def _is_int(value):
     return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
 
 
+_SAFE = 2**53 - 1  # Number.MAX_SAFE_INTEGER: the largest count, size, stride or offset a descriptor holds
+
+
+def _is_safe(value):
+    return _is_int(value) and -_SAFE <= value <= _SAFE
+
+
 def _torch():
     try:
         import torch
@@ -66,6 +87,14 @@ def _extent(shape, strides, itemsize):
     low = sum(s * (n - 1) for n, s in zip(shape, strides) if s < 0)
     high = sum(s * (n - 1) for n, s in zip(shape, strides) if s > 0)
     return low * itemsize, high * itemsize + itemsize
+
+
+def _check_dims(name, shape, limit=MAX_DIMS):
+    """Refuses more dimensions than NumPy takes before any array interface is built: NumPy 1.x reads
+    a longer shape into its 32 stack slots (stack smashing) wherever an array is made over memory."""
+    if len(shape) > limit:
+        library = f'NumPy {np.__version__}' if limit == MAX_DIMS else 'the descriptor format'
+        raise ValueError(expected(name, f'at most {limit} dimensions ({library})', f'{len(shape)} dimensions'))
 
 
 def _contiguous(shape):
@@ -136,21 +165,24 @@ def _parse(descriptor):
         _segment.check_name('descriptor.name', d.get('name'))
         source = (d['name'], *_segment.check_place(d))
     data_size = d.get('dataSize')
-    if not _is_int(data_size) or data_size < 0:
+    if not _is_safe(data_size) or data_size < 0:
         raise ValueError(expected('descriptor.dataSize', 'a non-negative integer', data_size))
     dtype = _dtypes.check_name(d.get('dtype'), 'descriptor.dtype')
     itemsize = _dtypes.ITEMSIZE[dtype]
     shape = d.get('shape')
-    if not isinstance(shape, (list, tuple)) or not all(_is_int(n) and n >= 0 for n in shape):
-        raise ValueError(expected('descriptor.shape', 'a list of non-negative integers', shape))
-    if len(shape) > MAX_DIMS:
-        raise ValueError(expected('descriptor.shape', f'at most {MAX_DIMS} dimensions (NumPy {np.__version__})',
-                                  f'{len(shape)} dimensions'))
+    if not isinstance(shape, (list, tuple)) or not all(_is_safe(n) and n >= 0 for n in shape):
+        raise ValueError(expected('descriptor.shape', 'a list of non-negative integers up to 2**53 - 1', shape))
+    _check_dims('descriptor.shape', shape)
+    count = 1
+    for n in shape:
+        count *= int(n)
+    if count > _SAFE:  # zero strides describe any count in a few bytes
+        raise ValueError(expected('descriptor.shape', 'at most 2**53 - 1 elements', count))
     strides = d.get('strides', _contiguous(shape))
-    if not isinstance(strides, (list, tuple)) or len(strides) != len(shape) or not all(_is_int(s) for s in strides):
+    if not isinstance(strides, (list, tuple)) or len(strides) != len(shape) or not all(_is_safe(s) for s in strides):
         raise ValueError(expected('descriptor.strides', f'a list of {len(shape)} integers', strides))
     byte_offset = d.get('byteOffset', 0)
-    if not _is_int(byte_offset) or byte_offset < 0:
+    if not _is_safe(byte_offset) or byte_offset < 0:
         raise ValueError(expected('descriptor.byteOffset', 'a non-negative integer', byte_offset))
     if byte_offset % itemsize != 0:
         raise ValueError(expected('descriptor.byteOffset', f'a multiple of {itemsize} (the {dtype} size)',
@@ -159,6 +191,9 @@ def _parse(descriptor):
     if not isinstance(read_only, bool):
         raise TypeError(expected('descriptor.readOnly', 'a boolean', read_only))
     extent = _extent(shape, strides, itemsize)
+    if extent is None and byte_offset > data_size:  # an empty layout may start at the end, not past it
+        raise ValueError(f'Expected a layout inside the {data_size} shared bytes for `descriptor`, received '
+                         f'an empty one at byte {byte_offset}')
     if extent is not None and (byte_offset + extent[0] < 0 or byte_offset + extent[1] > data_size):
         raise ValueError(f'Expected a layout inside the {data_size} shared bytes for `descriptor`, received '
                          f'elements from byte {byte_offset + extent[0]} to {byte_offset + extent[1]}')
@@ -204,6 +239,7 @@ def empty(shape, dtype='float32', like='numpy'):
         shape = [shape]
     if not isinstance(shape, (list, tuple)) or not all(_is_int(n) and n >= 0 for n in shape):
         raise ValueError(expected('shape', 'a list of non-negative integers', shape))
+    _check_dims('shape', shape)
     _dtypes.check_name(dtype, 'dtype')
     if like == 'numpy':
         _dtypes.numpy_dtype(dtype, 'dtype')
@@ -277,6 +313,7 @@ def share(array, copy=False):
     elif copy and not isinstance(array, np.ndarray):
         array = np.asarray(array)
     name, address, shape, strides, itemsize, read_only = _layout(array)
+    _check_dims('array', shape, _FORMAT_DIMS)
     extent = _extent(shape, strides, itemsize)
     segment = _find_segment(address, extent)
     if segment is None:

@@ -31,6 +31,24 @@ class MainTest(unittest.TestCase):
             self.assertEqual(len([line for line in lines if line.startswith(name + ' ') or
                                   line.startswith(name + ': not available')]), 1, done.stdout)
 
+    def test_reports_a_missing_numpy_instead_of_a_traceback(self):
+        # -S leaves site-packages (and so NumPy) off sys.path: a real interpreter without NumPy.
+        env = dict(os.environ, PYTHONPATH=PYTHON_DIR)
+        probe = subprocess.run([sys.executable, '-S', '-c', 'import numpy'], env=env, capture_output=True, timeout=60,
+                               check=False)
+        if probe.returncode == 0:
+            self.skipTest(f'{sys.executable} -S still imports numpy: no interpreter without it to try')
+        done = subprocess.run([sys.executable, '-S', '-m', 'dlpack_node'], env=env, capture_output=True, text=True,
+                              timeout=120, check=False)
+        self.assertEqual(done.returncode, 1, done.stderr)
+        self.assertIn('numpy: not available', done.stdout)
+        self.assertIn(f'dlpack_node needs NumPy, which python {sys.version.split()[0]} ({sys.executable}) cannot '
+                      'import', done.stderr)
+        self.assertNotIn('Traceback', done.stderr)
+        imported = subprocess.run([sys.executable, '-S', '-c', 'import dlpack_node'], env=env, capture_output=True,
+                                  text=True, timeout=120, check=False)
+        self.assertIn('ImportError: dlpack_node needs NumPy', imported.stderr)
+
     def test_is_not_the_json_test_worker(self):
         # The JSON worker of the Node tests lives in test/fixtures/python/, not in the package:
         # a JSON line on stdin gets no reply.

@@ -3,6 +3,7 @@
 Run from the repository root:
     /usr/bin/python3 -m unittest discover -s python/tests -v
 """
+import builtins
 import fcntl
 import gc
 import json
@@ -21,6 +22,9 @@ sys.path.insert(0, PYTHON_DIR)
 
 import dlpack_node as dl  # noqa: E402
 from dlpack_node import _segment  # noqa: E402
+
+REPO_DIR = os.path.dirname(PYTHON_DIR)
+builtins_open = builtins.open
 
 try:
     import torch
@@ -324,6 +328,35 @@ class SameProcessTest(SegmentTestCase):
         with self.assertRaisesRegex(TypeError, '`array`'):
             dl.share([1, 2, 3])
 
+    def test_layouts_follow_the_rule_node_follows(self):
+        # test/fixtures/open-layouts.json: the same cases test/sharing.test.js runs through dl.open().
+        with builtins_open(os.path.join(REPO_DIR, 'test', 'fixtures', 'open-layouts.json')) as f:
+            cases = json.load(f)['cases']
+        a = dl.empty(4)
+        good = self.share(a)
+        self.assertEqual(good['dataSize'], 16)
+        for case in cases:
+            with self.subTest(case['why']):
+                d = dict(good, **case['change'])
+                if 'strides' not in case['change']:
+                    del d['strides']  # row-major for the new shape
+                if case['python'] == 'ok':
+                    view = dl.open(d)
+                    self.assertEqual(list(view.shape), d['shape'])
+                    del view
+                else:
+                    with self.assertRaises(getattr(builtins, case['python'])) as caught:
+                        dl.open(d)
+                    self.assertIs(type(caught.exception), getattr(builtins, case['python']))
+        del a
+        collect()
+
+    def test_too_many_dimensions_are_refused_before_numpy_sees_them(self):
+        # Before, NumPy 1.x read the shape into its 32 stack slots: *** stack smashing detected ***.
+        for shape in ([1] * 70, [1] * (dl.MAX_DIMS + 1)):
+            with self.subTest(len(shape)), self.assertRaisesRegex(ValueError, f'at most {dl.MAX_DIMS} dimensions'):
+                dl.empty(shape)
+
     def test_bad_descriptors(self):
         a = dl.empty((2, 3), 'float32')
         good = self.share(a)
@@ -478,6 +511,12 @@ class TicketTest(SegmentTestCase):
 
 @unittest.skipIf(torch is None, 'PyTorch is not installed')
 class TorchTest(SegmentTestCase):
+    def test_too_many_dimensions_are_refused_by_share(self):
+        with self.assertRaisesRegex(ValueError, 'at most 64 dimensions'):
+            dl.share(torch.zeros((1,) * 70), copy=True)
+        with self.assertRaisesRegex(ValueError, f'at most {dl.MAX_DIMS} dimensions'):
+            dl.share(torch.zeros((1,) * (dl.MAX_DIMS + 1)), copy=True)  # the copy is a NumPy-backed segment
+
     def test_tensor_shares_memory(self):
         a = dl.empty((2, 3))
         d = self.share(a)

@@ -121,6 +121,8 @@ describe('Tensor', () => {
     throws(() => JSON.stringify(dl.tensor([1, NaN])), /NaN in a float32/);
     throws(() => JSON.stringify(dl.tensor([Infinity], { dtype: 'float64' })), /Infinity in a float64/);
     throws(() => JSON.stringify(dl.tensor([2n ** 53n + 1n], { dtype: 'int64' })), /9007199254740993n in a int64/);
+    throws(() => JSON.stringify(dl.tensor([1, -0])), /-0 in a float32/);
+    throws(() => JSON.stringify(dl.tensor([[0, -0]], { dtype: 'complex64' })), /-0 in a complex64/);
   });
 
   row('T12', dl.DLPackError, 'ERR_DLPACK_READ_ONLY', (throws) => {

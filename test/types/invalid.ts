@@ -206,6 +206,8 @@ void [wrongEntry, inferred, int8View, int64Elements, imported, entryName];
 dl.python.spawn(['model.py']);
 // @ts-expect-error stderr is 'inherit', 'pipe' or 'ignore'
 dl.python.spawn('model.py', { stderr: 'stdout' });
+// @ts-expect-error a call resolves with what Python can return, not any type
+void (null as unknown as dl.PythonWorker).call<Date>('f');
 // @ts-expect-error workers come from dl.python.spawn
 new dl.python.PythonWorker();
 // --- views, conversion, batching (docs/API.md "Views", "Conversion", "Batching") ---

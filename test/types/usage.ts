@@ -171,6 +171,16 @@ async function pythonWorker(): Promise<void> {
   const methods: readonly string[] | null = worker.methods;
   const result = await worker.call('normalize', dl.empty([2, 3], { shared: true }), { scale: 2 });
   if (result instanceof dl.Tensor) result.dispose();
+  // The docs' snippet, in strict mode without casts.
+  const batch = dl.empty([8, 3, 224, 224], { shared: true });
+  await worker.call('normalize', batch, 0.5, 0.25);
+  const logits = await worker.call<dl.Tensor>('infer', batch);
+  const [view, sum] = await worker.call<[dl.Tensor, number]>('every_other', batch);
+  logits.dispose(); view.dispose();
+  const total: number = sum;
+  if (worker.stderr !== null) worker.stderr.on('data', (chunk: Uint8Array) => void chunk.length);
+  const interpreter: string = worker.python;
+  void total; void interpreter;
   const code: number | null = await worker.close();
   void methods; void code;
 }
