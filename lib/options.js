@@ -1,5 +1,5 @@
 'use strict';
-// Options objects (docs/errors.md row O01): one rule for every function that
+// Options objects (docs/errors.md row N01): one rule for every function that
 // takes one. A key the function does not read is refused, naming the key and
 // the nearest key it does read, so that a typo (`dytpe`) or another library's
 // spelling (Python's `max_version`) is not silently ignored.

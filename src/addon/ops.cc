@@ -9,6 +9,7 @@
 #include "../core/dtype.h"
 #include "../core/elementwise.h"
 #include "../core/layout.h"
+#include "../core/libstdcxx_floor.h"  // condition_variable::wait at GCC 11's version
 #include "../core/parallel.h"
 #include "bytes.h"
 #include "convention.h"

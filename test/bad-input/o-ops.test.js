@@ -32,7 +32,7 @@ describe('ops', () => {
     throws(() => ints.add_(0.5), /can be cast/);
     throws(() => ints.div_(2), /can be cast/);
     expect(ints.toArray()).toEqual([1, 2, 3]);
-    throws(() => dl.add(m(), 1, { outt: m() }), /`options.outt`/);
+    throws(() => dl.add(m(), 1, { outt: m() }), /unknown key `outt` \(did you mean `out`\?\)/); // N01's rule
     throws(() => dl.where(m(), m(), m()), /`condition`/);
     throws(() => m().clamp(), /`min`/);
     throws(() => dl.normalize(m(), [0], [1]), /`input`/);

@@ -1,5 +1,5 @@
 'use strict';
-// docs/errors.md, the O rows: options objects, one rule for every function that
+// docs/errors.md, the N rows: named options (options objects), one rule for every function that
 // takes one (lib/options.js). One test per row; test/bad-input/rows.js ties them
 // to the table.
 const fs = require('fs');
@@ -17,7 +17,7 @@ const hint = (key, near) => new RegExp(
   `for \`options\`, received the unknown key \`${key}\`${near === null ? '$' : ` \\(did you mean \`${near}\`\\?\\)$`}`);
 
 describe('options objects', () => {
-  row('O01', TypeError, 'ERR_INVALID_ARG_VALUE', (throws) => {
+  row('N01', TypeError, 'ERR_INVALID_ARG_VALUE', (throws) => {
     const t = dl.tensor([1, 2], { dtype: 'float32' });
     const memory = new WebAssembly.Memory({ initial: 1 });
     const before = spawned();
@@ -46,6 +46,12 @@ describe('options objects', () => {
       ['to(options)', () => t.to({ dtpye: 'int8' }), 'dtpye', 'dtype'],
       ['python.spawn', () => dl.python.spawn('model.py', { std_err: 'pipe' }), 'std_err', 'stderr'],
       ['python.spawn (far)', () => dl.python.spawn('model.py', { interpreter: 'python3' }), 'interpreter', null],
+      ['add', () => dl.add(t, 1, { otu: t }), 'otu', 'out'],
+      ['t.exp', () => dl.exp(t, { asycn: true }), 'asycn', 'async'],
+      ['normalize', () => dl.normalize(dl.zeros([3, 1, 1]), [0], [1], { sacle: 2 }), 'sacle', 'scale'],
+      ['sum', () => t.sum(0, { keep_dim: true }), 'keep_dim', 'keepdim'],
+      ['softmax', () => dl.softmax(t, 0, { dtpye: 'float64' }), 'dtpye', 'dtype'],
+      ['topk', () => t.topk(1, 0, { sortd: true }), 'sortd', 'sorted'],
     ];
     for (const [name, call, key, near] of cases) {
       const error = throws(call, hint(key, near));
