@@ -51,9 +51,11 @@ itGpu('streams a worker made and never disposed are destroyed when it ends', asy
     const dl = require(${JSON.stringify(require.resolve('../lib'))});
     const kept = [0, 1, 2].map(() => new dl.cuda.Stream(0));
     parentPort.postMessage(kept.length);`, { eval: true });
+  // Listening for 'exit' from the start: Node may emit it in the same task as the last message.
+  const exited = new Promise((resolve) => worker.once('exit', resolve));
   const made = await new Promise((resolve, reject) => { worker.once('message', resolve); worker.once('error', reject); });
   expect(made).toBe(3);
-  await new Promise((resolve) => worker.once('exit', resolve));
+  await exited;
   expect(native.stats().cudaStreamsLive).toBe(before);
 });
 
