@@ -43,15 +43,18 @@ if [[ $tidy == 1 ]]; then
   echo "clang-tidy"
   dir=${DLPACK_TIDY_BUILD:-build-tidy}
   mkdir -p "$dir"
+  dir=$(cd "$dir" && pwd)  # absolute: CI passes one under its log folder, a user a relative one
   cmake -S . -B "$dir" -DCMAKE_EXPORT_COMPILE_COMMANDS=ON -DDLPACK_BUILD_ADDON=ON \
     -DDLPACK_CUDA=OFF -DDLPACK_BUILD_TESTS=ON >"$dir/configure.log" 2>&1 ||
     { cat "$dir/configure.log" >&2; failed+=(clang-tidy-configure); }
   if [[ -f $dir/compile_commands.json ]]; then
     node -e '
-      for (const e of require(process.argv[1]))
-        if (/\/(src|test\/cpp)\//.test(e.file)) console.log(e.file);
-    ' "$PWD/$dir/compile_commands.json" |
-      xargs -P "$(nproc)" -n 4 clang-tidy -p "$dir" --quiet 2>/dev/null || failed+=(clang-tidy)
+      const files = require(process.argv[1]).map((e) => e.file)
+        .filter((f) => /\/(src|test\/cpp)\//.test(f));
+      if (files.length === 0) { console.error("clang-tidy: no sources in compile_commands.json"); process.exit(1); }
+      console.log(files.join("\n"));
+    ' "$dir/compile_commands.json" |
+      xargs -r -P "$(nproc)" -n 4 clang-tidy -p "$dir" --quiet 2>/dev/null || failed+=(clang-tidy)
   fi
 fi
 
