@@ -245,8 +245,8 @@ function build(values, options, where) {
   } else if (isAnyArrayBuffer(values) || isDataView(values)) {
     throw invalidType(where, 'a typed array, array or iterable (use dl.fromBuffer for raw bytes)', values);
   } else {
-    info = info || infos.float32;
-    ({ flat, shape } = flatten(values, info.viewLanes === 2, where));
+    ({ flat, shape } = flatten(values, info !== undefined && info.viewLanes === 2, where));
+    info = info || inferredDType(flat);
   }
   if (shapeOption !== undefined) shape = requestedShape(shapeOption, flat.length, where);
   if (isInteger(info)) {
@@ -267,6 +267,19 @@ function build(values, options, where) {
     }
   }
   return t;
+}
+
+// torch.tensor's inference where JavaScript keeps the distinction: all booleans are bool,
+// bigints (with or without booleans) int64; anything else float32, since a JS number does
+// not say whether it was written as an integer (torch.tensor([1, 2]) is int64).
+function inferredDType(flat) {
+  if (flat.length === 0) return infos.float32;
+  let bigints = 0;
+  for (const v of flat) {
+    if (typeof v === 'bigint') bigints++;
+    else if (typeof v !== 'boolean') return infos.float32;
+  }
+  return bigints > 0 ? infos.int64 : infos.bool;
 }
 
 // copyFrom(values): the values as a tensor of the destination's dtype and

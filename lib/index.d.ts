@@ -67,6 +67,10 @@ export type DTypeOfArray<A> =
 
 /** One element dl.tensor() takes (a complex one may be a [re, im] pair). */
 type TensorLeaf = number | bigint | boolean | TypedArray;
+/** Nested arrays of booleans only: `dl.tensor()` infers bool (torch.tensor's rule). */
+type BoolValues = boolean | readonly BoolValues[];
+/** Nested arrays of bigints only: `dl.tensor()` infers int64. */
+type BigIntValues = bigint | readonly BigIntValues[];
 /**
  * What dl.tensor() and copyFrom() copy from: a scalar, a typed array, or nested
  * arrays (or iterables) of them. Strings, plain objects and raw buffers are not
@@ -453,10 +457,15 @@ export declare function empty<N extends DTypeName = 'float32'>(
   shape: readonly number[] | number, options?: CreateOptions<N>): Tensor<N>;
 export declare function zeros<N extends DTypeName = 'float32'>(
   shape: readonly number[] | number, options?: CreateOptions<N>): Tensor<N>;
-/** Copies `values`; the dtype is `options.dtype`, else the typed array's, else float32. */
+/**
+ * Copies `values`; the dtype is `options.dtype`, else the typed array's, else bool when
+ * every value is a boolean, int64 when they are bigints (and booleans), else float32.
+ */
 export declare function tensor<N extends DTypeName>(
   values: TensorValues, options: TensorOptions<N> & { dtype: N | DType<N> }): Tensor<N>;
 export declare function tensor<A extends TypedArray>(values: A, options?: InferredTensorOptions): Tensor<DTypeOfArray<A>>;
+export declare function tensor(values: BoolValues, options?: InferredTensorOptions): Tensor<'bool'>;
+export declare function tensor(values: BigIntValues, options?: InferredTensorOptions): Tensor<'int64'>;
 export declare function tensor(values: TensorValues, options?: InferredTensorOptions): Tensor<'float32'>;
 /** torch.cat: along an existing dim. Without `out`, all inputs share a dtype and device. */
 export declare function cat<N extends DTypeName>(tensors: readonly Tensor<N>[], dim?: number): Tensor<N>;

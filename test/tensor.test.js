@@ -218,6 +218,24 @@ describe('views and copies', () => {
   });
 });
 
+describe('dl.tensor infers the dtype', () => {
+  test('booleans are bool, bigints int64 (torch.tensor([True]) is bool), anything else float32', () => {
+    expect(dl.tensor([true, false]).dtype).toBe('bool');
+    expect(dl.tensor([[true], [false]]).toArray()).toEqual([[true], [false]]);
+    expect(dl.tensor(true).dtype).toBe('bool');
+    expect(dl.tensor([1n, -2n]).dtype).toBe('int64');
+    expect(dl.tensor([true, 3n]).toArray()).toEqual([1n, 3n]);
+    expect(dl.tensor([1, true]).dtype).toBe('float32');
+    expect(dl.tensor([1n, 1.5]).dtype).toBe('float32');
+    expect(dl.tensor([]).dtype).toBe('float32');
+    expect(dl.tensor([1, 2]).dtype).toBe('float32');
+    // Inferred, so range-checked as int64 like an explicit dtype.
+    expect(() => dl.tensor([2n ** 63n])).toThrow(expect.objectContaining({ code: 'ERR_OUT_OF_RANGE' }));
+    // An explicit dtype still wins.
+    expect(dl.tensor([true], { dtype: 'float64' }).dtype).toBe('float64');
+  });
+});
+
 describe('toArray and inspect', () => {
   test('toArray gives nested arrays; int64 BigInt, bool boolean, complex pairs, 0-d scalar', () => {
     expect(dl.tensor([[1, 2], [3, 4]], { dtype: 'uint64' }).toArray()).toEqual([[1n, 2n], [3n, 4n]]);

@@ -48,9 +48,12 @@ const everywhere: dl.Tensor[] = [
 ];
 const defaultDtype: dl.Tensor<'float32'> = dl.zeros([3]);
 
-// dl.tensor infers the dtype from a typed array, else float32; `dtype` wins.
+// dl.tensor infers the dtype from a typed array, else bool / int64 / float32; `dtype` wins.
 const f64: Float64Array = dl.tensor(new Float64Array([1, 2])).data;
 const i64: BigInt64Array = dl.tensor(new BigInt64Array([1n])).data;
+const inferredBool: dl.Tensor<'bool'> = dl.tensor([[true], [false]]);
+const inferredInt64: dl.Tensor<'int64'> = dl.tensor([1n, 2n]);
+const inferredFloat: dl.Tensor<'float32'> = dl.tensor([1, true]);
 const u8: Uint8Array = dl.tensor(new Uint8ClampedArray([1, 2])).data;
 const u16: dl.Tensor<'uint16'> = dl.tensor(new Uint16Array(2), { shape: [2, 1] });
 const fromNested: dl.Tensor<'float32'> = dl.tensor([[1, 2], [3, 4]]);
