@@ -15,10 +15,31 @@ const byIndex = require('./dtypes').byIndex;
 
 // Its functions and what init() returns are declared in lib/native.d.ts;
 // `npm run typecheck` checks this file's calls against it.
-const native = require('./load').load(); // a local build, else the prebuilt binary (lib/load.js)
+const addon = require('./load').load(); // a local build, else the prebuilt binary (lib/load.js)
 // `warn` reports other threads' ends (src/addon/env_state.h EnvLink).
 const warn = (/** @type {string} */ message) => process.emitWarning(message, { code: 'DLPACK_THREAD_MEMORY' });
-const convention = native.init(makeError, warn, require('worker_threads').isMainThread);
+// A failing binding returns this marker instead of throwing, and keeps its error for
+// takeError() (src/addon/env_state.h EnvState::Fail): a Node-API throw stays pending
+// while Node rethrows it, and a finalizer that a GC runs then is taken for its thrower,
+// a fatal error (issue 20, HIGH 3). Symbol.for: one marker for every load of lib/.
+const FAILED = Symbol.for('dlpack.nativeFailure');
+const convention = addon.init(makeError, warn, require('worker_threads').isMainThread, FAILED);
+
+// The addon's functions as lib/ calls them: each throws the error its binding kept.
+/** @template {(...args: any[]) => any} F @param {F} fn @returns {F} */
+function throwing(fn) {
+  return /** @type {F} */ ((...args) => {
+    const result = fn(...args);
+    if (result === FAILED) throw addon.takeError();
+    return result;
+  });
+}
+/** @type {import('./native').Native} */
+const native = /** @type {any} */ ({});
+for (const name of Object.keys(addon)) {
+  const value = /** @type {any} */ (addon)[name];
+  /** @type {any} */ (native)[name] = typeof value === 'function' ? throwing(value) : value;
+}
 const { externalBuffers } = convention;
 const scratch = new Float64Array(convention.scratch);
 // The slot numbers, as constants: they sit on every hot path, where a

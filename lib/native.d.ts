@@ -140,8 +140,13 @@ export interface CudaMemoryStats {
 export type ErrorFactory = (code: string, message: string, detail?: string) => Error;
 
 export interface Native {
-  /** Registers the error factory and the warning callback; the last load wins. */
-  init(makeError: ErrorFactory, warn: (message: string) => void, isMainThread: boolean): InitResult;
+  /**
+   * Registers the error factory, the warning callback and the marker a failing call
+   * returns (lib/binding.js throws the error takeError() gives); the last load wins.
+   */
+  init(makeError: ErrorFactory, warn: (message: string) => void, isMainThread: boolean, failed: symbol): InitResult;
+  /** The error the last failing call kept, cleared (it returned the `failed` marker instead of throwing). */
+  takeError(): Error | undefined;
   /** Scratch: fromBuffer's element count from slots view..view+4, or minus a viewFailure. */
   bufferViewCount(): number;
   /** Scratch: a new DLManagedTensor(Versioned) over `memory`; its address. */

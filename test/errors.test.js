@@ -58,3 +58,35 @@ describe('module entry points', () => {
     expect(out.trim()).toBe('true true 1,2,3');
   });
 });
+
+// Issue 20, HIGH 3: a Node-API throw stays pending in Node-API while Node rethrows
+// it, and a GC in between runs our finalizers (they run inside GC), which Node
+// then takes for the finalizer's own uncaught exception: a V8 fatal error. So no
+// binding throws: it returns a marker and keeps its error, and lib/binding.js
+// throws it from JavaScript (the storm in lifetime.test.js is the crash itself).
+describe('native failures are thrown from JavaScript, never through Node-API', () => {
+  const addon = require('../lib/load').load();
+  const FAILED = Symbol.for('dlpack.nativeFailure');
+
+  test('a failing binding returns the marker; takeError() gives its coded error once', () => {
+    expect(addon.storageLength({})).toBe(FAILED);
+    const error = addon.takeError();
+    expect(error).toBeInstanceOf(TypeError);
+    expect(error.code).toBe('ERR_INVALID_ARG_TYPE');
+    expect(addon.takeError()).toBeUndefined();
+  });
+
+  test('lib/ sees the same call throw, with the same error', () => {
+    const { native } = require('../lib/binding');
+    expect(() => native.storageLength({})).toThrow(expect.objectContaining({ code: 'ERR_INVALID_ARG_TYPE' }));
+    expect(addon.takeError()).toBeUndefined();
+  });
+
+  test('a coded refusal deep in native code (a stale open) is thrown the same way', () => {
+    const t = dl.empty([4], { dtype: 'int32', shared: true });
+    const descriptor = t.share();
+    t.dispose();
+    expect(() => dl.open(descriptor)).toThrow(expect.objectContaining({ code: 'ERR_DLPACK_DISPOSED' }));
+    expect(addon.takeError()).toBeUndefined();
+  });
+});

@@ -30,10 +30,17 @@ Napi::Value Init(const Napi::CallbackInfo& info) {
   EnvState& state = EnvState::Of(env);
   state.SetFactory(env, info[0]);
   state.link()->SetWarn(env, info[1], info[2].As<Napi::Boolean>().Value());
+  if (info.Length() > 3 && info[3].IsSymbol()) state.SetFailureMarker(env, info[3]);
   Napi::Object result = Convention(info.Env());
   result.Set("scratch", Napi::Value(env, state.ScratchBuffer(env)));
   result.Set("externalBuffers", Napi::Boolean::New(env, state.external_buffers()));
   return result;
+}
+
+// The error the last failed binding kept (EnvState::Fail), for lib/binding.js
+// to throw.
+Napi::Value TakeError(const Napi::CallbackInfo& info) {
+  return Napi::Value(info.Env(), EnvState::Of(info.Env()).TakeError(info.Env()));
 }
 
 Napi::Value Stats(const Napi::CallbackInfo& info) {
@@ -79,6 +86,7 @@ Napi::Object Initialize(Napi::Env env, Napi::Object exports) {
     Napi::Function::Callback fn;
   } functions[] = {
       {"init", Guarded<Init>},
+      {"takeError", Guarded<TakeError>},
       {"bufferViewCount", Guarded<BufferViewCount>},
       {"exportTensor", Guarded<ExportTensor>},
       {"structSlab", Guarded<StructSlabOf>},

@@ -294,6 +294,37 @@ napi_value EnvState::MakeError(napi_env env, const Error& e) {
        e.detail.empty() ? napi_env.Undefined() : Napi::String::New(napi_env, e.detail)});
 }
 
+void EnvState::SetFailureMarker(napi_env env, napi_value marker) {
+  if (failure_marker_ != nullptr) napi_delete_reference(env, failure_marker_);
+  failure_marker_ = nullptr;
+  Check(env, napi_create_reference(env, marker, 1, &failure_marker_), "napi_create_reference");
+}
+
+napi_value EnvState::Fail(napi_env env, napi_value error) {
+  napi_value marker = nullptr;
+  napi_ref kept = nullptr;
+  if (failure_marker_ == nullptr ||
+      napi_get_reference_value(env, failure_marker_, &marker) != napi_ok || marker == nullptr ||
+      napi_create_reference(env, error, 1, &kept) != napi_ok) {
+    ThrowIntoJs(env, error);
+    return nullptr;
+  }
+  if (pending_error_ != nullptr) napi_delete_reference(env, pending_error_);
+  pending_error_ = kept;
+  return marker;
+}
+
+napi_value EnvState::TakeError(napi_env env) {
+  napi_value error = nullptr;
+  if (pending_error_ != nullptr) {
+    napi_get_reference_value(env, pending_error_, &error);
+    napi_delete_reference(env, pending_error_);
+    pending_error_ = nullptr;
+  }
+  if (error == nullptr) napi_get_undefined(env, &error);
+  return error;
+}
+
 void EnvState::Throw(napi_env env, const Error& e) { throw Napi::Error(env, MakeError(env, e)); }
 
 void ThrowIntoJs(napi_env env, napi_value error) noexcept {

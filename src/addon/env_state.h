@@ -111,6 +111,19 @@ class EnvState {
 
   void SetFactory(napi_env env, napi_value factory);
 
+  // How a binding fails without throwing (Guarded): it keeps `error` as this
+  // environment's pending error and returns the failure marker JS gave
+  // init(); lib/binding.js's wrapper sees the marker, takes the error
+  // (TakeError) and throws it from JavaScript. A Node-API throw would leave
+  // the exception pending in Node-API until the callback returns, and a GC
+  // during the rethrow that runs a finalizer (ours run inside GC) makes Node
+  // treat that exception as the finalizer's own: a fatal error (issue 20,
+  // HIGH 3). Before init() has given a marker, the error is thrown as before.
+  void SetFailureMarker(napi_env env, napi_value marker);
+  napi_value Fail(napi_env env, napi_value error);
+  // The pending error, cleared; undefined when there is none.
+  napi_value TakeError(napi_env env);
+
   // The scratch block: a JS ArrayBuffer this module allocated, never handed
   // to user code and never detached, so its data pointer is stable for the
   // environment's life (the one cached JS pointer in the addon).
@@ -152,6 +165,8 @@ class EnvState {
  private:
   napi_env env_;
   napi_ref factory_ = nullptr;
+  napi_ref failure_marker_ = nullptr;
+  napi_ref pending_error_ = nullptr;
   napi_ref scratch_ref_ = nullptr;
   double* scratch_ = nullptr;
   std::shared_ptr<EnvLink> link_;
@@ -171,8 +186,9 @@ void ThrowIntoJs(napi_env env, napi_value error) noexcept;
 
 // Every binding is called through this: no C++ exception may leave a
 // Node-API callback (that is std::terminate). Our Errors become coded JS
-// errors, a Napi::Error is thrown as it is, anything else becomes a JS error;
-// all of them through ThrowIntoJs, here, and not by node-addon-api: its
+// errors, a Napi::Error is passed on as it is, anything else becomes a JS
+// error; all of them are handed back through EnvState::Fail (JS throws
+// them), or ThrowIntoJs before init(), and never by node-addon-api: its
 // ThrowAsJavaScriptException throws C++ again when an exception is already
 // pending, which is what an ending environment looks like (the terminate
 // storm in test/threads.test.js aborted on Node 24 that way). Making the
@@ -182,26 +198,27 @@ void ThrowIntoJs(napi_env env, napi_value error) noexcept;
 template <Napi::Value (*F)(const Napi::CallbackInfo&)>
 Napi::Value Guarded(const Napi::CallbackInfo& info) {
   napi_env env = info.Env();
+  napi_value error = nullptr;
   try {
     try {
       return F(info);
     } catch (const Error& e) {
-      ThrowIntoJs(env, EnvState::Of(env).MakeError(env, e));
+      error = EnvState::Of(env).MakeError(env, e);
     } catch (const Napi::Error& e) {
-      if (!e.IsEmpty()) ThrowIntoJs(env, e.Value());
+      if (!e.IsEmpty()) error = e.Value();
     } catch (const std::bad_alloc&) {
-      ThrowIntoJs(env,
-                  EnvState::Of(env).MakeError(env, Error{code::kOutOfMemory, "Out of memory"}));
+      error = EnvState::Of(env).MakeError(env, Error{code::kOutOfMemory, "Out of memory"});
     } catch (const std::exception& e) {
-      ThrowIntoJs(env,
-                  Napi::Error::New(env, std::string("dlpack internal error: ") + e.what()).Value());
+      error = Napi::Error::New(env, std::string("dlpack internal error: ") + e.what()).Value();
     } catch (...) {
-      ThrowIntoJs(env, Napi::Error::New(env, "dlpack internal error").Value());
+      error = Napi::Error::New(env, "dlpack internal error").Value();
     }
   } catch (...) {
     // Making the error failed: the environment is ending and JS cannot run.
+    return Napi::Value();
   }
-  return Napi::Value();
+  if (error == nullptr) return Napi::Value();
+  return Napi::Value(env, EnvState::Of(env).Fail(env, error));
 }
 
 }  // namespace dlnode
