@@ -108,3 +108,140 @@ test('only lib/binding.js touches the scratch block and the slot numbers', () =>
   const binding = fs.readFileSync(path.join(LIB, 'binding.js'), 'utf8');
   expect(binding).toMatch(/\bscratch\[[A-Z_]+/); // the check above reads the right words
 });
+
+// Facts the addon hands over at load (src/addon/convention.h Convention()):
+// lib/ reads them from lib/binding.js and writes no copy. A copy is
+// recognised two ways, in code with comments and strings blanked:
+// - by name, anywhere in lib/ but binding.js: a constant whose name is one of
+//   the convention's names in CONSTANT_CASE (FREE, OUT, the struct fields as
+//   W_DATA or DATA, the slab layout as ENTRY_SIZE, MAX_DIMS, ...; prefixes W_,
+//   K_ and FLAG_ are ignored) bound to a number literal or an expression of
+//   literals (`4 * 1024 * 1024`), or a `{ major: N, minor: M }` version
+//   literal other than the legacy 0.0;
+// - by value, in lib/structs.js (the one file that writes the slab): every
+//   number literal other than 0, 1 and 2 (a 64-bit field is two words) must
+//   sit in a top-level named constant's initialiser, and no state word (an
+//   `i32[...]` element, a variable named word or state, an Atomics call) is
+//   compared with, written as or exchanged for a number literal (states go
+//   by name).
+const binding = require('../lib/binding');
+
+const constantCase = (key) => key.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toUpperCase();
+
+function conventionNames() {
+  const names = new Set(['MAX_DIMS', 'HUGE_PAGE_ADVICE_MIN', 'STRUCT_WORDS', 'STRUCT_SIZE', 'DLPACK_VERSION']);
+  const { states, fields, layout } = binding.slabConvention;
+  for (const table of [states, fields, layout, binding.dlpackFlags]) {
+    for (const key of Object.keys(table)) names.add(constantCase(key));
+  }
+  return names;
+}
+
+// `source` with comments, strings and template literals blanked (lengths and
+// line breaks kept).
+function blankText(source) {
+  let out = '';
+  let i = 0;
+  const n = source.length;
+  const blank = (text) => text.replace(/[^\n]/g, ' ');
+  while (i < n) {
+    const c = source[i];
+    const next = source[i + 1];
+    let end = -1;
+    if (c === '/' && next === '/') {
+      end = source.indexOf('\n', i);
+      if (end === -1) end = n;
+    } else if (c === '/' && next === '*') {
+      end = source.indexOf('*/', i + 2) + 2;
+    } else if (c === '\'' || c === '"' || c === '`') {
+      let j = i + 1;
+      while (j < n && source[j] !== c) j += source[j] === '\\' ? 2 : 1;
+      end = j + 1;
+    }
+    if (end === -1) {
+      out += c;
+      i++;
+    } else {
+      out += blank(source.slice(i, end));
+      i = end;
+    }
+  }
+  return out;
+}
+
+const NUMBER = String.raw`(?:0[xX][0-9a-fA-F_]+|\d[\d_]*(?:\.\d+)?(?:[eE][-+]?\d+)?)n?`;
+const LITERAL_EXPRESSION = new RegExp(String.raw`^[-+*/%()<>\s]*${NUMBER}(?:[-+*/%()<>\s]+${NUMBER})*[)\s]*$`);
+
+function conventionCopies(source, names, writesSlab) {
+  const code = blankText(source);
+  const found = [];
+  const lineOf = (at) => code.slice(0, at).split('\n').length;
+  const declaration = /\b(?:const|let|var)\s+([A-Z][A-Z0-9_]*)\s*=\s*([^;,\n]+)/g;
+  for (let m; (m = declaration.exec(code)) !== null;) {
+    const bare = m[1].replace(/^(?:W_|K_|FLAG_)/, '');
+    if ((names.has(m[1]) || names.has(bare)) && LITERAL_EXPRESSION.test(m[2])) {
+      found.push(`${lineOf(m.index)}: ${m[1]} = ${m[2].trim()}`);
+    }
+  }
+  const version = /\bmajor\s*:\s*(\d+)\s*,\s*minor\s*:\s*(\d+)/g;
+  for (let m; (m = version.exec(code)) !== null;) {
+    if (m[1] !== '0' || m[2] !== '0') found.push(`${lineOf(m.index)}: version ${m[1]}.${m[2]}`);
+  }
+  if (writesSlab) {
+    const literal = new RegExp(String.raw`(?<![\w$.])${NUMBER}(?![\w$])`, 'g');
+    for (let m; (m = literal.exec(code)) !== null;) {
+      if (['0', '1', '2'].includes(m[0])) continue;
+      const line = code.slice(code.lastIndexOf('\n', m.index) + 1, code.indexOf('\n', m.index));
+      if (!/^const\s+[A-Z][A-Z0-9_]*\s*=\s*[^;]*;$/.test(line.trim())) found.push(`${lineOf(m.index)}: ${m[0]}`);
+    }
+    const stateWord = String.raw`(?:\bi32\[[^\]]*\]|\b(?:word|state)\b)`;
+    const compared = new RegExp(String.raw`${stateWord}\s*(?:[!=]==?|=(?!=))\s*-?${NUMBER}(?![\w$])`, 'g');
+    for (let m; (m = compared.exec(code)) !== null;) found.push(`${lineOf(m.index)}: state ${m[0].trim()}`);
+    const atomics = /\bAtomics\.\w+\(([^)]*)\)/g;
+    const argument = new RegExp(String.raw`(?:^|,)\s*-?${NUMBER}\s*(?=,|$)`);
+    for (let m; (m = atomics.exec(code)) !== null;) {
+      if (argument.test(m[1])) found.push(`${lineOf(m.index)}: ${m[0]}`);
+    }
+  }
+  return found;
+}
+
+test('the convention-copy check finds the copies lib/structs.js used to hold (a check that it can fail)', () => {
+  const names = conventionNames();
+  const sample = [
+    'const FREE = 0;',
+    'const W_DATA = 8;',
+    'const STRUCT_WORDS = 20; // the struct',
+    'const HUGE_PAGE_ADVICE_MIN = 4 * 1024 * 1024;',
+    "const MAX_DIMS = require('./binding').MAX_DIMS;",
+    'const dlpackVersion = Object.freeze({ major: 1, minor: 3 });',
+    'const LEGACY = { major: 0, minor: 0 };',
+    "put32(s, base + 10, shadow, info.code | (info.bits << 8) | (1 << 16)); // 'W_DATA = 8'",
+    'if (s.i32[at] === 2) return;',
+    'if (s.i32[at] !== OUT || ndim === 0) return;',
+    'if (Atomics.compareExchange(s.i32, at, 1, FREE) !== OUT) s.i32[at] = 0;',
+  ].join('\n');
+  expect(conventionCopies(sample, names, false)).toEqual([
+    '1: FREE = 0', '2: W_DATA = 8', '3: STRUCT_WORDS = 20', '4: HUGE_PAGE_ADVICE_MIN = 4 * 1024 * 1024',
+    '6: version 1.3',
+  ]);
+  expect(conventionCopies(sample, names, true)).toEqual([
+    '1: FREE = 0', '2: W_DATA = 8', '3: STRUCT_WORDS = 20', '4: HUGE_PAGE_ADVICE_MIN = 4 * 1024 * 1024',
+    '6: version 1.3', '6: 3', '8: 10', '8: 8', '8: 16', '9: state i32[at] === 2', '11: state i32[at] = 0',
+    '11: Atomics.compareExchange(s.i32, at, 1, FREE)',
+  ]);
+});
+
+test('lib/ holds no copy of a fact the addon hands over (slab states, struct offsets, limits, version)', () => {
+  const names = conventionNames();
+  expect(names).toContain('RELEASED'); // the names come from the addon's tables
+  expect(names).toContain('BYTE_OFFSET');
+  const offenders = [];
+  for (const file of files) {
+    if (file === 'binding.js') continue;
+    const source = fs.readFileSync(path.join(LIB, file), 'utf8');
+    for (const copy of conventionCopies(source, names, file === 'structs.js')) offenders.push(`lib/${file}:${copy}`);
+  }
+  expect(offenders).toEqual([]);
+});
+
