@@ -245,3 +245,62 @@ test('lib/ holds no copy of a fact the addon hands over (slab states, struct off
   expect(offenders).toEqual([]);
 });
 
+// The dtype facts live in the dtype table (lib/dtypes.js, checked against
+// src/core/dtype.h at load): a dtype's kind (which are floats, which signed)
+// and an integer dtype's range are read from its info, never listed again.
+// A list is recognised in code with comments blanked (strings kept): three
+// or more dtype names in a row, each separated from the next by a comma,
+// optionally after a `key: value` of at most 40 characters (an object keyed
+// by dtype, an array or Set of names, a message listing them), outside
+// lib/dtypes.js.
+const dtypeNames = require('../lib/dtypes').byIndex.map((i) => i.name);
+
+function dtypeLists(source, names = dtypeNames) {
+  const code = source.replace(/\/\/.*$/gm, (c) => ' '.repeat(c.length))
+    .replace(/\/\*[\s\S]*?\*\//g, (c) => c.replace(/[^\n]/g, ' '));
+  const name = new RegExp(String.raw`(?<![\w$])(?:${names.join('|')})(?![\w$])`, 'g');
+  const hits = [];
+  for (let m; (m = name.exec(code)) !== null;) hits.push({ at: m.index, end: m.index + m[0].length });
+  const separator = /^['"]?\s*(?::[^;?\n]{0,40}?)?\s*(?:,|\bor\b|\band\b)\s*['"]?$/;
+  const found = [];
+  let run = 1;
+  for (let i = 1; i <= hits.length; i++) {
+    if (i < hits.length && separator.test(code.slice(hits[i - 1].end, hits[i].at))) {
+      run++;
+      continue;
+    }
+    if (run >= 3) {
+      const first = hits[i - run];
+      found.push(`${code.slice(0, first.at).split('\n').length}: ${code.slice(first.at, hits[i - 1].end)}`);
+    }
+    run = 1;
+  }
+  return found;
+}
+
+test('the dtype-list check finds lists of dtype names (a check that it can fail)', () => {
+  const sample = [
+    "const FLOATS = new Set(['float16', 'bfloat16', 'float32', 'float64']);",
+    'const CATEGORY = { bool: BOOL, int8: INT, int16: INT, uint8: INT };',
+    'const RANGES = { int8: [-128n, 127n], int16: [-32768n, 32767n], uint8: [0n, 255n] };',
+    "throw fail('a float16, bfloat16, float32 or float64 tensor');",
+    "return higher === 'float64' ? 'complex128' : 'complex64';",
+    "const info = infos.float32; // float16, bfloat16, float32",
+  ].join('\n');
+  expect(dtypeLists(sample)).toEqual([
+    "1: float16', 'bfloat16', 'float32', 'float64",
+    '2: bool: BOOL, int8: INT, int16: INT, uint8',
+    '3: int8: [-128n, 127n], int16: [-32768n, 32767n], uint8',
+    '4: float16, bfloat16, float32 or float64',
+  ]);
+});
+
+test('lib/ lists dtype facts only in the dtype table (float kinds, integer ranges)', () => {
+  const offenders = [];
+  for (const file of files) {
+    if (file === 'dtypes.js') continue;
+    const source = fs.readFileSync(path.join(LIB, file), 'utf8');
+    for (const list of dtypeLists(source)) offenders.push(`lib/${file}:${list}`);
+  }
+  expect(offenders).toEqual([]);
+});
