@@ -104,7 +104,7 @@ function attach(s) {
   const L = slabLayout;
   const state = {
     entries: L.entries,
-    maxDims: L.entryDims,
+    entryDims: L.entryDims, // a layout with more dimensions gets a heap struct
     entryWords: L.entrySize / WORD,
     firstWord: L.headerSize / WORD,
     shapeWord: L.shapeOffset / WORD,
@@ -182,7 +182,7 @@ function fillStruct(storage, layout, dlFlags) {
   // Neither the layout nor the memory is taken on trust (issue 20): both are
   // brand-checked, so state swapped in through a tensor's symbols goes to the
   // native export and its checks.
-  if (s === null || !Layout.isLayout(layout) || layout.ndim > s.maxDims) return null;
+  if (s === null || !Layout.isLayout(layout) || layout.ndim > s.entryDims) return null;
   const address = HeapMemory.structAddress(storage.memory, layout);
   if (address < 0) return null;
   if (s.i32[s.deletedWord] !== s.seen) sweep();
@@ -193,7 +193,7 @@ function fillStruct(storage, layout, dlFlags) {
   const at = s.first + entry * s.entrySize;
   const data = layout.size === 0 ? 0 : address + layout.byteOffset;
   const base = s.firstWord + entry * s.entryWords;
-  const shadow = entry * (STRUCT_WORDS + DIM_WORDS * s.maxDims);
+  const shadow = entry * (STRUCT_WORDS + DIM_WORDS * s.entryDims);
   const info = layout.info;
   put32(s, base + W_MAJOR, shadow + W_MAJOR, s.major);
   put32(s, base + W_MINOR, shadow + W_MINOR, s.minor);
@@ -213,7 +213,7 @@ function fillStruct(storage, layout, dlFlags) {
   const strides = layout.strides;
   for (let i = 0; i < ndim; i++) {
     put64(s, base + s.shapeWord + 2 * i, shadow + STRUCT_WORDS + 2 * i, shape[i]);
-    put64(s, base + s.stridesWord + 2 * i, shadow + STRUCT_WORDS + 2 * s.maxDims + 2 * i, strides[i]);
+    put64(s, base + s.stridesWord + 2 * i, shadow + STRUCT_WORDS + 2 * s.entryDims + 2 * i, strides[i]);
   }
 
   s.storages[entry] = storage;
@@ -230,7 +230,7 @@ function fillStruct(storage, layout, dlFlags) {
 // Whether every word of the struct in `entry` is still the one written.
 function unchanged(s, entry) {
   const base = s.firstWord + entry * s.entryWords;
-  const shadow = entry * (STRUCT_WORDS + DIM_WORDS * s.maxDims);
+  const shadow = entry * (STRUCT_WORDS + DIM_WORDS * s.entryDims);
   const words = s.i32;
   const copy = s.shadow;
   for (let i = 0; i < STRUCT_WORDS; i++) {
@@ -239,7 +239,7 @@ function unchanged(s, entry) {
   const dims = 2 * copy[shadow + W_NDIM];
   for (let i = 0; i < dims; i++) {
     if (words[base + s.shapeWord + i] !== copy[shadow + STRUCT_WORDS + i]) return false;
-    if (words[base + s.stridesWord + i] !== copy[shadow + STRUCT_WORDS + 2 * s.maxDims + i]) return false;
+    if (words[base + s.stridesWord + i] !== copy[shadow + STRUCT_WORDS + 2 * s.entryDims + i]) return false;
   }
   return true;
 }
