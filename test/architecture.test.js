@@ -304,3 +304,32 @@ test('lib/ lists dtype facts only in the dtype table (float kinds, integer range
   }
   expect(offenders).toEqual([]);
 });
+
+// The C++ side of the same facts: each is defined once in src/ (the two
+// dimension limits have two names: layout.h kMaxDims, a tensor's, and
+// StructSlab::kEntryDims, a slab entry's).
+test('src/ defines each shared fact once', () => {
+  const SRC = path.join(__dirname, '..', 'src');
+  const sources = [];
+  const walk = (dir) => {
+    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory()) walk(full);
+      else if (/\.(h|cc|cu)$/.test(entry.name)) sources.push(fs.readFileSync(full, 'utf8'));
+    }
+  };
+  walk(SRC);
+  const definitions = (pattern) => sources.reduce((n, s) => n + (s.match(pattern) || []).length, 0);
+  expect({
+    kMaxDims: definitions(/\bconstexpr\s+\w+\s+kMaxDims\s*=/g),
+    kEntryDims: definitions(/\bconstexpr\s+\w+\s+kEntryDims\s*=/g),
+    kHugePageAdviceMin: definitions(/\bconstexpr\s+[\w:]+\s+kHugePageAdviceMin\s*=/g),
+    DLPACK_MAJOR_VERSION: definitions(/#define\s+DLPACK_MAJOR_VERSION\b/g),
+    DLPACK_MINOR_VERSION: definitions(/#define\s+DLPACK_MINOR_VERSION\b/g),
+    slabStates: definitions(/#define\s+DLNODE_SLAB_STATES\b/g),
+    structFields: definitions(/#define\s+DLNODE_STRUCT_FIELDS\b/g),
+  }).toEqual({
+    kMaxDims: 1, kEntryDims: 1, kHugePageAdviceMin: 1, DLPACK_MAJOR_VERSION: 1, DLPACK_MINOR_VERSION: 1,
+    slabStates: 1, structFields: 1,
+  });
+});
