@@ -68,7 +68,27 @@ const SHAPE = slotOf('shape');
 const STRIDES = slotOf('strides');
 const SOURCE_STRIDES = slotOf('sourceStrides');
 const OPERAND_STRIDES = slotOf('operandStrides');
-const MAX_DIMS = STRIDES - SHAPE; // kMaxDims: the slots one list of strides takes
+// The most dimensions a tensor may have (src/core/layout.h kMaxDims): the
+// slots one list of strides takes, which the addon also states.
+const MAX_DIMS = STRIDES - SHAPE;
+if (convention.maxDims !== MAX_DIMS) {
+  throw new DLPackError(`dlpack: the native addon's scratch block holds ${MAX_DIMS} dimensions and its ` +
+    `tensors ${convention.maxDims}; rebuild it with \`npm rebuild dlpack --foreground-scripts\``,
+  'ERR_DLPACK_NO_BINARY');
+}
+// The DLPack version the addon's structs state (src/core/dlpack_abi.h).
+const dlpackVersion = Object.freeze({ major: convention.dlpackVersion.major, minor: convention.dlpackVersion.minor });
+// The DLManagedTensorVersioned flag bits lib/ sets and reads (dlpack_abi.h).
+const dlpackFlags = Object.freeze({ readOnly: convention.dlpackFlags.readOnly, isCopied: convention.dlpackFlags.isCopied });
+// Buffers at least this large get transparent huge pages (src/core/pages.h).
+const { hugePageAdviceMin } = convention;
+// The struct slab's states, field offsets and layout (src/core/struct_slab.h;
+// lib/structs.js reads them, docs/development.md "The struct slab").
+const slabConvention = Object.freeze({
+  states: Object.freeze({ ...convention.slab.states }),
+  fields: Object.freeze({ ...convention.slab.fields }),
+  layout: Object.freeze({ ...convention.slab.layout }),
+});
 const importResult = Object.freeze({ ...convention.importResult });
 const viewFailure = Object.freeze({ ...convention.viewFailure });
 const memoryKind = Object.freeze({ ...convention.memoryKind });
@@ -309,7 +329,7 @@ function reduceLanes(op, srcBytes, srcOffset, srcDtype, shape, strides, dim, out
 }
 
 module.exports = {
-  native, opCodes, maxThreads, elementwise, normalize, externalBuffers, importResult, viewFailure, memoryKind,
+  native, opCodes, maxThreads, MAX_DIMS, dlpackVersion, dlpackFlags, hugePageAdviceMin, slabConvention, elementwise, normalize, externalBuffers, importResult, viewFailure, memoryKind,
   checkDtypes, dtypeMismatch, viewCount, exportStruct, adoptPointer, importStruct, copyStrided, cudaStridedCopy,
   cudaConvert, reduceTable, reduceDims, reduceLanes,
 };

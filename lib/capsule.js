@@ -1,7 +1,9 @@
 'use strict';
 // The DLPack protocol (docs/API.md "DLPack protocol"): DLPackCapsule, export
 // (toDLPack / __dlpack__) and import (fromDLPack).
-const { native, importResult, exportStruct, adoptPointer, importStruct } = require('./binding');
+const {
+  native, importResult, exportStruct, adoptPointer, importStruct, dlpackVersion, dlpackFlags,
+} = require('./binding');
 const { makeError, invalidType, invalidValue, outOfRange } = require('./errors');
 const { checkOptions } = require('./options');
 const { byIndex } = require('./dtypes');
@@ -13,9 +15,7 @@ const { Layout } = require('./layout');
 const { fillStruct, takeStruct } = require('./structs');
 const { kToken, kStorage, kFlags, kLayout, kDevice, kCapsule, READ_ONLY, IS_COPY } = require('./symbols');
 
-const FLAG_READ_ONLY = 1; // DLPACK_FLAG_BITMASK_READ_ONLY
-const FLAG_IS_COPIED = 2; // DLPACK_FLAG_BITMASK_IS_COPIED
-const dlpackVersion = Object.freeze({ major: 1, minor: 3 });
+const { readOnly: FLAG_READ_ONLY, isCopied: FLAG_IS_COPIED } = dlpackFlags; // DLPACK_FLAG_BITMASK_*
 const LEGACY_VERSION = Object.freeze({ major: 0, minor: 0 });
 // The keys of __dlpack__()/toDLPack(), fromDLPack() and fromPointer() options.
 const EXPORT_KEYS = ['stream', 'maxVersion', 'dlDevice', 'copy'];
@@ -141,7 +141,7 @@ class DLPackCapsule {
 
 // Frozen { major, minor } objects, one per version seen.
 const versionKey = (major, minor) => major * 2 ** 32 + minor;
-const versions = new Map([[versionKey(1, 3), dlpackVersion], [versionKey(0, 0), LEGACY_VERSION]]);
+const versions = new Map([[versionKey(dlpackVersion.major, dlpackVersion.minor), dlpackVersion], [versionKey(0, 0), LEGACY_VERSION]]);
 function versionOf(major, minor) {
   if (major === dlpackVersion.major && minor === dlpackVersion.minor) return dlpackVersion;
   const key = versionKey(major, minor);

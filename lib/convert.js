@@ -7,15 +7,12 @@
 // +-Infinity and values outside the dtype's range are ERR_OUT_OF_RANGE;
 // fractions truncate toward zero (torch.tensor([2.7], dtype=torch.int32)).
 const { copyStrided } = require('./binding');
+const { byIndex } = require('./dtypes');
 const { outOfRange, describe } = require('./errors');
 const { kStorage, kLayout } = require('./symbols');
 
-// Inclusive ranges of the integer dtypes, as BigInts and numbers.
-const RANGES = {
-  int8: [-128n, 127n], int16: [-32768n, 32767n], int32: [-(2n ** 31n), 2n ** 31n - 1n],
-  int64: [-(2n ** 63n), 2n ** 63n - 1n],
-  uint8: [0n, 255n], uint16: [0n, 65535n], uint32: [0n, 2n ** 32n - 1n], uint64: [0n, 2n ** 64n - 1n],
-};
+// Inclusive ranges of the integer dtypes, as BigInts and numbers (lib/dtypes.js).
+const RANGES = Object.fromEntries(byIndex.filter((i) => i.min !== null).map((i) => [i.name, [i.min, i.max]]));
 const NUMBER_RANGES = Object.fromEntries(Object.entries(RANGES).map(([k, [lo, hi]]) => [k, [Number(lo), Number(hi)]]));
 
 // A JS value for an integer dtype, as the number or BigInt to store;

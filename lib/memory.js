@@ -27,10 +27,9 @@
 // than RECYCLE_COUNT buffers or RECYCLE_MAX_BYTES would be kept (the oldest
 // go first); the timer needs the event loop, so code that never yields keeps
 // at most those bounds. A worker's buffers go with its heap when it ends.
-const { native } = require('./binding');
+const { native, hugePageAdviceMin: HUGE_PAGE_ADVICE_MIN } = require('./binding');
 const { outOfRange } = require('./errors');
 
-const HUGE_PAGE_ADVICE_MIN = 4 * 1024 * 1024; // kHugePageAdviceMin
 const MAX_BYTES = require('buffer').constants.MAX_LENGTH;
 const RECYCLE_MS = 1000;
 const RECYCLE_COUNT = 4;

@@ -45,6 +45,23 @@ export interface Convention {
   ops: Table;
   /** The most threads setNumThreads accepts (src/core/parallel.h kMaxThreads). */
   maxThreads: number;
+  /** The most dimensions a tensor may have (src/core/layout.h kMaxDims). */
+  maxDims: number;
+  /** The DLPack version the addon's structs state (src/core/dlpack_abi.h). */
+  dlpackVersion: { major: number; minor: number };
+  /** DLManagedTensorVersioned flag bits (DLPACK_FLAG_BITMASK_*). */
+  dlpackFlags: { readOnly: number; isCopied: number };
+  /** Buffers at least this many bytes get huge-page advice (src/core/pages.h kHugePageAdviceMin). */
+  hugePageAdviceMin: number;
+  /** The struct slab's convention (src/core/struct_slab.h), the same for every slab. */
+  slab: {
+    /** Entry states (DLNODE_SLAB_STATES). */
+    states: Table;
+    /** DLManagedTensorVersioned fields: [byte offset (offsetof), bytes] (DLNODE_STRUCT_FIELDS). */
+    fields: Readonly<Record<string, [offset: number, bytes: number]>>;
+    /** Sizes and byte offsets within the slab and an entry (DLNODE_SLAB_LAYOUT). */
+    layout: Table;
+  };
 }
 
 /** The reductions' numbers and, per op and input dtype index, the result's (-1: refused). */
@@ -61,26 +78,13 @@ export interface InitResult extends Convention {
   externalBuffers: boolean;
 }
 
-/** The shared struct slab (src/addon/struct_slab.cc): addresses and byte offsets. */
+/** This environment's struct slab (src/addon/struct_slab.cc); its layout is Convention['slab']. */
 export interface StructSlab {
   buffer: ArrayBuffer;
   base: number;
   context: number;
   deleter: number;
-  major: number;
-  minor: number;
-  entries: number;
-  entrySize: number;
-  maxDims: number;
-  headerSize: number;
-  shapeOffset: number;
-  stridesOffset: number;
-  stateOffset: number;
-  epochOffset: number;
   epoch: number;
-  deletedOffset: number;
-  filledOffset: number;
-  takenOffset: number;
   /** Set by lib/structs.js: the object is shared by every load of lib/ in one environment. */
   state?: unknown;
 }

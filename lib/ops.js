@@ -22,11 +22,13 @@ const BOOL = 0;
 const INT = 1;
 const FLOAT = 2;
 const COMPLEX = 3;
-const CATEGORY = {
-  bool: BOOL, int8: INT, int16: INT, int32: INT, int64: INT, uint8: INT, uint16: INT, uint32: INT, uint64: INT,
-  float16: FLOAT, bfloat16: FLOAT, float32: FLOAT, float64: FLOAT, complex64: COMPLEX, complex128: COMPLEX,
-};
-const SIGNED_BY_BITS = { 8: 'int8', 16: 'int16', 32: 'int32', 64: 'int64' };
+// Each dtype's category, by name, from its kind (lib/dtypes.js).
+const CATEGORY_OF_KIND = { bool: BOOL, int: INT, uint: INT, float: FLOAT, complex: COMPLEX };
+const CATEGORY = Object.fromEntries(Object.values(infos).map((i) => [i.name, CATEGORY_OF_KIND[i.kind]]));
+const SIGNED_BY_BITS = Object.fromEntries(Object.values(infos).filter((i) => i.kind === 'int').map((i) => [i.bits, i.name]));
+// The real floating dtypes, as an error message lists them.
+const REAL_FLOATS = Object.values(infos).filter((i) => i.kind === 'float').map((i) => i.name);
+const REAL_FLOAT_LIST = `${REAL_FLOATS.slice(0, -1).join(', ')} or ${REAL_FLOATS[REAL_FLOATS.length - 1]}`;
 
 // Two integer dtypes: the narrower widens; signed with unsigned takes the
 // smallest signed type holding both (uint8 + int8 = int16, torch). torch 1.13
@@ -35,8 +37,8 @@ const SIGNED_BY_BITS = { 8: 'int8', 16: 'int16', 32: 'int32', 64: 'int64' };
 function promoteIntegers(a, b) {
   const x = infos[a];
   const y = infos[b];
-  const signedA = a[0] === 'i';
-  const signedB = b[0] === 'i';
+  const signedA = x.kind === 'int';
+  const signedB = y.kind === 'int';
   if (signedA === signedB) return x.bits >= y.bits ? a : b;
   const [u, s] = signedA ? [y, x] : [x, y];
   if (s.bits > u.bits) return s.name;
@@ -459,7 +461,7 @@ function normalize(input, mean, std, options = undefined) {
         `one of shape [${s.join(', ')}]`);
     }
     if (!isFloating(out[kLayout].info.name) || CATEGORY[out[kLayout].info.name] === COMPLEX) {
-      throw fail('ERR_INVALID_ARG_VALUE', 'options.out', 'a float16, bfloat16, float32 or float64 tensor',
+      throw fail('ERR_INVALID_ARG_VALUE', 'options.out', `a ${REAL_FLOAT_LIST} tensor`,
         `a ${out[kLayout].info.name} tensor`);
     }
   }

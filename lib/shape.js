@@ -1,8 +1,8 @@
 'use strict';
 // Shape and stride arithmetic, in elements (docs/API.md "Tensor").
 const { invalidType, outOfRange, describe } = require('./errors');
-
-const MAX_DIMS = 64;
+// The most dimensions a tensor may have (src/core/layout.h kMaxDims, from the addon).
+const { MAX_DIMS } = require('./binding');
 
 function normalizeShape(value, name = 'shape') {
   if (typeof value === 'number') value = [value];

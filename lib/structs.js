@@ -19,35 +19,61 @@
 // shares one slab and the bookkeeping below, kept on the object the addon
 // returns; any of them takes back a struct another filled (its Storage and
 // Layout are then another load's objects, used through their methods).
-const { native } = require('./binding');
-const { makeError } = require('./errors');
+const { native, slabConvention, dlpackVersion } = require('./binding');
+const { CPU } = require('./device');
+const { DLPackError, makeError } = require('./errors');
 const { Layout } = require('./layout');
 const { HeapMemory } = require('./storage');
 
-// The state word (struct_slab.h).
-const FREE = 0;
-const OUT = 1;
-const ADOPTED = 2;
-const RELEASED = 3;
+// Every number below comes from the addon (src/core/struct_slab.h, handed
+// over by Convention()): the entry states, the slab's layout and the
+// DLManagedTensorVersioned fields' byte offsets (offsetof). This file writes
+// no copy of them (test/architecture.test.js fails on one).
+const { states, fields, layout: slabLayout } = slabConvention;
+const { free: FREE, out: OUT, adopted: ADOPTED, released: RELEASED } = states;
 
-// DLManagedTensorVersioned in 32-bit words (LP64, little-endian; the
-// offsets are DLPack's ABI, pinned by src/core/dlpack_abi.h).
-const W_MAJOR = 0;
-const W_MINOR = 1;
-const W_CONTEXT = 2;
-const W_DELETER = 4;
-const W_FLAGS = 6;
-const W_DATA = 8;
-const W_DEVICE_TYPE = 10;
-const W_DEVICE_ID = 11;
-const W_NDIM = 12;
-const W_DTYPE = 13; // code, bits and lanes, one byte, one byte, two bytes
-const W_SHAPE = 14;
-const W_STRIDES = 16;
-const W_BYTE_OFFSET = 18;
-const STRUCT_WORDS = 20;
+function mismatch(what) {
+  return new DLPackError(`dlpack: the native addon's struct slab does not match this package's JavaScript ` +
+    `(${what}); rebuild it with \`npm rebuild dlpack --foreground-scripts\``, 'ERR_DLPACK_NO_BINARY');
+}
+
+// The 32-bit word where field `name` starts, checked to be as wide as this
+// file writes it (put32: 4 bytes, put64: 8) and to start on a word.
+const WORD = Int32Array.BYTES_PER_ELEMENT;
+const BITS_PER_BYTE = 8;
+// A struct's shadow: its words, then its shape's and its strides' (two words a dimension each).
+const DIM_WORDS = 2 * 2;
+function wordOf(name, bytes) {
+  const [offset, size] = fields[name];
+  if (size !== bytes || offset % WORD !== 0) throw mismatch(`field ${name}: ${size} bytes at ${offset}`);
+  return offset / WORD;
+}
+// The bit where dtype subfield `name` starts within the dtype word.
+function shiftOf(name, bytes) {
+  const [offset, size] = fields[name];
+  const at = offset - fields.dtype[0];
+  if (size !== bytes || at < 0 || at + size > WORD) throw mismatch(`field ${name}: ${size} bytes at ${offset}`);
+  return at * BITS_PER_BYTE;
+}
+const W_MAJOR = wordOf('major', 4);
+const W_MINOR = wordOf('minor', 4);
+const W_CONTEXT = wordOf('context', 8);
+const W_DELETER = wordOf('deleter', 8);
+const W_FLAGS = wordOf('flags', 8);
+const W_DATA = wordOf('data', 8);
+const W_DEVICE_TYPE = wordOf('deviceType', 4);
+const W_DEVICE_ID = wordOf('deviceId', 4);
+const W_NDIM = wordOf('ndim', 4);
+const W_DTYPE = wordOf('dtype', 4);
+const DTYPE_CODE_SHIFT = shiftOf('dtypeCode', 1);
+const DTYPE_BITS_SHIFT = shiftOf('dtypeBits', 1);
+const DTYPE_LANES_SHIFT = shiftOf('dtypeLanes', 2);
+const W_SHAPE = wordOf('shape', 8);
+const W_STRIDES = wordOf('strides', 8);
+const W_BYTE_OFFSET = wordOf('byteOffset', 8);
+const STRUCT_WORDS = wordOf('end', 0);
+const KDL_CPU = CPU.code;
 const TWO_NEG_32 = 2 ** -32; // a multiplication, exact for integers below 2^53, where a division costs more
-const KDL_CPU = 1;
 
 const littleEndian = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 
@@ -72,36 +98,39 @@ function peekSlab() {
   return slab;
 }
 
+// `s` is this environment's slab ({ buffer, base, context, deleter, epoch },
+// src/addon/struct_slab.h); its layout is every slab's.
 function attach(s) {
+  const L = slabLayout;
   const state = {
-    entries: s.entries,
-    maxDims: s.maxDims,
-    entryWords: s.entrySize / 4,
-    firstWord: s.headerSize / 4,
-    shapeWord: s.shapeOffset / 4,
-    stridesWord: s.stridesOffset / 4,
-    stateWord: s.stateOffset / 4,
-    epochWord: s.epochOffset / 4,
+    entries: L.entries,
+    entryDims: L.entryDims, // a layout with more dimensions gets a heap struct
+    entryWords: L.entrySize / WORD,
+    firstWord: L.headerSize / WORD,
+    shapeWord: L.shapeOffset / WORD,
+    stridesWord: L.stridesOffset / WORD,
+    stateWord: L.stateOffset / WORD,
+    epochWord: L.epochOffset / WORD,
     epoch: s.epoch,
-    deletedWord: s.deletedOffset / 4,
-    filledIndex: s.filledOffset / 8,
-    takenIndex: s.takenOffset / 8,
-    major: s.major,
-    minor: s.minor,
-    first: s.base + s.headerSize, // the address of entry 0
-    entrySize: s.entrySize,
+    deletedWord: L.deletedOffset / WORD,
+    filledIndex: L.filledOffset / Float64Array.BYTES_PER_ELEMENT,
+    takenIndex: L.takenOffset / Float64Array.BYTES_PER_ELEMENT,
+    major: dlpackVersion.major,
+    minor: dlpackVersion.minor,
+    first: s.base + L.headerSize, // the address of entry 0
+    entrySize: L.entrySize,
     context: s.context,
     deleter: s.deleter,
     i32: new Int32Array(s.buffer),
     f64: new Float64Array(s.buffer),
-    shadow: new Int32Array(s.entries * (STRUCT_WORDS + 4 * s.maxDims)),
-    pointers: new Array(s.entries).fill(null), // each entry's address as a BigInt, made once
-    storages: new Array(s.entries).fill(null),
-    layouts: new Array(s.entries).fill(null),
-    dlFlags: new Array(s.entries).fill(0),
+    shadow: new Int32Array(L.entries * (STRUCT_WORDS + DIM_WORDS * L.entryDims)),
+    pointers: new Array(L.entries).fill(null), // each entry's address as a BigInt, made once
+    storages: new Array(L.entries).fill(null),
+    layouts: new Array(L.entries).fill(null),
+    dlFlags: new Array(L.entries).fill(0),
     free: [],
     out: [], // entries not free: filled here, or still out from an environment that used the slab before
-    outAt: new Int32Array(s.entries).fill(-1), // each entry's index in `out`
+    outAt: new Int32Array(L.entries).fill(-1), // each entry's index in `out`
     seen: 0, // the deletion count at the last sweep
   };
   state.seen = state.i32[state.deletedWord];
@@ -153,7 +182,7 @@ function fillStruct(storage, layout, dlFlags) {
   // Neither the layout nor the memory is taken on trust (issue 20): both are
   // brand-checked, so state swapped in through a tensor's symbols goes to the
   // native export and its checks.
-  if (s === null || !Layout.isLayout(layout) || layout.ndim > s.maxDims) return null;
+  if (s === null || !Layout.isLayout(layout) || layout.ndim > s.entryDims) return null;
   const address = HeapMemory.structAddress(storage.memory, layout);
   if (address < 0) return null;
   if (s.i32[s.deletedWord] !== s.seen) sweep();
@@ -164,7 +193,7 @@ function fillStruct(storage, layout, dlFlags) {
   const at = s.first + entry * s.entrySize;
   const data = layout.size === 0 ? 0 : address + layout.byteOffset;
   const base = s.firstWord + entry * s.entryWords;
-  const shadow = entry * (STRUCT_WORDS + 4 * s.maxDims);
+  const shadow = entry * (STRUCT_WORDS + DIM_WORDS * s.entryDims);
   const info = layout.info;
   put32(s, base + W_MAJOR, shadow + W_MAJOR, s.major);
   put32(s, base + W_MINOR, shadow + W_MINOR, s.minor);
@@ -175,16 +204,16 @@ function fillStruct(storage, layout, dlFlags) {
   put32(s, base + W_DEVICE_TYPE, shadow + W_DEVICE_TYPE, KDL_CPU);
   put32(s, base + W_DEVICE_ID, shadow + W_DEVICE_ID, 0);
   put32(s, base + W_NDIM, shadow + W_NDIM, ndim);
-  put32(s, base + W_DTYPE, shadow + W_DTYPE, info.code | (info.bits << 8) | (1 << 16));
+  put32(s, base + W_DTYPE, shadow + W_DTYPE, (info.code << DTYPE_CODE_SHIFT) | (info.bits << DTYPE_BITS_SHIFT) | (1 << DTYPE_LANES_SHIFT));
   // DLPack 1.3 allows NULL shape and strides for ndim 0, as the native export writes them.
-  put64(s, base + W_SHAPE, shadow + W_SHAPE, ndim === 0 ? 0 : at + s.shapeWord * 4);
-  put64(s, base + W_STRIDES, shadow + W_STRIDES, ndim === 0 ? 0 : at + s.stridesWord * 4);
+  put64(s, base + W_SHAPE, shadow + W_SHAPE, ndim === 0 ? 0 : at + s.shapeWord * WORD);
+  put64(s, base + W_STRIDES, shadow + W_STRIDES, ndim === 0 ? 0 : at + s.stridesWord * WORD);
   put64(s, base + W_BYTE_OFFSET, shadow + W_BYTE_OFFSET, 0);
   const shape = layout.shape;
   const strides = layout.strides;
   for (let i = 0; i < ndim; i++) {
     put64(s, base + s.shapeWord + 2 * i, shadow + STRUCT_WORDS + 2 * i, shape[i]);
-    put64(s, base + s.stridesWord + 2 * i, shadow + STRUCT_WORDS + 2 * s.maxDims + 2 * i, strides[i]);
+    put64(s, base + s.stridesWord + 2 * i, shadow + STRUCT_WORDS + 2 * s.entryDims + 2 * i, strides[i]);
   }
 
   s.storages[entry] = storage;
@@ -201,7 +230,7 @@ function fillStruct(storage, layout, dlFlags) {
 // Whether every word of the struct in `entry` is still the one written.
 function unchanged(s, entry) {
   const base = s.firstWord + entry * s.entryWords;
-  const shadow = entry * (STRUCT_WORDS + 4 * s.maxDims);
+  const shadow = entry * (STRUCT_WORDS + DIM_WORDS * s.entryDims);
   const words = s.i32;
   const copy = s.shadow;
   for (let i = 0; i < STRUCT_WORDS; i++) {
@@ -210,7 +239,7 @@ function unchanged(s, entry) {
   const dims = 2 * copy[shadow + W_NDIM];
   for (let i = 0; i < dims; i++) {
     if (words[base + s.shapeWord + i] !== copy[shadow + STRUCT_WORDS + i]) return false;
-    if (words[base + s.stridesWord + i] !== copy[shadow + STRUCT_WORDS + 2 * s.maxDims + i]) return false;
+    if (words[base + s.stridesWord + i] !== copy[shadow + STRUCT_WORDS + 2 * s.entryDims + i]) return false;
   }
   return true;
 }

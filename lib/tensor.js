@@ -432,7 +432,7 @@ class Tensor {
       checkedBuffer(this);
       const { view, origin } = elementView(this);
       body = formatTensor(this[kLayout].shape, this[kLayout].strides, origin, (i) => this[kLayout].info.read(view, i),
-        FLOATS.has(this[kLayout].info.name));
+        this[kLayout].info.kind === 'float');
     } catch (error) {
       if (error.code !== 'ERR_DLPACK_DETACHED') throw error;
       body = '<detached>';
@@ -661,7 +661,6 @@ function neitherDtypeNorDevice(value) {
   if (meant !== undefined) error.message += `; did you mean '${meant}'?`;
   return error;
 }
-const FLOATS = new Set(['float16', 'bfloat16', 'float32', 'float64']);
 const STREAM_KEYS = ['stream'];
 
 // A view of t with `layout`: same storage, flags and device.

@@ -108,3 +108,228 @@ test('only lib/binding.js touches the scratch block and the slot numbers', () =>
   const binding = fs.readFileSync(path.join(LIB, 'binding.js'), 'utf8');
   expect(binding).toMatch(/\bscratch\[[A-Z_]+/); // the check above reads the right words
 });
+
+// Facts the addon hands over at load (src/addon/convention.h Convention()):
+// lib/ reads them from lib/binding.js and writes no copy. A copy is
+// recognised two ways, in code with comments and strings blanked:
+// - by name, anywhere in lib/ but binding.js: a constant whose name is one of
+//   the convention's names in CONSTANT_CASE (FREE, OUT, the struct fields as
+//   W_DATA or DATA, the slab layout as ENTRY_SIZE, MAX_DIMS, ...; prefixes W_,
+//   K_ and FLAG_ are ignored) bound to a number literal or an expression of
+//   literals (`4 * 1024 * 1024`), or a `{ major: N, minor: M }` version
+//   literal other than the legacy 0.0;
+// - by value, in lib/structs.js (the one file that writes the slab): every
+//   number literal other than 0, 1 and 2 (a 64-bit field is two words) must
+//   sit in a top-level named constant's initialiser, and no state word (an
+//   `i32[...]` element, a variable named word or state, an Atomics call) is
+//   compared with, written as or exchanged for a number literal (states go
+//   by name).
+const binding = require('../lib/binding');
+
+const constantCase = (key) => key.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toUpperCase();
+
+function conventionNames() {
+  const names = new Set(['MAX_DIMS', 'HUGE_PAGE_ADVICE_MIN', 'STRUCT_WORDS', 'STRUCT_SIZE', 'DLPACK_VERSION']);
+  const { states, fields, layout } = binding.slabConvention;
+  for (const table of [states, fields, layout, binding.dlpackFlags]) {
+    for (const key of Object.keys(table)) names.add(constantCase(key));
+  }
+  return names;
+}
+
+// `source` with comments, strings and template literals blanked (lengths and
+// line breaks kept).
+function blankText(source) {
+  let out = '';
+  let i = 0;
+  const n = source.length;
+  const blank = (text) => text.replace(/[^\n]/g, ' ');
+  while (i < n) {
+    const c = source[i];
+    const next = source[i + 1];
+    let end = -1;
+    if (c === '/' && next === '/') {
+      end = source.indexOf('\n', i);
+      if (end === -1) end = n;
+    } else if (c === '/' && next === '*') {
+      end = source.indexOf('*/', i + 2) + 2;
+    } else if (c === '\'' || c === '"' || c === '`') {
+      let j = i + 1;
+      while (j < n && source[j] !== c) j += source[j] === '\\' ? 2 : 1;
+      end = j + 1;
+    }
+    if (end === -1) {
+      out += c;
+      i++;
+    } else {
+      out += blank(source.slice(i, end));
+      i = end;
+    }
+  }
+  return out;
+}
+
+const NUMBER = String.raw`(?:0[xX][0-9a-fA-F_]+|\d[\d_]*(?:\.\d+)?(?:[eE][-+]?\d+)?)n?`;
+const LITERAL_EXPRESSION = new RegExp(String.raw`^[-+*/%()<>\s]*${NUMBER}(?:[-+*/%()<>\s]+${NUMBER})*[)\s]*$`);
+
+function conventionCopies(source, names, writesSlab) {
+  const code = blankText(source);
+  const found = [];
+  const lineOf = (at) => code.slice(0, at).split('\n').length;
+  const declaration = /\b(?:const|let|var)\s+([A-Z][A-Z0-9_]*)\s*=\s*([^;,\n]+)/g;
+  for (let m; (m = declaration.exec(code)) !== null;) {
+    const bare = m[1].replace(/^(?:W_|K_|FLAG_)/, '');
+    if ((names.has(m[1]) || names.has(bare)) && LITERAL_EXPRESSION.test(m[2])) {
+      found.push(`${lineOf(m.index)}: ${m[1]} = ${m[2].trim()}`);
+    }
+  }
+  const version = /\bmajor\s*:\s*(\d+)\s*,\s*minor\s*:\s*(\d+)/g;
+  for (let m; (m = version.exec(code)) !== null;) {
+    if (m[1] !== '0' || m[2] !== '0') found.push(`${lineOf(m.index)}: version ${m[1]}.${m[2]}`);
+  }
+  if (writesSlab) {
+    const literal = new RegExp(String.raw`(?<![\w$.])${NUMBER}(?![\w$])`, 'g');
+    for (let m; (m = literal.exec(code)) !== null;) {
+      if (['0', '1', '2'].includes(m[0])) continue;
+      const line = code.slice(code.lastIndexOf('\n', m.index) + 1, code.indexOf('\n', m.index));
+      if (!/^const\s+[A-Z][A-Z0-9_]*\s*=\s*[^;]*;$/.test(line.trim())) found.push(`${lineOf(m.index)}: ${m[0]}`);
+    }
+    const stateWord = String.raw`(?:\bi32\[[^\]]*\]|\b(?:word|state)\b)`;
+    const compared = new RegExp(String.raw`${stateWord}\s*(?:[!=]==?|=(?!=))\s*-?${NUMBER}(?![\w$])`, 'g');
+    for (let m; (m = compared.exec(code)) !== null;) found.push(`${lineOf(m.index)}: state ${m[0].trim()}`);
+    const atomics = /\bAtomics\.\w+\(([^)]*)\)/g;
+    const argument = new RegExp(String.raw`(?:^|,)\s*-?${NUMBER}\s*(?=,|$)`);
+    for (let m; (m = atomics.exec(code)) !== null;) {
+      if (argument.test(m[1])) found.push(`${lineOf(m.index)}: ${m[0]}`);
+    }
+  }
+  return found;
+}
+
+test('the convention-copy check finds the copies lib/structs.js used to hold (a check that it can fail)', () => {
+  const names = conventionNames();
+  const sample = [
+    'const FREE = 0;',
+    'const W_DATA = 8;',
+    'const STRUCT_WORDS = 20; // the struct',
+    'const HUGE_PAGE_ADVICE_MIN = 4 * 1024 * 1024;',
+    "const MAX_DIMS = require('./binding').MAX_DIMS;",
+    'const dlpackVersion = Object.freeze({ major: 1, minor: 3 });',
+    'const LEGACY = { major: 0, minor: 0 };',
+    "put32(s, base + 10, shadow, info.code | (info.bits << 8) | (1 << 16)); // 'W_DATA = 8'",
+    'if (s.i32[at] === 2) return;',
+    'if (s.i32[at] !== OUT || ndim === 0) return;',
+    'if (Atomics.compareExchange(s.i32, at, 1, FREE) !== OUT) s.i32[at] = 0;',
+  ].join('\n');
+  expect(conventionCopies(sample, names, false)).toEqual([
+    '1: FREE = 0', '2: W_DATA = 8', '3: STRUCT_WORDS = 20', '4: HUGE_PAGE_ADVICE_MIN = 4 * 1024 * 1024',
+    '6: version 1.3',
+  ]);
+  expect(conventionCopies(sample, names, true)).toEqual([
+    '1: FREE = 0', '2: W_DATA = 8', '3: STRUCT_WORDS = 20', '4: HUGE_PAGE_ADVICE_MIN = 4 * 1024 * 1024',
+    '6: version 1.3', '6: 3', '8: 10', '8: 8', '8: 16', '9: state i32[at] === 2', '11: state i32[at] = 0',
+    '11: Atomics.compareExchange(s.i32, at, 1, FREE)',
+  ]);
+});
+
+test('lib/ holds no copy of a fact the addon hands over (slab states, struct offsets, limits, version)', () => {
+  const names = conventionNames();
+  expect(names).toContain('RELEASED'); // the names come from the addon's tables
+  expect(names).toContain('BYTE_OFFSET');
+  const offenders = [];
+  for (const file of files) {
+    if (file === 'binding.js') continue;
+    const source = fs.readFileSync(path.join(LIB, file), 'utf8');
+    for (const copy of conventionCopies(source, names, file === 'structs.js')) offenders.push(`lib/${file}:${copy}`);
+  }
+  expect(offenders).toEqual([]);
+});
+
+// The dtype facts live in the dtype table (lib/dtypes.js, checked against
+// src/core/dtype.h at load): a dtype's kind (which are floats, which signed)
+// and an integer dtype's range are read from its info, never listed again.
+// A list is recognised in code with comments blanked (strings kept): three
+// or more dtype names in a row, each separated from the next by a comma,
+// optionally after a `key: value` of at most 40 characters (an object keyed
+// by dtype, an array or Set of names, a message listing them), outside
+// lib/dtypes.js.
+const dtypeNames = require('../lib/dtypes').byIndex.map((i) => i.name);
+
+function dtypeLists(source, names = dtypeNames) {
+  const code = source.replace(/\/\/.*$/gm, (c) => ' '.repeat(c.length))
+    .replace(/\/\*[\s\S]*?\*\//g, (c) => c.replace(/[^\n]/g, ' '));
+  const name = new RegExp(String.raw`(?<![\w$])(?:${names.join('|')})(?![\w$])`, 'g');
+  const hits = [];
+  for (let m; (m = name.exec(code)) !== null;) hits.push({ at: m.index, end: m.index + m[0].length });
+  const separator = /^['"]?\s*(?::[^;?\n]{0,40}?)?\s*(?:,|\bor\b|\band\b)\s*['"]?$/;
+  const found = [];
+  let run = 1;
+  for (let i = 1; i <= hits.length; i++) {
+    if (i < hits.length && separator.test(code.slice(hits[i - 1].end, hits[i].at))) {
+      run++;
+      continue;
+    }
+    if (run >= 3) {
+      const first = hits[i - run];
+      found.push(`${code.slice(0, first.at).split('\n').length}: ${code.slice(first.at, hits[i - 1].end)}`);
+    }
+    run = 1;
+  }
+  return found;
+}
+
+test('the dtype-list check finds lists of dtype names (a check that it can fail)', () => {
+  const sample = [
+    "const FLOATS = new Set(['float16', 'bfloat16', 'float32', 'float64']);",
+    'const CATEGORY = { bool: BOOL, int8: INT, int16: INT, uint8: INT };',
+    'const RANGES = { int8: [-128n, 127n], int16: [-32768n, 32767n], uint8: [0n, 255n] };',
+    "throw fail('a float16, bfloat16, float32 or float64 tensor');",
+    "return higher === 'float64' ? 'complex128' : 'complex64';",
+    "const info = infos.float32; // float16, bfloat16, float32",
+  ].join('\n');
+  expect(dtypeLists(sample)).toEqual([
+    "1: float16', 'bfloat16', 'float32', 'float64",
+    '2: bool: BOOL, int8: INT, int16: INT, uint8',
+    '3: int8: [-128n, 127n], int16: [-32768n, 32767n], uint8',
+    '4: float16, bfloat16, float32 or float64',
+  ]);
+});
+
+test('lib/ lists dtype facts only in the dtype table (float kinds, integer ranges)', () => {
+  const offenders = [];
+  for (const file of files) {
+    if (file === 'dtypes.js') continue;
+    const source = fs.readFileSync(path.join(LIB, file), 'utf8');
+    for (const list of dtypeLists(source)) offenders.push(`lib/${file}:${list}`);
+  }
+  expect(offenders).toEqual([]);
+});
+
+// The C++ side of the same facts: each is defined once in src/ (the two
+// dimension limits have two names: layout.h kMaxDims, a tensor's, and
+// StructSlab::kEntryDims, a slab entry's).
+test('src/ defines each shared fact once', () => {
+  const SRC = path.join(__dirname, '..', 'src');
+  const sources = [];
+  const walk = (dir) => {
+    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory()) walk(full);
+      else if (/\.(h|cc|cu)$/.test(entry.name)) sources.push(fs.readFileSync(full, 'utf8'));
+    }
+  };
+  walk(SRC);
+  const definitions = (pattern) => sources.reduce((n, s) => n + (s.match(pattern) || []).length, 0);
+  expect({
+    kMaxDims: definitions(/\bconstexpr\s+\w+\s+kMaxDims\s*=/g),
+    kEntryDims: definitions(/\bconstexpr\s+\w+\s+kEntryDims\s*=/g),
+    kHugePageAdviceMin: definitions(/\bconstexpr\s+[\w:]+\s+kHugePageAdviceMin\s*=/g),
+    DLPACK_MAJOR_VERSION: definitions(/#define\s+DLPACK_MAJOR_VERSION\b/g),
+    DLPACK_MINOR_VERSION: definitions(/#define\s+DLPACK_MINOR_VERSION\b/g),
+    slabStates: definitions(/#define\s+DLNODE_SLAB_STATES\b/g),
+    structFields: definitions(/#define\s+DLNODE_STRUCT_FIELDS\b/g),
+  }).toEqual({
+    kMaxDims: 1, kEntryDims: 1, kHugePageAdviceMin: 1, DLPACK_MAJOR_VERSION: 1, DLPACK_MINOR_VERSION: 1,
+    slabStates: 1, structFields: 1,
+  });
+});

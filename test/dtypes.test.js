@@ -140,3 +140,38 @@ describe('the native dtype table against lib/dtypes.js', () => {
     expect(error.message).toMatch(/^dlpack: the native addon does not match .*dtype 0 is int8 .*npm rebuild dlpack/);
   });
 });
+
+// The facts lib/ reads from a dtype's info rather than listing names again
+// (test/architecture.test.js): the kind, and an integer dtype's range, whose
+// oracle is the typed array that stores it (a value outside wraps there).
+describe('dtype kinds and integer ranges come from the table', () => {
+  const { byIndex } = require('../lib/dtypes');
+  const Views = {
+    int8: Int8Array, int16: Int16Array, int32: Int32Array, int64: BigInt64Array,
+    uint8: Uint8Array, uint16: Uint16Array, uint32: Uint32Array, uint64: BigUint64Array,
+  };
+  const store = (View, v) => {
+    const a = new View(1);
+    a[0] = View === BigInt64Array || View === BigUint64Array ? v : Number(v);
+    return BigInt(a[0]);
+  };
+
+  test.each(Object.keys(Views))('%s: min and max are stored exactly, one past each wraps', (name) => {
+    const info = byIndex.find((i) => i.name === name);
+    const View = Views[name];
+    expect(info.kind).toBe(name[0] === 'u' ? 'uint' : 'int');
+    expect(store(View, info.min)).toBe(info.min);
+    expect(store(View, info.max)).toBe(info.max);
+    expect(store(View, info.min - 1n)).not.toBe(info.min - 1n);
+    expect(store(View, info.max + 1n)).not.toBe(info.max + 1n);
+  });
+
+  test('the kinds: one bool, real floats with bfloat16, complex, and no range outside the integers', () => {
+    const byKind = {};
+    for (const i of byIndex) (byKind[i.kind] = byKind[i.kind] || []).push(i.name);
+    expect(byKind.bool).toEqual(['bool']);
+    expect(byKind.float.sort()).toEqual(['bfloat16', 'float16', 'float32', 'float64']);
+    expect(byKind.complex.sort()).toEqual(['complex128', 'complex64']);
+    for (const i of byIndex) if (i.kind !== 'int' && i.kind !== 'uint') expect([i.min, i.max]).toEqual([null, null]);
+  });
+});

@@ -42,6 +42,25 @@ describe('structs filled from JavaScript', () => {
     base.dispose();
   });
 
+  // The two dimension limits (src/core/struct_slab.h kEntryDims, layout.h kMaxDims): a
+  // layout an entry cannot hold gets a heap struct from the native export, the same to a reader.
+  itSlab('a tensor with more dimensions than a slab entry holds gets a heap struct', () => {
+    const { slabConvention, MAX_DIMS } = require('../lib/binding');
+    const dims = slabConvention.layout.entryDims;
+    expect(dims).toBeLessThan(MAX_DIMS);
+    for (const [ndim, inSlab] of [[dims, 1], [dims + 1, 0]]) {
+      const shape = new Array(ndim).fill(1);
+      const t = dl.zeros(shape, { dtype: 'uint8' });
+      const before = slabState().out;
+      const p = t.__dlpack__().toPointer();
+      expect({ ndim, out: slabState().out }).toEqual({ ndim, out: before + inSlab });
+      expect(producer.inspect(p, true)).toMatchObject({ ndim, shape, lanes: 1, bits: 8 });
+      expect(dl.fromDLPack(adopt(p)).shape).toEqual(shape);
+      expect(slabState().out).toBe(before);
+      t.dispose();
+    }
+  });
+
   itSlab('0-d and empty tensors, and the flags', () => {
     const scalar = dl.tensor(7, { dtype: 'int32' });
     const p0 = scalar.__dlpack__().toPointer();

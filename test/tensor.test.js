@@ -27,6 +27,20 @@ describe('creation', () => {
     expect(Array.from(dl.zeros(4, { dtype: 'int8' }).data)).toEqual([0, 0, 0, 0]);
   });
 
+  // The limit is the addon's (src/core/layout.h kMaxDims, lib/shape.js MAX_DIMS): found by
+  // Stryker, `>=` for `>` in normalizeShape survived every creation test.
+  test('a shape of exactly MAX_DIMS dimensions is made and copied; one more is refused', () => {
+    const { MAX_DIMS } = require('../lib/binding');
+    const shape = new Array(MAX_DIMS).fill(1);
+    shape[MAX_DIMS - 1] = 2;
+    const t = dl.zeros(shape, { dtype: 'int32' });
+    expect(t.ndim).toBe(MAX_DIMS);
+    expect(t.clone().ndim).toBe(MAX_DIMS);
+    expect(() => dl.zeros(new Array(MAX_DIMS + 1).fill(1)))
+      .toThrow(expect.objectContaining({ code: 'ERR_OUT_OF_RANGE', message: expect.stringContaining(`at most ${MAX_DIMS}`) }));
+    t.dispose();
+  });
+
   test('tensor() from nested arrays, typed arrays and iterables', () => {
     expect(dl.tensor([[1, 2, 3], [4, 5, 6]]).shape).toEqual([2, 3]);
     const f64 = dl.tensor(new Float64Array([1, 2]));

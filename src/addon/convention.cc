@@ -7,7 +7,9 @@
 #include "../core/cuda_memory.h"
 #include "../core/dtype.h"
 #include "../core/elementwise.h"
+#include "../core/pages.h"
 #include "../core/parallel.h"
+#include "../core/struct_slab.h"
 #include "errors.h"
 
 namespace dlnode {
@@ -94,6 +96,40 @@ Napi::Object Convention(Napi::Env env) {
   DLNODE_DTYPES(DLNODE_DTYPE_ROW)
 #undef DLNODE_DTYPE_ROW
 
+  // The struct slab (../core/struct_slab.h): what lib/structs.js may cache.
+  Napi::Object slab_states = Napi::Object::New(env);
+#define DLNODE_SET_STATE(js, constant, value) \
+  slab_states.Set(#js, Napi::Number::New(env, static_cast<double>(StructSlab::constant)));
+  DLNODE_SLAB_STATES(DLNODE_SET_STATE)
+#undef DLNODE_SET_STATE
+  Napi::Object struct_fields = Napi::Object::New(env);
+#define DLNODE_SET_FIELD(js, offset, bytes)                             \
+  {                                                                     \
+    Napi::Array field = Napi::Array::New(env, 2);                       \
+    field.Set(0u, Napi::Number::New(env, static_cast<double>(offset))); \
+    field.Set(1u, Napi::Number::New(env, static_cast<double>(bytes)));  \
+    struct_fields.Set(#js, field);                                      \
+  }
+  DLNODE_STRUCT_FIELDS(DLNODE_SET_FIELD)
+#undef DLNODE_SET_FIELD
+  Napi::Object slab_layout = Napi::Object::New(env);
+#define DLNODE_SET_LAYOUT(js, constant) \
+  slab_layout.Set(#js, Napi::Number::New(env, static_cast<double>(StructSlab::constant)));
+  DLNODE_SLAB_LAYOUT(DLNODE_SET_LAYOUT)
+#undef DLNODE_SET_LAYOUT
+  Napi::Object slab = Napi::Object::New(env);
+  slab.Set("states", slab_states);
+  slab.Set("fields", struct_fields);
+  slab.Set("layout", slab_layout);
+  Napi::Object version = Napi::Object::New(env);
+  version.Set("major", Napi::Number::New(env, DLPACK_MAJOR_VERSION));
+  version.Set("minor", Napi::Number::New(env, DLPACK_MINOR_VERSION));
+  Napi::Object flag_bits = Napi::Object::New(env);
+  flag_bits.Set("readOnly",
+                Napi::Number::New(env, static_cast<double>(DLPACK_FLAG_BITMASK_READ_ONLY)));
+  flag_bits.Set("isCopied",
+                Napi::Number::New(env, static_cast<double>(DLPACK_FLAG_BITMASK_IS_COPIED)));
+
   Napi::Object result = Napi::Object::New(env);
   result.Set("slots", slots);
   result.Set("importResult", import_result);
@@ -102,6 +138,12 @@ Napi::Object Convention(Napi::Env env) {
   result.Set("dtypes", dtypes);
   result.Set("ops", ops);
   result.Set("maxThreads", Napi::Number::New(env, kMaxThreads));
+  result.Set("maxDims", Napi::Number::New(env, kMaxDims));
+  result.Set("dlpackVersion", version);
+  result.Set("dlpackFlags", flag_bits);
+  result.Set("hugePageAdviceMin",
+             Napi::Number::New(env, static_cast<double>(dlcore::kHugePageAdviceMin)));
+  result.Set("slab", slab);
   return result;
 }
 

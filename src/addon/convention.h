@@ -55,8 +55,12 @@ enum class ImportResult {
 #undef DLNODE_IMPORT_RESULT
 };
 
-// { slots, importResult, viewFailure, memoryKind, dtypes, ops, maxThreads }: every list above
-// as JS reads it (dtypes: [[name, code, bits], ...] in index order).
+// { slots, importResult, viewFailure, memoryKind, dtypes, ops, maxThreads,
+// maxDims, dlpackVersion, dlpackFlags, hugePageAdviceMin, slab }: every list above as JS
+// reads it (dtypes: [[name, code, bits], ...] in index order; slab: the
+// struct slab's { states, fields: { name: [byte offset, bytes] }, layout },
+// ../core/struct_slab.h). Each is a fact written once in C++; lib/ reads it
+// from here and writes no copy (test/architecture.test.js).
 Napi::Object Convention(Napi::Env env);
 
 // Reading what JS wrote, bounded. lib/ checks every value, but tensor state

@@ -42,20 +42,7 @@ Napi::Value StructSlabOf(const Napi::CallbackInfo& info) {
   object.Set("base", static_cast<double>(AddressOf(slab->memory())));
   object.Set("context", static_cast<double>(AddressOf(slab)));
   object.Set("deleter", static_cast<double>(deleter));
-  object.Set("major", DLPACK_MAJOR_VERSION);
-  object.Set("minor", DLPACK_MINOR_VERSION);
-  object.Set("entries", StructSlab::kEntries);
-  object.Set("entrySize", static_cast<double>(StructSlab::kEntrySize));
-  object.Set("maxDims", StructSlab::kMaxDims);
-  object.Set("headerSize", static_cast<double>(StructSlab::kHeaderSize));
-  object.Set("shapeOffset", static_cast<double>(StructSlab::kShapeOffset));
-  object.Set("stridesOffset", static_cast<double>(StructSlab::kStridesOffset));
-  object.Set("stateOffset", static_cast<double>(StructSlab::kStateOffset));
-  object.Set("epochOffset", static_cast<double>(StructSlab::kEpochOffset));
   object.Set("epoch", slab->epoch());
-  object.Set("deletedOffset", static_cast<double>(StructSlab::kDeletedOffset));
-  object.Set("filledOffset", static_cast<double>(StructSlab::kFilledOffset));
-  object.Set("takenOffset", static_cast<double>(StructSlab::kTakenOffset));
   state.SetSlabObject(env, object, info[0]);
   return object;
 }

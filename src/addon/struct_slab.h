@@ -8,9 +8,9 @@
 
 namespace dlnode {
 
-// (sweep) -> { buffer, base, context, deleter, entries, entrySize, maxDims,
-// headerSize, shapeOffset, stridesOffset, stateOffset, epochOffset, epoch, deletedOffset,
-// filledOffset, takenOffset }, the same object on every call in an
+// (sweep) -> { buffer, base, context, deleter, epoch }: this environment's
+// slab (the layout, states and struct offsets every slab shares come with
+// Convention(), convention.h), the same object on every call in an
 // environment, or null where there is none: the runtime refuses external
 // ArrayBuffers, the process has all the slabs it may make, or an address
 // does not fit a double exactly. `sweep` is called on the JS thread after

@@ -126,13 +126,16 @@ bool LinkIs(const std::string& path, const std::string& expected) {
          std::memcmp(buffer, expected.data(), n) == 0;
 }
 
+}  // namespace
+
 // python/FORMAT.md "Opening": reopens the segment `place` names, after
 // checking that the place holds a memfd of that name (the random token), that
 // the file opened is the file checked (device and inode), a regular file of
-// this user, sealed against shrinking and growing, of at least `min_size`
-// bytes. Nothing is opened before the link's name matched, so a stale or
-// forged place never opens a device, a pipe or another user's file.
-int OpenPlace(const ShmPlace& place, uint64_t min_size, uint64_t* size, ShmResult* result) {
+// `owner` (this user: OpenPlace passes geteuid()), sealed against shrinking
+// and growing, of at least `min_size` bytes. Nothing is opened before the link's name matched, so a
+// stale or forged place never opens a device, a pipe or another user's file.
+int OpenShmPlace(const ShmPlace& place, uint64_t min_size, uid_t owner, uint64_t* size,
+                 ShmResult* result) {
   const std::string& name = place.name;
   if (!ValidShmName(name)) {
     *result =
@@ -163,7 +166,7 @@ int OpenPlace(const ShmPlace& place, uint64_t min_size, uint64_t* size, ShmResul
     *result = Fail(FailureOf(error), where + " could not be read", error);
     return -1;
   }
-  if (!S_ISREG(by_path.st_mode) || by_path.st_uid != geteuid()) {
+  if (!S_ISREG(by_path.st_mode) || by_path.st_uid != owner) {
     *result = Fail(ShmFailure::kDenied, where + " is not a segment of this user");
     return -1;
   }
@@ -176,7 +179,7 @@ int OpenPlace(const ShmPlace& place, uint64_t min_size, uint64_t* size, ShmResul
   struct stat st;
   const int seals = fcntl(fd.get(), F_GET_SEALS);
   if (fstat(fd.get(), &st) != 0 || st.st_dev != by_path.st_dev || st.st_ino != by_path.st_ino ||
-      !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+      !S_ISREG(st.st_mode) || st.st_uid != owner ||
       !LinkIs(ProcFd(getpid(), fd.get()), LinkOf(name))) {
     *result = Fail(ShmFailure::kGone, where + " changed while it was opened");
     return -1;
@@ -194,6 +197,12 @@ int OpenPlace(const ShmPlace& place, uint64_t min_size, uint64_t* size, ShmResul
   }
   *size = static_cast<uint64_t>(st.st_size);
   return fd.release();
+}
+
+namespace {
+
+int OpenPlace(const ShmPlace& place, uint64_t min_size, uint64_t* size, ShmResult* result) {
+  return OpenShmPlace(place, min_size, geteuid(), size, result);
 }
 
 // This process's segments by name: threads and repeated opens of one segment

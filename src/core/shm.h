@@ -15,6 +15,8 @@
 #ifndef DLPACK_NODE_CORE_SHM_H_
 #define DLPACK_NODE_CORE_SHM_H_
 
+#include <sys/types.h>
+
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -53,6 +55,13 @@ struct ShmPlace {
 
 // The name grammar (python/FORMAT.md "Names"): 'dlpack-' + 32 lowercase hex digits.
 bool ValidShmName(const std::string& name);
+
+// Opens the file `place` names after python/FORMAT.md "Opening"'s checks,
+// with the user whose file it must be given: Open() passes geteuid(). Tests
+// pass another uid to exercise the owner check, since only root can make a
+// segment another user owns. The descriptor, or -1 with `result` saying why.
+int OpenShmPlace(const ShmPlace& place, uint64_t min_size, uid_t owner, uint64_t* size,
+                 ShmResult* result);
 
 // This process's hold on a segment (one per process: repeated opens and
 // other threads share it): a descriptor and a mapping of its data. The last

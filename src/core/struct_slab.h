@@ -8,8 +8,9 @@
 // back to a process-wide pool, and its entries still out stay valid until
 // their deleters run.
 //
-// Each entry is a struct, its shape and strides (ndim <= kMaxDims) and a
-// state word:
+// Each entry is a struct, its shape and strides (ndim <= kEntryDims: a
+// tensor with more dimensions, up to layout.h's kMaxDims, gets a heap struct)
+// and a state word (DLNODE_SLAB_STATES):
 //   kFree      JS may fill it.
 //   kOut       handed out by toPointer(); whoever holds the pointer owns it.
 //   kAdopted   adopted natively (fromPointer fell back to the native path:
@@ -23,6 +24,15 @@
 //
 // The header's counters are what stats() reports for these structs: JS
 // counts the structs it fills and takes back, the deleter the ones deleted.
+// The deletion count is an atomic (any thread adds to it). The fill and
+// take-back counts are doubles only the owning JS thread writes, with plain
+// stores, and stats() reads them from any thread without synchronisation:
+// from another thread they are approximate (a count may lag the struct it
+// counts), exact on the owning thread.
+//
+// JS learns every number here at load, through Convention()
+// (src/addon/convention.cc): the states, the struct's field offsets
+// (offsetof) and the slab's layout; lib/structs.js writes none of them.
 #ifndef DLPACK_NODE_CORE_STRUCT_SLAB_H_
 #define DLPACK_NODE_CORE_STRUCT_SLAB_H_
 
@@ -44,16 +54,64 @@ class SlabOwner {
   virtual void EntryReleased() noexcept = 0;
 };
 
+// The entry states: X(jsName, Constant, value).
+#define DLNODE_SLAB_STATES(X) \
+  X(free, kFree, 0)           \
+  X(out, kOut, 1)             \
+  X(adopted, kAdopted, 2)     \
+  X(released, kReleased, 3)
+
+// The DLManagedTensorVersioned fields JS writes: X(jsName, byte offset,
+// bytes). dtypeCode, dtypeBits and dtypeLanes lie inside the dtype word JS
+// writes whole.
+#define DLNODE_VERSIONED_AT(field) offsetof(DLManagedTensorVersioned, field)
+#define DLNODE_TENSOR_AT(field) \
+  (offsetof(DLManagedTensorVersioned, dl_tensor) + offsetof(DLTensor, field))
+#define DLNODE_STRUCT_FIELDS(X)                                                \
+  X(major, DLNODE_VERSIONED_AT(version) + offsetof(DLPackVersion, major), 4)   \
+  X(minor, DLNODE_VERSIONED_AT(version) + offsetof(DLPackVersion, minor), 4)   \
+  X(context, DLNODE_VERSIONED_AT(manager_ctx), sizeof(void*))                  \
+  X(deleter, DLNODE_VERSIONED_AT(deleter), sizeof(void*))                      \
+  X(flags, DLNODE_VERSIONED_AT(flags), 8)                                      \
+  X(data, DLNODE_TENSOR_AT(data), sizeof(void*))                               \
+  X(deviceType, DLNODE_TENSOR_AT(device) + offsetof(DLDevice, device_type), 4) \
+  X(deviceId, DLNODE_TENSOR_AT(device) + offsetof(DLDevice, device_id), 4)     \
+  X(ndim, DLNODE_TENSOR_AT(ndim), 4)                                           \
+  X(dtype, DLNODE_TENSOR_AT(dtype), 4)                                         \
+  X(dtypeCode, DLNODE_TENSOR_AT(dtype) + offsetof(DLDataType, code), 1)        \
+  X(dtypeBits, DLNODE_TENSOR_AT(dtype) + offsetof(DLDataType, bits), 1)        \
+  X(dtypeLanes, DLNODE_TENSOR_AT(dtype) + offsetof(DLDataType, lanes), 2)      \
+  X(shape, DLNODE_TENSOR_AT(shape), sizeof(void*))                             \
+  X(strides, DLNODE_TENSOR_AT(strides), sizeof(void*))                         \
+  X(byteOffset, DLNODE_TENSOR_AT(byte_offset), 8)                              \
+  X(end, sizeof(DLManagedTensorVersioned), 0) /* the struct's size */
+
+// The slab's layout as JS reads it: X(jsName, StructSlab constant).
+#define DLNODE_SLAB_LAYOUT(X)      \
+  X(entries, kEntries)             \
+  X(entrySize, kEntrySize)         \
+  X(entryDims, kEntryDims)         \
+  X(headerSize, kHeaderSize)       \
+  X(shapeOffset, kShapeOffset)     \
+  X(stridesOffset, kStridesOffset) \
+  X(stateOffset, kStateOffset)     \
+  X(epochOffset, kEpochOffset)     \
+  X(deletedOffset, kDeletedOffset) \
+  X(filledOffset, kFilledOffset)   \
+  X(takenOffset, kTakenOffset)
+
 class StructSlab {
  public:
   static constexpr int kEntries = 256;
-  static constexpr int kMaxDims = 8;
+  // The dimensions an entry holds (its shape and strides arrays); below
+  // layout.h's kMaxDims, the most a tensor may have.
+  static constexpr int kEntryDims = 8;
   static constexpr size_t kEntrySize = 256;
   static constexpr size_t kHeaderSize = 64;
   // Within an entry: the struct at 0, then shape, strides and the state word.
   static constexpr size_t kShapeOffset = sizeof(DLManagedTensorVersioned);
-  static constexpr size_t kStridesOffset = kShapeOffset + kMaxDims * sizeof(int64_t);
-  static constexpr size_t kStateOffset = kStridesOffset + kMaxDims * sizeof(int64_t);
+  static constexpr size_t kStridesOffset = kShapeOffset + kEntryDims * sizeof(int64_t);
+  static constexpr size_t kStateOffset = kStridesOffset + kEntryDims * sizeof(int64_t);
   // The epoch of the environment that filled the entry (JS writes it): the
   // one whose end may warn about it, and whose liveness an import asks
   // (FillerOf).
@@ -65,7 +123,11 @@ class StructSlab {
   static constexpr size_t kTakenOffset = 16;
   static constexpr size_t kBytes = kHeaderSize + kEntries * kEntrySize;
 
-  enum State : int32_t { kFree = 0, kOut = 1, kAdopted = 2, kReleased = 3 };
+  enum State : int32_t {
+#define DLNODE_SLAB_STATE(js, constant, value) constant = (value),
+    DLNODE_SLAB_STATES(DLNODE_SLAB_STATE)
+#undef DLNODE_SLAB_STATE
+  };
 
   // A slab for `owner`, from the pool or new; nullptr when the process
   // already has kMaxSlabs (JS then makes heap structs natively).

@@ -213,6 +213,28 @@ TEST(ShmSegment, OpenRefusesBadNamesGonePlacesUnsealedFilesAndTooSmallSegments) 
   close(unsealed);
 }
 
+// The owner check (python/FORMAT.md "Opening": a regular file of this user)
+// without a second user: a real segment of this user, opened as if this
+// process ran as another uid, is refused before anything is opened.
+TEST(ShmSegment, OpenRefusesASegmentAnotherUserOwns) {
+  ShmResult r;
+  dlnode::Ref<ShmSegment> s = ShmSegment::Create(100, &r);
+  ASSERT_TRUE(s) << r.message;
+  const ShmPlace place{s->name(), getpid(), s->fd()};
+  uint64_t size = 0;
+  const int mine = dlnode::OpenShmPlace(place, 100, geteuid(), &size, &r);
+  ASSERT_GE(mine, 0) << r.message;  // the same place opens for its owner
+  EXPECT_GE(size, 100u);
+  close(mine);
+  for (const uid_t other : {geteuid() + 1, static_cast<uid_t>(0), static_cast<uid_t>(65534)}) {
+    if (other == geteuid()) continue;
+    r = {};
+    EXPECT_EQ(dlnode::OpenShmPlace(place, 100, other, &size, &r), -1) << other;
+    EXPECT_EQ(r.failure, ShmFailure::kDenied) << other;
+    EXPECT_NE(r.message.find("not a segment of this user"), std::string::npos) << r.message;
+  }
+}
+
 TEST(ShmSegment, AForkedChildOpensItsOwnHoldThroughTheParentsPlace) {
   ShmResult r;
   dlnode::Ref<ShmSegment> a = ShmSegment::Create(8, &r);
