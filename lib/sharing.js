@@ -11,7 +11,8 @@ const { Layout } = require('./layout');
 const { Storage, holderOf } = require('./storage');
 const { makeTensor, liveStorage } = require('./tensor');
 const { checkOptions } = require('./options');
-const { checkDevice, cudaStorage, copyBytes } = require('./cuda');
+const { checkDevice, cudaStorage } = require('./cuda');
+const { copyBytes } = require('./route');
 const { kStorage, kLayout, kFlags, kDevice, READ_ONLY } = require('./symbols');
 const { isSharedArrayBuffer } = require('util').types;
 
