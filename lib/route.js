@@ -69,11 +69,10 @@ const PATH = Object.freeze({ host: 'host', kernel: 'kernel', staged: 'staged', b
 
 const onOneDevice = (aStorage, bStorage) => aStorage.device.type === 'cuda' && aStorage.device === bStorage.device;
 
-function copyPath(dstStorage, _dst, srcStorage, _src) {
+function copyPath(dstStorage, dst, srcStorage, src) {
   if (dstStorage.device.hostAccessible && srcStorage.device.hostAccessible) return PATH.host;
   if (!onOneDevice(dstStorage, srcStorage)) return PATH.bytes;
-  // Memory the destination shares is copied out first, as on the host.
-  return dstStorage === srcStorage ? PATH.staged : PATH.kernel;
+  return overlapping(dstStorage, dst, srcStorage, src) ? PATH.staged : PATH.kernel;
 }
 
 // --- the host loop ---------------------------------------------------------------
