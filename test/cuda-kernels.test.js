@@ -64,6 +64,13 @@ describe('strided copies on the device', () => {
     device.dispose();
   });
 
+  itGpu('copyFrom() between disjoint views of one allocation (no temporary: lib/route.js copyPath)', () => {
+    const device = dl.tensor([0, 1, 2, 3, 4, 5, 6, 7], { dtype: 'float32' }).cuda();
+    view(device, [4], [-1], 7).copyFrom(view(device, [4], [1], 0)); // reversed into the upper half
+    expect(device.cpu().toArray()).toEqual([0, 1, 2, 3, 3, 2, 1, 0]);
+    device.dispose();
+  });
+
   itGpu('a 64 MiB permuted tensor gathers correctly and frees its temporaries', () => {
     // 1 MiB under compute-sanitizer (scripts/gpu-check.sh memcheck), which
     // checks every access and would not finish 64 MiB within a device call.
