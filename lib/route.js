@@ -132,6 +132,14 @@ function copyBytes(dst, dstOffset, src, srcOffset, nbytes, stream = 1n) {
   native.cudaCopy(dstArg, dst.isNative, dstOffset, srcArg, src.isNative, srcOffset, nbytes, device, other);
 }
 
+// Every byte of src into dst, both `nbytes` long (shareMemory()'s move to
+// shareable memory): through the driver from CUDA device memory, else on the
+// host (pinned and managed memory included).
+function copyStorage(dst, src, nbytes) {
+  if (src.device.type === 'cuda') copyBytes(dst, 0, src, 0, nbytes);
+  else dst.getBytes().set(src.getBytes());
+}
+
 // The stream a kernel between two storages may run on: the caller's where
 // both are memory this library allocated (stream-ordered frees, as in
 // copyBytes), else the legacy default stream, ordered with imported memory's
@@ -328,7 +336,7 @@ function runReduceLanes(op, storage, layout, dim, outStrides, values, indices, k
 }
 
 module.exports = {
-  PATH, coveredBuffer, onHost, overlapping, refuseSharedElements, copyPath, copyBytes, copyOnDevice,
+  PATH, coveredBuffer, onHost, overlapping, refuseSharedElements, copyPath, copyBytes, copyStorage, copyOnDevice,
   convertOnDevice, copyInto, clone, moveTo, convert, operandOf, runElementwise, runNormalize, runReduceDims,
   runReduceLanes,
 };
