@@ -1,15 +1,13 @@
 'use strict';
-// Element copies and the conversion rules (docs/API.md "Conversion").
-// Tensor -> tensor conversion is native (src/core/convert.h: float ->
+// The conversion rules (docs/API.md "Conversion"); element copies are
+// lib/route.js's. Tensor -> tensor conversion is native (src/core/convert.h: float ->
 // integer saturates, NaN -> 0, integer -> integer wraps, complex -> real
 // takes the real part, float16/bfloat16 round to nearest even). JS values
 // -> integer dtypes are checked here, before anything is written: NaN,
 // +-Infinity and values outside the dtype's range are ERR_OUT_OF_RANGE;
 // fractions truncate toward zero (torch.tensor([2.7], dtype=torch.int32)).
-const { copyStrided } = require('./binding');
 const { byIndex } = require('./dtypes');
 const { outOfRange, describe } = require('./errors');
-const { kStorage, kLayout } = require('./symbols');
 
 // Inclusive ranges of the integer dtypes, as BigInts and numbers (lib/dtypes.js).
 const RANGES = Object.fromEntries(byIndex.filter((i) => i.min !== null).map((i) => [i.name, [i.min, i.max]]));
@@ -39,24 +37,4 @@ function integerValue(v, name, where) {
 
 const isInteger = (info) => RANGES[info.name] !== undefined;
 
-// Copies src's elements into dst (same shape; host-accessible memory;
-// dtypes may differ). Overlap by address is handled natively; two mappings
-// of one shared-memory segment have different addresses, so they are
-// staged here.
-function copyElements(dst, src) {
-  const dstStorage = dst[kStorage];
-  const srcStorage = src[kStorage];
-  let srcBytes = srcStorage.getBytes();
-  let srcOffset = src[kLayout].byteOffset;
-  if (dstStorage !== srcStorage && dstStorage.segment !== null && srcStorage.segment !== null &&
-      dstStorage.segment.name === srcStorage.segment.name) {
-    const lo = src[kLayout].base;
-    srcBytes = srcBytes.slice(lo, srcOffset + src[kLayout].high);
-    srcOffset -= lo;
-  }
-  const d = dst[kLayout];
-  copyStrided(dstStorage.getBytes(), d.byteOffset, d.info.index, srcBytes, srcOffset, src[kLayout].info.index,
-    d.shape, d.strides, src[kLayout].strides);
-}
-
-module.exports = { integerValue, isInteger, copyElements, RANGES };
+module.exports = { integerValue, isInteger, RANGES };

@@ -2,8 +2,7 @@
 // dl.cuda (docs/API.md "CUDA"): availability, devices, synchronisation, streams.
 // Whether CUDA is compiled in is fixed at build time; whether it is usable is
 // asked of the driver once per process (the answer does not change).
-const { native, externalBuffers, memoryKind, cudaStridedCopy, cudaConvert } = require('./binding');
-const { kStorage, kLayout, kDevice } = require('./symbols');
+const { native, externalBuffers, memoryKind } = require('./binding');
 const { makeError, invalidType, invalidValue, outOfRange } = require('./errors');
 
 // Availability lives in lib/cuda_info.js, below lib/device.js (which names
@@ -127,66 +126,6 @@ function copyStream(stream) {
   return handle === -1n ? 1n : handle;
 }
 
-// Copies bytes between two storages (any devices). On a stream other than
-// the legacy default one, and when both sides are CUDA memory this library
-// allocated (device, pinned or managed: their frees are stream-ordered), the
-// copy is enqueued there and this returns at once; otherwise (pageable host
-// memory, memory imported from another library) it is synchronous.
-// Both copies run with a CUDA side's device current (device memory's first)
-// and are ordered with the other side's device too (src/core/stream_order.h
-// EnqueueOrderedAcross): a copy between two GPUs waits for work on both and
-// is waited for by later work on both.
-function copyBytes(dst, dstOffset, src, srcOffset, nbytes, stream = 1n) {
-  const dstArg = dst.nativeArg();
-  const srcArg = src.nativeArg();
-  const dstIndex = dst.device.type === 'cpu' ? -1 : dst.device.index;
-  const srcIndex = src.device.type === 'cpu' ? -1 : src.device.index;
-  const dstFirst = dst.device.type === 'cuda' || srcIndex < 0;
-  const device = dstFirst ? dstIndex : srcIndex;
-  const other = dstFirst ? srcIndex : dstIndex;
-  if (stream !== 1n && dst.streamOrdered && src.streamOrdered) {
-    native.cudaCopy(dstArg, true, dstOffset, srcArg, true, srcOffset, nbytes, device, other, stream);
-    return;
-  }
-  native.cudaCopy(dstArg, dst.isNative, dstOffset, srcArg, src.isNative, srcOffset, nbytes, device, other);
-}
-
-// Device-side copies (src/core/cuda_kernels.h): kernels between two views of
-// CUDA device memory on one device, enqueued on `stream` (a BigInt as
-// streamHandle gives; the legacy default stream unless named) and ordered
-// with later work on it, as every other CUDA copy here is. Callers pass live
-// tensors of one shape on one 'cuda' device whose memory does not overlap
-// (copy the source first when it might); these are internal entry points.
-const onOneDevice = (a, b) => a[kDevice].type === 'cuda' && a[kDevice] === b[kDevice];
-
-// The stream a kernel between dst and src may run on: the caller's where
-// both are memory this library allocated (stream-ordered frees, as in
-// copyBytes), else the legacy default stream, ordered with imported memory's
-// owner as every synchronous copy is.
-const kernelStream = (dst, src, stream) =>
-  (dst[kStorage].streamOrdered && src[kStorage].streamOrdered ? stream : 1n);
-
-// dst <- src, same dtype, any strides on both sides (a dense pair is one
-// cudaMemcpyAsync).
-function copyOnDevice(dst, src, stream = 1n) {
-  const d = dst[kLayout];
-  const s = src[kLayout];
-  cudaStridedCopy(dst[kDevice].index, dst[kStorage].nativeArg(), d.byteOffset, src[kStorage].nativeArg(), s.byteOffset,
-    d.info.itemSize, kernelStream(dst, src, stream), d.shape, d.strides, s.strides);
-}
-
-// dst <- src converted to dst's dtype by the conversion kernel (rules in
-// src/core/device_copy.h: NaN -> 0 and saturation for float -> integer,
-// round to nearest even for float16/bfloat16, real part of complex, nonzero
-// -> true). `t.to(dtype)` on CUDA is `convertOnDevice(empty of that dtype on
-// t's device, t)`.
-function convertOnDevice(dst, src, stream = 1n) {
-  const d = dst[kLayout];
-  const s = src[kLayout];
-  cudaConvert(dst[kDevice].index, dst[kStorage].nativeArg(), d.byteOffset, d.info, src[kStorage].nativeArg(),
-    s.byteOffset, s.info, kernelStream(dst, src, stream), d.shape, d.strides, s.strides);
-}
-
 const cuda = Object.freeze({ isAvailable, deviceCount, synchronize, memoryStats, emptyCache, Stream });
 
 // dl.capabilities(): what this build and machine can do.
@@ -199,6 +138,5 @@ function capabilities() {
 }
 
 module.exports = {
-  cuda, capabilities, unavailable, isAvailable, info, Stream, streamHandle, cudaStorage, copyBytes, checkDevice,
-  onOneDevice, copyOnDevice, convertOnDevice, copyStream,
+  cuda, capabilities, unavailable, isAvailable, info, Stream, streamHandle, cudaStorage, checkDevice, copyStream,
 };

@@ -5,7 +5,8 @@
 // dtype are converted first, float16/bfloat16 compute through float32, and a
 // result the engine cannot write in place (another dtype, or an `out` that
 // partially overlaps an input) goes through a temporary.
-const { elementwise, normalize: normalizeNative, opCodes, maxThreads, native } = require('./binding');
+const { opCodes, maxThreads, native } = require('./binding');
+const route = require('./route');
 const { makeError, invalidType, invalidValue, outOfRange, fail, describe } = require('./errors');
 const { Tensor, makeTensor, liveStorage, hostStorage, checkedBuffer } = require('./tensor');
 const { checkOptions } = require('./options');
@@ -229,10 +230,9 @@ function launch(op, type, out, inputs, shape, async = false) {
   if (out[kLayout].size === 0) return async ? Promise.resolve() : undefined;
   const operands = inputs.map((v) => {
     if (!(v instanceof Tensor)) return typeof v === 'boolean' ? +v : v;
-    return { bytes: v[kStorage].getBytes(), offset: v[kLayout].byteOffset, strides: broadcastStrides(v[kLayout], shape) };
+    return route.operandOf(v[kStorage], v[kLayout], broadcastStrides(v[kLayout], shape));
   });
-  return elementwise(opCodes[op], infos[type].index, shape, out[kStorage].getBytes(), out[kLayout].byteOffset,
-    out[kLayout].strides, operands, async);
+  return route.runElementwise(opCodes[op], infos[type].index, shape, out[kStorage], out[kLayout], operands, async);
 }
 
 // What an op computes: `common` the promoted dtype of its inputs, `result` the
@@ -480,9 +480,7 @@ function normalize(input, mean, std, options = undefined) {
     }
     if (target[kLayout].size !== 0) {
       const meanStd = Float64Array.from([...means, ...stds]);
-      normalizeNative(infos[source[kLayout].info.name].index, infos[outType].index, shape,
-        target[kStorage].getBytes(), target[kLayout].byteOffset, target[kLayout].strides,
-        source[kStorage].getBytes(), source[kLayout].byteOffset, source[kLayout].strides, meanStd, scale);
+      route.runNormalize(target[kStorage], target[kLayout], source[kStorage], source[kLayout], meanStd, scale);
     }
     if (out === undefined) return target;
     if (target !== out) out.copyFrom(target);

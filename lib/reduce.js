@@ -7,7 +7,8 @@
 const { invalidType, invalidValue, outOfRange, fail } = require('./errors');
 const { Tensor, makeTensor, hostStorage, checkedBuffer } = require('./tensor');
 const { checkOptions } = require('./options');
-const { reduceTable, reduceDims, reduceLanes } = require('./binding');
+const { reduceTable } = require('./binding');
+const route = require('./route');
 const { byIndex, dtypeInfo } = require('./dtypes');
 const { Layout } = require('./layout');
 const { Storage } = require('./storage');
@@ -175,7 +176,7 @@ function nonEmpty(op, shape, mask) {
 // sum, mean, amax, amin over the dims of `mask`.
 function reduceOver(op, t, mask, o) {
   const info = resultInfo(op, t, op === 'sum' || op === 'mean' ? op : 'other');
-  const { shape, strides } = t[kLayout];
+  const { shape } = t[kLayout];
   if (op === 'amax' || op === 'amin') nonEmpty(op, shape, mask);
   const order = [];
   for (let i = 0; i < shape.length; i++) if (!mask[i]) order.push(i);
@@ -184,8 +185,7 @@ function reduceOver(op, t, mask, o) {
   const outShape = o.keepdim ? shape.map((n, i) => (mask[i] ? 1 : n)) : order.slice(0, kept).map((i) => shape[i]);
   const out = result(info, outShape);
   if (out[kLayout].size !== 0) {
-    reduceDims(OP[op], t[kStorage].getBytes(), t[kLayout].byteOffset, t[kLayout].info.index,
-      order.map((i) => shape[i]), order.map((i) => strides[i]), shape.length - kept, out[kStorage].getBytes(), 0);
+    route.runReduceDims(OP[op], t[kStorage], t[kLayout], order, shape.length - kept, out[kStorage], out[kLayout]);
   }
   return out;
 }
@@ -209,11 +209,9 @@ function reduction(op) {
 // Along one dim: lanes of t, results at contiguous strides of `outShape`
 // (per dim of t), `keepdim` shape `kept`.
 function lanes(op, t, dim, outShape, values, indices, k = 0, largest = true, sorted = true) {
-  const { shape, strides } = t[kLayout];
   const outStrides = contiguousStrides(outShape);
-  reduceLanes(OP[op], t[kStorage].getBytes(), t[kLayout].byteOffset, t[kLayout].info.index, shape, strides, dim,
-    outStrides, values === null ? null : values[kStorage].getBytes(), 0,
-    indices === null ? null : indices[kStorage].getBytes(), 0, k, largest, sorted);
+  route.runReduceLanes(OP[op], t[kStorage], t[kLayout], dim, outStrides, values === null ? null : values[kStorage],
+    indices === null ? null : indices[kStorage], k, largest, sorted);
 }
 
 // max(dim) / min(dim) -> { values, indices }; without a dim, amax / amin of all.

@@ -11,7 +11,8 @@ const { Layout } = require('./layout');
 const { Storage, holderOf } = require('./storage');
 const { makeTensor, liveStorage } = require('./tensor');
 const { checkOptions } = require('./options');
-const { checkDevice, cudaStorage, copyBytes } = require('./cuda');
+const { checkDevice, cudaStorage } = require('./cuda');
+const { copyStorage } = require('./route');
 const { kStorage, kLayout, kFlags, kDevice, READ_ONLY } = require('./symbols');
 const { isSharedArrayBuffer } = require('util').types;
 
@@ -96,8 +97,7 @@ function shareMemory(t) {
   const onDevice = device.type === 'cuda';
   const fresh = onDevice ? cudaStorage(device, nbytes, { shareable: true }) : sharedStorage(nbytes);
   try {
-    if (onDevice) copyBytes(fresh, 0, storage, 0, nbytes);
-    else fresh.getBytes().set(storage.getBytes());
+    copyStorage(fresh, storage, nbytes);
   } catch (error) {
     fresh.discard();
     throw error;

@@ -2,16 +2,13 @@
 // The Tensor class (docs/API.md "Tensor"). Public methods are small forwarders;
 // state lives under module-private symbols.
 const { makeError, invalidType, invalidValue, outOfRange, fail } = require('./errors');
-const { Device, parseDevice, deviceOfString, cudaUnavailable, CPU } = require('./device');
-const {
-  isAvailable, cudaStorage, copyBytes, copyStream, onOneDevice, copyOnDevice, convertOnDevice,
-} = require('./cuda');
+const { Device, parseDevice, deviceOfString, CPU } = require('./device');
+const { copyStream } = require('./cuda');
 const { Layout } = require('./layout');
 const { dtypeInfo, infos } = require('./dtypes');
-const { copyElements } = require('./convert');
 const { checkOptions, nearestKey } = require('./options');
-const { Storage, detachedError } = require('./storage');
-const { allocate, allocateForCopy } = require('./memory');
+const { detachedError } = require('./storage');
+const route = require('./route');
 const { kToken, kStorage, kLayout, kFlags, kView, kDevice, READ_ONLY, IS_COPY, DISPOSED } = require('./symbols');
 const { formatTensor } = require('./format');
 const views = require('./views');
@@ -210,15 +207,14 @@ class Tensor {
   contiguous(...rest) {
     liveStorage(this);
     if (rest.length !== 0) views.tooMany(rest, 0, 'contiguous()');
-    // A new tensor over the same memory, not `this`: see moveTo().
+    // A new tensor over the same memory, not `this`: see to().
     return this.isContiguous ? viewOf(this, this[kLayout]) : this.clone();
   }
 
   clone(options = undefined, ...rest) {
     if (rest.length !== 0) views.tooMany(rest, 1, 'clone()');
     const stream = streamOption(options);
-    if (!liveStorage(this) || !this[kDevice].hostAccessible) return transfer(this, this[kDevice], stream);
-    return convertOnHost(this, this[kLayout].info);
+    return made(route.clone(liveStorage(this), this[kLayout], stream));
   }
 
   // Into any view, from a tensor of the same shape (any dtype, converted by
@@ -230,15 +226,7 @@ class Tensor {
     if (this[kFlags] & READ_ONLY) {
       throw makeError('ERR_DLPACK_READ_ONLY', 'Expected a writable tensor for copyFrom(), received a readOnly one');
     }
-    // Elements that share memory (a stride-0 dim from expand()): which write
-    // wins would depend on the order the copy runs in, and on a GPU threads
-    // race. torch refuses the same ("more than one element of the written-to
-    // tensor refers to a single memory location").
-    const { shape: dstShape, strides: dstStrides } = this[kLayout];
-    if (dstShape.some((d, i) => d > 1 && dstStrides[i] === 0)) {
-      throw makeError('ERR_DLPACK_UNSUPPORTED', 'Expected a destination for copyFrom() whose elements do not share ' +
-        'memory, received one with a stride-0 dim of size > 1 (expand()); clone() it first');
-    }
+    route.refuseSharedElements(this[kLayout]); // on every device, as torch
     let temporary = null;
     if (!(src instanceof Tensor)) {
       temporary = above.valuesFrom(src, this[kLayout].info, this[kLayout].shape, 'src');
@@ -251,13 +239,7 @@ class Tensor {
         throw fail('ERR_INVALID_ARG_VALUE', 'src', `a tensor of shape [${this[kLayout].shape.join(', ')}]`,
           `one of shape [${src[kLayout].shape.join(', ')}]`);
       }
-      if (this[kLayout].size === 0) return this;
-      if (!this[kDevice].hostAccessible || !src[kDevice].hostAccessible) {
-        return copyAcrossDevices(this, src, stream);
-      }
-      checkedBuffer(this);
-      checkedBuffer(src);
-      copyElements(this, src);
+      route.copyInto(this[kStorage], this[kLayout], src[kStorage], src[kLayout], stream);
     } finally {
       if (temporary !== null) temporary.dispose();
     }
@@ -266,7 +248,7 @@ class Tensor {
 
   // t.to(dtype), t.to(device[, { stream }]), t.to({ dtype, device, stream }):
   // a new tensor over the same memory when nothing changes (torch returns
-  // `this`; see moveTo), else a new contiguous tensor. Dtype
+  // `this`; see below), else a new contiguous tensor. Dtype
   // names and device names never collide ('float32' vs 'cpu', 'cuda:0').
   to(target, options = undefined, ...rest) {
     liveStorage(this);
@@ -291,20 +273,12 @@ class Tensor {
     const stream = options === target ? copyStream(target.stream) : streamOption(options);
     const info = dtype === undefined ? this[kLayout].info : dtypeInfo(dtype, 'dtype');
     const place = device === undefined ? this[kDevice] : parseDevice(device);
-    if (info === this[kLayout].info) return moveTo(this, place, stream);
-    if (this[kDevice].hostAccessible) return moveOwned(convertOnHost(this, info), place, stream);
-    // A CUDA tensor is converted by a kernel on its own device (docs/API.md "Conversion").
-    if (!isAvailable()) throw cudaUnavailable(`a conversion on ${this[kDevice]}`);
-    const shape = this[kLayout].shape.slice();
-    const out = makeTensor(cudaStorage(this[kDevice], this[kLayout].size * info.itemSize),
-      Layout.contiguous(info, shape), 0, this[kDevice]);
-    try {
-      if (this[kLayout].size !== 0) convertOnDevice(out, this, stream);
-    } catch (error) {
-      out.dispose();
-      throw error;
-    }
-    return moveOwned(out, place, stream);
+    // Already there: a new tensor over the same memory (one more holder, as a
+    // view is), not `this` as torch returns, so that disposing what to(),
+    // cpu() or contiguous() gave never disposes the tensor it was called on
+    // (docs/API.md "Decisions").
+    const moved = route.convert(this[kStorage], this[kLayout], info, place, stream);
+    return moved === null ? viewOf(this, this[kLayout]) : made(moved);
   }
 
   // Elementwise ops (docs/API.md "Ops"), forwarded to lib/ops.js. The `_`
@@ -523,123 +497,11 @@ function clampOp(t, min, max, rest, inPlace = false) {
   return inPlace ? above.ops.clampInPlace(t, min, max) : above.ops.clamp(t, min, max);
 }
 
-// t's elements, row-major and contiguous, as { storage, offset } (t itself
-// when it is contiguous). A strided tensor is gathered on the host: host
-// memory directly, device memory after downloading the bytes it spans.
-function contiguousSource(t) {
-  if (t.isContiguous) return { storage: t[kStorage], offset: t[kLayout].byteOffset, temporary: null };
-  if (t[kDevice].hostAccessible) {
-    const c = t.clone();
-    return { storage: c[kStorage], offset: 0, temporary: c };
-  }
-  const span = t[kLayout].low + t[kLayout].high;
-  const staged = Storage.heap(allocate(span), true);
-  copyBytes(staged, 0, t[kStorage], t[kLayout].base, span);
-  const view = makeTensor(staged, Layout.of(t[kLayout].info, t[kLayout].shape, t[kLayout].strides, t[kLayout].low),
-    0, CPU);
-  const c = view.clone();
-  view.dispose();
-  return { storage: c[kStorage], offset: 0, temporary: c };
-}
-
 // The `stream` of a copy's options (docs/API.md "CUDA": on a stream, copies
 // between CUDA memory this library allocated return at once).
 function streamOption(options) {
   if (options === undefined) return 1n;
   return copyStream(checkOptions(options, STREAM_KEYS).stream);
-}
-
-// A contiguous copy of t on `target` (any devices; CUDA must be usable),
-// enqueued on `stream` where copyBytes can.
-function transfer(t, target, stream = 1n) {
-  if (!isAvailable()) throw cudaUnavailable(`a copy from ${t[kDevice]} to ${target}`);
-  const shape = t[kLayout].shape.slice();
-  const nbytes = t[kLayout].size * t[kLayout].info.itemSize;
-  if (target === t[kDevice] && target.type === 'cuda') {
-    // clone()/contiguous() on the device: a kernel, not through the host.
-    const out = makeTensor(cudaStorage(target, nbytes), Layout.contiguous(t[kLayout].info, shape), 0, target);
-    copyOnDevice(out, t, stream);
-    return out;
-  }
-  const storage = target === CPU ? Storage.heap(allocate(nbytes), true) : cudaStorage(target, nbytes);
-  const source = contiguousSource(t);
-  try {
-    copyBytes(storage, 0, source.storage, source.offset, nbytes, stream);
-  } finally {
-    if (source.temporary !== null) source.temporary.dispose();
-  }
-  return makeTensor(storage, Layout.contiguous(t[kLayout].info, shape), 0, target);
-}
-
-// copyFrom() where either side is CUDA memory. On one CUDA device: kernels
-// there, any strides and dtypes. Across devices: the destination must be
-// contiguous, and other dtypes are converted on the host first.
-function copyAcrossDevices(dst, src, stream = 1n) {
-  if (!isAvailable()) throw cudaUnavailable(`copyFrom() between ${src[kDevice]} and ${dst[kDevice]}`);
-  if (onOneDevice(dst, src)) {
-    // Kernels on the device, any strides; memory the destination shares is
-    // copied out first, as on the host.
-    const from = src[kStorage] === dst[kStorage] ? transfer(src, src[kDevice]) : src;
-    try {
-      if (from[kLayout].info === dst[kLayout].info) copyOnDevice(dst, from, stream);
-      else convertOnDevice(dst, from, stream);
-    } finally {
-      if (from !== src) from.dispose();
-    }
-    return dst;
-  }
-  if (!dst.isContiguous) {
-    throw makeError('ERR_DLPACK_NOT_CONTIGUOUS',
-      `Expected a contiguous destination for copyFrom() on ${dst[kDevice]}, received a strided view`);
-  }
-  let from = src;
-  if (src[kLayout].info !== dst[kLayout].info) {
-    const host = src[kDevice].hostAccessible ? src : transfer(src, CPU);
-    from = convertOnHost(host, dst[kLayout].info);
-    if (host !== src) host.dispose();
-  }
-  const source = contiguousSource(from);
-  try {
-    copyBytes(dst[kStorage], dst[kLayout].byteOffset, source.storage, source.offset, dst[kLayout].nbytes,
-      stream);
-  } finally {
-    if (source.temporary !== null) source.temporary.dispose();
-    if (from !== src) from.dispose();
-  }
-  return dst;
-}
-
-// A new contiguous CPU tensor with t's elements as `info` (t host-accessible).
-function convertOnHost(t, info) {
-  // Every byte of `out` is written below (or `out` is dropped unseen), so it
-  // may reuse memory a disposed tensor left (lib/memory.js).
-  const out = makeTensor(Storage.heap(allocateForCopy(t[kLayout].size * info.itemSize), true),
-    Layout.contiguous(info, t[kLayout].shape.slice()), 0, CPU);
-  if (t[kLayout].size !== 0) {
-    checkedBuffer(t);
-    copyElements(out, t);
-  }
-  return out;
-}
-
-// t on `place`. Already there: a new tensor over t's memory (one more holder,
-// as a view is), not t itself as torch returns, so that disposing what to(),
-// cpu() or contiguous() gave never disposes the tensor it was called on
-// (docs/API.md "Decisions").
-function moveTo(t, place, stream = 1n) {
-  if (place === t[kDevice]) return viewOf(t, t[kLayout]);
-  // Host-accessible memory to the CPU is a plain host copy.
-  if (place === CPU && t[kDevice].hostAccessible) return t.clone();
-  return transfer(t, place, stream);
-}
-
-// A tensor this module just made, moved to `place` (the original disposed,
-// stream-ordered after the copy where the copy was enqueued).
-function moveOwned(t, place, stream = 1n) {
-  if (place === t[kDevice]) return t;
-  const moved = transfer(t, place, stream);
-  t.dispose();
-  return moved;
 }
 
 const isDtype = (v) => (typeof v === 'string' && infos[v] !== undefined) ||
@@ -687,24 +549,13 @@ function liveStorage(t) {
 
 function hostStorage(t, what) {
   const storage = liveStorage(t);
-  if (!t[kDevice].hostAccessible) {
-    throw makeError('ERR_DLPACK_WRONG_DEVICE',
-      `Expected a CPU-accessible tensor for \`${what}\`, received one on ${t[kDevice]}`);
-  }
+  route.onHost(t[kDevice], what);
   return storage;
 }
 
 // The buffer, after checking it still covers the tensor (detach, shrink).
 function checkedBuffer(t) {
-  return coveredBuffer(t[kStorage], t[kLayout]);
-}
-
-// The storage's buffer, after checking that it still holds every element of
-// `layout`.
-function coveredBuffer(storage, layout) {
-  const buffer = storage.buffer();
-  if (!layout.inside(buffer.byteLength)) throw detachedError(storage);
-  return buffer;
+  return route.coveredBuffer(t[kStorage], t[kLayout]);
 }
 
 // A typed view over the whole extent, and the element index of element 0.
@@ -721,10 +572,15 @@ function makeTensor(storage, layout, flags = 0, device = storage.device) {
   return new Tensor(kToken, storage, layout, flags, device);
 }
 
+// The tensor over a pair lib/route.js made.
+function made(pair) {
+  return new Tensor(kToken, pair.storage, pair.layout, 0, pair.storage.device);
+}
+
 function frozen(array) {
   return Object.isFrozen(array) ? array : Object.freeze(array);
 }
 
 module.exports = {
-  Tensor, makeTensor, liveStorage, hostStorage, checkedBuffer, coveredBuffer, connect,
+  Tensor, makeTensor, liveStorage, hostStorage, checkedBuffer, connect,
 };

@@ -278,6 +278,44 @@ function dtypeLists(source, names = dtypeNames) {
   return found;
 }
 
+// Copies and ops are routed by lib/route.js alone (issue 23 item 6): no other
+// lib file (lib/binding.js defines the wrappers) calls the binding's copy and
+// op wrappers or the native functions behind them. The check reads each
+// file's code (comments dropped): the names it destructures from
+// require('./binding'), every `native.NAME` / `native['NAME']` it touches, and
+// any other way of holding the module (`= require('./binding')` not
+// destructured), which would hide the calls from the first two checks.
+const COPY_AND_OP_WRAPPERS = [
+  'copyStrided', 'cudaStridedCopy', 'cudaConvert', 'elementwise', 'normalize', 'reduceDims', 'reduceLanes',
+];
+const COPY_AND_OP_NATIVES = [
+  'copyStrided', 'cudaCopy', 'cudaStridedCopy', 'cudaConvert', 'elementwise', 'elementwiseAsync', 'normalize',
+  'reduceDims', 'reduceLanes',
+];
+const ROUTERS = new Set(['binding.js', 'route.js']);
+
+const withoutComments = (source) => source.replace(/\/\*[\s\S]*?\*\//g, '').replace(/\/\/.*$/gm, '');
+
+function copyAndOpCalls(source) {
+  const code = withoutComments(source);
+  const found = [];
+  for (const m of code.matchAll(/(?:const|let|var)\s+(\{[^}]*\}|[\w$]+)\s*=\s*require\('\.\/binding'\)/g)) {
+    if (!m[1].startsWith('{')) {
+      found.push(`the whole module as ${m[1]}`);
+      continue;
+    }
+    for (const part of m[1].slice(1, -1).split(',')) {
+      const name = part.split(':')[0].trim();
+      if (COPY_AND_OP_WRAPPERS.includes(name)) found.push(name);
+    }
+  }
+  for (const m of code.matchAll(/\bnative\s*(?:\.\s*([\w$]+)|\[\s*'([\w$]+)'\s*\])/g)) {
+    const name = m[1] || m[2];
+    if (COPY_AND_OP_NATIVES.includes(name)) found.push(`native.${name}`);
+  }
+  return found;
+}
+
 test('the dtype-list check finds lists of dtype names (a check that it can fail)', () => {
   const sample = [
     "const FLOATS = new Set(['float16', 'bfloat16', 'float32', 'float64']);",
@@ -332,4 +370,42 @@ test('src/ defines each shared fact once', () => {
     kMaxDims: 1, kEntryDims: 1, kHugePageAdviceMin: 1, DLPACK_MAJOR_VERSION: 1, DLPACK_MINOR_VERSION: 1,
     slabStates: 1, structFields: 1,
   });
+});
+
+test('the call finder sees the wrappers and the natives (a check that the check can fail)', () => {
+  const sample = [
+    "const { native, copyStrided: copy, opCodes } = require('./binding');",
+    "native.cudaCopy(a); native['elementwise'](b); native.setNumThreads(2); // native.normalize()",
+    "const b = require('./binding');",
+  ].join('\n');
+  expect(copyAndOpCalls(sample)).toEqual(['copyStrided', 'the whole module as b', 'native.cudaCopy',
+    'native.elementwise']);
+});
+
+test('only lib/route.js (and lib/binding.js) call the binding\'s copy and op wrappers', () => {
+  const offenders = [];
+  for (const file of files) {
+    if (ROUTERS.has(file)) continue;
+    for (const call of copyAndOpCalls(fs.readFileSync(path.join(LIB, file), 'utf8'))) {
+      offenders.push(`lib/${file}: ${call}`);
+    }
+  }
+  expect(offenders).toEqual([]);
+  // The lists name what the binding really has: each wrapper is exported by
+  // lib/binding.js, each native is called there or in lib/route.js, and
+  // lib/route.js reaches lib/tensor.js through no chain of requires.
+  const binding = withoutComments(fs.readFileSync(path.join(LIB, 'binding.js'), 'utf8'));
+  const exported = /module\.exports\s*=\s*\{([^}]*)\}/.exec(binding)[1].split(',').map((s) => s.trim());
+  expect(exported).toEqual(expect.arrayContaining(COPY_AND_OP_WRAPPERS));
+  const route = withoutComments(fs.readFileSync(path.join(LIB, 'route.js'), 'utf8'));
+  for (const name of COPY_AND_OP_NATIVES) expect(`${binding}${route}`).toMatch(new RegExp(`native\\.${name}\\(`));
+  const reached = new Set();
+  const reach = (name) => {
+    if (reached.has(name)) return;
+    reached.add(name);
+    for (const r of graph.get(name)) reach(r.target.slice(2).replace(/\.js$/, ''));
+  };
+  reach('route');
+  expect(reached.has('tensor')).toBe(false);
+  expect(reached.has('binding')).toBe(true);
 });

@@ -1,12 +1,12 @@
 'use strict';
 // Device-side copies and conversions (src/core/cuda_kernels.h): contiguous(),
 // clone() and copyFrom() between strided CUDA tensors run as kernels, and
-// convertOnDevice converts dtypes there. The arithmetic the kernels run is
+// route.convertOnDevice converts dtypes there. The arithmetic the kernels run is
 // tested on the host by test/cpp/device_copy_test.cc; this file needs a GPU
 // and is skipped, with the reason printed, where there is none.
 const dl = require('../lib');
 const { makeTensor } = require('../lib/tensor');
-const { convertOnDevice } = require('../lib/cuda');
+const route = require('../lib/route');
 const { kStorage, kLayout } = require('../lib/symbols');
 const { Layout } = require('../lib/layout');
 require('./helpers'); // --expose-gc check
@@ -14,6 +14,9 @@ require('./helpers'); // --expose-gc check
 const caps = dl.capabilities().cuda;
 const itGpu = caps.available ? test : test.skip;
 if (!caps.available) console.log(`CUDA kernel tests skipped: ${caps.reason}`);
+
+// lib/route.js's conversion kernel between two tensors' (Storage, Layout) pairs.
+const convertOnDevice = (dst, src) => route.convertOnDevice(dst[kStorage], dst[kLayout], src[kStorage], src[kLayout]);
 
 // A view of t's memory (strides in elements, offset in elements), made the
 // way the library makes views.
@@ -58,6 +61,13 @@ describe('strided copies on the device', () => {
     const device = dl.tensor([0, 1, 2, 3, 4, 5], { dtype: 'float64' }).cuda();
     view(device, [5], [1], 1).copyFrom(view(device, [5], [1], 0));
     expect(device.cpu().toArray()).toEqual([0, 0, 1, 2, 3, 4]);
+    device.dispose();
+  });
+
+  itGpu('copyFrom() between disjoint views of one allocation (no temporary: lib/route.js copyPath)', () => {
+    const device = dl.tensor([0, 1, 2, 3, 4, 5, 6, 7], { dtype: 'float32' }).cuda();
+    view(device, [4], [-1], 7).copyFrom(view(device, [4], [1], 0)); // reversed into the upper half
+    expect(device.cpu().toArray()).toEqual([0, 1, 2, 3, 3, 2, 1, 0]);
     device.dispose();
   });
 

@@ -1,0 +1,342 @@
+'use strict';
+// Where copies, conversions and ops run (docs/API.md "Devices", "Conversion",
+// "Ops"): the one module that picks the path for a pair of memories (a host
+// loop, a kernel on one CUDA device, or bytes through the driver) and the one
+// caller of the binding's copy and op wrappers (test/architecture.test.js).
+//
+// It works on (Storage, Layout) pairs, never on tensors, and never requires
+// lib/tensor.js: the Tensor methods (lib/tensor.js) and the ops (lib/ops.js,
+// lib/reduce.js) validate their arguments, then hand their storages and
+// layouts here. What it allocates comes back as a new pair { storage,
+// layout } that no holder has taken yet (Storage.discard() frees it); the
+// caller wraps it in a tensor. The device of a pair is its storage's.
+const {
+  native, copyStrided, cudaStridedCopy, cudaConvert, elementwise, normalize, reduceDims, reduceLanes,
+} = require('./binding');
+const { makeError } = require('./errors');
+const { CPU, cudaUnavailable } = require('./device');
+const { isAvailable, cudaStorage } = require('./cuda');
+const { Layout } = require('./layout');
+const { Storage, detachedError } = require('./storage');
+const { allocate, allocateForCopy } = require('./memory');
+
+// --- placement ----------------------------------------------------------------
+
+// The storage's buffer, after checking that it still holds every element of
+// `layout` (detach, shrink).
+function coveredBuffer(storage, layout) {
+  const buffer = storage.buffer();
+  if (!layout.inside(buffer.byteLength)) throw detachedError(storage);
+  return buffer;
+}
+
+// Refuses memory the host cannot address, for `what` (ops and host reads run
+// on the host only).
+function onHost(device, what) {
+  if (!device.hostAccessible) {
+    throw makeError('ERR_DLPACK_WRONG_DEVICE',
+      `Expected a CPU-accessible tensor for \`${what}\`, received one on ${device}`);
+  }
+}
+
+// Whether two pairs touch common bytes: one storage, and byte ranges
+// [base, base + extent) that intersect. The rule of the host copy
+// (src/core/convert.h, which compares addresses) and of the device path:
+// two disjoint views of one allocation do not overlap.
+function overlapping(aStorage, a, bStorage, b) {
+  return aStorage === bStorage && a.size !== 0 && b.size !== 0 &&
+    a.base < b.base + b.extent && b.base < a.base + a.extent;
+}
+
+// Elements that share memory (a stride-0 dim of size > 1, from expand()):
+// which write wins would depend on the order the copy runs in, and on a GPU
+// threads race. torch refuses the same on every device ("more than one
+// element of the written-to tensor refers to a single memory location").
+function refuseSharedElements(layout) {
+  const { shape, strides } = layout;
+  for (let i = 0; i < shape.length; i++) {
+    if (shape[i] > 1 && strides[i] === 0) {
+      throw makeError('ERR_DLPACK_UNSUPPORTED', 'Expected a destination for copyFrom() whose elements do not ' +
+        'share memory, received one with a stride-0 dim of size > 1 (expand()); clone() it first');
+    }
+  }
+}
+
+// The paths of copyInto(): both sides on the host; a kernel on one CUDA
+// device (staged: the source copied aside first, its bytes overlapping the
+// destination's); bytes through the driver between devices.
+const PATH = Object.freeze({ host: 'host', kernel: 'kernel', staged: 'staged', bytes: 'bytes' });
+
+const onOneDevice = (aStorage, bStorage) => aStorage.device.type === 'cuda' && aStorage.device === bStorage.device;
+
+function copyPath(dstStorage, dst, srcStorage, src) {
+  if (dstStorage.device.hostAccessible && srcStorage.device.hostAccessible) return PATH.host;
+  if (!onOneDevice(dstStorage, srcStorage)) return PATH.bytes;
+  return overlapping(dstStorage, dst, srcStorage, src) ? PATH.staged : PATH.kernel;
+}
+
+// --- the host loop ---------------------------------------------------------------
+
+// dst <- src element by element with conversion (same shape; host-accessible
+// memory). Overlap by address is handled natively; two mappings of one
+// shared-memory segment have different addresses, so they are staged here.
+function copyOnHost(dstStorage, dst, srcStorage, src) {
+  let srcBytes = srcStorage.getBytes();
+  let srcOffset = src.byteOffset;
+  if (dstStorage !== srcStorage && dstStorage.segment !== null && srcStorage.segment !== null &&
+      dstStorage.segment.name === srcStorage.segment.name) {
+    srcBytes = srcBytes.slice(src.base, srcOffset + src.high);
+    srcOffset -= src.base;
+  }
+  copyStrided(dstStorage.getBytes(), dst.byteOffset, dst.info.index, srcBytes, srcOffset, src.info.index,
+    dst.shape, dst.strides, src.strides);
+}
+
+// A new contiguous host pair with src's elements as `info` (src
+// host-accessible).
+function convertOnHost(storage, layout, info) {
+  // Every byte of the result is written below (or it is dropped unseen), so
+  // it may reuse memory a disposed tensor left (lib/memory.js).
+  const out = Layout.contiguous(info, layout.shape.slice());
+  const fresh = Storage.heap(allocateForCopy(layout.size * info.itemSize), true);
+  if (layout.size !== 0) {
+    coveredBuffer(storage, layout);
+    copyOnHost(fresh, out, storage, layout);
+  }
+  return { storage: fresh, layout: out };
+}
+
+// --- CUDA ---------------------------------------------------------------------------
+
+// Copies bytes between two storages (any devices). On a stream other than
+// the legacy default one, and when both sides are CUDA memory this library
+// allocated (device, pinned or managed: their frees are stream-ordered), the
+// copy is enqueued there and this returns at once; otherwise (pageable host
+// memory, memory imported from another library) it is synchronous.
+// Both copies run with a CUDA side's device current (device memory's first)
+// and are ordered with the other side's device too (src/core/stream_order.h
+// EnqueueOrderedAcross): a copy between two GPUs waits for work on both and
+// is waited for by later work on both.
+function copyBytes(dst, dstOffset, src, srcOffset, nbytes, stream = 1n) {
+  const dstArg = dst.nativeArg();
+  const srcArg = src.nativeArg();
+  const dstIndex = dst.device.type === 'cpu' ? -1 : dst.device.index;
+  const srcIndex = src.device.type === 'cpu' ? -1 : src.device.index;
+  const dstFirst = dst.device.type === 'cuda' || srcIndex < 0;
+  const device = dstFirst ? dstIndex : srcIndex;
+  const other = dstFirst ? srcIndex : dstIndex;
+  if (stream !== 1n && dst.streamOrdered && src.streamOrdered) {
+    native.cudaCopy(dstArg, true, dstOffset, srcArg, true, srcOffset, nbytes, device, other, stream);
+    return;
+  }
+  native.cudaCopy(dstArg, dst.isNative, dstOffset, srcArg, src.isNative, srcOffset, nbytes, device, other);
+}
+
+// Every byte of src into dst, both `nbytes` long (shareMemory()'s move to
+// shareable memory): through the driver from CUDA device memory, else on the
+// host (pinned and managed memory included).
+function copyStorage(dst, src, nbytes) {
+  if (src.device.type === 'cuda') copyBytes(dst, 0, src, 0, nbytes);
+  else dst.getBytes().set(src.getBytes());
+}
+
+// The stream a kernel between two storages may run on: the caller's where
+// both are memory this library allocated (stream-ordered frees, as in
+// copyBytes), else the legacy default stream, ordered with imported memory's
+// owner as every synchronous copy is.
+const kernelStream = (dstStorage, srcStorage, stream) =>
+  (dstStorage.streamOrdered && srcStorage.streamOrdered ? stream : 1n);
+
+// Device-side copies (src/core/cuda_kernels.h): kernels between two views of
+// CUDA device memory on one device, enqueued on `stream` (a BigInt as
+// lib/cuda.js streamHandle gives; the legacy default stream unless named)
+// and ordered with later work on it. The caller passes views of one shape
+// whose bytes do not overlap (copyPath() says when they might).
+//
+// dst <- src, same dtype, any strides on both sides (a dense pair is one
+// cudaMemcpyAsync).
+function copyOnDevice(dstStorage, dst, srcStorage, src, stream = 1n) {
+  cudaStridedCopy(dstStorage.device.index, dstStorage.nativeArg(), dst.byteOffset, srcStorage.nativeArg(),
+    src.byteOffset, dst.info.itemSize, kernelStream(dstStorage, srcStorage, stream), dst.shape, dst.strides,
+    src.strides);
+}
+
+// dst <- src converted to dst's dtype by the conversion kernel (rules in
+// src/core/device_copy.h: NaN -> 0 and saturation for float -> integer,
+// round to nearest even for float16/bfloat16, real part of complex, nonzero
+// -> true).
+function convertOnDevice(dstStorage, dst, srcStorage, src, stream = 1n) {
+  cudaConvert(dstStorage.device.index, dstStorage.nativeArg(), dst.byteOffset, dst.info, srcStorage.nativeArg(),
+    src.byteOffset, src.info, kernelStream(dstStorage, srcStorage, stream), dst.shape, dst.strides, src.strides);
+}
+
+// src's elements, row-major and contiguous, as { storage, offset, temporary }
+// (src itself when it is contiguous; a temporary the caller discards). A
+// strided pair is gathered on the host: host memory directly, device memory
+// after downloading the bytes it spans.
+function contiguousSource(storage, layout) {
+  if (layout.isContiguous) return { storage, offset: layout.byteOffset, temporary: false };
+  if (storage.device.hostAccessible) {
+    return { storage: convertOnHost(storage, layout, layout.info).storage, offset: 0, temporary: true };
+  }
+  const span = layout.extent;
+  const staged = Storage.heap(allocate(span), true);
+  try {
+    copyBytes(staged, 0, storage, layout.base, span);
+    const gathered = convertOnHost(staged, Layout.of(layout.info, layout.shape, layout.strides, layout.low),
+      layout.info);
+    return { storage: gathered.storage, offset: 0, temporary: true };
+  } finally {
+    staged.discard();
+  }
+}
+
+// A contiguous copy of src on `target` (any devices; CUDA must be usable),
+// enqueued on `stream` where copyBytes can.
+function transfer(storage, layout, target, stream = 1n) {
+  if (!isAvailable()) throw cudaUnavailable(`a copy from ${storage.device} to ${target}`);
+  const out = Layout.contiguous(layout.info, layout.shape.slice());
+  const nbytes = layout.size * layout.info.itemSize;
+  if (target === storage.device && target.type === 'cuda') {
+    // clone()/contiguous() on the device: a kernel, not through the host.
+    const fresh = cudaStorage(target, nbytes);
+    copyOnDevice(fresh, out, storage, layout, stream);
+    return { storage: fresh, layout: out };
+  }
+  const fresh = target === CPU ? Storage.heap(allocate(nbytes), true) : cudaStorage(target, nbytes);
+  const source = contiguousSource(storage, layout);
+  try {
+    copyBytes(fresh, 0, source.storage, source.offset, nbytes, stream);
+  } finally {
+    if (source.temporary) source.storage.discard();
+  }
+  return { storage: fresh, layout: out };
+}
+
+// --- what the Tensor methods call ------------------------------------------------------
+
+// dst <- src (copyFrom(); same shape, both live, dst writable and checked by
+// refuseSharedElements()). On the host: the native loop, any strides and
+// dtypes. On one CUDA device: kernels, any strides and dtypes, overlapping
+// bytes copied aside first as on the host. Across devices: the destination
+// must be contiguous, and other dtypes are converted on the host first.
+function copyInto(dstStorage, dst, srcStorage, src, stream = 1n) {
+  if (dst.size === 0) return;
+  const path = copyPath(dstStorage, dst, srcStorage, src);
+  if (path === PATH.host) {
+    coveredBuffer(dstStorage, dst);
+    coveredBuffer(srcStorage, src);
+    copyOnHost(dstStorage, dst, srcStorage, src);
+    return;
+  }
+  if (!isAvailable()) throw cudaUnavailable(`copyFrom() between ${srcStorage.device} and ${dstStorage.device}`);
+  if (path !== PATH.bytes) {
+    const from = path === PATH.staged ? transfer(srcStorage, src, srcStorage.device) : { storage: srcStorage, layout: src };
+    try {
+      if (from.layout.info === dst.info) copyOnDevice(dstStorage, dst, from.storage, from.layout, stream);
+      else convertOnDevice(dstStorage, dst, from.storage, from.layout, stream);
+    } finally {
+      if (path === PATH.staged) from.storage.discard();
+    }
+    return;
+  }
+  if (!dst.isContiguous) {
+    throw makeError('ERR_DLPACK_NOT_CONTIGUOUS',
+      `Expected a contiguous destination for copyFrom() on ${dstStorage.device}, received a strided view`);
+  }
+  let from = { storage: srcStorage, layout: src };
+  if (src.info !== dst.info) {
+    const host = srcStorage.device.hostAccessible ? from : transfer(srcStorage, src, CPU);
+    from = convertOnHost(host.storage, host.layout, dst.info);
+    if (host.storage !== srcStorage) host.storage.discard();
+  }
+  const source = contiguousSource(from.storage, from.layout);
+  try {
+    copyBytes(dstStorage, dst.byteOffset, source.storage, source.offset, dst.nbytes, stream);
+  } finally {
+    if (source.temporary) source.storage.discard();
+    if (from.storage !== srcStorage) from.storage.discard();
+  }
+}
+
+// A contiguous copy (clone()): on the device it lives on.
+function clone(storage, layout, stream = 1n) {
+  if (!storage.device.hostAccessible) return transfer(storage, layout, storage.device, stream);
+  return convertOnHost(storage, layout, layout.info);
+}
+
+// src on `place`: null when it is there already (the caller makes a view:
+// docs/API.md "Decisions"), else a new contiguous pair.
+function moveTo(storage, layout, place, stream = 1n) {
+  if (place === storage.device) return null;
+  // Host-accessible memory to the CPU is a plain host copy.
+  if (place === CPU && storage.device.hostAccessible) return convertOnHost(storage, layout, layout.info);
+  return transfer(storage, layout, place, stream);
+}
+
+// to(): src as `info` on `place`; null when neither changes. Another dtype
+// is converted where src lives (host memory by the host loop, a CUDA tensor
+// by a kernel on its own device: docs/API.md "Conversion"), then moved.
+function convert(storage, layout, info, place, stream = 1n) {
+  if (info === layout.info) return moveTo(storage, layout, place, stream);
+  let out;
+  if (storage.device.hostAccessible) {
+    out = convertOnHost(storage, layout, info);
+  } else {
+    if (!isAvailable()) throw cudaUnavailable(`a conversion on ${storage.device}`);
+    out = { storage: cudaStorage(storage.device, layout.size * info.itemSize),
+      layout: Layout.contiguous(info, layout.shape.slice()) };
+    try {
+      if (layout.size !== 0) convertOnDevice(out.storage, out.layout, storage, layout, stream);
+    } catch (error) {
+      out.storage.discard();
+      throw error;
+    }
+  }
+  if (place === out.storage.device) return out;
+  // The intermediate freed stream-ordered after the copy where it was enqueued.
+  const moved = transfer(out.storage, out.layout, place, stream);
+  out.storage.discard();
+  return moved;
+}
+
+// --- what the ops call -------------------------------------------------------------------
+
+// The engine's operand for a pair: its bytes, offset and `strides` (already
+// broadcast to the op's shape).
+const operandOf = (storage, layout, strides) => ({ bytes: storage.getBytes(), offset: layout.byteOffset, strides });
+
+// out = op(inputs) over `shape` on the host (src/addon/ops.h); inputs are
+// numbers or operandOf() values. Async: a Promise that settles once the
+// engine has run off this thread.
+function runElementwise(opCode, dtypeIndex, shape, outStorage, out, inputs, async = false) {
+  return elementwise(opCode, dtypeIndex, shape, outStorage.getBytes(), out.byteOffset, out.strides, inputs, async);
+}
+
+// dl.normalize's one pass, out <- (input * scale - mean[c]) / std[c].
+function runNormalize(outStorage, out, inStorage, input, meanStd, scale) {
+  normalize(input.info.index, out.info.index, out.shape, outStorage.getBytes(), out.byteOffset, out.strides,
+    inStorage.getBytes(), input.byteOffset, input.strides, meanStd, scale);
+}
+
+// A reduction of src's dims in `order` (the last `reduced` of them reduced)
+// into the contiguous pair `out`.
+function runReduceDims(op, storage, layout, order, reduced, outStorage, out) {
+  reduceDims(op, storage.getBytes(), layout.byteOffset, layout.info.index, order.map((i) => layout.shape[i]),
+    order.map((i) => layout.strides[i]), reduced, outStorage.getBytes(), out.byteOffset);
+}
+
+// max/min, softmax/logSoftmax, topk along `dim`; results at `outStrides`
+// (per source dim) in `values` and `indices` (storages; null where the op
+// has none).
+function runReduceLanes(op, storage, layout, dim, outStrides, values, indices, k, largest, sorted) {
+  reduceLanes(op, storage.getBytes(), layout.byteOffset, layout.info.index, layout.shape, layout.strides, dim,
+    outStrides, values === null ? null : values.getBytes(), 0, indices === null ? null : indices.getBytes(), 0, k,
+    largest, sorted);
+}
+
+module.exports = {
+  PATH, coveredBuffer, onHost, overlapping, refuseSharedElements, copyPath, copyBytes, copyStorage, copyOnDevice,
+  convertOnDevice, copyInto, clone, moveTo, convert, operandOf, runElementwise, runNormalize, runReduceDims,
+  runReduceLanes,
+};
