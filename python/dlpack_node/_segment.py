@@ -146,7 +146,13 @@ def _link(name):
 
 
 def _open_place(name, pid, fd, min_size):
-    """FORMAT.md "Opening": a new descriptor of segment `name` held open at /proc/<pid>/fd/<fd>."""
+    """FORMAT.md "Opening": a new descriptor of segment `name` held open at /proc/<pid>/fd/<fd>.
+
+    The place is opened O_PATH first (no side effect, whatever it names) and
+    checked through that descriptor; only the checked file is reopened for
+    reading and writing, through this process's own /proc/self/fd entry, so a
+    place flipped to a FIFO or a device meanwhile is never opened.
+    """
     path = f'/proc/{pid}/fd/{fd}'
     where = f"Segment '{name}' (process {pid}, descriptor {fd})"
     try:
@@ -157,14 +163,22 @@ def _open_place(name, pid, fd, min_size):
         link = None
     if link != _link(name):
         raise SegmentGoneError(f'{where} is no longer open there (released, or its process ended)')
-    by_path = os.stat(path)
-    if not stat.S_ISREG(by_path.st_mode) or by_path.st_uid != os.geteuid():
-        raise PermissionError(errno.EACCES, f'{where} is not a segment of this user')
-    own = os.open(path, os.O_RDWR | os.O_CLOEXEC | os.O_NOCTTY | os.O_NONBLOCK)
+    try:
+        handle = os.open(path, os.O_PATH | os.O_CLOEXEC)
+    except FileNotFoundError:
+        raise SegmentGoneError(f'{where} is no longer open there (released, or its process ended)') from None
+    try:
+        checked = os.fstat(handle)
+        if os.readlink(f'/proc/self/fd/{handle}') != _link(name):
+            raise SegmentGoneError(f'{where} changed while it was opened')
+        if not stat.S_ISREG(checked.st_mode) or checked.st_uid != os.geteuid():
+            raise PermissionError(errno.EACCES, f'{where} is not a segment of this user')
+        own = os.open(f'/proc/self/fd/{handle}', os.O_RDWR | os.O_CLOEXEC | os.O_NOCTTY | os.O_NONBLOCK)
+    finally:
+        os.close(handle)
     try:
         st = os.fstat(own)
-        if ((st.st_dev, st.st_ino) != (by_path.st_dev, by_path.st_ino) or not stat.S_ISREG(st.st_mode)
-                or st.st_uid != os.geteuid() or os.readlink(f'/proc/self/fd/{own}') != _link(name)):
+        if (st.st_dev, st.st_ino) != (checked.st_dev, checked.st_ino):
             raise SegmentGoneError(f'{where} changed while it was opened')
         if fcntl.fcntl(own, fcntl.F_GET_SEALS) & SEALS != SEALS:
             raise ValueError(f'{where} is not sealed against shrinking and growing')

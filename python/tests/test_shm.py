@@ -11,6 +11,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 import unittest
 import warnings
 
@@ -18,6 +19,7 @@ import numpy as np
 
 PYTHON_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 JSON_WORKER = os.path.join(os.path.dirname(PYTHON_DIR), 'test', 'fixtures', 'python', 'json_worker.py')
+PLACE_FLIPPER = os.path.join(os.path.dirname(JSON_WORKER), 'place_flipper.py')
 sys.path.insert(0, PYTHON_DIR)
 
 import dlpack_node as dl  # noqa: E402
@@ -650,6 +652,32 @@ class TwoProcessTest(SegmentTestCase):
         self.assertFalse(exists(d))
         failed = w.call('open', descriptor=d)
         self.assertEqual((failed['ok'], failed['type']), (False, 'SegmentGoneError'))
+
+    def test_a_place_flipping_to_a_fifo_never_opens_the_fifo(self):
+        # Issue 20 LOW 9: a same-user process flips the named descriptor
+        # between the segment and a FIFO while this one opens in a loop. Each
+        # open gives the segment or refuses; the FIFO is never opened (the
+        # child counts opens of it with inotify) and nothing blocks.
+        flipper = subprocess.Popen([sys.executable, PLACE_FLIPPER, '4'], stdout=subprocess.PIPE, text=True)
+        self.addCleanup(flipper.wait)
+        self.addCleanup(flipper.stdout.close)
+        self.addCleanup(flipper.kill)
+        d = json.loads(flipper.stdout.readline())
+        outcomes = {'opened': 0, 'refused': 0}
+        end = time.monotonic() + 2
+        while time.monotonic() < end:
+            try:
+                a = dl.open(d)
+            except (_segment.SegmentGoneError, PermissionError, ValueError):
+                outcomes['refused'] += 1
+                continue
+            self.assertEqual(a.tolist(), [1, 2, 3, 4])
+            outcomes['opened'] += 1
+            del a  # the last reference: the next open goes through the place again
+        report = json.loads(flipper.stdout.readline())  # the child stops flipping on its own
+        self.assertGreater(report['flips'], 0)
+        self.assertEqual(report['fifoOpens'], 0, f'the FIFO was opened (outcomes {outcomes})')
+        self.assertGreater(sum(outcomes.values()), 0)
 
     def test_killed_child_does_not_keep_the_segment(self):
         a = dl.empty(4)

@@ -40,6 +40,13 @@ ShmResult Fail(ShmFailure failure, const std::string& what, int error = 0) {
   return {failure, message};
 }
 
+// A segment smaller than its descriptor says.
+ShmResult TooSmall(const std::string& name, uint64_t holds, uint64_t needs) {
+  return {ShmFailure::kInvalid, "Segment '" + name + "' holds " + std::to_string(holds) +
+                                    " bytes, fewer than the " + std::to_string(needs) +
+                                    " the descriptor needs"};
+}
+
 ShmFailure FailureOf(int error) {
   if (error == ENOENT || error == ESRCH) return ShmFailure::kGone;
   if (error == EACCES || error == EPERM) return ShmFailure::kDenied;
@@ -126,12 +133,14 @@ bool LinkIs(const std::string& path, const std::string& expected) {
          std::memcmp(buffer, expected.data(), n) == 0;
 }
 
-// python/FORMAT.md "Opening": reopens the segment `place` names, after
-// checking that the place holds a memfd of that name (the random token), that
-// the file opened is the file checked (device and inode), a regular file of
-// this user, sealed against shrinking and growing, of at least `min_size`
-// bytes. Nothing is opened before the link's name matched, so a stale or
-// forged place never opens a device, a pipe or another user's file.
+// python/FORMAT.md "Opening": reopens the segment `place` names. The place
+// is first opened O_PATH, which has no side effect whatever it names (a FIFO
+// does not wait for a writer, a tty does not become the controlling one),
+// and every check reads that descriptor: the link's name (the random token),
+// a regular file of this user. Only that checked file is then reopened for
+// reading and writing, through this process's own /proc/self/fd entry, so a
+// place flipped to another file meanwhile never reaches the open; then the
+// seals and the size (at least `min_size` bytes).
 int OpenPlace(const ShmPlace& place, uint64_t min_size, uint64_t* size, ShmResult* result) {
   const std::string& name = place.name;
   if (!ValidShmName(name)) {
@@ -146,7 +155,9 @@ int OpenPlace(const ShmPlace& place, uint64_t min_size, uint64_t* size, ShmResul
   const std::string path = ProcFd(place.pid, place.fd);
   const std::string where = "Segment '" + name + "' (process " + std::to_string(place.pid) +
                             ", descriptor " + std::to_string(place.fd) + ")";
-  if (!LinkIs(path, LinkOf(name))) {
+  const std::string link = LinkOf(name);
+  // A cheap first look; the decisive checks read the opened descriptor below.
+  if (!LinkIs(path, link)) {
     const int error = errno;
     if (error == EACCES || error == EPERM) {
       *result = Fail(ShmFailure::kDenied, where + " cannot be inspected (another user's process?)",
@@ -157,39 +168,44 @@ int OpenPlace(const ShmPlace& place, uint64_t min_size, uint64_t* size, ShmResul
     }
     return -1;
   }
-  struct stat by_path;
-  if (stat(path.c_str(), &by_path) != 0) {
+  Fd handle(open(path.c_str(), O_PATH | O_CLOEXEC));
+  if (handle.get() < 0) {
+    const int error = errno;
+    *result = Fail(FailureOf(error), where + " could not be opened", error);
+    return -1;
+  }
+  struct stat checked;
+  if (fstat(handle.get(), &checked) != 0) {
     const int error = errno;
     *result = Fail(FailureOf(error), where + " could not be read", error);
     return -1;
   }
-  if (!S_ISREG(by_path.st_mode) || by_path.st_uid != geteuid()) {
+  if (!LinkIs(ProcFd(getpid(), handle.get()), link)) {
+    *result = Fail(ShmFailure::kGone, where + " changed while it was opened");
+    return -1;
+  }
+  if (!S_ISREG(checked.st_mode) || checked.st_uid != geteuid()) {
     *result = Fail(ShmFailure::kDenied, where + " is not a segment of this user");
     return -1;
   }
-  Fd fd(open(path.c_str(), O_RDWR | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
+  Fd fd(open(ProcFd(getpid(), handle.get()).c_str(), O_RDWR | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
   if (fd.get() < 0) {
     const int error = errno;
     *result = Fail(FailureOf(error), where + " could not be opened", error);
     return -1;
   }
   struct stat st;
-  const int seals = fcntl(fd.get(), F_GET_SEALS);
-  if (fstat(fd.get(), &st) != 0 || st.st_dev != by_path.st_dev || st.st_ino != by_path.st_ino ||
-      !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
-      !LinkIs(ProcFd(getpid(), fd.get()), LinkOf(name))) {
+  if (fstat(fd.get(), &st) != 0 || st.st_dev != checked.st_dev || st.st_ino != checked.st_ino) {
     *result = Fail(ShmFailure::kGone, where + " changed while it was opened");
     return -1;
   }
+  const int seals = fcntl(fd.get(), F_GET_SEALS);
   if (seals < 0 || (static_cast<unsigned>(seals) & kSeals) != kSeals) {
     *result = Fail(ShmFailure::kInvalid, where + " is not sealed against shrinking and growing");
     return -1;
   }
   if (static_cast<uint64_t>(st.st_size) < min_size) {
-    *result =
-        Fail(ShmFailure::kInvalid, "Segment '" + name + "' holds " + std::to_string(st.st_size) +
-                                       " bytes, fewer than the " + std::to_string(min_size) +
-                                       " the descriptor needs");
+    *result = TooSmall(name, static_cast<uint64_t>(st.st_size), min_size);
     return -1;
   }
   *size = static_cast<uint64_t>(st.st_size);
@@ -231,10 +247,7 @@ Ref<ShmSegment> Reuse(const std::string& name, uint64_t min_data_size, ShmResult
   if (it == held().end() || !it->second->TryRetain()) return {};
   auto segment = Ref<ShmSegment>::adopt(it->second);
   if (segment->length() < min_data_size) {
-    *result = Fail(ShmFailure::kInvalid,
-                   "Segment '" + name + "' holds " + std::to_string(segment->length()) +
-                       " bytes, fewer than the " + std::to_string(min_data_size) +
-                       " the descriptor needs");
+    *result = TooSmall(name, segment->length(), min_data_size);
   }
   return segment;
 }
