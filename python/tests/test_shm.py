@@ -84,11 +84,14 @@ def without_place(d):
     return {k: v for k, v in d.items() if k not in ('pid', 'fd')}
 
 
-def make_ticket(pids=()):
+HANDLE = bytes(range(64))
+
+
+def make_ticket(pids=(), handle=HANDLE):
     """A ticket as the Node exporter makes one (FORMAT.md "Tickets"); returns (name, fd)."""
-    name, fd = _segment._new_memfd(_segment.TICKET_SIZE)
+    name, fd = _segment._new_memfd(_segment.TICKET_SIZE, ticket=True)
     slots = list(pids) + [0] * (_segment.SLOT_COUNT - len(pids))
-    os.pwrite(fd, _segment._TICKET.pack(_segment.TICKET_MAGIC, _segment.SLOT_COUNT, 0, *slots), 0)
+    os.pwrite(fd, _segment._TICKET.pack(_segment.TICKET_MAGIC, _segment.SLOT_COUNT, 0, *slots, handle), 0)
     return name, fd
 
 
@@ -440,11 +443,11 @@ class SameProcessTest(SegmentTestCase):
         script = (
             'import gc, os, sys\n'
             'sys.path.insert(0, sys.argv[1])\n'
-            'from test_shm import make_ticket\n'
+            'from test_shm import HANDLE, make_ticket\n'
             'from dlpack_node import _segment\n'
             'gc.disable()\n'
             'name, fd = make_ticket()\n'
-            'ticket = _segment.Ticket(name, os.getpid(), fd)\n'
+            'ticket = _segment.Ticket(name, os.getpid(), fd, HANDLE)\n'
             'import weakref\n'
             'class Holder: pass\n'
             'holder = Holder(); weakref.finalize(holder, ticket.detach)  # as _cuda_ipc._Mapping\n'
@@ -482,7 +485,7 @@ class TicketTest(SegmentTestCase):
     def test_attach_takes_a_slot_detach_gives_it_back_retired_refuses(self):
         name, fd = make_ticket([os.getpid()])
         try:
-            ticket = _segment.Ticket(name, os.getpid(), fd)
+            ticket = _segment.Ticket(name, os.getpid(), fd, HANDLE)
             self.assertEqual(_segment.ticket_slots(name, os.getpid(), fd), [os.getpid(), os.getpid()])
             ticket.detach()
             ticket.detach()  # once only
@@ -491,7 +494,7 @@ class TicketTest(SegmentTestCase):
             fields[2] = 1  # retired
             os.pwrite(fd, _segment._TICKET.pack(*fields), 0)
             with self.assertRaisesRegex(dl.SegmentGoneError, 'retired'):
-                _segment.Ticket(name, os.getpid(), fd)
+                _segment.Ticket(name, os.getpid(), fd, HANDLE)
         finally:
             os.close(fd)
 
@@ -500,15 +503,37 @@ class TicketTest(SegmentTestCase):
         child.wait()
         name, fd = make_ticket([child.pid] * _segment.SLOT_COUNT)
         try:
-            ticket = _segment.Ticket(name, os.getpid(), fd)
+            ticket = _segment.Ticket(name, os.getpid(), fd, HANDLE)
             self.assertEqual(_segment.ticket_slots(name, os.getpid(), fd), [os.getpid()])
             ticket.detach()
         finally:
             os.close(fd)
         a = dl.empty(4096, 'uint8')
         d = self.share(a)
-        with self.assertRaisesRegex(ValueError, 'not a ticket'):
-            _segment.Ticket(d['name'], os.getpid(), d['fd'])
+        with self.assertRaisesRegex(ValueError, 'is a data segment, not a ticket'):
+            _segment.Ticket(d['name'], os.getpid(), d['fd'], HANDLE)
+
+    def test_a_ticket_never_opens_as_data(self):
+        # Issue 20 LOW 11: a 'shm' descriptor naming a ticket's place is refused.
+        name, fd = make_ticket([os.getpid()])
+        try:
+            d = {'kind': 'shm', 'version': 2, 'name': name, 'pid': os.getpid(), 'fd': fd, 'dataSize': 16,
+                 'dtype': 'uint8', 'shape': [16]}
+            with self.assertRaisesRegex(ValueError, 'is a CUDA-IPC ticket, not a data segment'):
+                dl.open(d)
+            self.assertEqual(_segment.ticket_slots(name, os.getpid(), fd), [os.getpid()])  # untouched
+        finally:
+            os.close(fd)
+
+    def test_a_ticket_of_another_allocation_is_refused(self):
+        # Issue 20 LOW 11: a handle paired with another allocation's ticket takes no slot in it.
+        name, fd = make_ticket([os.getpid()])
+        try:
+            with self.assertRaisesRegex(ValueError, 'another CUDA allocation'):
+                _segment.Ticket(name, os.getpid(), fd, bytes(64))
+            self.assertEqual(_segment.ticket_slots(name, os.getpid(), fd), [os.getpid()])
+        finally:
+            os.close(fd)
 
 
 @unittest.skipIf(torch is None, 'PyTorch is not installed')

@@ -24,6 +24,8 @@ namespace dlnode {
 namespace cuda {
 namespace {
 
+static_assert(kIpcHandleBytes == kTicketHandleBytes, "a ticket holds its allocation's handle");
+
 // What this process knows of one allocation it exported or opened.
 struct Entry {
   std::shared_ptr<ShmTicket> ticket;  // null until first shared
@@ -270,7 +272,7 @@ IpcResult ShareIpc(NativeMemory* memory, IpcShare* out) {
     if (!s.ok) return FailCuda(s, "cudaIpcGetMemHandle");
     ShmResult shm;
     std::unique_ptr<ShmTicket> ticket =
-        ShmTicket::Create(&shm);  // a new file: nobody else to wait for
+        ShmTicket::Create(handle, &shm);  // a new file: nobody else to wait for
     if (ticket == nullptr) return FailShm(shm, "(new)");
     e.ticket = std::move(ticket);
     e.handle = Hex(handle, kIpcHandleBytes);
@@ -305,6 +307,13 @@ Ref<NativeMemory> OpenIpc(const IpcShare& share, IpcResult* result) {
   auto known = r.by_ticket.find(share.ticket);
   if (known != r.by_ticket.end()) {
     NativeMemory* known_memory = known->second;
+    auto entry = r.by_memory.find(known_memory);
+    if (entry != r.by_memory.end() && entry->second.handle != share.handle) {
+      *result = Fail(IpcFailure::kInvalid, "Ticket '" + share.ticket +
+                                               "' belongs to another CUDA allocation than the "
+                                               "descriptor's handle names");
+      return {};
+    }
     if (!known_memory->TryRetain()) {
       *result = Fail(IpcFailure::kGone,
                      "The CUDA memory of ticket '" + share.ticket + "' is being released");
@@ -330,7 +339,8 @@ Ref<NativeMemory> OpenIpc(const IpcShare& share, IpcResult* result) {
   // Outside the mutex: attaching may wait for another process's ticket lock.
   Ref<NativeMemory> memory;
   ShmResult shm;
-  std::shared_ptr<ShmTicket> ticket = ShmTicket::Open({share.ticket, share.pid, share.fd}, &shm);
+  std::shared_ptr<ShmTicket> ticket =
+      ShmTicket::Open({share.ticket, share.pid, share.fd}, handle, &shm);
   if (ticket == nullptr) {
     *result = FailShm(shm, share.ticket);
   } else {

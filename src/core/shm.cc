@@ -21,17 +21,27 @@ constexpr char kPrefix[] = "dlpack-";
 constexpr size_t kTokenDigits = 32;
 constexpr unsigned kSeals = F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL;
 
+// python/FORMAT.md "Names": a ticket's memfd is its name and this suffix, so
+// a segment's place never opens as a ticket nor a ticket's as a segment.
+constexpr char kTicketSuffix[] = ".ticket";
+
+// What a place must hold.
+enum class PlaceKind { kSegment, kTicket };
+
 // python/FORMAT.md "Tickets": the one page of a ticket.
-constexpr char kTicketMagic[8] = {'D', 'L', 'P', 'K', 'T', 'K', 'T', 2};
+constexpr char kTicketMagic[8] = {'D', 'L', 'P', 'K', 'T', 'K', 'T', 3};
 constexpr uint64_t kTicketSize = 4096;
 struct TicketHeader {
   char magic[8];
   uint32_t slot_count;
   uint32_t retired;  // 1 once the exporter retired it: nobody attaches any more
   int32_t pids[kShmSlots];
+  unsigned char handle[kTicketHandleBytes];  // the allocation the ticket belongs to
 };
 static_assert(offsetof(TicketHeader, pids) == 16,
               "python/FORMAT.md: ticket slots start at byte 16");
+static_assert(offsetof(TicketHeader, handle) == 16 + 4 * kShmSlots,
+              "python/FORMAT.md: the ticket's handle follows its slots");
 static_assert(sizeof(TicketHeader) <= kTicketSize, "the header fits its page");
 
 ShmResult Fail(ShmFailure failure, const std::string& what, int error = 0) {
@@ -122,8 +132,10 @@ std::string ProcFd(int64_t pid, int64_t fd) {
   return "/proc/" + std::to_string(pid) + "/fd/" + std::to_string(fd);
 }
 
-// What /proc/<pid>/fd/<n> reads for the memfd `name`.
-std::string LinkOf(const std::string& name) { return "/memfd:" + name + " (deleted)"; }
+// What /proc/<pid>/fd/<n> reads for the memfd of segment or ticket `name`.
+std::string LinkOf(const std::string& name, PlaceKind kind) {
+  return "/memfd:" + name + (kind == PlaceKind::kTicket ? kTicketSuffix : "") + " (deleted)";
+}
 
 bool LinkIs(const std::string& path, const std::string& expected) {
   char buffer[512];
@@ -141,7 +153,8 @@ bool LinkIs(const std::string& path, const std::string& expected) {
 // reading and writing, through this process's own /proc/self/fd entry, so a
 // place flipped to another file meanwhile never reaches the open; then the
 // seals and the size (at least `min_size` bytes).
-int OpenPlace(const ShmPlace& place, uint64_t min_size, uint64_t* size, ShmResult* result) {
+int OpenPlace(const ShmPlace& place, PlaceKind kind, uint64_t min_size, uint64_t* size,
+              ShmResult* result) {
   const std::string& name = place.name;
   if (!ValidShmName(name)) {
     *result =
@@ -153,13 +166,19 @@ int OpenPlace(const ShmPlace& place, uint64_t min_size, uint64_t* size, ShmResul
     return -1;
   }
   const std::string path = ProcFd(place.pid, place.fd);
-  const std::string where = "Segment '" + name + "' (process " + std::to_string(place.pid) +
-                            ", descriptor " + std::to_string(place.fd) + ")";
-  const std::string link = LinkOf(name);
+  const bool ticket = kind == PlaceKind::kTicket;
+  const std::string where = (ticket ? "Ticket '" : "Segment '") + name + "' (process " +
+                            std::to_string(place.pid) + ", descriptor " + std::to_string(place.fd) +
+                            ")";
+  const std::string link = LinkOf(name, kind);
   // A cheap first look; the decisive checks read the opened descriptor below.
   if (!LinkIs(path, link)) {
     const int error = errno;
-    if (error == EACCES || error == EPERM) {
+    if (LinkIs(path, LinkOf(name, ticket ? PlaceKind::kSegment : PlaceKind::kTicket))) {
+      *result = Fail(ShmFailure::kInvalid, where + (ticket ? " is a data segment, not a ticket"
+                                                           : " is a CUDA-IPC ticket, not a data "
+                                                             "segment"));
+    } else if (error == EACCES || error == EPERM) {
       *result = Fail(ShmFailure::kDenied, where + " cannot be inspected (another user's process?)",
                      error);
     } else {
@@ -369,7 +388,7 @@ Ref<ShmSegment> ShmSegment::Open(const ShmPlace& place, uint64_t min_data_size, 
   if (!result->ok()) return {};  // `existing` is dropped here, unlocked
   if (existing) return existing;
   uint64_t size = 0;
-  const int fd = OpenPlace(place, min_data_size, &size, result);
+  const int fd = OpenPlace(place, PlaceKind::kSegment, min_data_size, &size, result);
   if (fd < 0) return {};
   void* map =
       size == 0 ? MAP_FAILED : mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
@@ -409,15 +428,16 @@ void ShmSegment::Destroy() noexcept {
   delete this;
 }
 
-std::unique_ptr<ShmTicket> ShmTicket::Create(ShmResult* result) {
+std::unique_ptr<ShmTicket> ShmTicket::Create(const unsigned char* handle, ShmResult* result) {
   const std::string name = NewName();
-  const int fd = NewMemfd(name, kTicketSize, result);
+  const int fd = NewMemfd(name + kTicketSuffix, kTicketSize, result);
   if (fd < 0) return nullptr;
   std::unique_ptr<ShmTicket> ticket(new ShmTicket(name, fd));
   TicketHeader h{};
   std::memcpy(h.magic, kTicketMagic, sizeof kTicketMagic);
   h.slot_count = kShmSlots;
   h.pids[0] = static_cast<int32_t>(getpid());
+  std::memcpy(h.handle, handle, kTicketHandleBytes);
   if (!WriteTicket(fd, h)) {
     const int error = errno;
     ticket->attached_ = false;
@@ -427,9 +447,10 @@ std::unique_ptr<ShmTicket> ShmTicket::Create(ShmResult* result) {
   return ticket;
 }
 
-std::unique_ptr<ShmTicket> ShmTicket::Open(const ShmPlace& place, ShmResult* result) {
+std::unique_ptr<ShmTicket> ShmTicket::Open(const ShmPlace& place, const unsigned char* handle,
+                                           ShmResult* result) {
   uint64_t size = 0;
-  const int fd = OpenPlace(place, kTicketSize, &size, result);
+  const int fd = OpenPlace(place, PlaceKind::kTicket, kTicketSize, &size, result);
   if (fd < 0) return nullptr;
   std::unique_ptr<ShmTicket> ticket(new ShmTicket(place.name, fd));
   ticket->attached_ = false;
@@ -441,6 +462,12 @@ std::unique_ptr<ShmTicket> ShmTicket::Open(const ShmPlace& place, ShmResult* res
   }
   if (h.retired != 0) {
     *result = Fail(ShmFailure::kGone, "Ticket '" + place.name + "' was retired by its exporter");
+    return nullptr;
+  }
+  if (std::memcmp(h.handle, handle, kTicketHandleBytes) != 0) {
+    *result = Fail(ShmFailure::kInvalid, "Ticket '" + place.name +
+                                             "' belongs to another CUDA allocation than the "
+                                             "descriptor's handle names");
     return nullptr;
   }
   PruneOthers(&h);

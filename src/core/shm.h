@@ -15,6 +15,7 @@
 #ifndef DLPACK_NODE_CORE_SHM_H_
 #define DLPACK_NODE_CORE_SHM_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -24,6 +25,7 @@
 namespace dlnode {
 
 constexpr uint32_t kShmSlots = 128;
+constexpr size_t kTicketHandleBytes = 64;  // a cudaIpcMemHandle_t (cuda_ipc.h)
 
 enum class ShmFailure {
   kNone,
@@ -81,16 +83,22 @@ class ShmSegment final : public NativeMemory {
 };
 
 // A CUDA IPC export's ticket (cuda_ipc.h): a one-page sealed memfd whose
-// slots hold the pid of every process that maps the allocation. Its lock is
+// slots hold the pid of every process that maps the allocation, and the
+// allocation's handle (a handle paired with another allocation's ticket is
+// refused). Its memfd name marks it a ticket: it never opens as a segment,
+// nor a segment as a ticket. Its lock is
 // flock on the ticket itself, never taken under a process-wide mutex except
 // without waiting (RetireIfAlone).
 class ShmTicket {
  public:
-  // A new ticket holding this process's slot.
-  static std::unique_ptr<ShmTicket> Create(ShmResult* result);
+  // A new ticket of the allocation `handle` (kTicketHandleBytes) names,
+  // holding this process's slot.
+  static std::unique_ptr<ShmTicket> Create(const unsigned char* handle, ShmResult* result);
   // Attaches to the ticket at `place`: takes a slot for this process, unless
-  // the ticket is retired (kGone). May wait for another process's lock.
-  static std::unique_ptr<ShmTicket> Open(const ShmPlace& place, ShmResult* result);
+  // the ticket is retired (kGone) or belongs to another allocation than
+  // `handle` (kInvalid). May wait for another process's lock.
+  static std::unique_ptr<ShmTicket> Open(const ShmPlace& place, const unsigned char* handle,
+                                         ShmResult* result);
   // Gives up this process's slot (if still held) and closes.
   ~ShmTicket();
   ShmTicket(const ShmTicket&) = delete;

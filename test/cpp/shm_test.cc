@@ -50,6 +50,10 @@ bool Held(const std::string& name) {
 
 ShmPlace PlaceOf(const ShmSegment* s) { return {s->name(), getpid(), s->fd()}; }
 
+// Two CUDA IPC handles (the bytes only matter as an identity here).
+const unsigned char kHandle[dlnode::kTicketHandleBytes] = {1, 2, 3};
+const unsigned char kOtherHandle[dlnode::kTicketHandleBytes] = {3, 2, 1};
+
 // A fork()ed child that runs `attach`, sends back what it returns, and stays
 // alive (still attached) until Kill(): a process that dies without detaching.
 class AttachedChild {
@@ -257,15 +261,16 @@ TEST(ShmSegment, OpeningNeverWaitsForAnotherProcesssLock) {
 
 TEST(ShmTicket, SlotsRetireAndNeverWaitingRetire) {
   ShmResult r;
-  std::unique_ptr<ShmTicket> ticket = ShmTicket::Create(&r);
+  std::unique_ptr<ShmTicket> ticket = ShmTicket::Create(kHandle, &r);
   ASSERT_NE(ticket, nullptr) << r.message;
   const ShmPlace place{ticket->name(), getpid(), ticket->fd()};
   {
     AttachedChild child([&] {
       ShmResult cr;
       const ShmPlace from_parent{place.name, getppid(), place.fd};
-      return std::string(
-          ShmTicket::Open(from_parent, &cr).release() != nullptr ? "y" : "n:" + cr.message);
+      return std::string(ShmTicket::Open(from_parent, kHandle, &cr).release() != nullptr
+                             ? "y"
+                             : "n:" + cr.message);
     });
     ASSERT_EQ(child.reply(), "y");
     EXPECT_FALSE(ticket->RetireIfAlone());  // the child holds a slot
@@ -287,7 +292,7 @@ TEST(ShmTicket, SlotsRetireAndNeverWaitingRetire) {
   }
   EXPECT_TRUE(ticket->RetireIfAlone());  // the dead child's slot is pruned
   ShmResult late;
-  EXPECT_EQ(ShmTicket::Open(place, &late), nullptr);  // nobody attaches a retired ticket
+  EXPECT_EQ(ShmTicket::Open(place, kHandle, &late), nullptr);  // nobody attaches a retired ticket
   EXPECT_EQ(late.failure, ShmFailure::kGone);
   EXPECT_TRUE(ticket->RetireIfAlone());  // again: nothing to undo
 }
@@ -296,9 +301,41 @@ TEST(ShmTicket, ASegmentIsNotATicket) {
   ShmResult r;
   dlnode::Ref<ShmSegment> s = ShmSegment::Create(4096, &r);
   ShmResult t;
-  EXPECT_EQ(ShmTicket::Open(PlaceOf(s.get()), &t), nullptr);
+  EXPECT_EQ(ShmTicket::Open(PlaceOf(s.get()), kHandle, &t), nullptr);
   EXPECT_EQ(t.failure, ShmFailure::kInvalid);
+  EXPECT_NE(t.message.find("is a data segment, not a ticket"), std::string::npos) << t.message;
   s.reset();
+}
+
+// Issue 20 LOW 11: a ticket never opens as a writable data segment.
+TEST(ShmTicket, ATicketIsNotASegment) {
+  ShmResult r;
+  std::unique_ptr<ShmTicket> ticket = ShmTicket::Create(kHandle, &r);
+  ASSERT_NE(ticket, nullptr) << r.message;
+  ShmResult s;
+  EXPECT_FALSE(ShmSegment::Open({ticket->name(), getpid(), ticket->fd()}, 16, &s));
+  EXPECT_EQ(s.failure, ShmFailure::kInvalid);
+  EXPECT_NE(s.message.find("is a CUDA-IPC ticket, not a data segment"), std::string::npos)
+      << s.message;
+  EXPECT_TRUE(ticket->RetireIfAlone());  // nobody took a slot
+}
+
+// Issue 20 LOW 11: a handle paired with another allocation's ticket takes no slot in it.
+TEST(ShmTicket, ATicketOfAnotherAllocationIsRefused) {
+  ShmResult r;
+  std::unique_ptr<ShmTicket> ticket = ShmTicket::Create(kHandle, &r);
+  ASSERT_NE(ticket, nullptr) << r.message;
+  const ShmPlace place{ticket->name(), getpid(), ticket->fd()};
+  AttachedChild child([&] {
+    ShmResult cr;
+    const ShmPlace from_parent{place.name, getppid(), place.fd};
+    return std::string(ShmTicket::Open(from_parent, kOtherHandle, &cr).release() != nullptr
+                           ? "attached"
+                           : cr.message);
+  });
+  EXPECT_NE(child.reply().find("belongs to another CUDA allocation"), std::string::npos)
+      << child.reply();
+  EXPECT_TRUE(ticket->RetireIfAlone());  // the child, still alive, holds no slot
 }
 
 TEST(ShareRegistry, OpenersHoldTheirOwnReferences) {
