@@ -19,15 +19,16 @@
 #include <string>
 #include <thread>
 
+#include "ipc_ticket.h"
 #include "share_registry.h"
 
 namespace {
 
+using dlnode::IpcTicket;
 using dlnode::ShmFailure;
 using dlnode::ShmPlace;
 using dlnode::ShmResult;
 using dlnode::ShmSegment;
-using dlnode::ShmTicket;
 
 // This process holds segment `name` (a descriptor or a mapping): while any
 // process does, the kernel keeps its memory.
@@ -259,16 +260,16 @@ TEST(ShmSegment, OpeningNeverWaitsForAnotherProcesssLock) {
   a.reset();
 }
 
-TEST(ShmTicket, SlotsRetireAndNeverWaitingRetire) {
+TEST(IpcTicket, SlotsRetireAndNeverWaitingRetire) {
   ShmResult r;
-  std::unique_ptr<ShmTicket> ticket = ShmTicket::Create(kHandle, &r);
+  std::unique_ptr<IpcTicket> ticket = IpcTicket::Create(kHandle, &r);
   ASSERT_NE(ticket, nullptr) << r.message;
   const ShmPlace place{ticket->name(), getpid(), ticket->fd()};
   {
     AttachedChild child([&] {
       ShmResult cr;
       const ShmPlace from_parent{place.name, getppid(), place.fd};
-      return std::string(ShmTicket::Open(from_parent, kHandle, &cr).release() != nullptr
+      return std::string(IpcTicket::Open(from_parent, kHandle, &cr).release() != nullptr
                              ? "y"
                              : "n:" + cr.message);
     });
@@ -292,25 +293,25 @@ TEST(ShmTicket, SlotsRetireAndNeverWaitingRetire) {
   }
   EXPECT_TRUE(ticket->RetireIfAlone());  // the dead child's slot is pruned
   ShmResult late;
-  EXPECT_EQ(ShmTicket::Open(place, kHandle, &late), nullptr);  // nobody attaches a retired ticket
+  EXPECT_EQ(IpcTicket::Open(place, kHandle, &late), nullptr);  // nobody attaches a retired ticket
   EXPECT_EQ(late.failure, ShmFailure::kGone);
   EXPECT_TRUE(ticket->RetireIfAlone());  // again: nothing to undo
 }
 
-TEST(ShmTicket, ASegmentIsNotATicket) {
+TEST(IpcTicket, ASegmentIsNotATicket) {
   ShmResult r;
   dlnode::Ref<ShmSegment> s = ShmSegment::Create(4096, &r);
   ShmResult t;
-  EXPECT_EQ(ShmTicket::Open(PlaceOf(s.get()), kHandle, &t), nullptr);
+  EXPECT_EQ(IpcTicket::Open(PlaceOf(s.get()), kHandle, &t), nullptr);
   EXPECT_EQ(t.failure, ShmFailure::kInvalid);
   EXPECT_NE(t.message.find("is a data segment, not a ticket"), std::string::npos) << t.message;
   s.reset();
 }
 
 // Issue 20 LOW 11: a ticket never opens as a writable data segment.
-TEST(ShmTicket, ATicketIsNotASegment) {
+TEST(IpcTicket, ATicketIsNotASegment) {
   ShmResult r;
-  std::unique_ptr<ShmTicket> ticket = ShmTicket::Create(kHandle, &r);
+  std::unique_ptr<IpcTicket> ticket = IpcTicket::Create(kHandle, &r);
   ASSERT_NE(ticket, nullptr) << r.message;
   ShmResult s;
   EXPECT_FALSE(ShmSegment::Open({ticket->name(), getpid(), ticket->fd()}, 16, &s));
@@ -321,15 +322,15 @@ TEST(ShmTicket, ATicketIsNotASegment) {
 }
 
 // Issue 20 LOW 11: a handle paired with another allocation's ticket takes no slot in it.
-TEST(ShmTicket, ATicketOfAnotherAllocationIsRefused) {
+TEST(IpcTicket, ATicketOfAnotherAllocationIsRefused) {
   ShmResult r;
-  std::unique_ptr<ShmTicket> ticket = ShmTicket::Create(kHandle, &r);
+  std::unique_ptr<IpcTicket> ticket = IpcTicket::Create(kHandle, &r);
   ASSERT_NE(ticket, nullptr) << r.message;
   const ShmPlace place{ticket->name(), getpid(), ticket->fd()};
   AttachedChild child([&] {
     ShmResult cr;
     const ShmPlace from_parent{place.name, getppid(), place.fd};
-    return std::string(ShmTicket::Open(from_parent, kOtherHandle, &cr).release() != nullptr
+    return std::string(IpcTicket::Open(from_parent, kOtherHandle, &cr).release() != nullptr
                            ? "attached"
                            : cr.message);
   });
