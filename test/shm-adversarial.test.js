@@ -133,6 +133,51 @@ describe('peers of the same user', () => {
     t.dispose();
   });
 
+  test('a place flipping between the segment and a FIFO never opens the FIFO (issue 20 LOW 9)', async () => {
+    // The peer (fixtures/python/place_flipper.py) flips the descriptor number
+    // the descriptor names while this process opens it in a loop: each open
+    // gives the segment or a coded refusal, nothing blocks, and the FIFO is
+    // never opened (the peer counts opens of it with inotify).
+    const flipper = child(PYTHON, [path.join(__dirname, 'fixtures', 'python', 'place_flipper.py'), '5']);
+    let printed = '';
+    flipper.c.stdout.on('data', (b) => { printed += b; });
+    try {
+      const d = JSON.parse(await flipper.firstLine);
+      const outcomes = { opened: 0 };
+      const codes = new Set();
+      const wrong = [];
+      // Disposed tensors stay referenced until the loop ends: no collection
+      // runs their finalizers while a refusal is thrown (issue 20 item 3).
+      const kept = [];
+      const end = Date.now() + 3000;
+      while (Date.now() < end) {
+        let t;
+        try {
+          t = dl.open(d);
+        } catch (e) {
+          codes.add(e.code);
+          outcomes[e.code] = (outcomes[e.code] ?? 0) + 1;
+          continue;
+        }
+        if (t.toArray().join() !== '1,2,3,4') wrong.push(t.toArray());
+        outcomes.opened += 1;
+        t.dispose(); // the last hold: the next open goes through the place again
+        kept.push(t);
+      }
+      kept.length = 0;
+      expect(wrong).toEqual([]);
+      expect([...codes].filter((c) => c !== 'ERR_DLPACK_DISPOSED' && c !== 'ERR_DLPACK_UNSUPPORTED')).toEqual([]);
+      const { code, err } = await flipper.exited;
+      expect([code, err]).toEqual([0, '']);
+      const report = JSON.parse(printed.trim().split('\n').pop());
+      expect(report.flips).toBeGreaterThan(0);
+      expect({ fifoOpens: report.fifoOpens, outcomes }).toEqual({ fifoOpens: 0, outcomes });
+    } finally {
+      flipper.c.kill('SIGKILL');
+      await flipper.exited;
+    }
+  });
+
   test('a peer holding a lock on the segment stalls no open', async () => {
     const t = dl.empty([16], { dtype: 'uint8', shared: true });
     const d = t.share();

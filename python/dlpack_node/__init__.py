@@ -25,9 +25,9 @@ except ImportError as _error:
     raise ImportError(_message) from _error
 
 from . import _cuda_ipc, _dtypes, _segment
-from ._errors import SegmentGoneError, expected
+from ._errors import PrivateMemoryError, SegmentGoneError, expected
 
-__all__ = ['open', 'empty', 'share', 'release', 'SegmentGoneError', 'DTYPES']
+__all__ = ['open', 'empty', 'share', 'release', 'SegmentGoneError', 'PrivateMemoryError', 'DTYPES']
 
 DTYPES = tuple(_dtypes.ITEMSIZE)
 VERSION = 2
@@ -318,14 +318,10 @@ def share(array, copy=False):
     segment = _find_segment(address, extent)
     if segment is None:
         if not copy:
-            raise ValueError('Expected an array over shared memory for `array`, received one over private memory: '
-                             'make it with dlpack_node.empty() or dlpack_node.open(), or pass copy=True')
-        if _is_tensor(array):
-            duplicate = empty(shape, name, like='torch')
-            duplicate.copy_(array)
-        else:
-            duplicate = empty(shape, name)
-            duplicate[...] = array
+            raise PrivateMemoryError('Expected an array over shared memory for `array`, received one over private '
+                                     'memory: make it with dlpack_node.empty() or dlpack_node.open(), or pass '
+                                     'copy=True')
+        duplicate = _copy_into_segment(array, name)
         descriptor = share(duplicate)
         _parked[descriptor['name']] = duplicate
         return descriptor
@@ -346,6 +342,17 @@ def share(array, copy=False):
         'strides': strides,
         'readOnly': read_only,
     }
+
+
+def _copy_into_segment(array, name):
+    """A new array (a torch tensor for a CPU tensor) over a new segment: a copy of `array` as dtype `name`."""
+    if _is_tensor(array):
+        duplicate = empty(list(array.shape), name, like='torch')
+        duplicate.copy_(array.resolve_conj().resolve_neg())
+    else:
+        duplicate = empty(list(array.shape), name)
+        duplicate[...] = array
+    return duplicate
 
 
 def release(descriptor):

@@ -66,10 +66,10 @@ def _allocation_size(ptr):
 class _Mapping:
     """One mapping of another process's allocation, owner of the CuPy memory over it."""
 
-    __slots__ = ('ptr', 'size', 'device', '__weakref__')
+    __slots__ = ('ptr', 'size', 'device', 'handle', '__weakref__')
 
     def __init__(self, cupy, handle, ticket, device, size):
-        slot = _segment.Ticket(*ticket)
+        slot = _segment.Ticket(*ticket, handle)  # refuses a ticket of another allocation
         try:
             with cupy.cuda.Device(device):
                 self.ptr = cupy.cuda.runtime.ipcOpenMemHandle(handle)
@@ -77,14 +77,18 @@ class _Mapping:
                 mapped = _allocation_size(self.ptr)
                 if mapped is not None and mapped < size:
                     cupy.cuda.runtime.ipcCloseMemHandle(self.ptr)
-                    raise ValueError(f'The shared CUDA allocation holds {mapped} bytes, fewer than the {size} '
-                                     'the descriptor says')
+                    raise _too_small(mapped, size)
         except BaseException:
             slot.detach()
             raise
         self.size = size
         self.device = device
+        self.handle = handle
         weakref.finalize(self, _close, cupy, self.ptr, device, slot)
+
+
+def _too_small(holds, says):
+    return ValueError(f'The shared CUDA allocation holds {holds} bytes, fewer than the {says} the descriptor says')
 
 
 def _close(cupy, ptr, device, slot):
@@ -116,6 +120,11 @@ def open_array(source, data_size, name, shape, strides, byte_offset, like):
     if mapping is None:
         mapping = _Mapping(cupy, handle, ticket, device, data_size)
         _mappings[ticket[0]] = mapping
+    elif mapping.handle != handle:
+        raise ValueError(f"Ticket '{ticket[0]}' belongs to another CUDA allocation than the descriptor's `handle` "
+                         'names')
+    elif mapping.size < data_size:  # as Node checks a mapping it reuses
+        raise _too_small(mapping.size, data_size)
     memory = cupy.cuda.UnownedMemory(mapping.ptr, mapping.size, mapping, device_id=device)
     itemsize = _dtypes.ITEMSIZE[name]
     with cupy.cuda.Device(device):

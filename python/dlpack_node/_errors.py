@@ -5,6 +5,10 @@ class SegmentGoneError(FileNotFoundError):
     """The segment was released by every process (its name no longer names it)."""
 
 
+class PrivateMemoryError(ValueError):
+    """share() of an array whose memory lies in no segment, without copy=True."""
+
+
 def describe(value):
     """How a received value reads in an error message."""
     if isinstance(value, str):

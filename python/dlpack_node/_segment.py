@@ -29,14 +29,18 @@ PREFIX = 'dlpack-'
 NAME = re.compile(r'dlpack-[0-9a-f]{32}\Z')
 SLOT_COUNT = 128
 TICKET_SIZE = 4096
-TICKET_MAGIC = b'DLPKTKT\x02'
+TICKET_MAGIC = b'DLPKTKT\x03'
+HANDLE_BYTES = 64
+# FORMAT.md "Names": a ticket's memfd is its name and this suffix, so a
+# segment's place never opens as a ticket nor a ticket's as a segment.
+TICKET_SUFFIX = '.ticket'
 SEALS = fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_GROW | fcntl.F_SEAL_SEAL
 INT32_MAX = 2**31 - 1
 _MFD_NOEXEC_SEAL = getattr(os, 'MFD_NOEXEC_SEAL', 0x0008)
 
-# FORMAT.md "Tickets": magic, slot_count, retired; then the int32 slots from
-# byte 16. '=' is native byte order.
-_TICKET = struct.Struct(f'=8sII{SLOT_COUNT}i')
+# FORMAT.md "Tickets": magic, slot_count, retired; the int32 slots from byte
+# 16; then the CUDA IPC handle the ticket belongs to. '=' is native byte order.
+_TICKET = struct.Struct(f'=8sII{SLOT_COUNT}i{HANDLE_BYTES}s')
 assert _TICKET.size <= TICKET_SIZE
 
 # Segments this process holds, by data address (for share()) and by name
@@ -117,17 +121,18 @@ def _is_int(value):
     return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
 
 
-def _new_memfd(size):
-    """FORMAT.md "Creating": a new sealed memfd of `size` bytes, its pages reserved."""
+def _new_memfd(size, ticket=False):
+    """FORMAT.md "Creating": a new sealed memfd of `size` bytes, its pages reserved; (name, fd)."""
     name = PREFIX + secrets.token_hex(16)
+    memfd_name = name + TICKET_SUFFIX if ticket else name
     try:
         # MFD_NOEXEC_SEAL (Linux 6.3): where vm.memfd_noexec = 2 a memfd
         # without it is refused; older kernels refuse the flag (EINVAL).
-        fd = os.memfd_create(name, os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING | _MFD_NOEXEC_SEAL)
+        fd = os.memfd_create(memfd_name, os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING | _MFD_NOEXEC_SEAL)
     except OSError as error:
         if error.errno != errno.EINVAL:
             raise
-        fd = os.memfd_create(name, os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)
+        fd = os.memfd_create(memfd_name, os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)
     try:
         os.fchmod(fd, 0o600)
         os.ftruncate(fd, size)
@@ -141,30 +146,47 @@ def _new_memfd(size):
     return name, fd
 
 
-def _link(name):
-    return f'/memfd:{name} (deleted)'
+def _link(name, ticket=False):
+    return f'/memfd:{name}{TICKET_SUFFIX if ticket else ""} (deleted)'
 
 
-def _open_place(name, pid, fd, min_size):
-    """FORMAT.md "Opening": a new descriptor of segment `name` held open at /proc/<pid>/fd/<fd>."""
+def _open_place(name, pid, fd, min_size, ticket=False):
+    """FORMAT.md "Opening": a new descriptor of segment (or `ticket`) `name` held open at /proc/<pid>/fd/<fd>.
+
+    The place is opened O_PATH first (no side effect, whatever it names) and
+    checked through that descriptor; only the checked file is reopened for
+    reading and writing, through this process's own /proc/self/fd entry, so a
+    place flipped to a FIFO or a device meanwhile is never opened.
+    """
     path = f'/proc/{pid}/fd/{fd}'
-    where = f"Segment '{name}' (process {pid}, descriptor {fd})"
+    where = f"{'Ticket' if ticket else 'Segment'} '{name}' (process {pid}, descriptor {fd})"
     try:
         link = os.readlink(path)
     except PermissionError:
         raise PermissionError(errno.EACCES, f"{where} cannot be inspected (another user's process?)") from None
     except OSError:
         link = None
-    if link != _link(name):
+    if link == _link(name, not ticket):
+        raise ValueError(f'{where} is a data segment, not a ticket' if ticket else
+                         f"{where} is a CUDA-IPC ticket, not a data segment")
+    if link != _link(name, ticket):
         raise SegmentGoneError(f'{where} is no longer open there (released, or its process ended)')
-    by_path = os.stat(path)
-    if not stat.S_ISREG(by_path.st_mode) or by_path.st_uid != os.geteuid():
-        raise PermissionError(errno.EACCES, f'{where} is not a segment of this user')
-    own = os.open(path, os.O_RDWR | os.O_CLOEXEC | os.O_NOCTTY | os.O_NONBLOCK)
+    try:
+        handle = os.open(path, os.O_PATH | os.O_CLOEXEC)
+    except FileNotFoundError:
+        raise SegmentGoneError(f'{where} is no longer open there (released, or its process ended)') from None
+    try:
+        checked = os.fstat(handle)
+        if os.readlink(f'/proc/self/fd/{handle}') != _link(name, ticket):
+            raise SegmentGoneError(f'{where} changed while it was opened')
+        if not stat.S_ISREG(checked.st_mode) or checked.st_uid != os.geteuid():
+            raise PermissionError(errno.EACCES, f'{where} is not a segment of this user')
+        own = os.open(f'/proc/self/fd/{handle}', os.O_RDWR | os.O_CLOEXEC | os.O_NOCTTY | os.O_NONBLOCK)
+    finally:
+        os.close(handle)
     try:
         st = os.fstat(own)
-        if ((st.st_dev, st.st_ino) != (by_path.st_dev, by_path.st_ino) or not stat.S_ISREG(st.st_mode)
-                or st.st_uid != os.geteuid() or os.readlink(f'/proc/self/fd/{own}') != _link(name)):
+        if (st.st_dev, st.st_ino) != (checked.st_dev, checked.st_ino):
             raise SegmentGoneError(f'{where} changed while it was opened')
         if fcntl.fcntl(own, fcntl.F_GET_SEALS) & SEALS != SEALS:
             raise ValueError(f'{where} is not sealed against shrinking and growing')
@@ -268,12 +290,12 @@ def _alive(pid):
 
 
 class Ticket:
-    """This process's slot in a CUDA IPC ticket (FORMAT.md "Tickets")."""
+    """This process's slot in the CUDA IPC ticket of the allocation `handle` names (FORMAT.md "Tickets")."""
 
     __slots__ = ('name', 'fd', '_pid', '__weakref__')
 
-    def __init__(self, name, pid, fd):
-        own, _ = _open_place(name, pid, fd, TICKET_SIZE)
+    def __init__(self, name, pid, fd, handle):
+        own, _ = _open_place(name, pid, fd, TICKET_SIZE, ticket=True)
         try:
             with _Lock(own):
                 fields = list(_TICKET.unpack(os.pread(own, _TICKET.size, 0)))
@@ -281,14 +303,17 @@ class Ticket:
                     raise ValueError(f"Segment '{name}' is not a ticket")
                 if fields[2] != 0:
                     raise SegmentGoneError(f"Ticket '{name}' was retired by its exporter")
-                slots = fields[3:]
+                if fields[-1] != handle:
+                    raise ValueError(f"Ticket '{name}' belongs to another CUDA allocation than the descriptor's "
+                                     '`handle` names')
+                slots = fields[3:-1]
                 for i, slot in enumerate(slots):
                     if slot != 0 and not _alive(slot):
                         slots[i] = 0
                 if 0 not in slots:
                     raise OSError(errno.EUSERS, f"Ticket '{name}' has no free slot ({SLOT_COUNT} in use)")
                 slots[slots.index(0)] = os.getpid()
-                os.pwrite(own, _TICKET.pack(*fields[:3], *slots), 0)
+                os.pwrite(own, _TICKET.pack(*fields[:3], *slots, handle), 0)
         except BaseException:
             os.close(own)
             raise
@@ -308,19 +333,19 @@ class Ticket:
             if os.getpid() == self._pid:
                 with _Lock(fd):
                     fields = list(_TICKET.unpack(os.pread(fd, _TICKET.size, 0)))
-                    slots = fields[3:]
+                    slots = fields[3:-1]
                     if self._pid in slots:
                         slots[slots.index(self._pid)] = 0
-                        os.pwrite(fd, _TICKET.pack(*fields[:3], *slots), 0)
+                        os.pwrite(fd, _TICKET.pack(*fields[:3], *slots, fields[-1]), 0)
         finally:
             os.close(fd)
 
 
 def ticket_slots(name, pid, fd):
     """The pids holding a slot in a ticket (for tests and diagnostics)."""
-    own, _ = _open_place(name, pid, fd, TICKET_SIZE)
+    own, _ = _open_place(name, pid, fd, TICKET_SIZE, ticket=True)
     try:
         with _Lock(own):
-            return [p for p in _TICKET.unpack(os.pread(own, _TICKET.size, 0))[3:] if p != 0]
+            return [p for p in _TICKET.unpack(os.pread(own, _TICKET.size, 0))[3:-1] if p != 0]
     finally:
         os.close(own)

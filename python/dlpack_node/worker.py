@@ -41,8 +41,8 @@ import traceback
 
 import numpy as np
 
-from . import empty, open as open_descriptor, share
-from ._errors import expected
+from . import _copy_into_segment, open as open_descriptor, share
+from ._errors import PrivateMemoryError, expected
 
 __all__ = ['serve', 'MAX_LINE']
 
@@ -69,17 +69,9 @@ def _shared(value):
     else:
         try:
             return share(value), value
-        except ValueError as error:
-            if 'over private memory' not in str(error):
-                raise
-    is_numpy = isinstance(value, np.ndarray)
-    shape = list(value.shape)
-    if is_numpy:
-        copy = empty(shape, dtype=_dtype_of(value))
-        copy[...] = value
-    else:
-        copy = empty(shape, dtype=_dtype_of(value), like='torch')
-        copy.copy_(value.resolve_conj().resolve_neg())
+        except PrivateMemoryError:
+            pass
+    copy = _copy_into_segment(value, _dtype_of(value))  # kept attached by the caller, not parked
     return share(copy), copy
 
 

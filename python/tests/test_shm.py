@@ -11,6 +11,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 import unittest
 import warnings
 
@@ -18,6 +19,7 @@ import numpy as np
 
 PYTHON_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 JSON_WORKER = os.path.join(os.path.dirname(PYTHON_DIR), 'test', 'fixtures', 'python', 'json_worker.py')
+PLACE_FLIPPER = os.path.join(os.path.dirname(JSON_WORKER), 'place_flipper.py')
 sys.path.insert(0, PYTHON_DIR)
 
 import dlpack_node as dl  # noqa: E402
@@ -82,11 +84,14 @@ def without_place(d):
     return {k: v for k, v in d.items() if k not in ('pid', 'fd')}
 
 
-def make_ticket(pids=()):
+HANDLE = bytes(range(64))
+
+
+def make_ticket(pids=(), handle=HANDLE):
     """A ticket as the Node exporter makes one (FORMAT.md "Tickets"); returns (name, fd)."""
-    name, fd = _segment._new_memfd(_segment.TICKET_SIZE)
+    name, fd = _segment._new_memfd(_segment.TICKET_SIZE, ticket=True)
     slots = list(pids) + [0] * (_segment.SLOT_COUNT - len(pids))
-    os.pwrite(fd, _segment._TICKET.pack(_segment.TICKET_MAGIC, _segment.SLOT_COUNT, 0, *slots), 0)
+    os.pwrite(fd, _segment._TICKET.pack(_segment.TICKET_MAGIC, _segment.SLOT_COUNT, 0, *slots, handle), 0)
     return name, fd
 
 
@@ -298,8 +303,10 @@ class SameProcessTest(SegmentTestCase):
 
     def test_share_needs_shared_memory_or_copy(self):
         private = np.arange(6.0).reshape(2, 3)
-        with self.assertRaisesRegex(ValueError, r'dlpack_node\.empty\(\).*copy=True'):
+        # A type of its own (a ValueError still), by which worker.py tells it apart.
+        with self.assertRaisesRegex(dl.PrivateMemoryError, r'dlpack_node\.empty\(\).*copy=True'):
             dl.share(private)
+        self.assertTrue(issubclass(dl.PrivateMemoryError, ValueError))
         d = self.share(private[:, ::-1], copy=True)
         self.assertEqual((d['shape'], d['strides'], d['byteOffset']), ([2, 3], [3, 1], 0))
         collect()
@@ -438,11 +445,11 @@ class SameProcessTest(SegmentTestCase):
         script = (
             'import gc, os, sys\n'
             'sys.path.insert(0, sys.argv[1])\n'
-            'from test_shm import make_ticket\n'
+            'from test_shm import HANDLE, make_ticket\n'
             'from dlpack_node import _segment\n'
             'gc.disable()\n'
             'name, fd = make_ticket()\n'
-            'ticket = _segment.Ticket(name, os.getpid(), fd)\n'
+            'ticket = _segment.Ticket(name, os.getpid(), fd, HANDLE)\n'
             'import weakref\n'
             'class Holder: pass\n'
             'holder = Holder(); weakref.finalize(holder, ticket.detach)  # as _cuda_ipc._Mapping\n'
@@ -480,7 +487,7 @@ class TicketTest(SegmentTestCase):
     def test_attach_takes_a_slot_detach_gives_it_back_retired_refuses(self):
         name, fd = make_ticket([os.getpid()])
         try:
-            ticket = _segment.Ticket(name, os.getpid(), fd)
+            ticket = _segment.Ticket(name, os.getpid(), fd, HANDLE)
             self.assertEqual(_segment.ticket_slots(name, os.getpid(), fd), [os.getpid(), os.getpid()])
             ticket.detach()
             ticket.detach()  # once only
@@ -489,7 +496,7 @@ class TicketTest(SegmentTestCase):
             fields[2] = 1  # retired
             os.pwrite(fd, _segment._TICKET.pack(*fields), 0)
             with self.assertRaisesRegex(dl.SegmentGoneError, 'retired'):
-                _segment.Ticket(name, os.getpid(), fd)
+                _segment.Ticket(name, os.getpid(), fd, HANDLE)
         finally:
             os.close(fd)
 
@@ -498,15 +505,37 @@ class TicketTest(SegmentTestCase):
         child.wait()
         name, fd = make_ticket([child.pid] * _segment.SLOT_COUNT)
         try:
-            ticket = _segment.Ticket(name, os.getpid(), fd)
+            ticket = _segment.Ticket(name, os.getpid(), fd, HANDLE)
             self.assertEqual(_segment.ticket_slots(name, os.getpid(), fd), [os.getpid()])
             ticket.detach()
         finally:
             os.close(fd)
         a = dl.empty(4096, 'uint8')
         d = self.share(a)
-        with self.assertRaisesRegex(ValueError, 'not a ticket'):
-            _segment.Ticket(d['name'], os.getpid(), d['fd'])
+        with self.assertRaisesRegex(ValueError, 'is a data segment, not a ticket'):
+            _segment.Ticket(d['name'], os.getpid(), d['fd'], HANDLE)
+
+    def test_a_ticket_never_opens_as_data(self):
+        # Issue 20 LOW 11: a 'shm' descriptor naming a ticket's place is refused.
+        name, fd = make_ticket([os.getpid()])
+        try:
+            d = {'kind': 'shm', 'version': 2, 'name': name, 'pid': os.getpid(), 'fd': fd, 'dataSize': 16,
+                 'dtype': 'uint8', 'shape': [16]}
+            with self.assertRaisesRegex(ValueError, 'is a CUDA-IPC ticket, not a data segment'):
+                dl.open(d)
+            self.assertEqual(_segment.ticket_slots(name, os.getpid(), fd), [os.getpid()])  # untouched
+        finally:
+            os.close(fd)
+
+    def test_a_ticket_of_another_allocation_is_refused(self):
+        # Issue 20 LOW 11: a handle paired with another allocation's ticket takes no slot in it.
+        name, fd = make_ticket([os.getpid()])
+        try:
+            with self.assertRaisesRegex(ValueError, 'another CUDA allocation'):
+                _segment.Ticket(name, os.getpid(), fd, bytes(64))
+            self.assertEqual(_segment.ticket_slots(name, os.getpid(), fd), [os.getpid()])
+        finally:
+            os.close(fd)
 
 
 @unittest.skipIf(torch is None, 'PyTorch is not installed')
@@ -650,6 +679,32 @@ class TwoProcessTest(SegmentTestCase):
         self.assertFalse(exists(d))
         failed = w.call('open', descriptor=d)
         self.assertEqual((failed['ok'], failed['type']), (False, 'SegmentGoneError'))
+
+    def test_a_place_flipping_to_a_fifo_never_opens_the_fifo(self):
+        # Issue 20 LOW 9: a same-user process flips the named descriptor
+        # between the segment and a FIFO while this one opens in a loop. Each
+        # open gives the segment or refuses; the FIFO is never opened (the
+        # child counts opens of it with inotify) and nothing blocks.
+        flipper = subprocess.Popen([sys.executable, PLACE_FLIPPER, '4'], stdout=subprocess.PIPE, text=True)
+        self.addCleanup(flipper.wait)
+        self.addCleanup(flipper.stdout.close)
+        self.addCleanup(flipper.kill)
+        d = json.loads(flipper.stdout.readline())
+        outcomes = {'opened': 0, 'refused': 0}
+        end = time.monotonic() + 2
+        while time.monotonic() < end:
+            try:
+                a = dl.open(d)
+            except (_segment.SegmentGoneError, PermissionError, ValueError):
+                outcomes['refused'] += 1
+                continue
+            self.assertEqual(a.tolist(), [1, 2, 3, 4])
+            outcomes['opened'] += 1
+            del a  # the last reference: the next open goes through the place again
+        report = json.loads(flipper.stdout.readline())  # the child stops flipping on its own
+        self.assertGreater(report['flips'], 0)
+        self.assertEqual(report['fifoOpens'], 0, f'the FIFO was opened (outcomes {outcomes})')
+        self.assertGreater(sum(outcomes.values()), 0)
 
     def test_killed_child_does_not_keep_the_segment(self):
         a = dl.empty(4)

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "../core/cuda_ipc.h"
+#include "../core/cuda_memory.h"
 #include "../core/share_registry.h"
 #include "../core/shm.h"
 #include "env_state.h"
@@ -143,7 +144,7 @@ Napi::Value CudaIpcOpen(const Napi::CallbackInfo& info) {
 }
 
 Napi::Value CudaIpcCollect(const Napi::CallbackInfo& info) {
-  return Napi::Number::New(info.Env(), cuda::CollectIpc());
+  return Napi::Number::New(info.Env(), cuda::CollectShareable());
 }
 
 Napi::Value CudaIpcCounts(const Napi::CallbackInfo& info) {

@@ -13,8 +13,7 @@
 
 #include "libstdcxx_floor.h"
 
-#include "cuda_memory.h"
-#include "shm.h"
+#include "ipc_ticket.h"
 
 #ifdef DLPACK_WITH_CUDA
 #include <cuda_runtime_api.h>
@@ -24,9 +23,11 @@ namespace dlnode {
 namespace cuda {
 namespace {
 
+static_assert(kIpcHandleBytes == kTicketHandleBytes, "a ticket holds its allocation's handle");
+
 // What this process knows of one allocation it exported or opened.
 struct Entry {
-  std::shared_ptr<ShmTicket> ticket;  // null until first shared
+  std::shared_ptr<IpcTicket> ticket;  // null until first shared
   std::string handle;
   int device = 0;
   bool opened = false;  // a mapping of another process's allocation
@@ -37,13 +38,13 @@ struct Waiting {
   void* ptr;
   int device;
   uint64_t bytes;
-  std::shared_ptr<ShmTicket> ticket;
+  std::shared_ptr<IpcTicket> ticket;
 };
 
 // Process-wide on purpose, like the memory: any thread may share, open or
 // release. Never destroyed (releases may run at exit). Nothing waits for
 // another process under the mutex: tickets are attached and detached outside
-// it, and retired without waiting (ShmTicket::RetireIfAlone).
+// it, and retired without waiting (IpcTicket::RetireIfAlone).
 struct Registry {
   std::mutex mutex;
   std::condition_variable opened;  // an open in progress (`opening`) ended
@@ -86,10 +87,8 @@ IpcResult FailShm(const ShmResult& shm, const std::string& ticket) {
   }
 }
 
-IpcResult TooSmall(uint64_t holds, uint64_t says) {
-  return Fail(IpcFailure::kInvalid, "The shared CUDA allocation holds " + std::to_string(holds) +
-                                        " bytes, fewer than the " + std::to_string(says) +
-                                        " the descriptor says");
+IpcResult TooSmall(uint64_t holds, uint64_t needs) {
+  return Fail(IpcFailure::kInvalid, HoldsFewerBytes("The shared CUDA allocation", holds, needs));
 }
 
 std::string Hex(const unsigned char* bytes, int n) {
@@ -197,7 +196,7 @@ void CloseHandle(void*, int) {}
 // Another process's allocation mapped into this one.
 class OpenedMemory final : public NativeMemory {
  public:
-  OpenedMemory(void* ptr, uint64_t size, int device, std::shared_ptr<ShmTicket> ticket)
+  OpenedMemory(void* ptr, uint64_t size, int device, std::shared_ptr<IpcTicket> ticket)
       : NativeMemory(ptr, size), device_(device), ticket_(std::move(ticket)) {}
 
  private:
@@ -222,7 +221,7 @@ class OpenedMemory final : public NativeMemory {
   }
 
   int device_;
-  std::shared_ptr<ShmTicket> ticket_;
+  std::shared_ptr<IpcTicket> ticket_;
 };
 
 }  // namespace
@@ -236,7 +235,7 @@ void AddShareable(NativeMemory* memory, int device) {
 
 bool ReleaseShareable(NativeMemory* memory, int device) {
   Registry& r = registry();
-  std::shared_ptr<ShmTicket> ticket;  // released after the mutex
+  std::shared_ptr<IpcTicket> ticket;  // released after the mutex
   std::lock_guard<std::mutex> guard(r.mutex);
   auto it = r.by_memory.find(memory);
   if (it == r.by_memory.end()) return false;
@@ -269,8 +268,8 @@ IpcResult ShareIpc(NativeMemory* memory, IpcShare* out) {
     const Status s = GetHandle(memory->base(), e.device, handle);
     if (!s.ok) return FailCuda(s, "cudaIpcGetMemHandle");
     ShmResult shm;
-    std::unique_ptr<ShmTicket> ticket =
-        ShmTicket::Create(&shm);  // a new file: nobody else to wait for
+    std::unique_ptr<IpcTicket> ticket =
+        IpcTicket::Create(handle, &shm);  // a new file: nobody else to wait for
     if (ticket == nullptr) return FailShm(shm, "(new)");
     e.ticket = std::move(ticket);
     e.handle = Hex(handle, kIpcHandleBytes);
@@ -305,6 +304,13 @@ Ref<NativeMemory> OpenIpc(const IpcShare& share, IpcResult* result) {
   auto known = r.by_ticket.find(share.ticket);
   if (known != r.by_ticket.end()) {
     NativeMemory* known_memory = known->second;
+    auto entry = r.by_memory.find(known_memory);
+    if (entry != r.by_memory.end() && entry->second.handle != share.handle) {
+      *result = Fail(IpcFailure::kInvalid, "Ticket '" + share.ticket +
+                                               "' belongs to another CUDA allocation than the "
+                                               "descriptor's handle names");
+      return {};
+    }
     if (!known_memory->TryRetain()) {
       *result = Fail(IpcFailure::kGone,
                      "The CUDA memory of ticket '" + share.ticket + "' is being released");
@@ -330,7 +336,8 @@ Ref<NativeMemory> OpenIpc(const IpcShare& share, IpcResult* result) {
   // Outside the mutex: attaching may wait for another process's ticket lock.
   Ref<NativeMemory> memory;
   ShmResult shm;
-  std::shared_ptr<ShmTicket> ticket = ShmTicket::Open({share.ticket, share.pid, share.fd}, &shm);
+  std::shared_ptr<IpcTicket> ticket =
+      IpcTicket::Open({share.ticket, share.pid, share.fd}, handle, &shm);
   if (ticket == nullptr) {
     *result = FailShm(shm, share.ticket);
   } else {
@@ -355,9 +362,11 @@ Ref<NativeMemory> OpenIpc(const IpcShare& share, IpcResult* result) {
   return memory;
 }
 
-int CollectIpc() {
+std::vector<IpcFree> CollectIpc(int* waiting) {
   Registry& r = registry();
-  if (r.waiting_count.load() == 0) return 0;
+  std::vector<IpcFree> frees;
+  *waiting = r.waiting_count.load();
+  if (*waiting == 0) return frees;
   std::lock_guard<std::mutex> guard(r.mutex);
   for (size_t i = 0; i < r.waiting.size();) {
     Waiting& w = r.waiting[i];
@@ -365,12 +374,13 @@ int CollectIpc() {
       ++i;
       continue;
     }
-    FreeShareable(w.ptr, w.device, w.bytes);
+    frees.push_back({w.ptr, w.device, w.bytes});
     r.waiting[i] = std::move(r.waiting.back());
     r.waiting.pop_back();
   }
   r.waiting_count.store(static_cast<int>(r.waiting.size()));
-  return r.waiting_count.load();
+  *waiting = r.waiting_count.load();
+  return frees;
 }
 
 IpcCounts CountIpc() {

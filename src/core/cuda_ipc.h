@@ -4,18 +4,19 @@
 // cudaIpcOpenMemHandle. Stream-ordered pool memory cannot be exported that
 // way, so only memory allocated as MemoryKind::kShareable is shared.
 //
-// Lifetime: the first share creates a "ticket" (shm.h ShmTicket), a sealed
+// Lifetime: the first share creates a "ticket" (ipc_ticket.h), a sealed
 // memfd in which every process that opened the allocation holds a slot. When
 // the exporter lets go of the allocation while another process still holds
-// the ticket, the free waits: CollectIpc() frees it once the ticket is
-// retired (no other process attached; a killed process's slot is pruned).
-// Importers close their mapping before giving up their slot. Ticket locks are
-// never waited for under this module's mutex.
+// the ticket, the free waits: CollectIpc() hands it back to be freed
+// (cuda_memory.h CollectShareable) once the ticket is retired (no other process attached; a killed
+// process's slot is pruned). Importers close their mapping before giving up their slot. Ticket
+// locks are never waited for under this module's mutex.
 #ifndef DLPACK_NODE_CORE_CUDA_IPC_H_
 #define DLPACK_NODE_CORE_CUDA_IPC_H_
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "cuda_runtime.h"
 #include "managed.h"
@@ -60,9 +61,18 @@ IpcResult ShareIpc(NativeMemory* memory, IpcShare* out);
 // this process's one mapping of the handle (later opens share it).
 Ref<NativeMemory> OpenIpc(const IpcShare& share, IpcResult* result);
 
-// Frees exported allocations whose exporter let go, once no other process
-// holds their ticket; returns how many still wait.
-int CollectIpc();
+// An exported allocation whose exporter let go and that no other process
+// maps any more, for the caller to free (cuda_memory.h CollectShareable).
+struct IpcFree {
+  void* ptr;
+  int device;
+  uint64_t bytes;
+};
+
+// Retires the tickets of exported allocations whose exporter let go, once no
+// other process holds them, and returns those allocations (this module frees
+// no memory); `*waiting` is how many still wait.
+std::vector<IpcFree> CollectIpc(int* waiting);
 
 struct IpcCounts {
   int exported;  // shareable allocations alive in this process
@@ -72,8 +82,8 @@ struct IpcCounts {
 IpcCounts CountIpc();
 
 // For cuda_memory.cc. A new kShareable allocation; and the exporter letting
-// go of one: true when the free must wait for importers (the allocation is
-// then CollectIpc's to free), false when the caller frees it now.
+// go of one: true when the free must wait for importers (CollectIpc returns
+// the allocation once none is left), false when the caller frees it now.
 void AddShareable(NativeMemory* memory, int device);
 bool ReleaseShareable(NativeMemory* memory, int device);
 

@@ -177,7 +177,7 @@ Ref<CudaMemory> CudaMemory::Allocate(MemoryKind kind, int device, uint64_t bytes
     *status = guard.status();
     return {};
   }
-  CollectIpc();  // frees that waited for importers come first (one atomic load when none)
+  CollectShareable();  // frees that waited for importers come first (one atomic load when none)
   void* ptr = nullptr;
   const size_t size =
       bytes == 0 ? 1 : static_cast<size_t>(bytes);  // a valid pointer even when empty
@@ -260,14 +260,14 @@ void CudaMemory::Destroy() noexcept {
     fence_.Forget(RuntimeStreamOps());
   else
     fence_.Wait(RuntimeStreamOps());
-  // Shareable memory another process still maps is freed later (CollectIpc).
+  // Shareable memory another process still maps is freed later (CollectShareable).
   if (kind_ != MemoryKind::kShareable || !ReleaseShareable(this, device_)) {
     Free(kind_, base(), device_, length());
   }
   delete this;
 }
 
-void FreeShareable(void* ptr, int device, uint64_t bytes) {
+static void FreeShareable(void* ptr, int device, uint64_t bytes) {
   Free(MemoryKind::kShareable, ptr, device, bytes);
 }
 
@@ -344,7 +344,7 @@ void CudaMemory::Destroy() noexcept {
   delete this;
 }
 
-void FreeShareable(void*, int device, uint64_t bytes) {
+static void FreeShareable(void*, int device, uint64_t bytes) {
   CountFree(device, static_cast<int64_t>(bytes));
 }
 
@@ -359,6 +359,12 @@ Status Copy(int, int, void*, const void*, uint64_t) {
 }
 
 #endif
+
+int CollectShareable() {
+  int waiting = 0;
+  for (const IpcFree& f : CollectIpc(&waiting)) FreeShareable(f.ptr, f.device, f.bytes);
+  return waiting;
+}
 
 }  // namespace cuda
 }  // namespace dlnode

@@ -91,9 +91,10 @@ Status Copy(int device, int other, void* dst, const void* src, uint64_t bytes);
 Status CopyAsync(int device, int other, void* dst, const void* src, uint64_t bytes,
                  uintptr_t stream);
 
-// Frees a kShareable allocation whose CudaMemory is gone, after its
-// importers let go (cuda_ipc.cc); counted in Stats until then.
-void FreeShareable(void* ptr, int device, uint64_t bytes);
+// Frees the kShareable allocations whose CudaMemory is gone and whose
+// importers all let go (cuda_ipc.h CollectIpc; counted in Stats until then);
+// returns how many still wait for importers.
+int CollectShareable();
 
 // This process's allocations through CudaMemory on `device`.
 MemoryStats Stats(int device);

@@ -1,8 +1,6 @@
 #include "shm.h"
 
 #include <fcntl.h>
-#include <signal.h>
-#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -21,23 +19,13 @@ constexpr char kPrefix[] = "dlpack-";
 constexpr size_t kTokenDigits = 32;
 constexpr unsigned kSeals = F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL;
 
-// python/FORMAT.md "Tickets": the one page of a ticket.
-constexpr char kTicketMagic[8] = {'D', 'L', 'P', 'K', 'T', 'K', 'T', 2};
-constexpr uint64_t kTicketSize = 4096;
-struct TicketHeader {
-  char magic[8];
-  uint32_t slot_count;
-  uint32_t retired;  // 1 once the exporter retired it: nobody attaches any more
-  int32_t pids[kShmSlots];
-};
-static_assert(offsetof(TicketHeader, pids) == 16,
-              "python/FORMAT.md: ticket slots start at byte 16");
-static_assert(sizeof(TicketHeader) <= kTicketSize, "the header fits its page");
+// python/FORMAT.md "Names": a ticket's memfd is its name and this suffix, so
+// a segment's place never opens as a ticket nor a ticket's as a segment.
+constexpr char kTicketSuffix[] = ".ticket";
 
-ShmResult Fail(ShmFailure failure, const std::string& what, int error = 0) {
-  std::string message = what;
-  if (error != 0) message += ": " + std::string(std::strerror(error));
-  return {failure, message};
+// A segment smaller than its descriptor says.
+ShmResult TooSmall(const std::string& name, uint64_t holds, uint64_t needs) {
+  return {ShmFailure::kInvalid, HoldsFewerBytes("Segment '" + name + "'", holds, needs)};
 }
 
 ShmFailure FailureOf(int error) {
@@ -97,7 +85,7 @@ int NewMemfd(const std::string& name, uint64_t size, ShmResult* result) {
   Fd fd(raw);
   if (fd.get() < 0) {
     const int error = errno;
-    *result = Fail(FailureOf(error), "Could not create a shared-memory segment", error);
+    *result = ShmFail(FailureOf(error), "Could not create a shared-memory segment", error);
     return -1;
   }
   int error = fchmod(fd.get(), 0600) == 0 ? 0 : errno;
@@ -105,7 +93,7 @@ int NewMemfd(const std::string& name, uint64_t size, ShmResult* result) {
   if (error == 0) error = posix_fallocate(fd.get(), 0, static_cast<off_t>(size));
   if (error == 0 && fcntl(fd.get(), F_ADD_SEALS, kSeals) != 0) error = errno;
   if (error != 0) {
-    *result = Fail(FailureOf(error), "Could not size and seal the shared-memory segment", error);
+    *result = ShmFail(FailureOf(error), "Could not size and seal the shared-memory segment", error);
     return -1;
   }
   return fd.release();
@@ -115,8 +103,10 @@ std::string ProcFd(int64_t pid, int64_t fd) {
   return "/proc/" + std::to_string(pid) + "/fd/" + std::to_string(fd);
 }
 
-// What /proc/<pid>/fd/<n> reads for the memfd `name`.
-std::string LinkOf(const std::string& name) { return "/memfd:" + name + " (deleted)"; }
+// What /proc/<pid>/fd/<n> reads for the memfd of segment or ticket `name`.
+std::string LinkOf(const std::string& name, PlaceKind kind) {
+  return "/memfd:" + name + (kind == PlaceKind::kTicket ? kTicketSuffix : "") + " (deleted)";
+}
 
 bool LinkIs(const std::string& path, const std::string& expected) {
   char buffer[512];
@@ -124,85 +114,6 @@ bool LinkIs(const std::string& path, const std::string& expected) {
   const ssize_t n = readlink(path.c_str(), buffer, sizeof buffer);
   return n >= 0 && static_cast<size_t>(n) == expected.size() &&
          std::memcmp(buffer, expected.data(), n) == 0;
-}
-
-}  // namespace
-
-// python/FORMAT.md "Opening": reopens the segment `place` names, after
-// checking that the place holds a memfd of that name (the random token), that
-// the file opened is the file checked (device and inode), a regular file of
-// `owner` (this user: OpenPlace passes geteuid()), sealed against shrinking
-// and growing, of at least `min_size` bytes. Nothing is opened before the link's name matched, so a
-// stale or forged place never opens a device, a pipe or another user's file.
-int OpenShmPlace(const ShmPlace& place, uint64_t min_size, uid_t owner, uint64_t* size,
-                 ShmResult* result) {
-  const std::string& name = place.name;
-  if (!ValidShmName(name)) {
-    *result =
-        Fail(ShmFailure::kMalformed, "Expected a segment name 'dlpack-' + 32 lowercase hex digits");
-    return -1;
-  }
-  if (place.pid <= 0 || place.pid > INT32_MAX || place.fd < 0 || place.fd > INT32_MAX) {
-    *result = Fail(ShmFailure::kMalformed, "Expected a process id and a descriptor number");
-    return -1;
-  }
-  const std::string path = ProcFd(place.pid, place.fd);
-  const std::string where = "Segment '" + name + "' (process " + std::to_string(place.pid) +
-                            ", descriptor " + std::to_string(place.fd) + ")";
-  if (!LinkIs(path, LinkOf(name))) {
-    const int error = errno;
-    if (error == EACCES || error == EPERM) {
-      *result = Fail(ShmFailure::kDenied, where + " cannot be inspected (another user's process?)",
-                     error);
-    } else {
-      *result = Fail(ShmFailure::kGone,
-                     where + " is no longer open there (released, or its process ended)");
-    }
-    return -1;
-  }
-  struct stat by_path;
-  if (stat(path.c_str(), &by_path) != 0) {
-    const int error = errno;
-    *result = Fail(FailureOf(error), where + " could not be read", error);
-    return -1;
-  }
-  if (!S_ISREG(by_path.st_mode) || by_path.st_uid != owner) {
-    *result = Fail(ShmFailure::kDenied, where + " is not a segment of this user");
-    return -1;
-  }
-  Fd fd(open(path.c_str(), O_RDWR | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
-  if (fd.get() < 0) {
-    const int error = errno;
-    *result = Fail(FailureOf(error), where + " could not be opened", error);
-    return -1;
-  }
-  struct stat st;
-  const int seals = fcntl(fd.get(), F_GET_SEALS);
-  if (fstat(fd.get(), &st) != 0 || st.st_dev != by_path.st_dev || st.st_ino != by_path.st_ino ||
-      !S_ISREG(st.st_mode) || st.st_uid != owner ||
-      !LinkIs(ProcFd(getpid(), fd.get()), LinkOf(name))) {
-    *result = Fail(ShmFailure::kGone, where + " changed while it was opened");
-    return -1;
-  }
-  if (seals < 0 || (static_cast<unsigned>(seals) & kSeals) != kSeals) {
-    *result = Fail(ShmFailure::kInvalid, where + " is not sealed against shrinking and growing");
-    return -1;
-  }
-  if (static_cast<uint64_t>(st.st_size) < min_size) {
-    *result =
-        Fail(ShmFailure::kInvalid, "Segment '" + name + "' holds " + std::to_string(st.st_size) +
-                                       " bytes, fewer than the " + std::to_string(min_size) +
-                                       " the descriptor needs");
-    return -1;
-  }
-  *size = static_cast<uint64_t>(st.st_size);
-  return fd.release();
-}
-
-namespace {
-
-int OpenPlace(const ShmPlace& place, uint64_t min_size, uint64_t* size, ShmResult* result) {
-  return OpenShmPlace(place, min_size, geteuid(), size, result);
 }
 
 // This process's segments by name: threads and repeated opens of one segment
@@ -240,83 +151,115 @@ Ref<ShmSegment> Reuse(const std::string& name, uint64_t min_data_size, ShmResult
   if (it == held().end() || !it->second->TryRetain()) return {};
   auto segment = Ref<ShmSegment>::adopt(it->second);
   if (segment->length() < min_data_size) {
-    *result = Fail(ShmFailure::kInvalid,
-                   "Segment '" + name + "' holds " + std::to_string(segment->length()) +
-                       " bytes, fewer than the " + std::to_string(min_data_size) +
-                       " the descriptor needs");
+    *result = TooSmall(name, segment->length(), min_data_size);
   }
   return segment;
 }
 
-bool Alive(int32_t pid) { return pid > 0 && (kill(pid, 0) == 0 || errno != ESRCH); }
-
-// Holds flock on a ticket for a scope; `locked()` is false when a
-// non-blocking attempt found it held.
-class TicketLock {
- public:
-  TicketLock(int fd, bool wait) : fd_(fd) {
-    int r;
-    while ((r = flock(fd_, wait ? LOCK_EX : LOCK_EX | LOCK_NB)) != 0 && errno == EINTR) {
-    }
-    locked_ = r == 0;
-  }
-  ~TicketLock() {
-    if (locked_) flock(fd_, LOCK_UN);
-  }
-  TicketLock(const TicketLock&) = delete;
-  TicketLock& operator=(const TicketLock&) = delete;
-  bool locked() const { return locked_; }
-
- private:
-  int fd_;
-  bool locked_ = false;
-};
-
-bool ReadTicket(int fd, TicketHeader* h) {
-  return pread(fd, h, sizeof *h, 0) == static_cast<ssize_t>(sizeof *h) &&
-         std::memcmp(h->magic, kTicketMagic, sizeof kTicketMagic) == 0 &&
-         h->slot_count == kShmSlots;
-}
-
-bool WriteTicket(int fd, const TicketHeader& h) {
-  return pwrite(fd, &h, sizeof h, 0) == static_cast<ssize_t>(sizeof h);
-}
-
-// Clears the slots of dead processes; returns how many other live processes hold one.
-int PruneOthers(TicketHeader* h) {
-  const auto self = static_cast<int32_t>(getpid());
-  int others = 0;
-  for (int32_t& pid : h->pids) {
-    if (pid == 0 || pid == self) continue;
-    if (Alive(pid)) {
-      ++others;
-    } else {
-      pid = 0;
-    }
-  }
-  return others;
-}
-
-bool TakeSlot(TicketHeader* h) {
-  for (int32_t& pid : h->pids) {
-    if (pid == 0) {
-      pid = static_cast<int32_t>(getpid());
-      return true;
-    }
-  }
-  return false;
-}
-
-void DropSlot(TicketHeader* h) {
-  for (int32_t& pid : h->pids) {
-    if (pid == static_cast<int32_t>(getpid())) {
-      pid = 0;
-      return;
-    }
-  }
-}
-
 }  // namespace
+
+ShmResult ShmFail(ShmFailure failure, const std::string& what, int error) {
+  std::string message = what;
+  if (error != 0) message += ": " + std::string(std::strerror(error));
+  return {failure, message};
+}
+
+std::string HoldsFewerBytes(const std::string& what, uint64_t holds, uint64_t needs) {
+  return what + " holds " + std::to_string(holds) + " bytes, fewer than the " +
+         std::to_string(needs) + " the descriptor needs";
+}
+
+int CreateMemfd(PlaceKind kind, uint64_t size, std::string* name, ShmResult* result) {
+  *name = NewName();
+  return NewMemfd(kind == PlaceKind::kTicket ? *name + kTicketSuffix : *name, size, result);
+}
+
+// python/FORMAT.md "Opening": reopens the segment (or ticket) `place` names. The place
+// is first opened O_PATH, which has no side effect whatever it names (a FIFO
+// does not wait for a writer, a tty does not become the controlling one),
+// and every check reads that descriptor: the link's name (the random token),
+// a regular file of `owner` (this user: every caller passes geteuid(); tests
+// pass another uid, since only root can make a file another user owns). Only that checked file is
+// then reopened for reading and writing, through this process's own /proc/self/fd entry, so a place
+// flipped to another file meanwhile never reaches the open; then the seals and the size (at least
+// `min_size` bytes).
+int OpenShmPlace(const ShmPlace& place, PlaceKind kind, uint64_t min_size, uid_t owner,
+                 uint64_t* size, ShmResult* result) {
+  const std::string& name = place.name;
+  if (!ValidShmName(name)) {
+    *result = ShmFail(ShmFailure::kMalformed,
+                      "Expected a segment name 'dlpack-' + 32 lowercase hex digits");
+    return -1;
+  }
+  if (place.pid <= 0 || place.pid > INT32_MAX || place.fd < 0 || place.fd > INT32_MAX) {
+    *result = ShmFail(ShmFailure::kMalformed, "Expected a process id and a descriptor number");
+    return -1;
+  }
+  const std::string path = ProcFd(place.pid, place.fd);
+  const bool ticket = kind == PlaceKind::kTicket;
+  const std::string where = (ticket ? "Ticket '" : "Segment '") + name + "' (process " +
+                            std::to_string(place.pid) + ", descriptor " + std::to_string(place.fd) +
+                            ")";
+  const std::string link = LinkOf(name, kind);
+  // A cheap first look; the decisive checks read the opened descriptor below.
+  if (!LinkIs(path, link)) {
+    const int error = errno;
+    if (LinkIs(path, LinkOf(name, ticket ? PlaceKind::kSegment : PlaceKind::kTicket))) {
+      *result = ShmFail(ShmFailure::kInvalid, where + (ticket ? " is a data segment, not a ticket"
+                                                              : " is a CUDA-IPC ticket, not a data "
+                                                                "segment"));
+    } else if (error == EACCES || error == EPERM) {
+      *result = ShmFail(ShmFailure::kDenied,
+                        where + " cannot be inspected (another user's process?)", error);
+    } else {
+      *result = ShmFail(ShmFailure::kGone,
+                        where + " is no longer open there (released, or its process ended)");
+    }
+    return -1;
+  }
+  Fd handle(open(path.c_str(), O_PATH | O_CLOEXEC));
+  if (handle.get() < 0) {
+    const int error = errno;
+    *result = ShmFail(FailureOf(error), where + " could not be opened", error);
+    return -1;
+  }
+  struct stat checked;
+  if (fstat(handle.get(), &checked) != 0) {
+    const int error = errno;
+    *result = ShmFail(FailureOf(error), where + " could not be read", error);
+    return -1;
+  }
+  if (!LinkIs(ProcFd(getpid(), handle.get()), link)) {
+    *result = ShmFail(ShmFailure::kGone, where + " changed while it was opened");
+    return -1;
+  }
+  if (!S_ISREG(checked.st_mode) || checked.st_uid != owner) {
+    *result = ShmFail(ShmFailure::kDenied, where + " is not a segment of this user");
+    return -1;
+  }
+  Fd fd(open(ProcFd(getpid(), handle.get()).c_str(), O_RDWR | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
+  if (fd.get() < 0) {
+    const int error = errno;
+    *result = ShmFail(FailureOf(error), where + " could not be opened", error);
+    return -1;
+  }
+  struct stat st;
+  if (fstat(fd.get(), &st) != 0 || st.st_dev != checked.st_dev || st.st_ino != checked.st_ino) {
+    *result = ShmFail(ShmFailure::kGone, where + " changed while it was opened");
+    return -1;
+  }
+  const int seals = fcntl(fd.get(), F_GET_SEALS);
+  if (seals < 0 || (static_cast<unsigned>(seals) & kSeals) != kSeals) {
+    *result = ShmFail(ShmFailure::kInvalid, where + " is not sealed against shrinking and growing");
+    return -1;
+  }
+  if (static_cast<uint64_t>(st.st_size) < min_size) {
+    *result = TooSmall(name, static_cast<uint64_t>(st.st_size), min_size);
+    return -1;
+  }
+  *size = static_cast<uint64_t>(st.st_size);
+  return fd.release();
+}
 
 bool ValidShmName(const std::string& name) {
   if (name.size() != sizeof kPrefix - 1 + kTokenDigits ||
@@ -347,7 +290,7 @@ Ref<ShmSegment> ShmSegment::Create(uint64_t data_size, ShmResult* result) {
   if (map == MAP_FAILED) {
     const int error = errno;
     close(fd);
-    *result = Fail(FailureOf(error), "Could not map the shared-memory segment", error);
+    *result = ShmFail(FailureOf(error), "Could not map the shared-memory segment", error);
     return {};
   }
   auto* segment = new ShmSegment(name, fd, map, map_size, data_size);
@@ -365,14 +308,14 @@ Ref<ShmSegment> ShmSegment::Open(const ShmPlace& place, uint64_t min_data_size, 
   if (!result->ok()) return {};  // `existing` is dropped here, unlocked
   if (existing) return existing;
   uint64_t size = 0;
-  const int fd = OpenPlace(place, min_data_size, &size, result);
+  const int fd = OpenShmPlace(place, PlaceKind::kSegment, min_data_size, geteuid(), &size, result);
   if (fd < 0) return {};
   void* map =
       size == 0 ? MAP_FAILED : mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   if (map == MAP_FAILED) {
     const int error = size == 0 ? EINVAL : errno;
     close(fd);
-    *result = Fail(FailureOf(error), "Could not map segment '" + place.name + "'", error);
+    *result = ShmFail(FailureOf(error), "Could not map segment '" + place.name + "'", error);
     return {};
   }
   // The data is the whole file: its size was sealed before it was shared.
@@ -403,84 +346,6 @@ void ShmSegment::Destroy() noexcept {
   munmap(map_, map_size_);
   close(fd_);
   delete this;
-}
-
-std::unique_ptr<ShmTicket> ShmTicket::Create(ShmResult* result) {
-  const std::string name = NewName();
-  const int fd = NewMemfd(name, kTicketSize, result);
-  if (fd < 0) return nullptr;
-  std::unique_ptr<ShmTicket> ticket(new ShmTicket(name, fd));
-  TicketHeader h{};
-  std::memcpy(h.magic, kTicketMagic, sizeof kTicketMagic);
-  h.slot_count = kShmSlots;
-  h.pids[0] = static_cast<int32_t>(getpid());
-  if (!WriteTicket(fd, h)) {
-    const int error = errno;
-    ticket->attached_ = false;
-    *result = Fail(ShmFailure::kSystem, "Could not write the ticket", error);
-    return nullptr;
-  }
-  return ticket;
-}
-
-std::unique_ptr<ShmTicket> ShmTicket::Open(const ShmPlace& place, ShmResult* result) {
-  uint64_t size = 0;
-  const int fd = OpenPlace(place, kTicketSize, &size, result);
-  if (fd < 0) return nullptr;
-  std::unique_ptr<ShmTicket> ticket(new ShmTicket(place.name, fd));
-  ticket->attached_ = false;
-  TicketLock lock(fd, true);
-  TicketHeader h;
-  if (!ReadTicket(fd, &h)) {
-    *result = Fail(ShmFailure::kInvalid, "Segment '" + place.name + "' is not a ticket");
-    return nullptr;
-  }
-  if (h.retired != 0) {
-    *result = Fail(ShmFailure::kGone, "Ticket '" + place.name + "' was retired by its exporter");
-    return nullptr;
-  }
-  PruneOthers(&h);
-  if (!TakeSlot(&h)) {
-    *result =
-        Fail(ShmFailure::kSystem, "Ticket '" + place.name + "' has no free slot (128 in use)");
-    return nullptr;
-  }
-  if (!WriteTicket(fd, h)) {
-    const int error = errno;
-    *result = Fail(ShmFailure::kSystem, "Could not write ticket '" + place.name + "'", error);
-    return nullptr;
-  }
-  ticket->attached_ = true;
-  return ticket;
-}
-
-ShmTicket::~ShmTicket() {
-  if (attached_) {
-    TicketLock lock(fd_, true);
-    TicketHeader h;
-    if (ReadTicket(fd_, &h)) {
-      DropSlot(&h);
-      WriteTicket(fd_, h);
-    }
-  }
-  close(fd_);
-}
-
-bool ShmTicket::RetireIfAlone() {
-  if (!attached_) return true;  // retired already
-  TicketLock lock(fd_, false);
-  if (!lock.locked()) return false;  // another process is attaching or detaching: later
-  TicketHeader h;
-  if (!ReadTicket(fd_, &h)) return false;
-  if (PruneOthers(&h) != 0) {
-    WriteTicket(fd_, h);
-    return false;
-  }
-  DropSlot(&h);
-  h.retired = 1;
-  if (!WriteTicket(fd_, h)) return false;
-  attached_ = false;
-  return true;
 }
 
 }  // namespace dlnode

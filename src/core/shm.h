@@ -1,5 +1,6 @@
 // Shared memory for tensors other processes map (docs/API.md "Sharing", kind
-// 'shm') and the tickets of CUDA IPC exports. The format and protocol are in
+// 'shm'), and the sealed memfds and places that CUDA IPC tickets
+// (ipc_ticket.h) are made of. The format and protocol are in
 // python/FORMAT.md, which the Python module implements too.
 //
 // A segment is a sealed memfd (memfd_create with MFD_ALLOW_SEALING, then
@@ -18,14 +19,11 @@
 #include <sys/types.h>
 
 #include <cstdint>
-#include <memory>
 #include <string>
 
 #include "managed.h"
 
 namespace dlnode {
-
-constexpr uint32_t kShmSlots = 128;
 
 enum class ShmFailure {
   kNone,
@@ -56,12 +54,30 @@ struct ShmPlace {
 // The name grammar (python/FORMAT.md "Names"): 'dlpack-' + 32 lowercase hex digits.
 bool ValidShmName(const std::string& name);
 
-// Opens the file `place` names after python/FORMAT.md "Opening"'s checks,
-// with the user whose file it must be given: Open() passes geteuid(). Tests
-// pass another uid to exercise the owner check, since only root can make a
-// segment another user owns. The descriptor, or -1 with `result` saying why.
-int OpenShmPlace(const ShmPlace& place, uint64_t min_size, uid_t owner, uint64_t* size,
-                 ShmResult* result);
+// What a place must hold: a data segment, or a CUDA IPC ticket (ipc_ticket.h),
+// whose memfd name carries the suffix '.ticket' so neither opens as the other.
+enum class PlaceKind { kSegment, kTicket };
+
+// A failure result; `error` (an errno, 0 for none) is appended as text.
+ShmResult ShmFail(ShmFailure failure, const std::string& what, int error = 0);
+
+// The one message for a file or allocation smaller than its descriptor says:
+// "<what> holds N bytes, fewer than the M the descriptor needs".
+std::string HoldsFewerBytes(const std::string& what, uint64_t holds, uint64_t needs);
+
+// A new sealed memfd of `kind` and `size` bytes (python/FORMAT.md
+// "Creating"), named `*name` (a fresh random name); -1 with `*result` set.
+int CreateMemfd(PlaceKind kind, uint64_t size, std::string* name, ShmResult* result);
+
+// python/FORMAT.md "Opening": a new read-write descriptor of the memfd of
+// `kind` named `place.name` that `place` holds, checked (name, kind, owner,
+// seals, at least `min_size` bytes) on descriptors this process opened
+// itself, never by path alone; its size in `*size`. -1 with `*result` set.
+// `owner` is the user whose file it must be: callers pass geteuid(); tests
+// pass another uid to reach the owner check, since only root can make a
+// segment another user owns.
+int OpenShmPlace(const ShmPlace& place, PlaceKind kind, uint64_t min_size, uid_t owner,
+                 uint64_t* size, ShmResult* result);
 
 // This process's hold on a segment (one per process: repeated opens and
 // other threads share it): a descriptor and a mapping of its data. The last
@@ -87,39 +103,6 @@ class ShmSegment final : public NativeMemory {
   int fd_;
   void* map_;
   uint64_t map_size_;
-};
-
-// A CUDA IPC export's ticket (cuda_ipc.h): a one-page sealed memfd whose
-// slots hold the pid of every process that maps the allocation. Its lock is
-// flock on the ticket itself, never taken under a process-wide mutex except
-// without waiting (RetireIfAlone).
-class ShmTicket {
- public:
-  // A new ticket holding this process's slot.
-  static std::unique_ptr<ShmTicket> Create(ShmResult* result);
-  // Attaches to the ticket at `place`: takes a slot for this process, unless
-  // the ticket is retired (kGone). May wait for another process's lock.
-  static std::unique_ptr<ShmTicket> Open(const ShmPlace& place, ShmResult* result);
-  // Gives up this process's slot (if still held) and closes.
-  ~ShmTicket();
-  ShmTicket(const ShmTicket&) = delete;
-  ShmTicket& operator=(const ShmTicket&) = delete;
-
-  const std::string& name() const { return name_; }
-  int fd() const { return fd_; }
-
-  // Ends the ticket's life if no other live process holds a slot: marks it
-  // retired (later attaches fail) and gives up this process's slot. Returns
-  // false, changing nothing, while another process is attached or holds the
-  // lock right now (it never waits); the caller asks again later.
-  bool RetireIfAlone();
-
- private:
-  ShmTicket(std::string name, int fd) : name_(std::move(name)), fd_(fd) {}
-
-  std::string name_;
-  int fd_;
-  bool attached_ = true;
 };
 
 }  // namespace dlnode

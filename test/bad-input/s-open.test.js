@@ -1,12 +1,14 @@
 'use strict';
 // docs/errors.md, the S rows: open (sharing). One test per row;
 // test/bad-input/rows.js ties them to the table.
+const path = require('path');
 const { spawn } = require('child_process');
 const dl = require('../../lib');
 const { producer, native, PYTHON } = require('../helpers');
 const { area, leakFree, foreign, adopt, onlyNoDevice } = require('./rows');
 
 const { row } = area(__filename);
+const PYTHON_DIR = path.join(__dirname, '..', '..', 'python');
 
 describe('open', () => {
   const cudaIpc = (changes) => ({ kind: 'cuda-ipc', version: 2, handle: 'ab'.repeat(64),
@@ -292,25 +294,44 @@ describe('open', () => {
   // segment, the other case of this row, is in test/shm-adversarial.test.js.)
   row('S27', dl.DLPackError, 'ERR_DLPACK_UNSUPPORTED', async (throws) => {
     const name = `dlpack-${'ab'.repeat(16)}`;
-    const peer = spawn(PYTHON, ['-c', `import os, sys
-fd = os.memfd_create(${JSON.stringify(name)}, 0)
-os.ftruncate(fd, 4096)
-print(fd, flush=True)
+    const handle = 'ab'.repeat(64);
+    // The peer holds an unsealed file under a segment's name and under a
+    // ticket's, and a ticket (python/FORMAT.md "Tickets") of the allocation `handle` names.
+    const peer = spawn(PYTHON, ['-c', `import json, os, sys
+sys.path.insert(0, ${JSON.stringify(PYTHON_DIR)})
+from dlpack_node import _segment
+plain = os.memfd_create(${JSON.stringify(name)}, 0)
+os.ftruncate(plain, 4096)
+plain_ticket = os.memfd_create(${JSON.stringify(name)} + _segment.TICKET_SUFFIX, 0)
+os.ftruncate(plain_ticket, 4096)
+ticket, ticket_fd = _segment._new_memfd(_segment.TICKET_SIZE, ticket=True)
+slots = [os.getpid()] + [0] * (_segment.SLOT_COUNT - 1)
+os.pwrite(ticket_fd, _segment._TICKET.pack(_segment.TICKET_MAGIC, _segment.SLOT_COUNT, 0, *slots,
+          bytes.fromhex(${JSON.stringify(handle)})), 0)
+print(json.dumps([plain, plain_ticket, ticket, ticket_fd]), flush=True)
 sys.stdin.read()`]);
     try {
-      const fd = Number(await new Promise((resolve, reject) => {
+      const [fd, ticketFd, ticket, realTicketFd] = JSON.parse(await new Promise((resolve, reject) => {
         peer.stdout.once('data', resolve);
         peer.once('exit', (code) => reject(new Error(`the peer exited with ${code}`)));
       }));
       await leakFree(() => {
         const { t, d } = shm();
         throws(() => dl.open({ ...d, name, pid: peer.pid, fd }), /not sealed/);
+        // A ticket never opens as data (issue 20 LOW 11).
+        throws(() => dl.open({ ...d, name: ticket, pid: peer.pid, fd: realTicketFd }),
+          /is a CUDA-IPC ticket, not a data segment/);
         // A 'cuda-ipc' ticket place holding no ticket is the same kind of mistake, and the same code
         // (native here: without a device, dl.open() stops at CUDA's availability first).
-        const ticket = cudaIpc({ ticket: name, pid: peer.pid, fd });
-        if (dl.capabilities().cuda.available) throws(() => dl.open(ticket), /not sealed/);
-        throws(() => native.cudaIpcOpen(ticket.handle, name, peer.pid, fd, 0, 16), /not sealed/);
-        throws(() => native.cudaIpcOpen(ticket.handle, d.name, d.pid, d.fd, 0, 16), /not a ticket/);
+        const unsealed = cudaIpc({ ticket: name, pid: peer.pid, fd: ticketFd });
+        if (dl.capabilities().cuda.available) throws(() => dl.open(unsealed), /not sealed/);
+        throws(() => native.cudaIpcOpen(handle, name, peer.pid, ticketFd, 0, 16), /not sealed/);
+        throws(() => native.cudaIpcOpen(handle, d.name, d.pid, d.fd, 0, 16), /is a data segment, not a ticket/);
+        // A handle paired with another allocation's ticket (issue 20 LOW 11): no slot is taken.
+        const forged = cudaIpc({ handle: 'cd'.repeat(64), ticket, pid: peer.pid, fd: realTicketFd });
+        if (dl.capabilities().cuda.available) throws(() => dl.open(forged), /another CUDA allocation/);
+        throws(() => native.cudaIpcOpen(forged.handle, ticket, peer.pid, realTicketFd, 0, 16),
+          /another CUDA allocation/);
         t.dispose();
       });
     } finally {

@@ -10,8 +10,8 @@
 
 #include <string>
 
+#include "ipc_ticket.h"
 #include "managed.h"
-#include "shm.h"
 
 namespace {
 
@@ -19,7 +19,7 @@ namespace cuda = dlnode::cuda;
 
 // The slots a ticket holds (python/FORMAT.md "Tickets": int32 pids from byte 16).
 int Slots(int fd) {
-  int32_t pids[dlnode::kShmSlots];
+  int32_t pids[dlnode::kTicketSlots];
   if (pread(fd, pids, sizeof pids, 16) != static_cast<ssize_t>(sizeof pids)) return -1;
   int used = 0;
   for (int32_t pid : pids) used += pid != 0;
@@ -75,7 +75,8 @@ TEST(CudaIpc, ATicketThatIsGoneOrMalformedIsRefused) {
 TEST(CudaIpc, AFailedOpenGivesItsTicketAttachmentBack) {
   if (HasDevice()) GTEST_SKIP() << "a CUDA device is present: the open would reach the driver";
   dlnode::ShmResult shm;
-  std::unique_ptr<dlnode::ShmTicket> ticket = dlnode::ShmTicket::Create(&shm);
+  const unsigned char zeros[dlnode::kTicketHandleBytes] = {};
+  std::unique_ptr<dlnode::IpcTicket> ticket = dlnode::IpcTicket::Create(zeros, &shm);
   ASSERT_NE(ticket, nullptr) << shm.message;
   EXPECT_EQ(Slots(ticket->fd()), 1);
   cuda::IpcResult r;
@@ -84,6 +85,20 @@ TEST(CudaIpc, AFailedOpenGivesItsTicketAttachmentBack) {
   EXPECT_TRUE(r.cuda.unavailable) << r.cuda.name;
   EXPECT_FALSE(r.message.empty());
   EXPECT_EQ(Slots(ticket->fd()), 1);  // the failed open gave its slot back
+  EXPECT_EQ(cuda::CountIpc().opened, 0);
+}
+
+// Issue 20 LOW 11: the ticket is checked before CUDA is asked.
+TEST(CudaIpc, AHandlePairedWithAnotherAllocationsTicketIsRefused) {
+  dlnode::ShmResult shm;
+  const unsigned char zeros[dlnode::kTicketHandleBytes] = {};
+  std::unique_ptr<dlnode::IpcTicket> ticket = dlnode::IpcTicket::Create(zeros, &shm);
+  ASSERT_NE(ticket, nullptr) << shm.message;
+  cuda::IpcResult r;
+  EXPECT_FALSE(cuda::OpenIpc(Share(ticket->name(), std::string(128, 'a'), ticket->fd()), &r));
+  EXPECT_EQ(r.failure, cuda::IpcFailure::kInvalid);
+  EXPECT_NE(r.message.find("another CUDA allocation"), std::string::npos) << r.message;
+  EXPECT_EQ(Slots(ticket->fd()), 1);  // no slot taken
   EXPECT_EQ(cuda::CountIpc().opened, 0);
 }
 
@@ -98,7 +113,9 @@ TEST(CudaIpc, MemoryNotAllocatedForSharingIsRefused) {
 }
 
 TEST(CudaIpc, NothingWaitsWhenNothingWasExported) {
-  EXPECT_EQ(cuda::CollectIpc(), 0);
+  int waiting = -1;
+  EXPECT_TRUE(cuda::CollectIpc(&waiting).empty());
+  EXPECT_EQ(waiting, 0);
   const cuda::IpcCounts counts = cuda::CountIpc();
   EXPECT_EQ(counts.exported, 0);
   EXPECT_EQ(counts.waiting, 0);

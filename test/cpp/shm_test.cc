@@ -19,15 +19,16 @@
 #include <string>
 #include <thread>
 
+#include "ipc_ticket.h"
 #include "share_registry.h"
 
 namespace {
 
+using dlnode::IpcTicket;
 using dlnode::ShmFailure;
 using dlnode::ShmPlace;
 using dlnode::ShmResult;
 using dlnode::ShmSegment;
-using dlnode::ShmTicket;
 
 // This process holds segment `name` (a descriptor or a mapping): while any
 // process does, the kernel keeps its memory.
@@ -49,6 +50,10 @@ bool Held(const std::string& name) {
 }
 
 ShmPlace PlaceOf(const ShmSegment* s) { return {s->name(), getpid(), s->fd()}; }
+
+// Two CUDA IPC handles (the bytes only matter as an identity here).
+const unsigned char kHandle[dlnode::kTicketHandleBytes] = {1, 2, 3};
+const unsigned char kOtherHandle[dlnode::kTicketHandleBytes] = {3, 2, 1};
 
 // A fork()ed child that runs `attach`, sends back what it returns, and stays
 // alive (still attached) until Kill(): a process that dies without detaching.
@@ -222,14 +227,16 @@ TEST(ShmSegment, OpenRefusesASegmentAnotherUserOwns) {
   ASSERT_TRUE(s) << r.message;
   const ShmPlace place{s->name(), getpid(), s->fd()};
   uint64_t size = 0;
-  const int mine = dlnode::OpenShmPlace(place, 100, geteuid(), &size, &r);
+  const int mine =
+      dlnode::OpenShmPlace(place, dlnode::PlaceKind::kSegment, 100, geteuid(), &size, &r);
   ASSERT_GE(mine, 0) << r.message;  // the same place opens for its owner
   EXPECT_GE(size, 100u);
   close(mine);
   for (const uid_t other : {geteuid() + 1, static_cast<uid_t>(0), static_cast<uid_t>(65534)}) {
     if (other == geteuid()) continue;
     r = {};
-    EXPECT_EQ(dlnode::OpenShmPlace(place, 100, other, &size, &r), -1) << other;
+    EXPECT_EQ(dlnode::OpenShmPlace(place, dlnode::PlaceKind::kSegment, 100, other, &size, &r), -1)
+        << other;
     EXPECT_EQ(r.failure, ShmFailure::kDenied) << other;
     EXPECT_NE(r.message.find("not a segment of this user"), std::string::npos) << r.message;
   }
@@ -277,17 +284,18 @@ TEST(ShmSegment, OpeningNeverWaitsForAnotherProcesssLock) {
   a.reset();
 }
 
-TEST(ShmTicket, SlotsRetireAndNeverWaitingRetire) {
+TEST(IpcTicket, SlotsRetireAndNeverWaitingRetire) {
   ShmResult r;
-  std::unique_ptr<ShmTicket> ticket = ShmTicket::Create(&r);
+  std::unique_ptr<IpcTicket> ticket = IpcTicket::Create(kHandle, &r);
   ASSERT_NE(ticket, nullptr) << r.message;
   const ShmPlace place{ticket->name(), getpid(), ticket->fd()};
   {
     AttachedChild child([&] {
       ShmResult cr;
       const ShmPlace from_parent{place.name, getppid(), place.fd};
-      return std::string(
-          ShmTicket::Open(from_parent, &cr).release() != nullptr ? "y" : "n:" + cr.message);
+      return std::string(IpcTicket::Open(from_parent, kHandle, &cr).release() != nullptr
+                             ? "y"
+                             : "n:" + cr.message);
     });
     ASSERT_EQ(child.reply(), "y");
     EXPECT_FALSE(ticket->RetireIfAlone());  // the child holds a slot
@@ -309,18 +317,50 @@ TEST(ShmTicket, SlotsRetireAndNeverWaitingRetire) {
   }
   EXPECT_TRUE(ticket->RetireIfAlone());  // the dead child's slot is pruned
   ShmResult late;
-  EXPECT_EQ(ShmTicket::Open(place, &late), nullptr);  // nobody attaches a retired ticket
+  EXPECT_EQ(IpcTicket::Open(place, kHandle, &late), nullptr);  // nobody attaches a retired ticket
   EXPECT_EQ(late.failure, ShmFailure::kGone);
   EXPECT_TRUE(ticket->RetireIfAlone());  // again: nothing to undo
 }
 
-TEST(ShmTicket, ASegmentIsNotATicket) {
+TEST(IpcTicket, ASegmentIsNotATicket) {
   ShmResult r;
   dlnode::Ref<ShmSegment> s = ShmSegment::Create(4096, &r);
   ShmResult t;
-  EXPECT_EQ(ShmTicket::Open(PlaceOf(s.get()), &t), nullptr);
+  EXPECT_EQ(IpcTicket::Open(PlaceOf(s.get()), kHandle, &t), nullptr);
   EXPECT_EQ(t.failure, ShmFailure::kInvalid);
+  EXPECT_NE(t.message.find("is a data segment, not a ticket"), std::string::npos) << t.message;
   s.reset();
+}
+
+// Issue 20 LOW 11: a ticket never opens as a writable data segment.
+TEST(IpcTicket, ATicketIsNotASegment) {
+  ShmResult r;
+  std::unique_ptr<IpcTicket> ticket = IpcTicket::Create(kHandle, &r);
+  ASSERT_NE(ticket, nullptr) << r.message;
+  ShmResult s;
+  EXPECT_FALSE(ShmSegment::Open({ticket->name(), getpid(), ticket->fd()}, 16, &s));
+  EXPECT_EQ(s.failure, ShmFailure::kInvalid);
+  EXPECT_NE(s.message.find("is a CUDA-IPC ticket, not a data segment"), std::string::npos)
+      << s.message;
+  EXPECT_TRUE(ticket->RetireIfAlone());  // nobody took a slot
+}
+
+// Issue 20 LOW 11: a handle paired with another allocation's ticket takes no slot in it.
+TEST(IpcTicket, ATicketOfAnotherAllocationIsRefused) {
+  ShmResult r;
+  std::unique_ptr<IpcTicket> ticket = IpcTicket::Create(kHandle, &r);
+  ASSERT_NE(ticket, nullptr) << r.message;
+  const ShmPlace place{ticket->name(), getpid(), ticket->fd()};
+  AttachedChild child([&] {
+    ShmResult cr;
+    const ShmPlace from_parent{place.name, getppid(), place.fd};
+    return std::string(IpcTicket::Open(from_parent, kOtherHandle, &cr).release() != nullptr
+                           ? "attached"
+                           : cr.message);
+  });
+  EXPECT_NE(child.reply().find("belongs to another CUDA allocation"), std::string::npos)
+      << child.reply();
+  EXPECT_TRUE(ticket->RetireIfAlone());  // the child, still alive, holds no slot
 }
 
 TEST(ShareRegistry, OpenersHoldTheirOwnReferences) {
