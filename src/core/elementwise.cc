@@ -4,6 +4,7 @@
 #include <cmath>
 #include <type_traits>
 
+#include "fast_math.h"
 #include "layout.h"
 #include "parallel.h"
 
@@ -260,6 +261,33 @@ T Min(T a, T b) {
   return a < b ? a : b;
 }
 
+// exp, sigmoid and tanh: float32 through fast_math.h (whose loops vectorise),
+// float64 through libm.
+template <typename T>
+T Exp(T a) {
+  if constexpr (std::is_same<T, float>::value) {
+    return FastExp(a);
+  } else {
+    return std::exp(a);
+  }
+}
+template <typename T>
+T Sigmoid(T a) {
+  if constexpr (std::is_same<T, float>::value) {
+    return FastSigmoid(a);
+  } else {
+    return T(1) / (T(1) + std::exp(-a));
+  }
+}
+template <typename T>
+T Tanh(T a) {
+  if constexpr (std::is_same<T, float>::value) {
+    return FastTanh(a);
+  } else {
+    return std::tanh(a);
+  }
+}
+
 // The floating-point functions (exp log sqrt sigmoid tanh) for a float T.
 template <typename T>
 bool FloatUnary(ElementwiseOp op, Plan* p) {
@@ -267,7 +295,7 @@ bool FloatUnary(ElementwiseOp op, Plan* p) {
   switch (op) {
     case Op::kExp:
       Run(p, [](char** q, const int64_t* s, int64_t n) {
-        Loop1<T, T>(q, s, n, [](T a) { return std::exp(a); });
+        Loop1<T, T>(q, s, n, [](T a) { return Exp(a); });
       });
       return true;
     case Op::kLog:
@@ -282,12 +310,12 @@ bool FloatUnary(ElementwiseOp op, Plan* p) {
       return true;
     case Op::kSigmoid:
       Run(p, [](char** q, const int64_t* s, int64_t n) {
-        Loop1<T, T>(q, s, n, [](T a) { return T(1) / (T(1) + std::exp(-a)); });
+        Loop1<T, T>(q, s, n, [](T a) { return Sigmoid(a); });
       });
       return true;
     case Op::kTanh:
       Run(p, [](char** q, const int64_t* s, int64_t n) {
-        Loop1<T, T>(q, s, n, [](T a) { return std::tanh(a); });
+        Loop1<T, T>(q, s, n, [](T a) { return Tanh(a); });
       });
       return true;
     default:
