@@ -24,6 +24,15 @@
 #include <cstdint>
 #include <cstring>
 
+// On a function holding a hot loop over these: GCC compiles it twice, for
+// AVX2 (8 floats a register) and for the baseline (SSE2), and picks one at
+// load (an ifunc). Not FMA: both give the same bits, a * b + c rounding twice.
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__ELF__)
+#define DLNODE_VECTOR_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define DLNODE_VECTOR_CLONES
+#endif
+
 namespace dlnode {
 namespace fast_math {
 

@@ -521,13 +521,23 @@ inline double ExpOf(double x) { return std::exp(x); }
 // then a pass scaling out (softmax) or writing x - max - log(sum) (logSoftmax).
 // Each pass is a loop the compiler vectorises; the values are those of the
 // general path below.
-void SoftmaxDenseLane(bool log, const float* x, float* out, int64_t len) {
-  float top = x[0];
+DLNODE_VECTOR_CLONES void SoftmaxDenseLane(bool log, const float* x, float* out, int64_t len) {
+  // A NaN anywhere makes every value NaN; without one, the maximum in kLanes
+  // lanes (a single running maximum would be a chain of dependent compares).
+  // Each loop vectorises on its own (together they do not).
   int nan = 0;
   for (int64_t i = 0; i < len; ++i) {
-    top = x[i] > top ? x[i] : top;
     nan |= static_cast<int>(x[i] != x[i]);  // NOLINT(misc-redundant-expression): NaN test
   }
+  float lanes[kLanes];
+  for (float& lane : lanes) lane = x[0];
+  const int64_t rows_end = len / kLanes * kLanes;
+  for (int64_t i = 0; i < rows_end; i += kLanes) {
+    for (int64_t j = 0; j < kLanes; ++j) lanes[j] = x[i + j] > lanes[j] ? x[i + j] : lanes[j];
+  }
+  float top = lanes[0];
+  for (const float lane : lanes) top = lane > top ? lane : top;
+  for (int64_t i = rows_end; i < len; ++i) top = x[i] > top ? x[i] : top;
   if (nan != 0) top = std::numeric_limits<float>::quiet_NaN();
   for (int64_t i = 0; i < len; ++i) out[i] = FastExp(x[i] - top);
   const float total = OrderedDense<float, Add>(reinterpret_cast<const char*>(out), len);
