@@ -287,13 +287,16 @@ function elementwise(op, dtypeIndex, shape, outBytes, outOffset, outStrides, inp
  * @param {number} inDtype @param {number} outDtype @param {readonly number[]} shape @param {Uint8Array} outBytes
  * @param {number} outOffset @param {readonly number[]} outStrides @param {Uint8Array} inBytes
  * @param {number} inOffset @param {readonly number[]} inStrides @param {Float64Array | number[]} meanStd
- * @param {number} scale
+ * @param {number} scale @param {boolean} [async]
+ * @returns {void | Promise<void>}
  */
 function normalize(inDtype, outDtype, shape, outBytes, outOffset, outStrides, inBytes, inOffset, inStrides, meanStd,
-  scale) {
+  scale, async = false) {
   writeShape(shape, outStrides);
   writeSourceStrides(inStrides);
-  native.normalize(inDtype, outDtype, outBytes, outOffset, inBytes, inOffset, meanStd, scale);
+  // The asynchronous form returns a Promise that settles once the pass has run.
+  return async ? native.normalizeAsync(inDtype, outDtype, outBytes, outOffset, inBytes, inOffset, meanStd, scale) :
+    native.normalize(inDtype, outDtype, outBytes, outOffset, inBytes, inOffset, meanStd, scale);
 }
 
 // The reductions' op numbers and result dtypes (src/addon/reduce.h).

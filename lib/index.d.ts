@@ -547,7 +547,10 @@ export declare function clamp(input: Tensor, min?: Operand | null, max?: Operand
 export declare function clamp(input: Tensor, min: Operand | null | undefined, max: Operand | null | undefined, options: AsyncOptions): Promise<Tensor>;
 /** torchvision's normalize: (input * scale - mean[c]) / std[c], channel at dim -3, one pass into float32 (or out's dtype). */
 export declare function normalize(input: Tensor, mean: number | readonly number[], std: number | readonly number[],
-  options?: { scale?: number; out?: Tensor }): Tensor;
+  options?: { scale?: number; out?: Tensor; async?: false }): Tensor;
+/** The same off the event loop: a Promise of the result; operands held until it settles. */
+export declare function normalize(input: Tensor, mean: number | readonly number[], std: number | readonly number[],
+  options: { scale?: number; out?: Tensor; async: true }): Promise<Tensor>;
 /** torch.result_type over tensors and numbers. */
 export declare function resultType(...operands: Operand[]): DTypeName;
 export declare function promoteTypes(a: DTypeName | DType, b: DTypeName | DType): DTypeName;

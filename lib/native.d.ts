@@ -253,6 +253,9 @@ export interface Native {
   /** Scratch (shape, strides of out, sourceStrides of input): dl.normalize's one pass. */
   normalize(inDtype: number, outDtype: number, out: Bytes, outOffset: number, input: Bytes, inOffset: number,
     meanStd: Float64Array | number[], scale: number): void;
+  /** The same on a libuv thread; resolves when the pass has run. */
+  normalizeAsync(inDtype: number, outDtype: number, out: Bytes, outOffset: number, input: Bytes, inOffset: number,
+    meanStd: Float64Array | number[], scale: number): Promise<void>;
   getNumThreads(): number;
   /** False (and nothing changes) outside 1..maxThreads. */
   setNumThreads(n: number): boolean;

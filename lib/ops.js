@@ -408,7 +408,7 @@ function clamp(input, min, max, options, self) {
 
 // --- normalize ----------------------------------------------------------------
 
-const NORMALIZE_KEYS = ['scale', 'out'];
+const NORMALIZE_KEYS = ['scale', 'out', 'async'];
 
 function channelValues(values, channels, name) {
   if (typeof values === 'number') return new Array(channels).fill(values);
@@ -444,7 +444,11 @@ function normalize(input, mean, std, options = undefined) {
       writable(options.out, 'options.out');
       out = options.out;
     }
+    if (options.async !== undefined && typeof options.async !== 'boolean') {
+      throw invalidType('options.async', 'a boolean', options.async);
+    }
   }
+  const async = asyncOption(options);
   const shape = input[kLayout].shape;
   if (shape.length < 3) {
     throw invalidValue('input', 'a tensor of at least 3 dims ([..., C, H, W])', `a tensor of shape [${shape.join(', ')}]`);
@@ -466,6 +470,7 @@ function normalize(input, mean, std, options = undefined) {
     }
   }
   const temporaries = [];
+  let deferred = false;
   try {
     let source = input;
     if (CATEGORY[dtype] === FLOAT && infos[dtype].bits === 16) {
@@ -478,15 +483,26 @@ function normalize(input, mean, std, options = undefined) {
       target = fresh(shape, outType);
       if (out !== undefined) temporaries.push(target);
     }
-    if (target[kLayout].size !== 0) {
-      const meanStd = Float64Array.from([...means, ...stds]);
-      route.runNormalize(target[kStorage], target[kLayout], source[kStorage], source[kLayout], meanStd, scale);
-    }
-    if (out === undefined) return target;
-    if (target !== out) out.copyFrom(target);
-    return out;
+    const finish = () => {
+      if (out === undefined) return target;
+      if (target !== out) out.copyFrom(target);
+      return out;
+    };
+    if (target[kLayout].size === 0) return async ? Promise.resolve(finish()) : finish();
+    const meanStd = Float64Array.from([...means, ...stds]);
+    const settled = route.runNormalize(target[kStorage], target[kLayout], source[kStorage], source[kLayout], meanStd,
+      scale, async);
+    if (!async) return finish();
+    // Held until it settles, as run() holds an op's operands.
+    const held = [...new Set([target, source].map((t) => t[kStorage]))];
+    for (const storage of held) hold(storage);
+    deferred = true;
+    return settled.then(finish).finally(() => {
+      for (const storage of held) unhold(storage);
+      for (const t of temporaries) t.dispose();
+    });
   } finally {
-    for (const t of temporaries) t.dispose();
+    if (!deferred) for (const t of temporaries) t.dispose();
   }
 }
 

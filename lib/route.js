@@ -314,9 +314,10 @@ function runElementwise(opCode, dtypeIndex, shape, outStorage, out, inputs, asyn
 }
 
 // dl.normalize's one pass, out <- (input * scale - mean[c]) / std[c].
-function runNormalize(outStorage, out, inStorage, input, meanStd, scale) {
-  normalize(input.info.index, out.info.index, out.shape, outStorage.getBytes(), out.byteOffset, out.strides,
-    inStorage.getBytes(), input.byteOffset, input.strides, meanStd, scale);
+// A Promise when `async` (settled once the pass has run), else undefined.
+function runNormalize(outStorage, out, inStorage, input, meanStd, scale, async = false) {
+  return normalize(input.info.index, out.info.index, out.shape, outStorage.getBytes(), out.byteOffset, out.strides,
+    inStorage.getBytes(), input.byteOffset, input.strides, meanStd, scale, async);
 }
 
 // A reduction of src's dims in `order` (the last `reduced` of them reduced)

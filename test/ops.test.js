@@ -387,6 +387,37 @@ describe('the asynchronous form ({ async: true })', () => {
     a.dispose();
   });
 
+  it('normalize: the same values as the synchronous form, into a new tensor and into `out`', async () => {
+    const frame = dl.empty([6, 5, 3], { dtype: 'uint8' });
+    frame.data.forEach((_, i) => { frame.data[i] = (i * 37) & 255; });
+    const chw = frame.permute(2, 0, 1);
+    const mean = [0.485, 0.456, 0.406];
+    const std = [0.229, 0.224, 0.225];
+    const want = dl.normalize(chw, mean, std, { scale: 1 / 255 });
+    const p = dl.normalize(chw, mean, std, { scale: 1 / 255, async: true });
+    expect(typeof p.then).toBe('function'); // the addon's Promise, another realm's class than Jest's
+    expect((await p).toArray()).toEqual(want.toArray());
+    const batch = dl.zeros([2, 3, 6, 5], { dtype: 'float64' });
+    const slot = batch.select(0, 1);
+    expect(await dl.normalize(chw, mean, std, { scale: 1 / 255, out: slot, async: true })).toBe(slot);
+    expect(slot.toArray()).toEqual(dl.normalize(chw, mean, std,
+      { scale: 1 / 255, out: dl.zeros([3, 6, 5], { dtype: 'float64' }) }).toArray());
+    expect(batch.select(0, 0).toArray().flat(2).every((v) => v === 0)).toBe(true);
+  });
+
+  it('normalize: holds its input in flight and refuses its shareMemory(), as the other ops', async () => {
+    const input = dl.empty([3, 512, 512], { dtype: 'uint8' });
+    input.data.fill(51);
+    const p = dl.normalize(input, 0.5, 0.25, { scale: 1 / 255, async: true });
+    expect(() => input.shareMemory()).toThrow(expect.objectContaining({ code: 'ERR_DLPACK_COPY_REQUIRED',
+      message: expect.stringMatching(/async/) }));
+    input.dispose();
+    const r = await p;
+    expect(r.data.every((v) => Math.abs(v - (0.2 - 0.5) / 0.25) < 1e-6)).toBe(true);
+    expect(() => dl.normalize(dl.empty([3, 2, 2]), 0, 1, { async: 'yes' })).toThrow(expect.objectContaining({
+      code: 'ERR_INVALID_ARG_TYPE' }));
+  });
+
   it('refuses bad arguments at the call, before a Promise exists', () => {
     expect(() => dl.add(f32([1]), 'x', { async: true })).toThrow(expect.objectContaining({
       code: 'ERR_INVALID_ARG_TYPE' }));

@@ -135,6 +135,7 @@ Napi::Object Initialize(Napi::Env env, Napi::Object exports) {
       {"elementwise", Guarded<ElementwiseOnHost>},
       {"elementwiseAsync", Guarded<ElementwiseAsync>},
       {"normalize", Guarded<NormalizeOnHost>},
+      {"normalizeAsync", Guarded<NormalizeAsync>},
       {"getNumThreads", Guarded<GetNumThreadsOf>},
       {"setNumThreads", Guarded<SetNumThreadsTo>},
   };

@@ -106,19 +106,69 @@ struct ElementwiseJob {
   }
 
   bool Run() const { return Elementwise(op, type, ndim, shape, out, in); }
+  static constexpr const char* kRefused = "Expected a dtype the op computes in";
 };
 
-constexpr const char* kNotComputed = "Expected a dtype the op computes in";
+// dl.normalize's operands, read as NormalizeOnHost's arguments; owns what its
+// Operands point at (the asynchronous form). Not movable.
+struct NormalizeJob {
+  Scalar in_type = Scalar::kUint8;
+  Scalar out_type = Scalar::kFloat32;
+  int ndim = 0;
+  int64_t shape[kMaxDims] = {};
+  int64_t out_strides[kMaxDims] = {};
+  int64_t in_strides[kMaxDims] = {};
+  Operand out{nullptr, nullptr};
+  Operand in{nullptr, nullptr};
+  std::vector<double> mean_std;  // the means, then the stds
+  double scale = 1;
+
+  NormalizeJob() = default;
+  NormalizeJob(const NormalizeJob&) = delete;
+  NormalizeJob& operator=(const NormalizeJob&) = delete;
+
+  void Read(const Napi::CallbackInfo& info) {
+    napi_env env = info.Env();
+    const double* scratch = EnvState::Of(env).scratch();
+    in_type = ScalarAt(info[0]);
+    out_type = ScalarAt(info[1]);
+    ndim = static_cast<int>(scratch[slot::kNdim]);
+    for (int d = 0; d < ndim; ++d) {
+      shape[d] = static_cast<int64_t>(scratch[slot::kShape + d]);
+      out_strides[d] = static_cast<int64_t>(scratch[slot::kStrides + d]);
+      in_strides[d] = static_cast<int64_t>(scratch[slot::kSourceStrides + d]);
+    }
+    out = Operand{Place(env, info[2], info[3], ndim, shape, out_strides, ScalarSize(out_type)),
+                  out_strides};
+    in = Operand{Place(env, info[4], info[5], ndim, shape, in_strides, ScalarSize(in_type)),
+                 in_strides};
+    Napi::Float64Array values = info[6].As<Napi::Float64Array>();
+    const size_t channels = values.ElementLength() / 2;
+    if (ndim < 3 || static_cast<size_t>(shape[ndim - 3]) != channels) {
+      throw Error{code::kInvalidArgValue, "Expected one mean and one std per channel"};
+    }
+    mean_std.assign(values.Data(), values.Data() + 2 * channels);
+    scale = info[7].As<Napi::Number>().DoubleValue();
+  }
+
+  bool Run() const {
+    const double* mean = mean_std.data();
+    return Normalize(ndim, shape, in_type, in, out_type, out, mean, mean + mean_std.size() / 2,
+                     scale);
+  }
+  static constexpr const char* kRefused = "Expected a real input and a float32 or float64 output";
+};
 
 // The asynchronous form: the engine runs on a libuv thread. The buffers are
 // held by references until it settles (lib/ops.js holds the tensors' storage
 // too). An environment that ends while the job runs (worker.terminate(),
 // process.exit()) waits for it in a cleanup hook before its memory goes: the
 // job never touches JS, and its worker object is then left unfreed on purpose.
-class ElementwiseWorker : public Napi::AsyncWorker {
+template <class Job>
+class OpWorker : public Napi::AsyncWorker {
  public:
-  ElementwiseWorker(const Napi::CallbackInfo& info, std::unique_ptr<ElementwiseJob> job)
-      : Napi::AsyncWorker(info.Env(), "dlpack:elementwise"),
+  OpWorker(const Napi::CallbackInfo& info, std::unique_ptr<Job> job, const char* name)
+      : Napi::AsyncWorker(info.Env(), name),
         deferred_(Napi::Promise::Deferred::New(info.Env())),
         job_(std::move(job)),
         flight_(new Flight()) {
@@ -143,7 +193,7 @@ class ElementwiseWorker : public Napi::AsyncWorker {
       deferred_.Resolve(Env().Undefined());
     } else {
       deferred_.Reject(
-          EnvState::Of(Env()).MakeError(Env(), Error{code::kUnsupported, kNotComputed}));
+          EnvState::Of(Env()).MakeError(Env(), Error{code::kUnsupported, Job::kRefused}));
     }
   }
 
@@ -173,59 +223,46 @@ class ElementwiseWorker : public Napi::AsyncWorker {
   }
 
   Napi::Promise::Deferred deferred_;
-  std::unique_ptr<ElementwiseJob> job_;
+  std::unique_ptr<Job> job_;
   Flight* flight_;  // shared with the cleanup hook until Settle()
   std::vector<Napi::ObjectReference> held_;
   bool ok_ = false;
 };
+
+// Reads a Job from the arguments and queues it on a libuv thread; the Promise
+// settles when it has run.
+template <class Job>
+Napi::Value Queue(const Napi::CallbackInfo& info, const char* name) {
+  auto job = std::make_unique<Job>();
+  job->Read(info);
+  auto* worker = new OpWorker<Job>(info, std::move(job), name);  // deleted by Node-API when done
+  Napi::Promise promise = worker->Promise();
+  worker->Queue();
+  return promise;
+}
 
 }  // namespace
 
 Napi::Value ElementwiseOnHost(const Napi::CallbackInfo& info) {
   ElementwiseJob job;
   job.Read(info);
-  if (!job.Run()) throw Error{code::kUnsupported, kNotComputed};
+  if (!job.Run()) throw Error{code::kUnsupported, ElementwiseJob::kRefused};
   return info.Env().Undefined();
 }
 
 Napi::Value ElementwiseAsync(const Napi::CallbackInfo& info) {
-  auto job = std::make_unique<ElementwiseJob>();
-  job->Read(info);
-  auto* worker = new ElementwiseWorker(info, std::move(job));  // deleted by Node-API when done
-  Napi::Promise promise = worker->Promise();
-  worker->Queue();
-  return promise;
+  return Queue<ElementwiseJob>(info, "dlpack:elementwise");
 }
 
 Napi::Value NormalizeOnHost(const Napi::CallbackInfo& info) {
-  napi_env env = info.Env();
-  const double* scratch = EnvState::Of(env).scratch();
-  const Scalar in_type = ScalarAt(info[0]);
-  const Scalar out_type = ScalarAt(info[1]);
-  const int ndim = static_cast<int>(scratch[slot::kNdim]);
-  int64_t shape[kMaxDims];
-  int64_t out_strides[kMaxDims];
-  int64_t in_strides[kMaxDims];
-  for (int d = 0; d < ndim; ++d) {
-    shape[d] = static_cast<int64_t>(scratch[slot::kShape + d]);
-    out_strides[d] = static_cast<int64_t>(scratch[slot::kStrides + d]);
-    in_strides[d] = static_cast<int64_t>(scratch[slot::kSourceStrides + d]);
-  }
-  const Operand out{Place(env, info[2], info[3], ndim, shape, out_strides, ScalarSize(out_type)),
-                    out_strides};
-  const Operand in{Place(env, info[4], info[5], ndim, shape, in_strides, ScalarSize(in_type)),
-                   in_strides};
-  Napi::Float64Array mean_std = info[6].As<Napi::Float64Array>();
-  const size_t channels = mean_std.ElementLength() / 2;
-  if (ndim < 3 || static_cast<size_t>(shape[ndim - 3]) != channels) {
-    throw Error{code::kInvalidArgValue, "Expected one mean and one std per channel"};
-  }
-  const double* mean = mean_std.Data();
-  if (!Normalize(ndim, shape, in_type, in, out_type, out, mean, mean + channels,
-                 info[7].As<Napi::Number>().DoubleValue())) {
-    throw Error{code::kUnsupported, "Expected a real input and a float32 or float64 output"};
-  }
+  NormalizeJob job;
+  job.Read(info);
+  if (!job.Run()) throw Error{code::kUnsupported, NormalizeJob::kRefused};
   return info.Env().Undefined();
+}
+
+Napi::Value NormalizeAsync(const Napi::CallbackInfo& info) {
+  return Queue<NormalizeJob>(info, "dlpack:normalize");
 }
 
 Napi::Value GetNumThreadsOf(const Napi::CallbackInfo& info) {

@@ -23,6 +23,10 @@ Napi::Value ElementwiseAsync(const Napi::CallbackInfo& info);
 // as above, the input's in kSourceStrides.
 Napi::Value NormalizeOnHost(const Napi::CallbackInfo& info);
 
+// The same arguments -> a Promise settled when the pass has run on a libuv
+// thread (lib/ops.js `{ async: true }`); the buffers are held until then.
+Napi::Value NormalizeAsync(const Napi::CallbackInfo& info);
+
 // () -> the pool's thread count; (n) -> whether it was taken (1..256).
 Napi::Value GetNumThreadsOf(const Napi::CallbackInfo& info);
 Napi::Value SetNumThreadsTo(const Napi::CallbackInfo& info);

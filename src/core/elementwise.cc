@@ -4,6 +4,7 @@
 #include <cmath>
 #include <type_traits>
 
+#include "fast_math.h"
 #include "layout.h"
 #include "parallel.h"
 
@@ -260,15 +261,70 @@ T Min(T a, T b) {
   return a < b ? a : b;
 }
 
+// exp, sigmoid and tanh: float32 through fast_math.h (whose loops vectorise),
+// float64 through libm.
+template <typename T>
+T Exp(T a) {
+  if constexpr (std::is_same<T, float>::value) {
+    return FastExp(a);
+  } else {
+    return std::exp(a);
+  }
+}
+template <typename T>
+T Sigmoid(T a) {
+  if constexpr (std::is_same<T, float>::value) {
+    return FastSigmoid(a);
+  } else {
+    return T(1) / (T(1) + std::exp(-a));
+  }
+}
+template <typename T>
+T Tanh(T a) {
+  if constexpr (std::is_same<T, float>::value) {
+    return FastTanh(a);
+  } else {
+    return std::tanh(a);
+  }
+}
+
+// Dense float32 exp, sigmoid and tanh, each compiled for AVX2 too
+// (DLNODE_VECTOR_CLONES): the inner loop when both operands are contiguous.
+// In place is its own loop (an exact alias fails the vectoriser's overlap check).
+#define DLNODE_DENSE_FLOAT(Name, fn)                                    \
+  DLNODE_VECTOR_CLONES void Name(float* o, const float* a, int64_t n) { \
+    if (o == a) {                                                       \
+      for (int64_t i = 0; i < n; ++i) o[i] = fn(o[i]);                  \
+      return;                                                           \
+    }                                                                   \
+    for (int64_t i = 0; i < n; ++i) o[i] = fn(a[i]);                    \
+  }
+DLNODE_DENSE_FLOAT(ExpDense, FastExp)
+DLNODE_DENSE_FLOAT(SigmoidDense, FastSigmoid)
+DLNODE_DENSE_FLOAT(TanhDense, FastTanh)
+#undef DLNODE_DENSE_FLOAT
+
+// Runs f over p; float32 runs that are dense in both operands go to `dense`.
+template <typename T, typename F>
+void Transcendental(Plan* p, void (*dense)(float*, const float*, int64_t), const F& f) {
+  Run(p, [dense, &f](char** q, const int64_t* s, int64_t n) {
+    if constexpr (std::is_same<T, float>::value) {
+      if (s[0] == sizeof(float) && s[1] == sizeof(float)) {
+        dense(reinterpret_cast<float*>(q[0]), reinterpret_cast<const float*>(q[1]), n);
+        return;
+      }
+    }
+    Loop1<T, T>(q, s, n, f);
+  });
+}
+
 // The floating-point functions (exp log sqrt sigmoid tanh) for a float T.
 template <typename T>
 bool FloatUnary(ElementwiseOp op, Plan* p) {
   using Op = ElementwiseOp;
   switch (op) {
     case Op::kExp:
-      Run(p, [](char** q, const int64_t* s, int64_t n) {
-        Loop1<T, T>(q, s, n, [](T a) { return std::exp(a); });
-      });
+      Transcendental<T>(p, ExpDense, [](T a) { return Exp(a); });
       return true;
     case Op::kLog:
       Run(p, [](char** q, const int64_t* s, int64_t n) {
@@ -281,14 +337,10 @@ bool FloatUnary(ElementwiseOp op, Plan* p) {
       });
       return true;
     case Op::kSigmoid:
-      Run(p, [](char** q, const int64_t* s, int64_t n) {
-        Loop1<T, T>(q, s, n, [](T a) { return T(1) / (T(1) + std::exp(-a)); });
-      });
+      Transcendental<T>(p, SigmoidDense, [](T a) { return Sigmoid(a); });
       return true;
     case Op::kTanh:
-      Run(p, [](char** q, const int64_t* s, int64_t n) {
-        Loop1<T, T>(q, s, n, [](T a) { return std::tanh(a); });
-      });
+      Transcendental<T>(p, TanhDense, [](T a) { return Tanh(a); });
       return true;
     default:
       return false;

@@ -10,7 +10,9 @@
 // operand held at stride 0 (a broadcast scalar); both are plain loops the
 // compiler vectorises: in the -O3 build, the float32 add and mul loops of
 // elementwise.o are `addps`/`mulps` over xmm registers (checked with
-// `objdump -d build/Release/obj.target/dlpack/src/core/elementwise.o`).
+// `objdump -d build/Release/obj.target/dlpack/src/core/elementwise.o`). float32
+// exp, sigmoid and tanh go through fast_math.h, whose loops are packed too
+// (`mulps`, `psrad` in the FloatUnary<float> loops); float64 calls libm.
 //
 // Types: lib/ops.js promotes (torch.result_type), then converts every input
 // to the computation's type before calling, so inputs share one type, but

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "fast_math.h"
 #include "layout.h"
 #include "parallel.h"
 
@@ -511,6 +512,44 @@ void ArgExtremeOf(ReduceOp op, const StridedInput& in, int dim, char* values, in
   }
 }
 
+// e^x: float through fast_math.h (vectorised), double through libm.
+inline float ExpOf(float x) { return FastExp(x); }
+inline double ExpOf(double x) { return std::exp(x); }
+
+// One dense float32 lane of softmax/logSoftmax, out not overlapping x: a max
+// pass, an exp pass writing e^(x - max) to out, the sum in Ordered()'s order,
+// then a pass scaling out (softmax) or writing x - max - log(sum) (logSoftmax).
+// Each pass is a loop the compiler vectorises; the values are those of the
+// general path below.
+DLNODE_VECTOR_CLONES void SoftmaxDenseLane(bool log, const float* x, float* out, int64_t len) {
+  // A NaN anywhere makes every value NaN; without one, the maximum in kLanes
+  // lanes (a single running maximum would be a chain of dependent compares).
+  // Each loop vectorises on its own (together they do not).
+  int nan = 0;
+  for (int64_t i = 0; i < len; ++i) {
+    nan |= static_cast<int>(x[i] != x[i]);  // NOLINT(misc-redundant-expression): NaN test
+  }
+  float lanes[kLanes];
+  for (float& lane : lanes) lane = x[0];
+  const int64_t rows_end = len / kLanes * kLanes;
+  for (int64_t i = 0; i < rows_end; i += kLanes) {
+    for (int64_t j = 0; j < kLanes; ++j) lanes[j] = x[i + j] > lanes[j] ? x[i + j] : lanes[j];
+  }
+  float top = lanes[0];
+  for (const float lane : lanes) top = lane > top ? lane : top;
+  for (int64_t i = rows_end; i < len; ++i) top = x[i] > top ? x[i] : top;
+  if (nan != 0) top = std::numeric_limits<float>::quiet_NaN();
+  for (int64_t i = 0; i < len; ++i) out[i] = FastExp(x[i] - top);
+  const float total = OrderedDense<float, Add>(reinterpret_cast<const char*>(out), len);
+  if (log) {
+    const float log_total = std::log(total);
+    for (int64_t i = 0; i < len; ++i) out[i] = (x[i] - top) - log_total;
+  } else {
+    const float scale = 1.0F / total;
+    for (int64_t i = 0; i < len; ++i) out[i] *= scale;
+  }
+}
+
 template <class T>
 void SoftmaxOf(ReduceOp op, const StridedInput& in, int dim, char* out,
                const int64_t* out_strides) {
@@ -520,12 +559,21 @@ void SoftmaxOf(ReduceOp op, const StridedInput& in, int dim, char* out,
     const int64_t step = (in.ndim == 0 ? 0 : in.strides[dim]) * kSizeOf<T>;
     const int64_t out_step = (in.ndim == 0 ? 0 : out_strides[dim]) * kSizeOf<T>;
     const bool log = op == ReduceOp::kLogSoftmax;
+    constexpr bool kFloat32 = std::is_same<T, float>::value;
+    const bool dense = kFloat32 && step == kSizeOf<T> && out_step == kSizeOf<T>;
     struct Buffers {
       std::vector<V> shifted;
       std::vector<V> exps;
     };
     ForEachLane<Buffers>(
         in, dim, out_strides, kSizeOf<T>, [&](Buffers& b, const char* lane, int64_t at) {
+          char* o = out + at * kSizeOf<T>;
+          const int64_t bytes = len * kSizeOf<T>;
+          if (dense && (o >= lane + bytes || lane >= o + bytes)) {
+            SoftmaxDenseLane(log, reinterpret_cast<const float*>(lane), reinterpret_cast<float*>(o),
+                             len);
+            return;
+          }
           std::vector<V>& shifted = b.shifted;
           std::vector<V>& exps = b.exps;
           shifted.resize(static_cast<size_t>(len));
@@ -537,10 +585,9 @@ void SoftmaxOf(ReduceOp op, const StridedInput& in, int dim, char* out,
           }
           for (int64_t i = 0; i < len; ++i) {
             shifted[i] -= top;
-            exps[i] = std::exp(shifted[i]);
+            exps[i] = ExpOf(shifted[i]);
           }
           const V total = OrderedDense<V, Add>(reinterpret_cast<const char*>(exps.data()), len);
-          char* o = out + at * kSizeOf<T>;
           if (log) {
             const V log_total = std::log(total);
             for (int64_t i = 0; i < len; ++i)

@@ -20,6 +20,7 @@ describe('ops', () => {
     throws(() => dl.where(m().gt(1), m(), 'x'), /`other`/);
     throws(() => dl.normalize(m().reshape(1, 2, 3), 'a', [1]), /`mean`/);
     throws(() => dl.normalize(m().reshape(2, 1, 3), [0, 0], [1, 1], { scale: '1' }), /`options.scale`/);
+    throws(() => dl.normalize(m().reshape(2, 1, 3), [0, 0], [1, 1], { async: 'yes' }), /`options.async`/);
   });
 
   row('O02', TypeError, 'ERR_INVALID_ARG_VALUE', (throws) => {

@@ -236,7 +236,8 @@ async function asyncOps(): Promise<void> {
   const sum: dl.Tensor = await dl.add(x, 1, { async: true });
   const e: dl.Tensor = await dl.exp(x, { async: true, out: dl.zeros([2, 3]) });
   const c: dl.Tensor = await dl.clamp(x, 0, undefined, { async: true });
-  void [sum, e, c];
+  const n: dl.Tensor = await dl.normalize(dl.zeros([3, 2, 2]), 0.5, 0.25, { scale: 2, async: true });
+  void [sum, e, c, n];
 }
 void asyncOps;
 // Reductions (docs/API.md "Reductions").

@@ -1,0 +1,122 @@
+// float32 exp, tanh and sigmoid written so that GCC and Clang vectorise a
+// loop calling them at -O3 (no libm call, no branch: every case is a select),
+// shared by the engine's contiguous float32 loops (elementwise.cc) and by
+// softmax/logSoftmax (reduce.cc). float64 keeps libm.
+//
+// exp: Cody-Waite range reduction x = n ln2 + r, |r| <= ln2 / 2, with ln2
+// split in two so that n * kLn2Hi is exact; a degree-7 polynomial for e^r
+// (Cephes' expf coefficients); 2^n built in the exponent bits, in two
+// factors so that n = 128 (overflow to inf) and n < -126 (subnormal results,
+// rounded once) need no branch. Within 2 ulp of the correctly rounded result
+// over the float range (test/cpp/fast_math_test.cc sweeps it); x > 88.72
+// gives inf, x < -103.97 gives 0, -inf gives 0, NaN stays NaN.
+//
+// tanh: odd, computed on |x| and given x's sign back (so -0 stays -0):
+// a polynomial below |x| = 0.625 (Cephes' tanhf), where 1 - 2 / (e^2x + 1)
+// would cancel, and that formula above it; it reaches 1 exactly from about
+// |x| = 9.01 on and stays there (e^2x = inf gives 1).
+//
+// sigmoid: 1 / (1 + e^-x) for x >= 0 and e^x / (1 + e^x) below, so that e^
+// never overflows (subnormal results down to x = -103.97); -inf gives 0, inf 1.
+#ifndef DLPACK_NODE_CORE_FAST_MATH_H_
+#define DLPACK_NODE_CORE_FAST_MATH_H_
+
+#include <cstdint>
+#include <cstring>
+
+// On a function holding a hot loop over these: GCC compiles it twice, for
+// AVX2 (8 floats a register) and for the baseline (SSE2), and picks one at
+// load (an ifunc). Not FMA: both give the same bits, a * b + c rounding twice.
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__ELF__)
+#define DLNODE_VECTOR_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define DLNODE_VECTOR_CLONES
+#endif
+
+namespace dlnode {
+namespace fast_math {
+
+inline uint32_t Bits(float x) {
+  uint32_t b;
+  std::memcpy(&b, &x, sizeof b);
+  return b;
+}
+
+inline float FromBits(uint32_t b) {
+  float x;
+  std::memcpy(&x, &b, sizeof x);
+  return x;
+}
+
+// cond ? a : b, as a bit mask: GCC keeps a ?: of two computed floats as a
+// branch (either side may trap under -ftrapping-math), and a branch stops
+// the loop from vectorising.
+inline float Select(bool cond, float a, float b) {
+  const uint32_t mask = 0U - static_cast<uint32_t>(cond);
+  return FromBits((Bits(a) & mask) | (Bits(b) & ~mask));
+}
+
+// 2^n for -127 < n < 128, from the exponent bits.
+inline float Pow2(int32_t n) { return FromBits(static_cast<uint32_t>(n + 127) << 23); }
+
+}  // namespace fast_math
+
+inline float FastExp(float x) {
+  using fast_math::Bits;
+  using fast_math::Pow2;
+  constexpr float kHi = 89.0F;    // e^89 > FLT_MAX: inf
+  constexpr float kLo = -104.0F;  // e^-104 < half the least subnormal: 0
+  constexpr float kLog2e = 1.44269504088896341F;
+  constexpr float kLn2Hi = 0.693359375F;  // 9 significant bits: n * kLn2Hi is exact
+  constexpr float kLn2Lo = -2.12194440e-4F;
+  constexpr float kRound = 12582912.0F;  // 1.5 * 2^23: adding it rounds to an integer
+  // Clamped by compares that keep NaN (false for NaN).
+  x = fast_math::Select(x > kHi, kHi, x);
+  x = fast_math::Select(x < kLo, kLo, x);
+  // n = round(x / ln2), as a float and in the low bits of kRound + n.
+  const float shifted = x * kLog2e + kRound;
+  const float n = shifted - kRound;
+  const auto ni = static_cast<int32_t>(Bits(shifted) - Bits(kRound));
+  const float r = (x - n * kLn2Hi) - n * kLn2Lo;
+  const float r2 = r * r;
+  float p = 1.9875691500E-4F;
+  p = p * r + 1.3981999507E-3F;
+  p = p * r + 8.3334519073E-3F;
+  p = p * r + 4.1665795894E-2F;
+  p = p * r + 1.6666665459E-1F;
+  p = p * r + 5.0000001201E-1F;
+  p = p * r2 + r + 1.0F;
+  // 2^n = 2^h * 2^(n - h), h = floor(n / 2): both factors are normal floats
+  // for every n the clamp allows (-150..128), and the second product rounds once.
+  const int32_t h = ni >> 1;
+  return (p * Pow2(h)) * Pow2(ni - h);
+}
+
+inline float FastTanh(float x) {
+  using fast_math::Bits;
+  using fast_math::FromBits;
+  constexpr uint32_t kSign = 0x80000000U;
+  const uint32_t sign = Bits(x) & kSign;
+  const float a = FromBits(Bits(x) & ~kSign);
+  const float z = a * a;
+  float p = -5.70498872745E-3F;
+  p = p * z + 2.06390887954E-2F;
+  p = p * z - 5.37397155531E-2F;
+  p = p * z + 1.33314422036E-1F;
+  p = p * z - 3.33332819422E-1F;
+  const float small = p * z * a + a;
+  const float large = 1.0F - 2.0F / (FastExp(a + a) + 1.0F);
+  const float t = fast_math::Select(a < 0.625F, small, large);  // NaN: large, which is NaN
+  return FromBits(Bits(t) | sign);
+}
+
+inline float FastSigmoid(float x) {
+  using fast_math::Bits;
+  using fast_math::FromBits;
+  const float e = FastExp(-FromBits(Bits(x) & 0x7FFFFFFFU));  // e^-|x|, never overflows
+  return fast_math::Select(x < 0.0F, e, 1.0F) / (1.0F + e);
+}
+
+}  // namespace dlnode
+
+#endif  // DLPACK_NODE_CORE_FAST_MATH_H_
