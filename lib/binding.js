@@ -34,6 +34,15 @@ function throwing(fn) {
     return result;
   });
 }
+// State every load of lib/ in this thread shares (Jest loads lib/ once per test file,
+// jest.isolateModules() again), kept on the addon's exports object, the one thing
+// those loads have in common; `native` above is this load's own.
+/** @template T @param {symbol} key @param {() => T} make @returns {T} */
+function threadShared(key, make) {
+  const slots = /** @type {any} */ (addon);
+  if (!(key in slots)) slots[key] = make();
+  return slots[key];
+}
 /** @type {import('./native').Native} */
 const native = /** @type {any} */ ({});
 for (const name of Object.keys(addon)) {
@@ -332,7 +341,7 @@ function reduceLanes(op, srcBytes, srcOffset, srcDtype, shape, strides, dim, out
 }
 
 module.exports = {
-  native, opCodes, maxThreads, MAX_DIMS, dlpackVersion, dlpackFlags, hugePageAdviceMin, slabConvention, elementwise, normalize, externalBuffers, importResult, viewFailure, memoryKind,
+  native, threadShared, opCodes, maxThreads, MAX_DIMS, dlpackVersion, dlpackFlags, hugePageAdviceMin, slabConvention, elementwise, normalize, externalBuffers, importResult, viewFailure, memoryKind,
   checkDtypes, dtypeMismatch, viewCount, exportStruct, adoptPointer, importStruct, copyStrided, cudaStridedCopy,
   cudaConvert, reduceTable, reduceDims, reduceLanes,
 };

@@ -28,7 +28,7 @@
 // t.data), `holderOf` finds its Storage again, so dl.fromBuffer(t.buffer) and
 // dl.open() of it are holders of that memory like t and its views, and an
 // export from any of them pins it (docs/API.md "Lifetimes").
-const { native } = require('./binding');
+const { native, threadShared } = require('./binding');
 const { makeError } = require('./errors');
 const { CPU } = require('./device');
 const { kStorage } = require('./symbols');
@@ -287,8 +287,7 @@ class Storage {
 // memory another load owns, and that load's dispose() neither detaches nor
 // reuses it while a struct points at it (issue 20). A Storage found here may
 // be another load's: only its methods are used, never its class.
-const OWNERS = Symbol.for('dlpack.owners');
-const owners = native[OWNERS] || (native[OWNERS] = new WeakMap());
+const owners = threadShared(Symbol.for('dlpack.owners'), () => new WeakMap());
 
 // The live Storage that owns `buffer`, or null for memory the library does not
 // own (the caller's buffers: they are never detached, so any Storage will do).
