@@ -325,8 +325,6 @@ napi_value EnvState::TakeError(napi_env env) {
   return error;
 }
 
-void EnvState::Throw(napi_env env, const Error& e) { throw Napi::Error(env, MakeError(env, e)); }
-
 void ThrowIntoJs(napi_env env, napi_value error) noexcept {
   bool pending = false;
   if (error == nullptr || napi_is_exception_pending(env, &pending) != napi_ok || pending) return;

@@ -103,10 +103,8 @@ class EnvState {
   // later release from a deleter a deliberate no-op.
   void Shutdown();
 
-  // Builds the JS error for `e` through the registered factory and throws it
-  // as a C++ Napi::Error (node-addon-api rethrows it into JS).
-  [[noreturn]] void Throw(napi_env env, const Error& e);
-  // The JS error for `e`, not thrown (a promise rejects with it).
+  // The JS error for `e`, built by the registered factory and not thrown:
+  // Guarded hands it back through Fail, a promise rejects with it.
   napi_value MakeError(napi_env env, const Error& e);
 
   void SetFactory(napi_env env, napi_value factory);

@@ -1,6 +1,6 @@
 // Errors raised by native code. They carry the stable `code` of docs/API.md and
 // are turned into JavaScript errors by the factory lib/errors.js registers at
-// load (EnvState::Throw), so class and code come from one table in JS.
+// load (EnvState::MakeError), so class and code come from one table in JS.
 #ifndef DLPACK_NODE_ADDON_ERRORS_H_
 #define DLPACK_NODE_ADDON_ERRORS_H_
 
