@@ -118,10 +118,16 @@ function convertOnHost(storage, layout, info) {
 // EnqueueOrderedAcross): a copy between two GPUs waits for work on both and
 // is waited for by later work on both.
 function copyBytes(dst, dstOffset, src, srcOffset, nbytes, stream = 1n) {
-  const dstArg = dst.nativeArg();
-  const srcArg = src.nativeArg();
   const dstIndex = dst.device.type === 'cpu' ? -1 : dst.device.index;
   const srcIndex = src.device.type === 'cpu' ? -1 : src.device.index;
+  if (dstIndex < 0 && srcIndex < 0) {
+    // No CUDA side (a strided device view gathered on the host, say): there
+    // is no device to make current, and cudaSetDevice(-1) is an error.
+    dst.getBytes().set(src.getBytes().subarray(srcOffset, srcOffset + nbytes), dstOffset);
+    return;
+  }
+  const dstArg = dst.nativeArg();
+  const srcArg = src.nativeArg();
   const dstFirst = dst.device.type === 'cuda' || srcIndex < 0;
   const device = dstFirst ? dstIndex : srcIndex;
   const other = dstFirst ? srcIndex : dstIndex;
@@ -200,13 +206,24 @@ function transfer(storage, layout, target, stream = 1n) {
   if (target === storage.device && target.type === 'cuda') {
     // clone()/contiguous() on the device: a kernel, not through the host.
     const fresh = cudaStorage(target, nbytes);
-    copyOnDevice(fresh, out, storage, layout, stream);
+    try {
+      copyOnDevice(fresh, out, storage, layout, stream);
+    } catch (error) {
+      fresh.discard();
+      throw error;
+    }
     return { storage: fresh, layout: out };
   }
-  const fresh = target === CPU ? Storage.heap(allocate(nbytes), true) : cudaStorage(target, nbytes);
   const source = contiguousSource(storage, layout);
+  // A strided view gathered on the host is already the copy the CPU wants.
+  if (target === CPU && source.temporary) return { storage: source.storage, layout: out };
+  let fresh = null;
   try {
+    fresh = target === CPU ? Storage.heap(allocate(nbytes), true) : cudaStorage(target, nbytes);
     copyBytes(fresh, 0, source.storage, source.offset, nbytes, stream);
+  } catch (error) {
+    if (fresh !== null) fresh.discard();
+    throw error;
   } finally {
     if (source.temporary) source.storage.discard();
   }

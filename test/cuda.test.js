@@ -228,6 +228,13 @@ describe('on a GPU', () => {
     const expected = strided.toArray();
     const device = strided.to('cuda');
     expect(device.cpu().toArray()).toEqual(expected);
+    // A strided view of device memory to the CPU: gathered on the host, and
+    // that host copy is the result (cudaMemcpy between two host buffers used
+    // to run with device -1: cudaErrorInvalidDevice, found on an H200).
+    expect(device.permute(1, 0).cpu().toArray()).toEqual(strided.permute(1, 0).toArray());
+    expect(device.narrow(1, 1, 2).cpu().toArray()).toEqual(strided.narrow(1, 1, 2).toArray());
+    expect(device.slice(0, 2, null, -1).to({ dtype: 'float64', device: 'cpu' }).toArray())
+      .toEqual(strided.slice(0, 2, null, -1).to('float64').toArray());
     strided.dispose();
   });
 

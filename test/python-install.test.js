@@ -61,6 +61,12 @@ describe('the Python half', () => {
     let r = run(PYTHON, ['-m', 'venv', '--system-site-packages', venv]);
     expect({ status: r.status, stderr: r.stderr }).toEqual({ status: 0, stderr: '' });
     const python = path.join(venv, 'bin', 'python');
+    // --system-site-packages shows the base interpreter's packages; when
+    // PYTHON is itself a venv (the GPU machine's), NumPy and setuptools are in
+    // its own site-packages instead: a .pth file adds those too.
+    r = run(PYTHON, ['-c', 'import site; print("\\n".join(site.getsitepackages()))']);
+    const purelib = run(python, ['-c', 'import sysconfig; print(sysconfig.get_paths()["purelib"])']).stdout.trim();
+    fs.writeFileSync(path.join(purelib, 'dlpack-test-parent.pth'), r.stdout);
     const listing = () => fs.readdirSync(shipped, { recursive: true }).filter((f) => !/__pycache__/.test(f)).sort();
     const before = listing();
     r = run(python, ['-m', 'pip', 'install', '--no-build-isolation', '--no-index', '--disable-pip-version-check',

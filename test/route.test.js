@@ -72,6 +72,19 @@ describe('copyPath(): where copyFrom() runs', () => {
   });
 });
 
+describe('copyBytes(): bytes between two storages', () => {
+  test('two host storages are copied on the host, never through CUDA (no device to make current)', () => {
+    // transfer() of a strided device view to the CPU gathers on the host; its
+    // cudaMemcpy between two host buffers ran with device -1 and failed with
+    // cudaErrorInvalidDevice (found on an H200).
+    const src = on(CPU, 16);
+    new Uint8Array(src.buffer()).set([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16]);
+    const dst = on(CPU, 8);
+    route.copyBytes(dst, 2, src, 4, 6);
+    expect(Array.from(new Uint8Array(dst.buffer()))).toEqual([0, 0, 5, 6, 7, 8, 9, 10]);
+  });
+});
+
 describe('the host path follows the same rule', () => {
   test('a copy between partly overlapping views reads the source as it was', () => {
     const t = dl.tensor([0, 1, 2, 3, 4, 5], { dtype: 'float64' });
