@@ -336,6 +336,9 @@ describe('threads', () => {
       return [
         dl.add(wide, b), dl.exp(a), dl.sigmoid(a.slice(0, null, null, -1)), dl.mul(wide.transpose(0, 1), 3),
         dl.normalize(frame.permute(2, 0, 1), [0.485, 0.456, 0.406], [0.229, 0.224, 0.225], { scale: 1 / 255 }),
+        // Copies and conversions run on the same engine and pool.
+        a.to('float16'), wide.transpose(0, 1).contiguous(), frame.permute(2, 0, 1).to('float32'),
+        dl.empty([n], { dtype: 'float64' }).copyFrom(a.slice(0, null, null, -1)),
       ].map((t) => { const c = t.contiguous(); return Buffer.from(c.buffer, c.byteOffset, c.nbytes); });
     });
     for (let i = 1; i < runs.length; i++) {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "layout.h"
+#include "strided_loop.h"
 
 namespace dlnode {
 namespace {
@@ -102,44 +103,24 @@ void Store(char* p, T v) {
   std::memcpy(p, &v, sizeof(T));
 }
 
+// One run of the innermost dimension (strided_loop.h): p[0] the destination,
+// p[1] the source, byte strides s.
 template <class D, class S>
-void Loop(int n, const int64_t* shape, char* d, const int64_t* ds, const char* s,
-          const int64_t* ss) {
-  const int inner = n - 1;
-  const int64_t len = shape[inner];
-  const int64_t dstep = ds[inner] * static_cast<int64_t>(sizeof(D));
-  const int64_t sstep = ss[inner] * static_cast<int64_t>(sizeof(S));
-  int64_t index[kMaxDims] = {};
-  for (;;) {
-    if (ds[inner] == 1 && ss[inner] == 1) {
-      // Dense rows: a plain indexed loop the compiler vectorises.
-      for (int64_t k = 0; k < len; ++k) {
-        Store<D>(d + k * static_cast<int64_t>(sizeof(D)),
-                 Convert<D>(Load<S>(s + k * static_cast<int64_t>(sizeof(S)))));
-      }
-    } else {
-      char* dp = d;
-      const char* sp = s;
-      for (int64_t k = 0; k < len; ++k) {
-        Store<D>(dp, Convert<D>(Load<S>(sp)));
-        dp += dstep;
-        sp += sstep;
-      }
+void Loop(char** p, const int64_t* s, int64_t n) {
+  char* d = p[0];
+  const char* src = p[1];
+  if (s[0] == static_cast<int64_t>(sizeof(D)) && s[1] == static_cast<int64_t>(sizeof(S))) {
+    // Dense: a plain indexed loop the compiler vectorises.
+    for (int64_t k = 0; k < n; ++k) {
+      Store<D>(d + k * static_cast<int64_t>(sizeof(D)),
+               Convert<D>(Load<S>(src + k * static_cast<int64_t>(sizeof(S)))));
     }
-    int axis = inner - 1;
-    for (; axis >= 0; --axis) {
-      d += ds[axis] * static_cast<int64_t>(sizeof(D));
-      s += ss[axis] * static_cast<int64_t>(sizeof(S));
-      if (++index[axis] < shape[axis]) break;
-      d -= ds[axis] * static_cast<int64_t>(sizeof(D)) * shape[axis];
-      s -= ss[axis] * static_cast<int64_t>(sizeof(S)) * shape[axis];
-      index[axis] = 0;
-    }
-    if (axis < 0) return;
+    return;
   }
+  for (int64_t k = 0; k < n; ++k, d += s[0], src += s[1]) Store<D>(d, Convert<D>(Load<S>(src)));
 }
 
-using LoopFn = void (*)(int, const int64_t*, char*, const int64_t*, const char*, const int64_t*);
+using LoopFn = void (*)(char**, const int64_t*, int64_t);
 
 template <class D>
 LoopFn ForSource(Scalar s) {
@@ -352,17 +333,10 @@ void ConvertStrided(int ndim, const int64_t* shape, Scalar dst_type, StridedView
     StridedCopy(ndim, shape, ScalarSize(dst_type), dst, src);
     return;
   }
-  int64_t n_shape[kMaxDims];
-  int64_t n_ds[kMaxDims];
-  int64_t n_ss[kMaxDims];
-  int n = CoalesceDims(ndim, shape, dst.strides, src.strides, n_shape, n_ds, n_ss);
-  if (n == 0) {
-    n = 1;
-    n_shape[0] = 1;
-    n_ds[0] = 1;
-    n_ss[0] = 1;
-  }
-  LoopFor(dst_type, src_type)(n, n_shape, dst.first, n_ds, src.first, n_ss);
+  strided::Plan plan = strided::Pair(ndim, shape, dst.first, dst.strides, ScalarSize(dst_type),
+                                     src.first, src.strides, ScalarSize(src_type));
+  const LoopFn loop = LoopFor(dst_type, src_type);
+  strided::Run(&plan, [loop](char** p, const int64_t* s, int64_t n) { loop(p, s, n); });
 }
 
 }  // namespace dlnode

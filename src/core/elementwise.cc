@@ -7,96 +7,16 @@
 #include "fast_math.h"
 #include "layout.h"
 #include "parallel.h"
+#include "strided_loop.h"
 
 namespace dlnode {
 namespace {
 
-// The iteration: `n` operands (the output first), their byte strides over a
-// coalesced shape. inner(ptrs, byte_strides, count) runs count elements of
-// the innermost dimension.
-struct Plan {
-  int ndim = 0;
-  int n = 0;
-  int64_t shape[kMaxDims] = {};
-  int64_t strides[kMaxOperands][kMaxDims] = {};  // bytes
-  char* first[kMaxOperands] = {};
-};
-
-// Drops size-1 dimensions and merges a dimension into the one outside it when
-// every operand steps over both as one (torch's TensorIterator::coalesce_dimensions).
-void Coalesce(Plan* p) {
-  int out = 0;
-  for (int i = 0; i < p->ndim; ++i) {
-    if (p->shape[i] == 1) continue;
-    bool merge = out > 0;
-    for (int k = 0; merge && k < p->n; ++k) {
-      merge = p->strides[k][out - 1] == p->strides[k][i] * p->shape[i];
-    }
-    if (merge) {
-      p->shape[out - 1] *= p->shape[i];
-      for (int k = 0; k < p->n; ++k) p->strides[k][out - 1] = p->strides[k][i];
-      continue;
-    }
-    p->shape[out] = p->shape[i];
-    for (int k = 0; k < p->n; ++k) p->strides[k][out] = p->strides[k][i];
-    ++out;
-  }
-  p->ndim = out;
-}
-
-// Walks [begin, end) of the flat row-major index space of p, one innermost run
-// at a time.
-template <typename Inner>
-void Walk(const Plan& p, int64_t begin, int64_t end, const Inner& inner) {
-  if (p.ndim == 0) {
-    char* ptrs[kMaxOperands];
-    int64_t zero[kMaxOperands] = {};
-    for (int k = 0; k < p.n; ++k) ptrs[k] = p.first[k];
-    inner(ptrs, zero, 1);
-    return;
-  }
-  const int last = p.ndim - 1;
-  const int64_t row = p.shape[last];
-  int64_t index[kMaxDims] = {};
-  int64_t rest = begin;
-  for (int d = last; d >= 0; --d) {
-    index[d] = rest % p.shape[d];
-    rest /= p.shape[d];
-  }
-  char* ptrs[kMaxOperands];
-  int64_t inner_strides[kMaxOperands];
-  for (int k = 0; k < p.n; ++k) {
-    ptrs[k] = p.first[k];
-    for (int d = 0; d < p.ndim; ++d) ptrs[k] += index[d] * p.strides[k][d];
-    inner_strides[k] = p.strides[k][last];
-  }
-  int64_t at = begin;
-  while (at < end) {
-    const int64_t count = std::min(row - index[last], end - at);
-    inner(ptrs, inner_strides, count);
-    at += count;
-    if (at >= end) break;
-    // Back to the start of the row, then the odometer over the outer dims.
-    for (int k = 0; k < p.n; ++k) ptrs[k] -= index[last] * p.strides[k][last];
-    index[last] = 0;
-    for (int d = last - 1; d >= 0; --d) {
-      for (int k = 0; k < p.n; ++k) ptrs[k] += p.strides[k][d];
-      if (++index[d] < p.shape[d]) break;
-      for (int k = 0; k < p.n; ++k) ptrs[k] -= p.strides[k][d] * p.shape[d];
-      index[d] = 0;
-    }
-  }
-}
-
-template <typename Inner>
-void Run(Plan* p, const Inner& inner) {
-  int64_t total = 1;
-  for (int d = 0; d < p->ndim; ++d) total *= p->shape[d];
-  if (total == 0) return;
-  Coalesce(p);
-  ParallelFor(total, kDefaultGrain,
-              [&](int64_t begin, int64_t end) { Walk(*p, begin, end, inner); });
-}
+// The iteration (strided_loop.h), shared with copies and conversions.
+using strided::Coalesce;
+using strided::Plan;
+using strided::Run;
+using strided::Walk;
 
 // --- inner loops -------------------------------------------------------------
 // Each has a dense case and a case per broadcast input: plain indexed loops

@@ -25,6 +25,7 @@
 #include <cstdint>
 
 #include "convert.h"
+#include "strided_loop.h"
 
 // X(jsName, Constant, inputs)
 #define DLNODE_ELEMENTWISE_OPS(X) \
@@ -62,8 +63,6 @@ enum class ElementwiseOp {
 #undef DLNODE_ELEMENTWISE_ENUM
       kCount
 };
-
-constexpr int kMaxOperands = 4;  // the output and up to three inputs
 
 // The number of inputs `op` takes.
 int ElementwiseArity(ElementwiseOp op);

@@ -13,11 +13,9 @@ struct StridedView {
   const int64_t* strides;
 };
 
-// Drops size-1 dimensions and merges neighbours that are contiguous in both
-// views (so a contiguous copy becomes one loop); returns the new ndim.
-int CoalesceDims(int ndim, const int64_t* shape, const int64_t* ds, const int64_t* ss,
-                 int64_t* shape_out, int64_t* ds_out, int64_t* ss_out);
-
+// dst[i] = src[i] for every index of `shape`, strides in elements (negative
+// or zero too), split across the host pool (strided_loop.h). The two views
+// must not overlap (ConvertStrided stages overlapping bytes first).
 void StridedCopy(int ndim, const int64_t* shape, uint64_t item_size, StridedView dst,
                  StridedView src);
 
