@@ -229,11 +229,15 @@ function importStruct(handle, allowCopy) {
  * @param {Uint8Array} dstBytes @param {number} dstOffset @param {number} dstDtype
  * @param {Uint8Array} srcBytes @param {number} srcOffset @param {number} srcDtype
  * @param {readonly number[]} shape @param {readonly number[]} dstStrides @param {readonly number[]} srcStrides
+ * @param {boolean} [async]
  */
-function copyStrided(dstBytes, dstOffset, dstDtype, srcBytes, srcOffset, srcDtype, shape, dstStrides, srcStrides) {
+function copyStrided(dstBytes, dstOffset, dstDtype, srcBytes, srcOffset, srcDtype, shape, dstStrides, srcStrides,
+  async = false) {
   writeShape(shape, dstStrides);
   writeSourceStrides(srcStrides);
-  native.copyStrided(dstBytes, dstOffset, dstDtype, srcBytes, srcOffset, srcDtype);
+  // The asynchronous form returns a Promise that settles once the copy has run.
+  if (async) return native.copyStridedAsync(dstBytes, dstOffset, dstDtype, srcBytes, srcOffset, srcDtype);
+  return native.copyStrided(dstBytes, dstOffset, dstDtype, srcBytes, srcOffset, srcDtype);
 }
 
 // The CUDA kernels between two views on one device (src/addon/cuda.h).

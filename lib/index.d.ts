@@ -212,6 +212,8 @@ export interface ToOptions<M extends DTypeName> {
   dtype?: M | DType<M>;
   device?: DeviceLike;
   stream?: number | bigint | CudaStream;
+  /** true: a Promise of the result, converted off the event loop (host memory to the CPU only). */
+  async?: false;
 }
 
 export interface DLPackOptions {
@@ -297,6 +299,7 @@ export declare class Tensor<N extends DTypeName = DTypeName> implements DLPackPr
   /** A converted contiguous copy; of dtype M already, a new tensor over the same memory (never `this`). */
   to<M extends DTypeName>(dtype: M | DType<M>): Tensor<M>;
   to<M extends DTypeName = N>(options: ToOptions<M>): Tensor<M>;
+  to<M extends DTypeName = N>(options: Omit<ToOptions<M>, 'async' | 'stream'> & { async: true }): Promise<Tensor<M>>;
   cpu(): Tensor<N>;
   cuda(index?: number): Tensor<N>;
   /** Same shape, any dtype (converted); values as dl.tensor() takes them. Any view, strided included. */

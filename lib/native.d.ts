@@ -186,6 +186,9 @@ export interface Native {
   storageRelease(storage: StorageHandle, buffer: ArrayBuffer | null): void;
   /** Scratch (shape, strides, sourceStrides): dst <- src with conversion; dtypes are indices. */
   copyStrided(dst: Bytes, dstOffset: number, dstDtype: number, src: Bytes, srcOffset: number, srcDtype: number): void;
+  /** The same on a libuv thread; resolves when the copy has run. */
+  copyStridedAsync(dst: Bytes, dstOffset: number, dstDtype: number, src: Bytes, srcOffset: number,
+    srcDtype: number): Promise<void>;
   detachBuffer(buffer: ArrayBuffer): void;
   /** Advises transparent huge pages; the bytes advised. */
   adviseHugePages(buffer: ArrayBuffer): number;

@@ -80,7 +80,7 @@ function copyPath(dstStorage, dst, srcStorage, src) {
 // dst <- src element by element with conversion (same shape; host-accessible
 // memory). Overlap by address is handled natively; two mappings of one
 // shared-memory segment have different addresses, so they are staged here.
-function copyOnHost(dstStorage, dst, srcStorage, src) {
+function copyOnHost(dstStorage, dst, srcStorage, src, async = false) {
   let srcBytes = srcStorage.getBytes();
   let srcOffset = src.byteOffset;
   if (dstStorage !== srcStorage && dstStorage.segment !== null && srcStorage.segment !== null &&
@@ -88,8 +88,8 @@ function copyOnHost(dstStorage, dst, srcStorage, src) {
     srcBytes = srcBytes.slice(src.base, srcOffset + src.high);
     srcOffset -= src.base;
   }
-  copyStrided(dstStorage.getBytes(), dst.byteOffset, dst.info.index, srcBytes, srcOffset, src.info.index,
-    dst.shape, dst.strides, src.strides);
+  return copyStrided(dstStorage.getBytes(), dst.byteOffset, dst.info.index, srcBytes, srcOffset, src.info.index,
+    dst.shape, dst.strides, src.strides, async);
 }
 
 // A new contiguous host pair with src's elements as `info` (src
@@ -104,6 +104,31 @@ function convertOnHost(storage, layout, info) {
     copyOnHost(fresh, out, storage, layout);
   }
   return { storage: fresh, layout: out };
+}
+
+// convertOnHost off the event loop: the loop runs on a libuv thread (and the
+// pool); the Promise resolves to wrap(the new pair), called as soon as the
+// copy has run. Both storages are held until then (Storage.holdInFlight: a
+// dispose() meanwhile lets go of the tensor, not the memory; shareMemory()
+// is refused); a failure frees the new storage.
+function convertOnHostAsync(storage, layout, info, wrap) {
+  const out = Layout.contiguous(info, layout.shape.slice());
+  const fresh = Storage.heap(allocateForCopy(layout.size * info.itemSize), true);
+  if (layout.size === 0) return Promise.resolve(wrap({ storage: fresh, layout: out }));
+  let settled;
+  try {
+    coveredBuffer(storage, layout);
+    settled = copyOnHost(fresh, out, storage, layout, true);
+  } catch (error) {
+    fresh.discard();
+    throw error;
+  }
+  storage.holdInFlight();
+  fresh.holdInFlight();
+  return settled.then(() => wrap({ storage: fresh, layout: out })).finally(() => {
+    storage.releaseInFlight();
+    fresh.releaseInFlight(); // the last holder on a failure: freed
+  });
 }
 
 // --- CUDA ---------------------------------------------------------------------------
@@ -355,6 +380,6 @@ function runReduceLanes(op, storage, layout, dim, outStrides, values, indices, k
 
 module.exports = {
   PATH, coveredBuffer, onHost, overlapping, refuseSharedElements, copyPath, copyBytes, copyStorage, copyOnDevice,
-  convertOnDevice, copyInto, clone, moveTo, convert, operandOf, runElementwise, runNormalize, runReduceDims,
+  convertOnDevice, copyInto, clone, moveTo, convert, convertOnHostAsync, operandOf, runElementwise, runNormalize, runReduceDims,
   runReduceLanes,
 };

@@ -207,6 +207,18 @@ class Storage {
     this.bytes = null;
   }
 
+  // Held by an asynchronous op until it settles: retained (the memory lives
+  // past dispose()) and counted (shareMemory() refuses to move it).
+  holdInFlight() {
+    this.retain();
+    this.inFlight++;
+  }
+
+  releaseInFlight() {
+    this.inFlight--;
+    this.release();
+  }
+
   // Frees memory no holder ever took (a copy into it failed).
   discard() {
     if (this.holders !== 0 || this.released) return;

@@ -277,8 +277,27 @@ class Tensor {
     // view is), not `this` as torch returns, so that disposing what to(),
     // cpu() or contiguous() gave never disposes the tensor it was called on
     // (docs/API.md "Decisions").
+    if (options === target && target.async !== undefined) {
+      if (typeof target.async !== 'boolean') throw invalidType('options.async', 'a boolean', target.async);
+      if (target.async) return this.#toAsync(info, place, stream);
+    }
     const moved = route.convert(this[kStorage], this[kLayout], info, place, stream);
     return moved === null ? viewOf(this, this[kLayout]) : made(moved);
+  }
+
+  // to({ ..., async: true }): a Promise of the result. A conversion in host
+  // memory runs off the event loop (docs/API.md "Off the event loop"); what
+  // needs no work resolves at once; a copy to or from CUDA memory is refused.
+  #toAsync(info, place, stream) {
+    const storage = this[kStorage];
+    const layout = this[kLayout];
+    if (place === this[kDevice] && info === layout.info) return Promise.resolve(viewOf(this, layout));
+    if (place !== CPU || !storage.device.hostAccessible || stream !== 1n) {
+      throw makeError('ERR_DLPACK_UNSUPPORTED', 'Expected `async: true` for a conversion from host memory to ' +
+        `the CPU, received one from ${this[kDevice]} to ${place}${stream !== 1n ? ' on a stream' : ''}; ` +
+        'a CUDA copy is asynchronous on its stream already');
+    }
+    return route.convertOnHostAsync(storage, layout, info, made);
   }
 
   // Elementwise ops (docs/API.md "Ops"), forwarded to lib/ops.js. The `_`
@@ -507,7 +526,7 @@ function streamOption(options) {
 const isDtype = (v) => (typeof v === 'string' && infos[v] !== undefined) ||
   (v !== null && typeof v === 'object' && typeof v.name === 'string' && infos[v.name] !== undefined &&
    infos[v.name].public === v);
-const TO_KEYS = ['dtype', 'device', 'stream'];
+const TO_KEYS = ['dtype', 'device', 'stream', 'async'];
 // torch's dtype names that are not ours (torch.float is float32, ...).
 const TORCH_NAMES = {
   float: 'float32', double: 'float64', half: 'float16', int: 'int32', long: 'int64', short: 'int16',

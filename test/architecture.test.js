@@ -289,7 +289,7 @@ const COPY_AND_OP_WRAPPERS = [
   'copyStrided', 'cudaStridedCopy', 'cudaConvert', 'elementwise', 'normalize', 'reduceDims', 'reduceLanes',
 ];
 const COPY_AND_OP_NATIVES = [
-  'copyStrided', 'cudaCopy', 'cudaStridedCopy', 'cudaConvert', 'elementwise', 'elementwiseAsync', 'normalize', 'normalizeAsync',
+  'copyStrided', 'copyStridedAsync', 'cudaCopy', 'cudaStridedCopy', 'cudaConvert', 'elementwise', 'elementwiseAsync', 'normalize', 'normalizeAsync',
   'reduceDims', 'reduceLanes',
 ];
 const ROUTERS = new Set(['binding.js', 'route.js']);

@@ -421,6 +421,37 @@ describe('the asynchronous form ({ async: true })', () => {
       code: 'ERR_INVALID_ARG_TYPE' }));
   });
 
+  it('to({ dtype, async: true }): the synchronous result, holding its source, from any strided view', async () => {
+    const n = 1 << 20;
+    const a = dl.empty([n]);
+    a.data.forEach((_, i) => { a.data[i] = Math.sin(i) * 70000; }); // beyond float16's range too
+    const view = a.reshape(1024, 1024).transpose(0, 1).slice(1, null, null, -2);
+    const want = view.to('float16');
+    const p = view.to({ dtype: 'float16', async: true });
+    expect(typeof p.then).toBe('function');
+    expect(() => a.shareMemory()).toThrow(expect.objectContaining({ code: 'ERR_DLPACK_COPY_REQUIRED' }));
+    a.dispose();
+    view.dispose();
+    const got = await p;
+    expect(got.shape).toEqual([1024, 512]);
+    expect(Buffer.from(got.buffer, got.byteOffset, got.nbytes).equals(
+      Buffer.from(want.buffer, want.byteOffset, want.nbytes))).toBe(true);
+    // Nothing to do: a new tensor over the same memory, as the synchronous form.
+    const same = await want.to({ dtype: 'float16', async: true });
+    expect(same.buffer).toBe(want.buffer);
+    // An empty tensor.
+    expect((await dl.empty([0, 3]).to({ dtype: 'int8', async: true })).shape).toEqual([0, 3]);
+  });
+
+  it('to({ async: true }) refuses what is not a host conversion, and a non-boolean async', () => {
+    const t = dl.tensor([1, 2]);
+    expect(() => t.to({ dtype: 'float64', async: 1 })).toThrow(expect.objectContaining({
+      code: 'ERR_INVALID_ARG_TYPE' }));
+    expect(() => t.to({ device: 'cuda_host', async: true })).toThrow(expect.objectContaining({
+      code: 'ERR_DLPACK_UNSUPPORTED', message: expect.stringMatching(/async: true.*cuda_host/) }));
+    expect(t.to({ dtype: 'float64', async: false }).dtype).toBe('float64');
+  });
+
   it('refuses bad arguments at the call, before a Promise exists', () => {
     expect(() => dl.add(f32([1]), 'x', { async: true })).toThrow(expect.objectContaining({
       code: 'ERR_INVALID_ARG_TYPE' }));

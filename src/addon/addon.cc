@@ -100,6 +100,7 @@ Napi::Object Initialize(Napi::Env env, Napi::Object exports) {
       {"storageLength", Guarded<StorageLength>},
       {"storageRelease", Guarded<StorageRelease>},
       {"copyStrided", Guarded<CopyStrided>},
+      {"copyStridedAsync", Guarded<CopyStridedAsync>},
       {"detachBuffer", Guarded<DetachBuffer>},
       {"adviseHugePages", Guarded<AdviseHugePages>},
       {"setExternalBuffers", Guarded<SetExternalBuffers>},

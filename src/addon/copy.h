@@ -14,6 +14,11 @@ namespace dlnode {
 // are indices into the table. Overlapping bytes go through a temporary.
 Napi::Value CopyStrided(const Napi::CallbackInfo& info);
 
+// The same arguments -> a Promise settled when the copy has run on a libuv
+// thread (lib/route.js, `to({ async: true })`); the buffers are held until
+// then. Overlapping source bytes are copied aside at the call.
+Napi::Value CopyStridedAsync(const Napi::CallbackInfo& info);
+
 // (arrayBuffer) -> undefined
 Napi::Value DetachBuffer(const Napi::CallbackInfo& info);
 

@@ -1,16 +1,14 @@
 #include "ops.h"
 
-#include <condition_variable>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
 #include "../core/dtype.h"
 #include "../core/elementwise.h"
 #include "../core/layout.h"
-#include "../core/libstdcxx_floor.h"  // condition_variable::wait at GCC 11's version
 #include "../core/parallel.h"
+#include "async_op.h"
 #include "bytes.h"
 #include "convention.h"
 #include "env_state.h"
@@ -158,88 +156,6 @@ struct NormalizeJob {
   }
   static constexpr const char* kRefused = "Expected a real input and a float32 or float64 output";
 };
-
-// The asynchronous form: the engine runs on a libuv thread. The buffers are
-// held by references until it settles (lib/ops.js holds the tensors' storage
-// too). An environment that ends while the job runs (worker.terminate(),
-// process.exit()) waits for it in a cleanup hook before its memory goes: the
-// job never touches JS, and its worker object is then left unfreed on purpose.
-template <class Job>
-class OpWorker : public Napi::AsyncWorker {
- public:
-  OpWorker(const Napi::CallbackInfo& info, std::unique_ptr<Job> job, const char* name)
-      : Napi::AsyncWorker(info.Env(), name),
-        deferred_(Napi::Promise::Deferred::New(info.Env())),
-        job_(std::move(job)),
-        flight_(new Flight()) {
-    for (size_t i = 2; i < info.Length(); ++i) {
-      if (info[i].IsObject()) held_.push_back(Napi::Persistent(info[i].As<Napi::Object>()));
-    }
-    napi_add_env_cleanup_hook(info.Env(), WaitForJob, flight_);
-  }
-
-  Napi::Promise Promise() { return deferred_.Promise(); }
-
-  void Execute() override {
-    ok_ = job_->Run();
-    std::lock_guard<std::mutex> lock(flight_->mutex);
-    flight_->done = true;
-    flight_->cv.notify_all();
-  }
-
-  void OnOK() override {
-    Settle();
-    if (ok_) {
-      deferred_.Resolve(Env().Undefined());
-    } else {
-      deferred_.Reject(
-          EnvState::Of(Env()).MakeError(Env(), Error{code::kUnsupported, Job::kRefused}));
-    }
-  }
-
-  void OnError(const Napi::Error& e) override {
-    Settle();
-    deferred_.Reject(e.Value());
-  }
-
- private:
-  struct Flight {
-    std::mutex mutex;
-    std::condition_variable cv;
-    bool done = false;
-  };
-
-  static void WaitForJob(void* arg) {
-    auto* flight = static_cast<Flight*>(arg);
-    std::unique_lock<std::mutex> lock(flight->mutex);
-    flight->cv.wait(lock, [flight] { return flight->done; });
-    // Left allocated: the worker may still point at it (teardown).
-  }
-
-  void Settle() {
-    napi_remove_env_cleanup_hook(Env(), WaitForJob, flight_);
-    delete flight_;
-    flight_ = nullptr;
-  }
-
-  Napi::Promise::Deferred deferred_;
-  std::unique_ptr<Job> job_;
-  Flight* flight_;  // shared with the cleanup hook until Settle()
-  std::vector<Napi::ObjectReference> held_;
-  bool ok_ = false;
-};
-
-// Reads a Job from the arguments and queues it on a libuv thread; the Promise
-// settles when it has run.
-template <class Job>
-Napi::Value Queue(const Napi::CallbackInfo& info, const char* name) {
-  auto job = std::make_unique<Job>();
-  job->Read(info);
-  auto* worker = new OpWorker<Job>(info, std::move(job), name);  // deleted by Node-API when done
-  Napi::Promise promise = worker->Promise();
-  worker->Queue();
-  return promise;
-}
 
 }  // namespace
 

@@ -237,7 +237,9 @@ async function asyncOps(): Promise<void> {
   const e: dl.Tensor = await dl.exp(x, { async: true, out: dl.zeros([2, 3]) });
   const c: dl.Tensor = await dl.clamp(x, 0, undefined, { async: true });
   const n: dl.Tensor = await dl.normalize(dl.zeros([3, 2, 2]), 0.5, 0.25, { scale: 2, async: true });
-  void [sum, e, c, n];
+  const h: dl.Tensor<'float16'> = await x.to({ dtype: 'float16', async: true });
+  const same: dl.Tensor<'float32'> = x.to({ dtype: 'float32', async: false });
+  void [sum, e, c, n, h, same];
 }
 void asyncOps;
 // Reductions (docs/API.md "Reductions").
