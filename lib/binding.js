@@ -103,6 +103,8 @@ const viewFailure = Object.freeze({ ...convention.viewFailure });
 const memoryKind = Object.freeze({ ...convention.memoryKind });
 // The engine's ops by name (src/core/elementwise.h DLNODE_ELEMENTWISE_OPS).
 const opCodes = Object.freeze({ ...convention.ops });
+// DLPack's device type codes for the devices lib/device.js names.
+const deviceCodes = Object.freeze({ ...convention.deviceCodes });
 // The most threads dl.setNumThreads() takes (src/core/parallel.h kMaxThreads).
 const { maxThreads } = convention;
 
@@ -345,7 +347,7 @@ function reduceLanes(op, srcBytes, srcOffset, srcDtype, shape, strides, dim, out
 }
 
 module.exports = {
-  native, threadShared, opCodes, maxThreads, MAX_DIMS, dlpackVersion, dlpackFlags, hugePageAdviceMin, slabConvention, elementwise, normalize, externalBuffers, importResult, viewFailure, memoryKind,
+  native, threadShared, opCodes, deviceCodes, maxThreads, MAX_DIMS, dlpackVersion, dlpackFlags, hugePageAdviceMin, slabConvention, elementwise, normalize, externalBuffers, importResult, viewFailure, memoryKind,
   checkDtypes, dtypeMismatch, viewCount, exportStruct, adoptPointer, importStruct, copyStrided, cudaStridedCopy,
   cudaConvert, reduceTable, reduceDims, reduceLanes,
 };

@@ -3,8 +3,10 @@
 const { invalidType, invalidValue } = require('./errors');
 const { unavailable } = require('./cuda_info');
 
-const codeOf = { cpu: 1, cuda: 2, cuda_host: 3, cuda_managed: 13 };
-const typeOf = { 1: 'cpu', 2: 'cuda', 3: 'cuda_host', 13: 'cuda_managed' };
+const { deviceCodes: codeOf } = require('./binding');
+
+const typeOf = Object.fromEntries(Object.entries(codeOf).map(([type, code]) => [code, type]));
+const CPU_CODE = codeOf.cpu;
 
 class Device {
   constructor(type, index) {
@@ -66,7 +68,7 @@ function parseDevice(value, name = 'device') {
 
 // [deviceType, index] from DLPack; undefined for a type this library cannot name.
 function deviceFromCode(code, index) {
-  if (code === 1) return CPU; // kDLCPU, every import's hot path: no key to build
+  if (code === CPU_CODE) return CPU; // every import's hot path: no key to build
   const type = typeOf[code];
   return type === undefined ? undefined : device(type, type === 'cuda' ? index : 0);
 }

@@ -33,6 +33,8 @@ export type Table = Readonly<Record<string, number>>;
 export interface Convention {
   /** Scratch slot numbers (DLNODE_SCRATCH_SLOTS). */
   slots: Table;
+  /** DLPack device type codes of the devices lib/device.js names (src/core/dlpack_abi.h). */
+  deviceCodes: { cpu: number; cuda: number; cuda_host: number; cuda_managed: number };
   /** What importCapsule leaves in slot `result` (DLNODE_IMPORT_RESULTS). */
   importResult: Table;
   /** Why bufferViewCount refused, as minus the value (DLNODE_VIEW_FAILURES). */

@@ -409,3 +409,16 @@ test('only lib/route.js (and lib/binding.js) call the binding\'s copy and op wra
   expect(reached.has('tensor')).toBe(false);
   expect(reached.has('binding')).toBe(true);
 });
+
+// DLPack's device type codes come from the addon (convention deviceCodes,
+// src/core/dlpack_abi.h): lib/device.js used to hold its own table.
+const DEVICE_CODE_TABLE = /\b(?:cpu|cuda|cuda_host|cuda_managed)\s*:\s*\d+|\b\d+\s*:\s*'(?:cpu|cuda|cuda_host|cuda_managed)'/;
+
+test('lib/ holds no table of DLPack device codes (and the check can fail)', () => {
+  expect("const codeOf = { cpu: 1, cuda: 2, cuda_host: 3, cuda_managed: 13 };").toMatch(DEVICE_CODE_TABLE);
+  expect("const typeOf = { 1: 'cpu', 2: 'cuda' };").toMatch(DEVICE_CODE_TABLE);
+  for (const file of files) {
+    const code = fs.readFileSync(path.join(LIB, file), 'utf8').replace(/\/\/.*$/gm, '');
+    expect({ file, table: DEVICE_CODE_TABLE.test(code) }).toEqual({ file, table: false });
+  }
+});

@@ -130,8 +130,16 @@ Napi::Object Convention(Napi::Env env) {
   flag_bits.Set("isCopied",
                 Napi::Number::New(env, static_cast<double>(DLPACK_FLAG_BITMASK_IS_COPIED)));
 
+  // The DLPack device types lib/device.js names (dlpack_abi.h).
+  Napi::Object device_codes = Napi::Object::New(env);
+  device_codes.Set("cpu", Napi::Number::New(env, kDLCPU));
+  device_codes.Set("cuda", Napi::Number::New(env, kDLCUDA));
+  device_codes.Set("cuda_host", Napi::Number::New(env, kDLCUDAHost));
+  device_codes.Set("cuda_managed", Napi::Number::New(env, kDLCUDAManaged));
+
   Napi::Object result = Napi::Object::New(env);
   result.Set("slots", slots);
+  result.Set("deviceCodes", device_codes);
   result.Set("importResult", import_result);
   result.Set("viewFailure", view_failure);
   result.Set("memoryKind", memory_kind);
