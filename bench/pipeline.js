@@ -9,19 +9,12 @@ const path = require('path');
 const { spawn } = require('child_process');
 const dl = require('../lib');
 const { makeModel, CLASSES } = require('../examples/onnxruntime/make-model');
+const { ortOrNull } = require('../examples/onnxruntime/ort');
 
 const SIZE = 224;
 const now = process.hrtime.bigint;
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const WORKER = path.join(__dirname, 'pipeline_worker.py');
-
-function loadOrt() {
-  try {
-    return require(require.resolve('onnxruntime-node', { paths: [path.join(__dirname, '..', 'examples', 'onnxruntime')] }));
-  } catch {
-    return null;
-  }
-}
 
 // The copying baseline's Python: reads exactly `n` bytes at a time from its stdout.
 function pipePeer(python, n) {
@@ -99,7 +92,7 @@ async function pipelineCase(ort, session, python, n, runs) {
 }
 
 async function pipelineCases(record, python) {
-  const ort = loadOrt();
+  const ort = ortOrNull();
   if (ort === null) {
     return 'pipeline: skipped (onnxruntime-node is not installed in examples/onnxruntime; ' +
       'cd examples/onnxruntime && npm install --ignore-scripts)';

@@ -8,19 +8,10 @@
 // image file and no sharp; the model is examples/onnxruntime/make-model.js's
 // (no download). Run: node examples/onnxruntime-classify.js [frames]   (needs
 // onnxruntime-node: `npm install --ignore-scripts` in examples/onnxruntime).
-const path = require('path');
 const dl = require('..');
 const { makeModel, CLASSES } = require('./onnxruntime/make-model');
+const { loadOrt } = require('./onnxruntime/ort');
 
-function loadOrt() {
-  try {
-    return require(require.resolve('onnxruntime-node', { paths: [path.join(__dirname, 'onnxruntime'), __dirname] }));
-  } catch (error) {
-    if (error.code !== 'MODULE_NOT_FOUND') throw error;
-    console.error('This example needs onnxruntime-node: (cd examples/onnxruntime && npm install --ignore-scripts)');
-    process.exit(2);
-  }
-}
 
 const H = 224;
 const W = 224;

@@ -11,16 +11,7 @@
 const path = require('path');
 const dl = require('..');
 const { makeModel, CLASSES } = require('./onnxruntime/make-model');
-
-function loadOrt() {
-  try {
-    return require(require.resolve('onnxruntime-node', { paths: [path.join(__dirname, 'onnxruntime'), __dirname] }));
-  } catch (error) {
-    if (error.code !== 'MODULE_NOT_FOUND') throw error;
-    console.error('This example needs onnxruntime-node: (cd examples/onnxruntime && npm install --ignore-scripts)');
-    process.exit(2);
-  }
-}
+const { loadOrt } = require('./onnxruntime/ort');
 
 // The model's parameters as shared tensors, so the Python side can check the answer.
 function sharedParams(params) {
