@@ -370,7 +370,8 @@ export declare class Tensor<N extends DTypeName = DTypeName> implements DLPackPr
   shareMemory(): this;
   /**
    * A contiguous copy in memory other processes can map ('cuda:N' stays on its device; host
-   * memory goes to a CPU segment), or `this` when its memory is such memory already.
+   * memory goes to a CPU segment); when its memory is such memory already, a new tensor over the
+   * same memory (never `this`, as contiguous()).
    */
   toShared(): Tensor<N>;
 

@@ -9,7 +9,7 @@ const { parseDevice } = require('./device');
 const { normalizeShape, product, contiguousStrides } = require('./shape');
 const { Layout } = require('./layout');
 const { Storage, holderOf } = require('./storage');
-const { makeTensor, liveStorage } = require('./tensor');
+const { makeTensor, viewOf, liveStorage } = require('./tensor');
 const { checkOptions } = require('./options');
 const { checkDevice, cudaStorage } = require('./cuda');
 const { copyStorage } = require('./route');
@@ -127,11 +127,12 @@ function unmovable(storage) {
 
 // t.toShared(): t's elements in new memory other processes can map, on t's
 // device ('cuda:N': cudaMalloc for 'cuda-ipc'), else in a CPU segment (pinned
-// and managed memory cannot be shared across processes); t when its memory
-// is such memory already. t itself is untouched.
+// and managed memory cannot be shared across processes); a new tensor over
+// t's memory when it is such memory already (never t, as to() and
+// contiguous(): disposing the result never disposes t). t is untouched.
 function toShared(t) {
   const storage = liveStorage(t);
-  if (crossProcess(storage)) return t;
+  if (crossProcess(storage)) return viewOf(t, t[kLayout]);
   const layout = t[kLayout];
   const shape = layout.shape.slice();
   const device = t[kDevice];

@@ -601,5 +601,5 @@ function frozen(array) {
 }
 
 module.exports = {
-  Tensor, makeTensor, liveStorage, hostStorage, checkedBuffer, connect,
+  Tensor, makeTensor, viewOf, liveStorage, hostStorage, checkedBuffer, connect,
 };

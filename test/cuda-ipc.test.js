@@ -110,7 +110,10 @@ describe("'cuda-ipc' on a GPU", () => {
     expect(t.share().kind).toBe('local');
     const copy = t.toShared();
     expect(copy.share()).toMatchObject({ kind: 'cuda-ipc', device: 'cuda:0', shape: [2, 3] });
-    expect(copy.toShared()).toBe(copy);
+    const again = copy.toShared(); // a new tensor over the same memory, never `copy`
+    expect(again).not.toBe(copy);
+    expect(again.share().handle).toBe(copy.share().handle);
+    again.dispose();
     expect(t.shareMemory()).toBe(t);
     const d = view.share();
     expect(d).toMatchObject({ kind: 'cuda-ipc', shape: [3, 2], strides: [1, 3] });

@@ -467,12 +467,17 @@ describe('shareMemory() and toShared()', () => {
     local.dispose();
   });
 
-  test('toShared() of a strided view is a contiguous shared copy; of a shared tensor, the tensor itself', () => {
+  test('toShared() of a strided view is a contiguous shared copy; of a shared tensor, a new tensor over it', () => {
     const t = dl.tensor([[1, 2, 3], [4, 5, 6]], { dtype: 'int16' });
     const c = t.permute(1, 0).toShared();
     expect(c.share()).toMatchObject({ kind: 'shm', shape: [3, 2], strides: [2, 1], dataSize: 12 });
     expect(c.toArray()).toEqual([[1, 4], [2, 5], [3, 6]]);
-    expect(c.toShared()).toBe(c);
+    // Already shared: a new tensor over the same memory, never c (disposing it leaves c alive).
+    const again = c.toShared();
+    expect(again).not.toBe(c);
+    expect(again.share().name).toBe(c.share().name);
+    again.dispose();
+    expect(c.toArray()).toEqual([[1, 4], [2, 5], [3, 6]]);
     expect(t.share.bind(t)).toThrow(/shareMemory\(\).*toShared\(\)/);
     expect(() => t.shareMemory(1)).toThrow(/at most 0 arguments/);
     c.dispose();
