@@ -422,3 +422,23 @@ test('lib/ holds no table of DLPack device codes (and the check can fail)', () =
     expect({ file, table: DEVICE_CODE_TABLE.test(code) }).toEqual({ file, table: false });
   }
 });
+
+// The descriptor format's version is written in each language that reads it
+// (python/FORMAT.md): lib/sharing.js for Node, dlpack_node for Python. They
+// must agree, with each other and with the document.
+test('the share descriptor versions agree across lib/, python/ and python/FORMAT.md', () => {
+  const read = (file) => fs.readFileSync(path.join(__dirname, '..', file), 'utf8');
+  const one = (source, re, what) => {
+    const m = re.exec(source);
+    expect({ what, found: m !== null }).toEqual({ what, found: true });
+    return Number(m[1]);
+  };
+  const sharing = read('lib/sharing.js');
+  const format = read('python/FORMAT.md');
+  const shm = one(sharing, /^const SHM_VERSION = (\d+);/m, 'SHM_VERSION');
+  const ipc = one(sharing, /^const CUDA_IPC_VERSION = (\d+);/m, 'CUDA_IPC_VERSION');
+  expect(one(read('python/dlpack_node/__init__.py'), /^VERSION = (\d+)$/m, 'dlpack_node VERSION')).toBe(shm);
+  expect(one(read('python/dlpack_node/_cuda_ipc.py'), /^VERSION = (\d+)$/m, '_cuda_ipc VERSION')).toBe(ipc);
+  expect(one(format, /^# Shared-memory segments \(`kind: 'shm'`, version (\d+)\)/m, 'FORMAT.md shm')).toBe(shm);
+  expect(one(format, /^A `'cuda-ipc'` descriptor \(version (\d+)\)/m, 'FORMAT.md cuda-ipc')).toBe(ipc);
+});
