@@ -479,6 +479,7 @@ const environment = {
 // The sharing cases hand tensors to a worker thread and a Python process.
 let sharingNote = null;
 let cudaNote = null;
+let cudaOpsNote = null;
 let pipelineNote = null;
 let computeNotes = [];
 require('./sharing').sharingCases(record, python).then(async (note) => {
@@ -491,6 +492,11 @@ require('./sharing').sharingCases(record, python).then(async (note) => {
     // A failed CUDA case must not take the rest of the table with it.
     cudaNote = `CUDA benchmarks failed: ${error.message}`;
   }
+  try {
+    cudaOpsNote = require('./cuda_ops').cudaOpCases(record);
+  } catch (error) {
+    cudaOpsNote = `CUDA op benchmarks failed: ${error.message}`;
+  }
   if (json) {
     console.log(JSON.stringify({
       environment,
@@ -500,6 +506,7 @@ require('./sharing').sharingCases(record, python).then(async (note) => {
       pipelineNote,
       computeNotes,
       cudaNote,
+      cudaOpsNote,
       issueReference: ISSUE_REFERENCE,
       checksum: sink,
     }, null, 2));
@@ -553,6 +560,7 @@ function printTable() {
   if (pipelineNote) console.log(pipelineNote);
   for (const note of computeNotes) console.log(note);
   if (cudaNote) console.log(cudaNote);
+  if (cudaOpsNote) console.log(cudaOpsNote);
   for (const r of results) if (r.note) console.log(`  ${r.name}: ${r.note}`);
   const targeted = results.filter((r) => r.pass !== null);
   console.log(`${targeted.filter((r) => r.pass).length} of ${targeted.length} targets met ` +
