@@ -307,6 +307,38 @@ describe('rules', () => {
     expect(unsorted.indices.toArray().map(Number).sort()).toEqual([1, 2, 3, 5]);
   });
 
+  it('topk on both sides of its small-k path (k <= 32 scans once) matches a full sort, NaN and ties included', () => {
+    const len = 1000;
+    const values = Array.from({ length: len }, (_, i) => (i % 97 === 0 ? NaN : Math.round(Math.sin(i * 7.3) * 40)));
+    const t = dl.tensor([values, values.slice().reverse()], { dtype: 'float32' });
+    const rows = t.toArray();
+    for (const largest of [true, false]) {
+      // torch's order: NaN beyond everything on the `largest` side, ties by index.
+      const before = (row) => (a, b) => {
+        const x = rows[row][a];
+        const y = rows[row][b];
+        if (Number.isNaN(x) || Number.isNaN(y)) {
+          if (Number.isNaN(x) && Number.isNaN(y)) return a - b;
+          return (Number.isNaN(x) === largest) ? -1 : 1;
+        }
+        if (x !== y) return largest ? y - x : x - y;
+        return a - b;
+      };
+      for (const k of [1, 5, 31, 32, 33, 100, len]) {
+        const got = t.topk(k, -1, { largest });
+        const unsorted = t.topk(k, 1, { largest, sorted: false });
+        for (let row = 0; row < 2; row++) {
+          const want = [...Array(len).keys()].sort(before(row)).slice(0, k);
+          expect({ k, largest, row, indices: got.indices.toArray()[row].map(Number) })
+            .toEqual({ k, largest, row, indices: want });
+          expect(got.values.toArray()[row]).toEqual(want.map((i) => rows[row][i]));
+          expect(unsorted.indices.toArray()[row].map(Number).sort((a, b) => a - b))
+            .toEqual(want.slice().sort((a, b) => a - b));
+        }
+      }
+    }
+  });
+
   it('softmax is stable for large inputs and logSoftmax agrees with log(softmax)', () => {
     const t = dl.tensor([[1000, 1001, 1002], [-1000, 0, 1000]], { dtype: 'float32' });
     const p = t.softmax(-1).toArray();

@@ -600,6 +600,9 @@ void SoftmaxOf(ReduceOp op, const StridedInput& in, int dim, char* out,
   }
 }
 
+// Up to this k, topk keeps its best k in a sorted buffer as it scans a lane.
+constexpr int64_t kSmallTopK = 32;
+
 template <class T>
 void TopKOf(const StridedInput& in, int dim, int64_t k, bool largest, bool sorted, char* values,
             int64_t* indices, const int64_t* out_strides) {
@@ -623,12 +626,34 @@ void TopKOf(const StridedInput& in, int dim, int64_t k, bool largest, bool sorte
     using Pairs = std::vector<std::pair<V, int64_t>>;
     ForEachLane<Pairs>(
         in, dim, out_strides, kSizeOf<T>, [&](Pairs& pairs, const char* lane, int64_t at) {
-          pairs.resize(static_cast<size_t>(len));
-          for (int64_t i = 0; i < len; ++i) pairs[i] = {Value(Raw<T>(lane + i * step)), i};
-          if (sorted) {
-            std::partial_sort(pairs.begin(), pairs.begin() + k, pairs.end(), before);
-          } else if (k < len) {
-            std::nth_element(pairs.begin(), pairs.begin() + (k - 1), pairs.end(), before);
+          if (k <= kSmallTopK) {
+            // One pass keeping the k best in order (torch's top-k keeps a small
+            // queue too): most elements cost one comparison with the k-th.
+            pairs.resize(static_cast<size_t>(k));
+            int64_t filled = 0;
+            for (int64_t i = 0; i < len; ++i) {
+              const std::pair<V, int64_t> c{Value(Raw<T>(lane + i * step)), i};
+              if (filled == k) {
+                // The common case first: two numbers, c not past the k-th (a
+                // tie loses: c comes later). NaN on either side: the full rule.
+                const V kth = pairs[k - 1].first;
+                const bool past = largest ? c.first > kth : c.first < kth;
+                // NOLINTNEXTLINE(misc-redundant-expression): x == x is false for NaN
+                const bool numbers = c.first == c.first && kth == kth;
+                if (!past && (numbers || !before(c, pairs[k - 1]))) continue;
+              }
+              int64_t j = filled < k ? filled++ : k - 1;
+              for (; j > 0 && before(c, pairs[j - 1]); --j) pairs[j] = pairs[j - 1];
+              pairs[j] = c;
+            }
+          } else {
+            pairs.resize(static_cast<size_t>(len));
+            for (int64_t i = 0; i < len; ++i) pairs[i] = {Value(Raw<T>(lane + i * step)), i};
+            if (sorted) {
+              std::partial_sort(pairs.begin(), pairs.begin() + k, pairs.end(), before);
+            } else if (k < len) {
+              std::nth_element(pairs.begin(), pairs.begin() + (k - 1), pairs.end(), before);
+            }
           }
           for (int64_t j = 0; j < k; ++j) {
             const int64_t i = pairs[j].second;
