@@ -4,8 +4,8 @@
 // result dtypes (src/core/reduce.h, handed over at load), results and `out`.
 // The loops are native (src/core/reduce.h) and split across threads; a sum
 // gives the same bits for any thread count. Host memory only for now.
-const { invalidType, invalidValue, outOfRange, fail } = require('./errors');
-const { Tensor, makeTensor, hostStorage, checkedBuffer } = require('./tensor');
+const { makeError, invalidType, invalidValue, outOfRange, fail } = require('./errors');
+const { Tensor, makeTensor, liveStorage, hostStorage, checkedBuffer } = require('./tensor');
 const { checkOptions } = require('./options');
 const { reduceTable } = require('./binding');
 const route = require('./route');
@@ -45,8 +45,15 @@ const REFUSED = {
   other: 'a real (not complex) tensor',
 };
 
+// Reductions run on the host only: a CUDA tensor is refused before anything
+// runs, with the way out (docs/API.md "Reductions").
 function input(t, method) {
   if (!(t instanceof Tensor)) throw invalidType('input', 'a Tensor', t);
+  liveStorage(t);
+  if (!t.device.hostAccessible) {
+    throw makeError('ERR_DLPACK_WRONG_DEVICE', `Expected a CPU-accessible tensor for \`${method}\`, received one ` +
+      `on ${t.device}: reductions run on the host only; call .cpu() first`);
+  }
   hostStorage(t, method);
   checkedBuffer(t);
   return t;

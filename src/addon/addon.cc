@@ -130,6 +130,7 @@ Napi::Object Initialize(Napi::Env env, Napi::Object exports) {
       {"cudaHostWait", Guarded<CudaHostWait>},
       {"cudaStridedCopy", Guarded<CudaStridedCopy>},
       {"cudaConvert", Guarded<CudaConvert>},
+      {"cudaElementwise", Guarded<CudaElementwise>},
       {"cudaStats", Guarded<CudaStats>},
       {"cudaEmptyCache", Guarded<CudaEmptyCache>},
       {"elementwise", Guarded<ElementwiseOnHost>},

@@ -1,0 +1,65 @@
+#include "cuda_ops.h"
+
+#include "cuda_api.h"
+#include "stream_order.h"
+
+namespace dlnode {
+namespace cuda {
+
+bool DeviceComputes(ElementwiseOp op, Scalar type) {
+  switch (type) {
+    case Scalar::kBool:
+      return math::Computes<math::Bool, true>(op);
+    case Scalar::kInt8:
+      return math::Computes<int8_t, false>(op);
+    case Scalar::kInt16:
+      return math::Computes<int16_t, false>(op);
+    case Scalar::kInt32:
+      return math::Computes<int32_t, false>(op);
+    case Scalar::kInt64:
+      return math::Computes<int64_t, false>(op);
+    case Scalar::kUint8:
+      return math::Computes<uint8_t, false>(op);
+    case Scalar::kUint16:
+      return math::Computes<uint16_t, false>(op);
+    case Scalar::kUint32:
+      return math::Computes<uint32_t, false>(op);
+    case Scalar::kUint64:
+      return math::Computes<uint64_t, false>(op);
+    case Scalar::kFloat32:
+      return math::Computes<float, false>(op);
+    case Scalar::kFloat64:
+      return math::Computes<double, false>(op);
+    default:
+      return false;
+  }
+}
+
+#ifdef DLPACK_WITH_CUDA
+
+Status DeviceElementwise(int device, ElementwiseOp op, Scalar type, const OpPlan& plan,
+                         const OpArgs& args, uintptr_t stream) {
+  if (plan.count == 0) return {};
+  DeviceGuard guard(device);
+  if (!guard.status().ok) return guard.status();
+  return EnqueueOrdered(RuntimeStreamOps(), stream, [&](uintptr_t on) {
+    return StatusOf(LaunchElementwise(op, type, plan, args, on));
+  });
+}
+
+#else
+
+namespace {
+Status NotCompiled() {
+  int count = 0;
+  return DeviceCount(&count);  // says "not compiled"
+}
+}  // namespace
+
+Status DeviceElementwise(int, ElementwiseOp, Scalar, const OpPlan&, const OpArgs&, uintptr_t) {
+  return NotCompiled();
+}
+#endif
+
+}  // namespace cuda
+}  // namespace dlnode
