@@ -3,7 +3,6 @@
 #include "cuda.h"
 
 #include <chrono>
-#include <cstring>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -170,7 +169,7 @@ Napi::Value CudaElementwise(const Napi::CallbackInfo& info) {
     if (k > 0 && value.IsNumber()) {
       alignas(16) char bytes[16] = {};
       StoreScalar(operand_type, value.As<Napi::Number>().DoubleValue(), bytes);
-      std::memcpy(&args.scalar[k], bytes, sizeof(uint64_t));
+      args.scalar[k] = cuda::ScalarBits(operand_type, bytes);
       continue;  // strides stay 0
     }
     ScratchInts(scratch, from[k], ndim, false, strides[k]);

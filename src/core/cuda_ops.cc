@@ -1,5 +1,7 @@
 #include "cuda_ops.h"
 
+#include <cstring>
+
 #include "cuda_api.h"
 #include "stream_order.h"
 
@@ -33,6 +35,32 @@ bool DeviceComputes(ElementwiseOp op, Scalar type) {
     default:
       return false;
   }
+}
+
+uint64_t ScalarBits(Scalar type, const void* element) {
+  const auto* p = static_cast<const char*>(element);
+  const int width = static_cast<int>(ScalarSize(type));
+  uint64_t bits = 0;
+  switch (type) {
+    case Scalar::kInt8:
+    case Scalar::kInt16:
+    case Scalar::kInt32:
+    case Scalar::kInt64: {
+      const int64_t v = math::LoadWidened<int64_t>(p, 0, width);
+      std::memcpy(&bits, &v, sizeof bits);
+      break;
+    }
+    case Scalar::kUint8:
+    case Scalar::kUint16:
+    case Scalar::kUint32:
+    case Scalar::kUint64:
+      bits = math::LoadWidened<uint64_t>(p, 0, width);
+      break;
+    default:
+      std::memcpy(&bits, p, static_cast<size_t>(width));
+      break;
+  }
+  return bits;
 }
 
 #ifdef DLPACK_WITH_CUDA

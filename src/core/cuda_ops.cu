@@ -14,18 +14,21 @@ namespace dlnode {
 namespace cuda {
 namespace {
 
-// Input k (1-based: 0 is the output) at its offset, or its scalar.
-template <typename T>
-__device__ __forceinline__ T Load(const OpArgs& args, int k, int64_t offset) {
-  if (args.ptr[k] != nullptr) return reinterpret_cast<const T*>(args.ptr[k])[offset];
-  T value;
-  memcpy(&value, &args.scalar[k], sizeof(T));
+// Input k (1-based: 0 is the output) at its offset, widened (math::LoadWidened),
+// or its scalar, widened already (ScalarBits).
+template <typename W>
+__device__ __forceinline__ W Load(const OpArgs& args, int k, int64_t offset, int width) {
+  if (args.ptr[k] != nullptr) return math::LoadWidened<W>(args.ptr[k], offset, width);
+  W value;
+  memcpy(&value, &args.scalar[k], sizeof(W));
   return value;
 }
 
-// One kernel per compute type; the op is the same for every thread.
-template <typename T, bool IsBool>
-__global__ void ElementwiseKernel(ElementwiseOp op, int arity, const OpPlan plan,
+// One kernel per compute type (math::Widened: the integers of one signedness
+// share one, `width` the bytes of their elements); the op is the same for
+// every thread.
+template <typename W, bool IsBool>
+__global__ void ElementwiseKernel(ElementwiseOp op, int arity, int width, const OpPlan plan,
                                   const OpArgs args) {
   const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
   const bool compare = math::IsComparison(op);
@@ -33,18 +36,23 @@ __global__ void ElementwiseKernel(ElementwiseOp op, int arity, const OpPlan plan
        i += step) {
     int64_t off[kMaxOperands];
     OpOffsets(plan, i, off);
-    if (op == ElementwiseOp::kWhere) {
-      reinterpret_cast<T*>(args.ptr[0])[off[0]] = math::Select<T, IsBool>(
-          Load<math::Bool>(args, 1, off[1]), Load<T>(args, 2, off[2]), Load<T>(args, 3, off[3]));
-    } else if (compare) {
-      reinterpret_cast<math::Bool*>(args.ptr[0])[off[0]] =
-          math::Compare<T, IsBool>(op, Load<T>(args, 1, off[1]), Load<T>(args, 2, off[2]));
-    } else {
-      const T a = Load<T>(args, 1, off[1]);
-      const T b = arity > 1 ? Load<T>(args, 2, off[2]) : T(0);
-      const T c = arity > 2 ? Load<T>(args, 3, off[3]) : T(0);
-      reinterpret_cast<T*>(args.ptr[0])[off[0]] = math::Apply<T, IsBool>(op, a, b, c);
+    if (compare) {
+      reinterpret_cast<math::Bool*>(args.ptr[0])[off[0]] = math::Compare<W, IsBool>(
+          op, Load<W>(args, 1, off[1], width), Load<W>(args, 2, off[2], width));
+      continue;
     }
+    W value;
+    if (op == ElementwiseOp::kWhere) {
+      value =
+          math::Select<W, IsBool>(Load<math::Bool>(args, 1, off[1], 1),
+                                  Load<W>(args, 2, off[2], width), Load<W>(args, 3, off[3], width));
+    } else {
+      const W a = Load<W>(args, 1, off[1], width);
+      const W b = arity > 1 ? Load<W>(args, 2, off[2], width) : W(0);
+      const W c = arity > 2 ? Load<W>(args, 3, off[3], width) : W(0);
+      value = math::Apply<W, IsBool>(op, a, b, c);
+    }
+    math::StoreNarrowed<W>(args.ptr[0], off[0], width, value);
   }
 }
 
@@ -60,10 +68,11 @@ cudaStream_t StreamOf(uintptr_t value) {
   return reinterpret_cast<cudaStream_t>(value);
 }
 
-template <typename T, bool IsBool = false>
-void Launch(ElementwiseOp op, const OpPlan& plan, const OpArgs& args, cudaStream_t stream) {
-  ElementwiseKernel<T, IsBool>
-      <<<Blocks(plan.count), kThreads, 0, stream>>>(op, plan.n - 1, plan, args);
+template <typename W, bool IsBool = false>
+void Launch(ElementwiseOp op, int width, const OpPlan& plan, const OpArgs& args,
+            cudaStream_t stream) {
+  ElementwiseKernel<W, IsBool>
+      <<<Blocks(plan.count), kThreads, 0, stream>>>(op, plan.n - 1, width, plan, args);
 }
 
 }  // namespace
@@ -71,39 +80,31 @@ void Launch(ElementwiseOp op, const OpPlan& plan, const OpArgs& args, cudaStream
 int LaunchElementwise(ElementwiseOp op, Scalar type, const OpPlan& plan, const OpArgs& args,
                       uintptr_t stream) {
   const cudaStream_t s = StreamOf(stream);
+  int width = 8;
+  if (type == Scalar::kBool || type == Scalar::kInt8 || type == Scalar::kUint8) width = 1;
+  if (type == Scalar::kInt16 || type == Scalar::kUint16) width = 2;
+  if (type == Scalar::kInt32 || type == Scalar::kUint32 || type == Scalar::kFloat32) width = 4;
   switch (type) {
     case Scalar::kBool:
-      Launch<math::Bool, true>(op, plan, args, s);
+      Launch<math::Bool, true>(op, width, plan, args, s);
       break;
     case Scalar::kInt8:
-      Launch<int8_t>(op, plan, args, s);
-      break;
     case Scalar::kInt16:
-      Launch<int16_t>(op, plan, args, s);
-      break;
     case Scalar::kInt32:
-      Launch<int32_t>(op, plan, args, s);
-      break;
     case Scalar::kInt64:
-      Launch<int64_t>(op, plan, args, s);
+      Launch<int64_t>(op, width, plan, args, s);
       break;
     case Scalar::kUint8:
-      Launch<uint8_t>(op, plan, args, s);
-      break;
     case Scalar::kUint16:
-      Launch<uint16_t>(op, plan, args, s);
-      break;
     case Scalar::kUint32:
-      Launch<uint32_t>(op, plan, args, s);
-      break;
     case Scalar::kUint64:
-      Launch<uint64_t>(op, plan, args, s);
+      Launch<uint64_t>(op, width, plan, args, s);
       break;
     case Scalar::kFloat32:
-      Launch<float>(op, plan, args, s);
+      Launch<float>(op, width, plan, args, s);
       break;
     case Scalar::kFloat64:
-      Launch<double>(op, plan, args, s);
+      Launch<double>(op, width, plan, args, s);
       break;
     default:
       return static_cast<int>(cudaErrorInvalidValue);

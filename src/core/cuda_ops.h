@@ -20,12 +20,16 @@ namespace dlnode {
 namespace cuda {
 
 // An op's operands on the device: the output first, then the inputs. An input
-// whose pointer is null is the scalar in the low bytes of `scalar` (its type's
-// bytes, as StoreScalar writes them).
+// whose pointer is null is the scalar in `scalar` (ScalarBits).
 struct OpArgs {
   char* ptr[kMaxOperands] = {};
   uint64_t scalar[kMaxOperands] = {};
 };
+
+// An element of `type` (as StoreScalar writes it) as the kernel reads a
+// scalar: an integer extended to 64 bits (math::Widened), a float or a bool
+// in the low bytes.
+uint64_t ScalarBits(Scalar type, const void* element);
 
 // Whether the kernel computes `op` in `type` (the host engine's refusals).
 bool DeviceComputes(ElementwiseOp op, Scalar type);

@@ -280,6 +280,62 @@ DLNODE_HD T Apply(ElementwiseOp op, T a, T b, T c) {
   }
 }
 
+// The CUDA kernel computes every integer width in the 64-bit type of its
+// signedness (one kernel for int8 to int64, one for uint8 to uint64: fewer
+// kernels in the binary), reading each element sign- or zero-extended and
+// writing back its low bytes. The same results as computing in the narrow
+// type: wrapping arithmetic and integer pow are exact modulo 2^64, so modulo
+// 2^bits; comparisons, max/min, clamp and abs see the same values
+// (elementwise_math_test.cc checks every op and width).
+template <typename T>
+using Widened =
+    std::conditional_t<std::is_integral<T>::value && sizeof(T) < 8 && !std::is_same<T, bool>::value,
+                       std::conditional_t<std::is_signed<T>::value, int64_t, uint64_t>, T>;
+
+// Element i of `p`, an array of `width`-byte elements of W's signedness
+// (W a 64-bit integer), extended to W; any other W reads W.
+template <typename W>
+DLNODE_HD W LoadWidened(const char* p, int64_t i, int width) {
+  if constexpr (std::is_integral<W>::value && sizeof(W) == 8) {
+    constexpr bool kSigned = std::is_signed<W>::value;
+    switch (width) {
+      case 1:
+        return static_cast<W>(
+            reinterpret_cast<const std::conditional_t<kSigned, int8_t, uint8_t>*>(p)[i]);
+      case 2:
+        return static_cast<W>(
+            reinterpret_cast<const std::conditional_t<kSigned, int16_t, uint16_t>*>(p)[i]);
+      case 4:
+        return static_cast<W>(
+            reinterpret_cast<const std::conditional_t<kSigned, int32_t, uint32_t>*>(p)[i]);
+      default:
+        break;
+    }
+  }
+  return reinterpret_cast<const W*>(p)[i];
+}
+
+// Writes the low `width` bytes of v as element i (LoadWidened's inverse).
+template <typename W>
+DLNODE_HD void StoreNarrowed(char* p, int64_t i, int width, W v) {
+  if constexpr (std::is_integral<W>::value && sizeof(W) == 8) {
+    switch (width) {
+      case 1:
+        reinterpret_cast<uint8_t*>(p)[i] = static_cast<uint8_t>(v);
+        return;
+      case 2:
+        reinterpret_cast<uint16_t*>(p)[i] = static_cast<uint16_t>(v);
+        return;
+      case 4:
+        reinterpret_cast<uint32_t*>(p)[i] = static_cast<uint32_t>(v);
+        return;
+      default:
+        break;
+    }
+  }
+  reinterpret_cast<W*>(p)[i] = v;
+}
+
 }  // namespace math
 
 // The kernel's iteration over an op's operands (the output first): size-1

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "convert.h"
+#include "cuda_ops.h"
 #include "elementwise.h"
 
 namespace {
@@ -130,14 +131,28 @@ void CheckType(Scalar type, const std::vector<T>& values, double tol) {
     ASSERT_EQ(computed, (math::Computes<T, IsBool>(op)));
     if (!computed) continue;
     const bool close = tol > 0 && Transcendental(op);
+    // The kernel's path (cuda_ops.cu): integers widened to 64 bits, the
+    // result's low bytes written back; bool and floats in their own type.
+    using W = std::conditional_t<IsBool, T, math::Widened<T>>;
+    constexpr int kWidth = sizeof(T);
+    const auto* a = reinterpret_cast<const char*>(cols.a.data());
+    const auto* b = reinterpret_cast<const char*>(cols.b.data());
+    const auto* c = reinterpret_cast<const char*>(cols.c.data());
+    std::vector<T> twins(static_cast<size_t>(n));
+    auto* twin_bytes = reinterpret_cast<char*>(twins.data());
     for (int64_t i = 0; i < n; ++i) {
       const auto at = static_cast<size_t>(i);
+      const W wa = math::LoadWidened<W>(a, i, kWidth);
+      const W wb = math::LoadWidened<W>(b, i, kWidth);
       if (compare) {
-        ASSERT_EQ(flags[at], (math::Compare<T, IsBool>(op, cols.a[at], cols.b[at]))) << "at " << i;
+        ASSERT_EQ(flags[at], (math::Compare<W, IsBool>(op, wa, wb))) << "at " << i;
         continue;
       }
-      const T twin = where ? math::Select<T, IsBool>(cols.cond[at], cols.a[at], cols.b[at])
-                           : math::Apply<T, IsBool>(op, cols.a[at], cols.b[at], cols.c[at]);
+      const W value = where
+                          ? math::Select<W, IsBool>(cols.cond[at], wa, wb)
+                          : math::Apply<W, IsBool>(op, wa, wb, math::LoadWidened<W>(c, i, kWidth));
+      math::StoreNarrowed<W>(twin_bytes, i, kWidth, value);
+      const T twin = twins[at];
       if (close) {
         ASSERT_TRUE(SameValue(static_cast<double>(out[at]), static_cast<double>(twin), tol))
             << "at " << i << ": engine " << out[at] << ", twin " << twin;
@@ -163,6 +178,19 @@ TEST(ElementwiseMath, TheTwinGivesTheHostEnginesResults) {
   // float32 exp, sigmoid and tanh: fast_math.h on the host engine.
   CheckType<float, false>(Scalar::kFloat32, EdgeValues<float>(), 1e-6);
   CheckType<double, false>(Scalar::kFloat64, EdgeValues<double>(), 1e-15);
+}
+
+TEST(ElementwiseMath, ScalarsAsTheKernelReadsThem) {
+  const int8_t minus3 = -3;
+  EXPECT_EQ(dlnode::cuda::ScalarBits(Scalar::kInt8, &minus3), static_cast<uint64_t>(int64_t{-3}));
+  const uint16_t top = 65535;
+  EXPECT_EQ(dlnode::cuda::ScalarBits(Scalar::kUint16, &top), 65535U);
+  const float half = 0.5F;
+  uint32_t half_bits = 0;
+  std::memcpy(&half_bits, &half, sizeof half);
+  EXPECT_EQ(dlnode::cuda::ScalarBits(Scalar::kFloat32, &half), half_bits);
+  const uint8_t yes = 1;
+  EXPECT_EQ(dlnode::cuda::ScalarBits(Scalar::kBool, &yes), 1U);
 }
 
 TEST(ElementwiseMath, EdgeRules) {
