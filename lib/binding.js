@@ -317,6 +317,18 @@ function cudaElementwise(device, op, dtypeIndex, stream, shape, outHandle, outOf
   native.cudaElementwise(...args);
 }
 
+// Row reductions on CUDA device `device` (src/addon/cuda.h CudaReduceRows):
+// out[r] = op over the `n` elements of dense row r of `in`, for r < rows;
+// op 0 sum, 1 max, 2 min; dtype int64, uint64, float32 or float64.
+/**
+ * @param {number} device @param {number} op @param {number} dtypeIndex @param {bigint} stream
+ * @param {StorageHandle} inHandle @param {number} inOffset @param {StorageHandle} outHandle
+ * @param {number} outOffset @param {number} rows @param {number} n
+ */
+function cudaReduceRows(device, op, dtypeIndex, stream, inHandle, inOffset, outHandle, outOffset, rows, n) {
+  native.cudaReduceRows(device, op, dtypeIndex, stream, inHandle, inOffset, outHandle, outOffset, rows, n);
+}
+
 // dl.normalize's one pass (src/addon/ops.h NormalizeOnHost).
 /**
  * @param {number} inDtype @param {number} outDtype @param {readonly number[]} shape @param {Uint8Array} outBytes
@@ -369,6 +381,6 @@ function reduceLanes(op, srcBytes, srcOffset, srcDtype, shape, strides, dim, out
 module.exports = {
   native, threadShared, opCodes, maxThreads, MAX_DIMS, dlpackVersion, dlpackFlags, hugePageAdviceMin, slabConvention, elementwise, normalize, externalBuffers, importResult, viewFailure, memoryKind,
   checkDtypes, dtypeMismatch, viewCount, exportStruct, adoptPointer, importStruct, copyStrided, cudaStridedCopy,
-  cudaElementwise,
+  cudaElementwise, cudaReduceRows,
   cudaConvert, reduceTable, reduceDims, reduceLanes,
 };

@@ -241,6 +241,9 @@ export interface Native {
    */
   cudaElementwise(device: number, op: number, dtype: number, stream: bigint, out: StorageHandle, outOffset: number,
     ...inputs: Array<StorageHandle | number>): void;
+  /** Row reductions as a kernel on `device` (op 0 sum, 1 max, 2 min) over dense rows of `n` elements. */
+  cudaReduceRows(device: number, op: number, dtype: number, stream: bigint, input: StorageHandle, inOffset: number,
+    out: StorageHandle, outOffset: number, rows: number, n: number): void;
   cudaStats(device: number): CudaMemoryStats;
   /** Gives cached blocks back to the driver and trims the pool; the bytes handed back. */
   cudaEmptyCache(device: number): number;

@@ -11,7 +11,7 @@
 // layout } that no holder has taken yet (Storage.discard() frees it); the
 // caller wraps it in a tensor. The device of a pair is its storage's.
 const {
-  native, copyStrided, cudaStridedCopy, cudaConvert, cudaElementwise, elementwise, normalize, reduceDims, reduceLanes,
+  native, copyStrided, cudaStridedCopy, cudaConvert, cudaElementwise, cudaReduceRows, elementwise, normalize, reduceDims, reduceLanes,
 } = require('./binding');
 const { makeError } = require('./errors');
 const { CPU, cudaUnavailable } = require('./device');
@@ -342,6 +342,15 @@ function runElementwiseOnDevice(opCode, dtypeIndex, shape, outStorage, out, inpu
       { handle: v.storage.nativeArg(), offset: v.layout.byteOffset, strides: v.strides })));
 }
 
+// out[r] = op over dense row r (`n` elements) of the contiguous pair
+// (storage, layout), for r < rows, into the contiguous pair (outStorage,
+// out), both on one CUDA device, on the legacy default stream (op: 0 sum,
+// 1 max, 2 min).
+function runReduceRowsOnDevice(op, storage, layout, outStorage, out, rows, n) {
+  cudaReduceRows(storage.device.index, op, layout.info.index, 1n, storage.nativeArg(), layout.byteOffset,
+    outStorage.nativeArg(), out.byteOffset, rows, n);
+}
+
 // dl.normalize's one pass, out <- (input * scale - mean[c]) / std[c].
 // A Promise when `async` (settled once the pass has run), else undefined.
 function runNormalize(outStorage, out, inStorage, input, meanStd, scale, async = false) {
@@ -367,7 +376,7 @@ function runReduceLanes(op, storage, layout, dim, outStrides, values, indices, k
 
 module.exports = {
   PATH, coveredBuffer, onHost, overlapping, refuseSharedElements, copyPath, copyBytes, copyStorage, copyOnDevice,
-  convertOnDevice, copyInto, clone, moveTo, convert, operandOf, runElementwise, runElementwiseOnDevice, runNormalize,
+  convertOnDevice, copyInto, clone, moveTo, convert, operandOf, runElementwise, runElementwiseOnDevice, runReduceRowsOnDevice, runNormalize,
   runReduceDims,
   runReduceLanes,
 };

@@ -313,6 +313,62 @@ describe('normalize on the device', () => {
   });
 });
 
+describe('reductions on the device equal the CPU ones', () => {
+  const CASES = [
+    [[3, 4], 'none', 0], [[3, 4], 'transpose', 1], [[3, 4], 'flip', [0, 1]], [[3, 4], 'step', undefined],
+    [[2, 3, 4], 'transpose', [0, 2]], [[2, 3, 4], 'none', -1], [[], 'none', undefined], [[0, 3], 'none', 0],
+    [[3, 0], 'none', 1],
+  ];
+  itGpu('sum, mean, amax, amin: every dtype family x dims x layout, keepdim', () => {
+    for (const dtype of DTYPES) {
+      for (const [shape, view, dim] of CASES) {
+        for (const keepdim of [false, true]) {
+          const t = hostTensor(dtype, shape, view);
+          const float = dtype.startsWith('float');
+          for (const op of float ? ['sum', 'mean', 'amax', 'amin'] : ['sum', 'amax', 'amin']) {
+            const tol = op === 'sum' || op === 'mean' ? closeTol(dtype) : 0;
+            compareOp(op, (x) => dl[op](x, dim, { keepdim }), [t], tol);
+          }
+        }
+      }
+      compareOp('max', (x) => x.max(), [hostTensor(dtype, [5, 7], 'flip')], 0);
+      compareOp('min', (x) => x.min(), [hostTensor(dtype, [5, 7], 'transpose')], 0);
+    }
+    // Integer sums wrap modulo 2^64, as on the host.
+    compareOp('sum', (x) => x.sum(), [dl.tensor([2n ** 62n, 2n ** 62n, 2n ** 62n], { dtype: 'int64' })], 0);
+    compareOp('sum', (x) => x.sum(0, { dtype: 'float64' }), [hostTensor('int32', [6, 2], 'none')], 1e-12);
+  });
+
+  itGpu('NaN propagates through amax/amin; a large sum is close to the host\'s and the same every run', () => {
+    const withNaN = dl.tensor([1, NaN, 3, -Infinity, 2, 0], { dtype: 'float32', shape: [2, 3] });
+    compareOp('amax', (x) => x.amax(1), [withNaN], 0);
+    compareOp('amin', (x) => x.amin(0), [withNaN], 0);
+    const n = 1 << 20;
+    const values = new Float32Array(n);
+    for (let i = 0; i < n; i++) values[i] = random();
+    const host = dl.tensor(values, { dtype: 'float32', shape: [4, n / 4] });
+    const device = host.cuda();
+    const first = device.sum(1);
+    const again = device.sum(1);
+    expect(first.cpu().toArray()).toEqual(again.cpu().toArray());
+    expectSame(first, host.sum(1), 1e-6);
+    expectSame(dl.sum(device), dl.sum(host), 1e-6);
+    expectSame(device.mean(), host.mean(), 1e-6);
+  });
+
+  itGpu('options.out on the device; ops along a dim refuse a CUDA tensor, saying to call .cpu() first', () => {
+    const t = hostTensor('float32', [3, 4], 'transpose');
+    const out = dl.zeros([4], { dtype: 'float64', device: 'cuda' });
+    expect(dl.sum(onDevice(t), 0, { out })).toBe(out);
+    expectSame(out, dl.sum(t, 0).to('float64'), 1e-6);
+    const cpuFirst = expect.objectContaining({ code: 'ERR_DLPACK_WRONG_DEVICE',
+      message: expect.stringMatching(/call \.cpu\(\) first/) });
+    for (const call of [(x) => x.softmax(0), (x) => x.topk(2), (x) => x.max(1), (x) => x.argmax()]) {
+      expect(() => call(onDevice(t))).toThrow(cpuFirst);
+    }
+  });
+});
+
 describe('memory', () => {
   itGpu('every temporary is freed: memoryStats back to base after dispose', async () => {
     const da = dl.tensor(valuesFor('int32', 64 * 32), { dtype: 'int32', shape: [64, 32], device: 'cuda' });
@@ -331,6 +387,9 @@ describe('memory', () => {
       dl.where(mask, da, db).dispose();
       mask.dispose();
       dl.normalize(da.reshape([2, 4, 8, 32]), [1, 2, 3, 4], 2).dispose();
+      dl.sum(da, 1).dispose();
+      dl.amax(db).dispose();
+      dl.mean(db, 0, { keepdim: true }).dispose();
       const out = dl.zeros([64, 32], { dtype: 'float16', device: 'cuda' });
       dl.sub(da, db, { out });
       out.dispose();
@@ -377,21 +436,24 @@ describe('routing of ops with CUDA operands (no kernel runs)', () => {
       .toThrow(expect.objectContaining({ code: 'ERR_INVALID_ARG_VALUE' }));
   });
 
-  test('reductions and topk of a CUDA tensor are refused, saying to call .cpu() first', () => {
+  test('topk, softmax, max(dim), argmax of a CUDA tensor are refused, saying to call .cpu() first', () => {
     const a = onCuda(dl.tensor([3, 1, 2], { dtype: 'float32' }));
     const cpuFirst = expect.objectContaining({ code: 'ERR_DLPACK_WRONG_DEVICE',
       message: expect.stringMatching(/cuda:0.*call \.cpu\(\) first/) });
     expect(() => a.topk(2)).toThrow(cpuFirst);
-    expect(() => a.sum()).toThrow(cpuFirst);
     expect(() => dl.softmax(a, 0)).toThrow(cpuFirst);
+    expect(() => a.logSoftmax(0)).toThrow(cpuFirst);
     expect(() => a.max(0)).toThrow(cpuFirst);
+    expect(() => a.argmin()).toThrow(cpuFirst);
+    // sum of complex stays on the host.
+    expect(() => onCuda(dl.zeros([2], { dtype: 'complex64' })).sum()).toThrow(cpuFirst);
   });
 
   itNoGpu('CUDA operands on one device go to the device path (here: CUDA is unavailable)', () => {
     const a = onCuda(dl.tensor([1, 2, 3], { dtype: 'float32' }));
     const scalar = dl.tensor(2, { dtype: 'float32' }); // a 0-d CPU tensor joins as a number
     for (const call of [() => dl.add(a, a), () => dl.mul(a, scalar), () => a.exp_(), () => dl.normalize(
-      onCuda(dl.zeros([3, 2, 2])), 0, 1)]) {
+      onCuda(dl.zeros([3, 2, 2])), 0, 1), () => a.sum(), () => a.mean(0), () => a.max()]) {
       expect(call).toThrow(expect.objectContaining({ code: 'ERR_DLPACK_CUDA_UNAVAILABLE' }));
     }
   });

@@ -131,6 +131,7 @@ Napi::Object Initialize(Napi::Env env, Napi::Object exports) {
       {"cudaStridedCopy", Guarded<CudaStridedCopy>},
       {"cudaConvert", Guarded<CudaConvert>},
       {"cudaElementwise", Guarded<CudaElementwise>},
+      {"cudaReduceRows", Guarded<CudaReduceRows>},
       {"cudaStats", Guarded<CudaStats>},
       {"cudaEmptyCache", Guarded<CudaEmptyCache>},
       {"elementwise", Guarded<ElementwiseOnHost>},

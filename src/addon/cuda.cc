@@ -183,6 +183,31 @@ Napi::Value CudaElementwise(const Napi::CallbackInfo& info) {
   return info.Env().Undefined();
 }
 
+// info: (device, op, dtype, stream, in, inOffset, out, outOffset, rows, n):
+// cuda::DeviceReduceRows over dense rows of storage handles on `device`.
+Napi::Value CudaReduceRows(const Napi::CallbackInfo& info) {
+  napi_env env = info.Env();
+  const int device = info[0].As<Napi::Number>().Int32Value();
+  const auto op = static_cast<cuda::RowOp>(info[1].As<Napi::Number>().Int32Value());
+  const Scalar type = ComputeType(info[2]);
+  if (!cuda::RowReducible(type) || info[1].As<Napi::Number>().Int32Value() < 0 ||
+      info[1].As<Napi::Number>().Int32Value() > 2) {
+    throw Error{code::kUnsupported,
+                "Expected a row reduction of int64, uint64, float32 or float64"};
+  }
+  const auto rows = static_cast<int64_t>(OffsetArg(info[8]));
+  const auto n = static_cast<int64_t>(OffsetArg(info[9]));
+  const int64_t in_shape[1] = {rows * n};
+  const int64_t out_shape[1] = {rows};
+  const int64_t dense[1] = {1};
+  const uint64_t item = ScalarSize(type);
+  const char* in = ViewIn(env, info[4], OffsetArg(info[5]), 1, in_shape, dense, item, "input");
+  char* out = ViewIn(env, info[6], OffsetArg(info[7]), 1, out_shape, dense, item, "output");
+  Throw(cuda::DeviceReduceRows(device, op, type, in, out, rows, n, StreamArg(info[3])),
+        "the reduction kernel on device " + std::to_string(device));
+  return info.Env().Undefined();
+}
+
 Napi::Value CudaInfo(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   int count = 0;

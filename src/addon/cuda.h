@@ -36,6 +36,8 @@ Napi::Value CudaStridedCopy(const Napi::CallbackInfo& info);
 Napi::Value CudaConvert(const Napi::CallbackInfo& info);
 // An elementwise op (src/core/cuda_ops.h) on one device, on a stream.
 Napi::Value CudaElementwise(const Napi::CallbackInfo& info);
+// A row reduction (src/core/cuda_ops.h DeviceReduceRows) on one device, on a stream.
+Napi::Value CudaReduceRows(const Napi::CallbackInfo& info);
 Napi::Value CudaStats(const Napi::CallbackInfo&
                           info);  // (device) -> { allocatedBytes, allocations, peak..., cached... }
 Napi::Value CudaEmptyCache(const Napi::CallbackInfo& info);  // (device) -> bytes freed

@@ -63,7 +63,22 @@ uint64_t ScalarBits(Scalar type, const void* element) {
   return bits;
 }
 
+bool RowReducible(Scalar type) {
+  return type == Scalar::kInt64 || type == Scalar::kUint64 || type == Scalar::kFloat32 ||
+         type == Scalar::kFloat64;
+}
+
 #ifdef DLPACK_WITH_CUDA
+
+Status DeviceReduceRows(int device, RowOp op, Scalar type, const char* in, char* out, int64_t rows,
+                        int64_t n, uintptr_t stream) {
+  if (rows == 0) return {};
+  DeviceGuard guard(device);
+  if (!guard.status().ok) return guard.status();
+  return EnqueueOrdered(RuntimeStreamOps(), stream, [&](uintptr_t on) {
+    return StatusOf(LaunchReduceRows(op, type, in, out, rows, n, on));
+  });
+}
 
 Status DeviceElementwise(int device, ElementwiseOp op, Scalar type, const OpPlan& plan,
                          const OpArgs& args, uintptr_t stream) {
@@ -85,6 +100,9 @@ Status NotCompiled() {
 }  // namespace
 
 Status DeviceElementwise(int, ElementwiseOp, Scalar, const OpPlan&, const OpArgs&, uintptr_t) {
+  return NotCompiled();
+}
+Status DeviceReduceRows(int, RowOp, Scalar, const char*, char*, int64_t, int64_t, uintptr_t) {
   return NotCompiled();
 }
 #endif

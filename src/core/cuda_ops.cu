@@ -4,7 +4,9 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #include "cuda_ops.h"
 #include "device_copy.h"
@@ -53,6 +55,24 @@ __global__ void ElementwiseKernel(ElementwiseOp op, int arity, int width, const 
       value = math::Apply<W, IsBool>(op, a, b, c);
     }
     math::StoreNarrowed<W>(args.ptr[0], off[0], width, value);
+  }
+}
+
+// One block per row, math::ReduceRow's order: each thread's partial, then
+// the tree in shared memory.
+template <typename T>
+__global__ void ReduceRowsKernel(RowOp op, const T* in, T* out, int64_t rows, int64_t n) {
+  __shared__ T part[math::kRowThreads];
+  const int tid = static_cast<int>(threadIdx.x);
+  for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
+    part[tid] = math::RowPartial<T>(op, in + r * n, n, tid);
+    __syncthreads();
+    for (int half = math::kRowThreads / 2; half > 0; half >>= 1) {
+      math::RowTreeStep<T>(op, part, half, tid);
+      __syncthreads();
+    }
+    if (tid == 0) out[r] = part[0];
+    __syncthreads();
   }
 }
 
@@ -105,6 +125,33 @@ int LaunchElementwise(ElementwiseOp op, Scalar type, const OpPlan& plan, const O
       break;
     case Scalar::kFloat64:
       Launch<double>(op, width, plan, args, s);
+      break;
+    default:
+      return static_cast<int>(cudaErrorInvalidValue);
+  }
+  return static_cast<int>(cudaGetLastError());
+}
+
+int LaunchReduceRows(RowOp op, Scalar type, const char* in, char* out, int64_t rows, int64_t n,
+                     uintptr_t stream) {
+  const cudaStream_t s = StreamOf(stream);
+  const auto blocks = static_cast<unsigned>(std::min<int64_t>(rows, 1 << 16));
+  switch (type) {
+    case Scalar::kInt64:
+      ReduceRowsKernel<int64_t><<<blocks, math::kRowThreads, 0, s>>>(
+          op, reinterpret_cast<const int64_t*>(in), reinterpret_cast<int64_t*>(out), rows, n);
+      break;
+    case Scalar::kUint64:
+      ReduceRowsKernel<uint64_t><<<blocks, math::kRowThreads, 0, s>>>(
+          op, reinterpret_cast<const uint64_t*>(in), reinterpret_cast<uint64_t*>(out), rows, n);
+      break;
+    case Scalar::kFloat32:
+      ReduceRowsKernel<float><<<blocks, math::kRowThreads, 0, s>>>(
+          op, reinterpret_cast<const float*>(in), reinterpret_cast<float*>(out), rows, n);
+      break;
+    case Scalar::kFloat64:
+      ReduceRowsKernel<double><<<blocks, math::kRowThreads, 0, s>>>(
+          op, reinterpret_cast<const double*>(in), reinterpret_cast<double*>(out), rows, n);
       break;
     default:
       return static_cast<int>(cudaErrorInvalidValue);

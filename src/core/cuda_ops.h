@@ -39,9 +39,25 @@ bool DeviceComputes(ElementwiseOp op, Scalar type);
 Status DeviceElementwise(int device, ElementwiseOp op, Scalar type, const OpPlan& plan,
                          const OpArgs& args, uintptr_t stream);
 
+// Reductions of dense rows (lib/reduce.js permutes and converts first):
+// out[r] = op(in[r * n], ..., in[r * n + n - 1]) for r < rows, in `type`
+// (int64, uint64, float32 or float64; int64 sums wrap). One block per row, in
+// the order of elementwise_math.h's row reductions (math::ReduceRow on the
+// host gives the same bits), so every run gives the same bits. NaN
+// propagates through max/min.
+using math::RowOp;
+
+bool RowReducible(Scalar type);
+
+Status DeviceReduceRows(int device, RowOp op, Scalar type, const char* in, char* out, int64_t rows,
+                        int64_t n, uintptr_t stream);
+
 // The kernel launchers (cuda_ops.cu): a cudaError_t as int.
 int LaunchElementwise(ElementwiseOp op, Scalar type, const OpPlan& plan, const OpArgs& args,
                       uintptr_t stream);
+
+int LaunchReduceRows(RowOp op, Scalar type, const char* in, char* out, int64_t rows, int64_t n,
+                     uintptr_t stream);
 
 }  // namespace cuda
 }  // namespace dlnode

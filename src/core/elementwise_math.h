@@ -336,6 +336,77 @@ DLNODE_HD void StoreNarrowed(char* p, int64_t i, int width, W v) {
   reinterpret_cast<W*>(p)[i] = v;
 }
 
+// Row reductions (cuda_ops.h DeviceReduceRows): sum, max or min of a dense
+// row, by kRowThreads threads, thread j taking elements j, j + kRowThreads,
+// ... (a float sum with Kahan's compensation), then a fixed tree over the
+// threads' partials: RowPartial and RowTree are what each thread and the block
+// run, ReduceRow the whole on one host thread (the same bits).
+enum class RowOp : int { kSum = 0, kMax = 1, kMin = 2 };
+constexpr int kRowThreads = 256;
+
+template <typename T>
+DLNODE_HD T RowIdentity(RowOp op) {
+  if (op == RowOp::kSum) return T(0);
+  if constexpr (kIsFloat<T>) {
+    const auto inf = static_cast<T>(INFINITY);
+    return op == RowOp::kMax ? -inf : inf;
+  } else {
+    // The least and greatest T (T is int64_t or uint64_t).
+    constexpr T kLeast = std::is_signed<T>::value ? static_cast<T>(INT64_MIN) : T(0);
+    constexpr T kGreatest =
+        std::is_signed<T>::value ? static_cast<T>(INT64_MAX) : static_cast<T>(UINT64_MAX);
+    return op == RowOp::kMax ? kLeast : kGreatest;
+  }
+}
+
+template <typename T>
+DLNODE_HD T RowCombine(RowOp op, T a, T b) {
+  if (op == RowOp::kMax) return Max<T>(a, b);
+  if (op == RowOp::kMin) return Min<T>(a, b);
+  if constexpr (kIsFloat<T>) {
+    return a + b;
+  } else {
+    return WrapAdd<T>(a, b);
+  }
+}
+
+// Thread `tid`'s partial over row[0, n).
+template <typename T>
+DLNODE_HD T RowPartial(RowOp op, const T* row, int64_t n, int tid) {
+  T acc = RowIdentity<T>(op);
+  if constexpr (kIsFloat<T>) {
+    if (op == RowOp::kSum) {
+      T lost = T(0);  // Kahan: what the running sum dropped, negated
+      for (int64_t j = tid; j < n; j += kRowThreads) {
+        const T y = row[j] - lost;
+        const T t = acc + y;
+        lost = (t - acc) - y;
+        acc = t;
+      }
+      return acc;
+    }
+  }
+  for (int64_t j = tid; j < n; j += kRowThreads) acc = RowCombine<T>(op, acc, row[j]);
+  return acc;
+}
+
+// One level of the tree: part[tid] combines part[tid + half] (tid < half).
+template <typename T>
+DLNODE_HD void RowTreeStep(RowOp op, T* part, int half, int tid) {
+  if (tid < half) part[tid] = RowCombine<T>(op, part[tid], part[tid + half]);
+}
+
+// The block's result, on one host thread.
+template <typename T>
+T ReduceRow(RowOp op, const T* row, int64_t n) {
+  T part[kRowThreads];
+  for (int tid = 0; tid < kRowThreads; ++tid) part[tid] = RowPartial<T>(op, row, n, tid);
+  for (int half = kRowThreads / 2; half > 0; half >>= 1) {
+    for (int tid = 0; tid < half; ++tid) RowTreeStep<T>(op, part, half, tid);
+  }
+  return part[0];
+}
+
 }  // namespace math
 
 // The kernel's iteration over an op's operands (the output first): size-1

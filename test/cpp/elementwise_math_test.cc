@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -284,6 +285,51 @@ TEST(ElementwiseMath, PlansCoalesce) {
   const int64_t s2[2] = {5, 1};
   const int64_t* rows2[2] = {s2, s2};
   EXPECT_EQ(dlnode::MakeOpPlan(2, empty, 2, rows2).count, 0);
+}
+
+// The row reduction the kernel runs (one block per row, math::ReduceRow's
+// order): float sums within a few ulp of the exact sum at every length, the
+// integers' wrapping sum and max/min exact, NaN propagated.
+TEST(ElementwiseMath, RowReductions) {
+  std::mt19937 gen(7);
+  std::uniform_real_distribution<float> unit(0.0F, 1.0F);
+  for (const int64_t n : {0, 1, 2, 255, 256, 257, 1000, 100000, 1 << 20}) {
+    std::vector<float> f(static_cast<size_t>(n));
+    std::vector<double> d(static_cast<size_t>(n));
+    std::vector<int64_t> k(static_cast<size_t>(n));
+    long double exact_f = 0;
+    long double exact_d = 0;
+    uint64_t wrapped = 0;
+    for (size_t i = 0; i < f.size(); ++i) {
+      f[i] = unit(gen);
+      d[i] = static_cast<double>(unit(gen)) * 1e3;
+      k[i] = static_cast<int64_t>(gen()) * 1000003 - (int64_t{1} << 62);
+      exact_f += f[i];
+      exact_d += d[i];
+      wrapped += static_cast<uint64_t>(k[i]);
+    }
+    SCOPED_TRACE(n);
+    const float sum_f = math::ReduceRow<float>(math::RowOp::kSum, f.data(), n);
+    EXPECT_LE(std::fabs(static_cast<long double>(sum_f) - exact_f), 4e-7L * exact_f + 1e-30L);
+    const double sum_d = math::ReduceRow<double>(math::RowOp::kSum, d.data(), n);
+    EXPECT_LE(std::fabs(static_cast<long double>(sum_d) - exact_d), 1e-15L * exact_d + 1e-300L);
+    EXPECT_EQ(static_cast<uint64_t>(math::ReduceRow<int64_t>(math::RowOp::kSum, k.data(), n)),
+              wrapped);
+    if (n == 0) continue;
+    EXPECT_EQ(math::ReduceRow<int64_t>(math::RowOp::kMax, k.data(), n),
+              *std::max_element(k.begin(), k.end()));
+    EXPECT_EQ(math::ReduceRow<int64_t>(math::RowOp::kMin, k.data(), n),
+              *std::min_element(k.begin(), k.end()));
+    EXPECT_EQ(math::ReduceRow<float>(math::RowOp::kMax, f.data(), n),
+              *std::max_element(f.begin(), f.end()));
+    f[static_cast<size_t>(n / 2)] = NAN;
+    EXPECT_TRUE(std::isnan(math::ReduceRow<float>(math::RowOp::kMax, f.data(), n)));
+    EXPECT_TRUE(std::isnan(math::ReduceRow<float>(math::RowOp::kMin, f.data(), n)));
+    EXPECT_TRUE(std::isnan(math::ReduceRow<float>(math::RowOp::kSum, f.data(), n)));
+  }
+  const uint64_t big[3] = {~uint64_t{0}, 1, uint64_t{1} << 63};
+  EXPECT_EQ(math::ReduceRow<uint64_t>(math::RowOp::kMax, big, 3), ~uint64_t{0});
+  EXPECT_EQ(math::ReduceRow<uint64_t>(math::RowOp::kMin, big, 3), 1U);
 }
 
 }  // namespace
