@@ -5,7 +5,8 @@
 // The loops are native (src/core/reduce.h) and split across threads; a sum
 // gives the same bits for any thread count. sum, mean, amax, amin (and the
 // whole-tensor max/min) of a CUDA tensor run as a kernel on its device
-// (src/core/cuda_ops.h DeviceReduceRows); the others run on host memory only.
+// (src/core/cuda_ops.h DeviceReduceRows), softmax/logSoftmax as those and
+// elementwise kernels; the others run on host memory only.
 const { makeError, invalidType, invalidValue, outOfRange, fail } = require('./errors');
 const { Tensor, makeTensor, liveStorage, hostStorage, checkedBuffer } = require('./tensor');
 const { checkOptions } = require('./options');
@@ -365,12 +366,48 @@ function argExtreme(op) {
   };
 }
 
+// softmax / logSoftmax of a CUDA tensor along `d`, numerically stable as on
+// the host: the lane's maximum (amax on the device) subtracted before exp,
+// the sum of the exps (a device sum), then a division (softmax) or the log of
+// the sum subtracted (logSoftmax); each step a kernel, in float32 for
+// float16/bfloat16 (rounded once at the end) and float64 for float64.
+function softmaxOnDevice(op, src, d) {
+  if (!isAvailable()) throw cudaUnavailable(`${op}() on ${src.device}`);
+  const info = src[kLayout].info;
+  const shape = src[kLayout].shape;
+  if (src[kLayout].size === 0) {
+    return makeTensor(cudaStorage(src.device, 0), Layout.contiguous(info, shape.slice()), 0, src.device);
+  }
+  const compute = info.name === 'float64' ? 'float64' : 'float32';
+  const mask = shape.map((_, i) => i === d);
+  const temporaries = [];
+  const keep = (x) => {
+    temporaries.push(x);
+    return x;
+  };
+  try {
+    const x = info.name === compute ? src : keep(src.to(compute));
+    const computeInfo = x[kLayout].info;
+    const top = keep(reduceOnDevice('amax', x, mask, { keepdim: true }, computeInfo));
+    const shifted = keep(ops.functions.sub(x, top));
+    const exps = keep(ops.functions.exp(shifted));
+    const total = keep(reduceOnDevice('sum', exps, mask, { keepdim: true }, computeInfo));
+    const r = op === 'softmax' ? ops.functions.div(exps, total) :
+      ops.functions.sub(shifted, keep(ops.functions.log(total)));
+    if (compute === info.name) return r;
+    keep(r);
+    return r.to(info.name);
+  } finally {
+    for (const x of temporaries) x.dispose();
+  }
+}
+
 // softmax(dim) / logSoftmax(dim): the dim is required (torch's implicit dim
 // is deprecated).
 function softmaxOf(op) {
   return function softmax(t, dim, options, ...rest) {
     if (rest.length !== 0) tooMany(rest, 3, `${op}()`);
-    input(t, `${op}()`);
+    input(t, `${op}()`, true);
     const o = readOptions(options, op);
     outOn(t, o.out, op);
     const src = converted(t, o.dtype);
@@ -378,6 +415,7 @@ function softmaxOf(op) {
       resultInfo(op, src, 'softmax');
       const shape = src[kLayout].shape;
       const d = oneDim(dim, shape.length);
+      if (!src.device.hostAccessible) return deliver(softmaxOnDevice(op, src, d), o.out);
       const out = result(src[kLayout].info, shape.slice());
       if (out[kLayout].size !== 0) lanes(op, src, d, shape, out, null);
       return deliver(out, o.out);

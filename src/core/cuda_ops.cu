@@ -34,27 +34,31 @@ __global__ void ElementwiseKernel(ElementwiseOp op, int arity, int width, const 
                                   const OpArgs args) {
   const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
   const bool compare = math::IsComparison(op);
+  const bool where = op == ElementwiseOp::kWhere;
+  DLNODE_NO_UNROLL
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < plan.count;
        i += step) {
     int64_t off[kMaxOperands];
     OpOffsets(plan, i, off);
+    // One load site for every input (where()'s condition is a bool byte).
+    W in[kMaxOperands - 1] = {W(0), W(0), W(0)};
+    math::Bool condition = 0;
+    DLNODE_NO_UNROLL
+    for (int k = 0; k < arity; ++k) {
+      if (where && k == 0) {
+        condition = Load<math::Bool>(args, 1, off[1], 1);
+      } else {
+        in[k] = Load<W>(args, k + 1, off[k + 1], width);
+      }
+    }
     if (compare) {
-      reinterpret_cast<math::Bool*>(args.ptr[0])[off[0]] = math::Compare<W, IsBool>(
-          op, Load<W>(args, 1, off[1], width), Load<W>(args, 2, off[2], width));
-      continue;
-    }
-    W value;
-    if (op == ElementwiseOp::kWhere) {
-      value =
-          math::Select<W, IsBool>(Load<math::Bool>(args, 1, off[1], 1),
-                                  Load<W>(args, 2, off[2], width), Load<W>(args, 3, off[3], width));
+      reinterpret_cast<math::Bool*>(args.ptr[0])[off[0]] =
+          math::Compare<W, IsBool>(op, in[0], in[1]);
     } else {
-      const W a = Load<W>(args, 1, off[1], width);
-      const W b = arity > 1 ? Load<W>(args, 2, off[2], width) : W(0);
-      const W c = arity > 2 ? Load<W>(args, 3, off[3], width) : W(0);
-      value = math::Apply<W, IsBool>(op, a, b, c);
+      const W value = where ? math::Select<W, IsBool>(condition, in[1], in[2])
+                            : math::Apply<W, IsBool>(op, in[0], in[1], in[2]);
+      math::StoreNarrowed<W>(args.ptr[0], off[0], width, value);
     }
-    math::StoreNarrowed<W>(args.ptr[0], off[0], width, value);
   }
 }
 
@@ -64,6 +68,7 @@ template <typename T>
 __global__ void ReduceRowsKernel(RowOp op, const T* in, T* out, int64_t rows, int64_t n) {
   __shared__ T part[math::kRowThreads];
   const int tid = static_cast<int>(threadIdx.x);
+  DLNODE_NO_UNROLL
   for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
     part[tid] = math::RowPartial<T>(op, in + r * n, n, tid);
     __syncthreads();

@@ -19,6 +19,15 @@
 #include "elementwise.h"
 #include "layout.h"
 
+// A loop nvcc keeps rolled (the kernels' grid-stride loops: unrolled copies
+// of a loop with a runtime switch inside cost binary size, not speed, in a
+// memory-bound kernel); nothing on the host.
+#if defined(__CUDA_ARCH__)
+#define DLNODE_NO_UNROLL _Pragma("unroll 1")
+#else
+#define DLNODE_NO_UNROLL
+#endif
+
 namespace dlnode {
 namespace math {
 
@@ -377,6 +386,7 @@ DLNODE_HD T RowPartial(RowOp op, const T* row, int64_t n, int tid) {
   if constexpr (kIsFloat<T>) {
     if (op == RowOp::kSum) {
       T lost = T(0);  // Kahan: what the running sum dropped, negated
+      DLNODE_NO_UNROLL
       for (int64_t j = tid; j < n; j += kRowThreads) {
         const T y = row[j] - lost;
         const T t = acc + y;
@@ -386,6 +396,7 @@ DLNODE_HD T RowPartial(RowOp op, const T* row, int64_t n, int tid) {
       return acc;
     }
   }
+  DLNODE_NO_UNROLL
   for (int64_t j = tid; j < n; j += kRowThreads) acc = RowCombine<T>(op, acc, row[j]);
   return acc;
 }
