@@ -15,6 +15,7 @@
 #include <limits>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "convert.h"
@@ -92,6 +93,18 @@ Columns<T> Triples(const std::vector<T>& values) {
   return cols;
 }
 
+// The bits of a value (NaN payloads and -0 included), as an unsigned integer.
+template <typename T>
+auto BitsOf(T v) {
+  using U =
+      std::conditional_t<sizeof(T) == 8, uint64_t,
+                         std::conditional_t<sizeof(T) == 4, uint32_t,
+                                            std::conditional_t<sizeof(T) == 2, uint16_t, uint8_t>>>;
+  U bits = 0;
+  std::memcpy(&bits, &v, sizeof v);
+  return bits;
+}
+
 bool SameValue(double x, double y, double tol) {
   if (std::isnan(x) && std::isnan(y)) return true;
   if (x == y) return true;
@@ -158,7 +171,7 @@ void CheckType(Scalar type, const std::vector<T>& values, double tol) {
         ASSERT_TRUE(SameValue(static_cast<double>(out[at]), static_cast<double>(twin), tol))
             << "at " << i << ": engine " << out[at] << ", twin " << twin;
       } else {
-        ASSERT_EQ(0, std::memcmp(&out[at], &twin, sizeof(T)))
+        ASSERT_EQ(BitsOf(out[at]), BitsOf(twin))
             << "at " << i << ": engine " << +out[at] << ", twin " << +twin << " (a " << +cols.a[at]
             << ", b " << +cols.b[at] << ")";
       }
