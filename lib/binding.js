@@ -302,7 +302,7 @@ function elementwise(op, dtypeIndex, shape, outBytes, outOffset, outStrides, inp
  */
 function cudaElementwise(device, op, dtypeIndex, stream, shape, outHandle, outOffset, outStrides, inputs) {
   writeShape(shape, outStrides);
-  /** @type {Array<StorageHandle | number | bigint>} */
+  /** @type {[number, number, number, bigint, StorageHandle, number, ...Array<StorageHandle | number>]} */
   const args = [device, op, dtypeIndex, stream, outHandle, outOffset];
   for (let k = 0; k < inputs.length; k++) {
     const v = inputs[k];
