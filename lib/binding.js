@@ -297,6 +297,44 @@ function elementwise(op, dtypeIndex, shape, outBytes, outOffset, outStrides, inp
   return async ? native.elementwiseAsync(...args) : native.elementwise(...args);
 }
 
+// The same op as a kernel on CUDA device `device` (src/addon/cuda.h
+// CudaElementwise), enqueued on `stream`: out is a storage handle and its
+// byte offset, each input a number or { handle, offset, strides }.
+/**
+ * @param {number} device @param {number} op @param {number} dtypeIndex @param {bigint} stream
+ * @param {readonly number[]} shape @param {StorageHandle} outHandle @param {number} outOffset
+ * @param {readonly number[]} outStrides
+ * @param {Array<number | { handle: StorageHandle, offset: number, strides: readonly number[] }>} inputs
+ */
+function cudaElementwise(device, op, dtypeIndex, stream, shape, outHandle, outOffset, outStrides, inputs) {
+  writeShape(shape, outStrides);
+  /** @type {[number, number, number, bigint, StorageHandle, number, ...Array<StorageHandle | number>]} */
+  const args = [device, op, dtypeIndex, stream, outHandle, outOffset];
+  for (let k = 0; k < inputs.length; k++) {
+    const v = inputs[k];
+    if (typeof v === 'number') {
+      args.push(v, 0);
+      continue;
+    }
+    const at = k === 0 ? SOURCE_STRIDES : OPERAND_STRIDES + (k - 1) * MAX_DIMS;
+    for (let i = 0; i < shape.length; i++) scratch[at + i] = v.strides[i];
+    args.push(v.handle, v.offset);
+  }
+  native.cudaElementwise(...args);
+}
+
+// Row reductions on CUDA device `device` (src/addon/cuda.h CudaReduceRows):
+// out[r] = op over the `n` elements of dense row r of `in`, for r < rows;
+// op 0 sum, 1 max, 2 min; dtype int64, uint64, float32 or float64.
+/**
+ * @param {number} device @param {number} op @param {number} dtypeIndex @param {bigint} stream
+ * @param {StorageHandle} inHandle @param {number} inOffset @param {StorageHandle} outHandle
+ * @param {number} outOffset @param {number} rows @param {number} n
+ */
+function cudaReduceRows(device, op, dtypeIndex, stream, inHandle, inOffset, outHandle, outOffset, rows, n) {
+  native.cudaReduceRows(device, op, dtypeIndex, stream, inHandle, inOffset, outHandle, outOffset, rows, n);
+}
+
 // dl.normalize's one pass (src/addon/ops.h NormalizeOnHost).
 /**
  * @param {number} inDtype @param {number} outDtype @param {readonly number[]} shape @param {Uint8Array} outBytes
@@ -349,5 +387,6 @@ function reduceLanes(op, srcBytes, srcOffset, srcDtype, shape, strides, dim, out
 module.exports = {
   native, threadShared, opCodes, deviceCodes, maxThreads, MAX_DIMS, dlpackVersion, dlpackFlags, hugePageAdviceMin, slabConvention, elementwise, normalize, externalBuffers, importResult, viewFailure, memoryKind,
   checkDtypes, dtypeMismatch, viewCount, exportStruct, adoptPointer, importStruct, copyStrided, cudaStridedCopy,
+  cudaElementwise, cudaReduceRows,
   cudaConvert, reduceTable, reduceDims, reduceLanes,
 };

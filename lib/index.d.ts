@@ -497,11 +497,17 @@ export declare function stack<N extends DTypeName>(tensors: readonly Tensor<N>[]
 export declare function stack<M extends DTypeName>(tensors: readonly Tensor[], dim: number, options: { out: Tensor<M> }): Tensor<M>;
 export type Operand = Tensor | number | boolean;
 /**
- * `out`: any writable host tensor of the broadcast shape the result can be cast to.
+ * `out`: any writable tensor of the broadcast shape the result can be cast to, on the operands' device.
  * `async: true`: a Promise of the result, the engine running off the event loop (docs/API.md "Ops").
+ * `stream` (CUDA operands): the stream the kernels are enqueued on, as copies take it; checked and
+ * ignored on the host.
  */
-export interface OutOptions<M extends DTypeName = DTypeName> { out?: Tensor<M>; async?: false }
-export interface AsyncOptions<M extends DTypeName = DTypeName> { out?: Tensor<M>; async: true }
+export interface OutOptions<M extends DTypeName = DTypeName> {
+  out?: Tensor<M>; async?: false; stream?: number | bigint | CudaStream;
+}
+export interface AsyncOptions<M extends DTypeName = DTypeName> {
+  out?: Tensor<M>; async: true; stream?: number | bigint | CudaStream;
+}
 export declare function add(input: Operand, other: Operand, options?: OutOptions): Tensor;
 export declare function add(input: Operand, other: Operand, options: AsyncOptions): Promise<Tensor>;
 export declare function sub(input: Operand, other: Operand, options?: OutOptions): Tensor;
@@ -551,10 +557,10 @@ export declare function clamp(input: Tensor, min?: Operand | null, max?: Operand
 export declare function clamp(input: Tensor, min: Operand | null | undefined, max: Operand | null | undefined, options: AsyncOptions): Promise<Tensor>;
 /** torchvision's normalize: (input * scale - mean[c]) / std[c], channel at dim -3, one pass into float32 (or out's dtype). */
 export declare function normalize(input: Tensor, mean: number | readonly number[], std: number | readonly number[],
-  options?: { scale?: number; out?: Tensor; async?: false }): Tensor;
+  options?: { scale?: number; out?: Tensor; async?: false; stream?: number | bigint | CudaStream }): Tensor;
 /** The same off the event loop: a Promise of the result; operands held until it settles. */
 export declare function normalize(input: Tensor, mean: number | readonly number[], std: number | readonly number[],
-  options: { scale?: number; out?: Tensor; async: true }): Promise<Tensor>;
+  options: { scale?: number; out?: Tensor; async: true; stream?: number | bigint | CudaStream }): Promise<Tensor>;
 /** torch.result_type over tensors and numbers. */
 export declare function resultType(...operands: Operand[]): DTypeName;
 export declare function promoteTypes(a: DTypeName | DType, b: DTypeName | DType): DTypeName;

@@ -240,6 +240,15 @@ export interface Native {
   /** Scratch (shape, strides, sourceStrides): a conversion kernel; types as DLPack code and bits. */
   cudaConvert(device: number, dst: StorageHandle, dstOffset: number, dstCode: number, dstBits: number,
     src: StorageHandle, srcOffset: number, srcCode: number, srcBits: number, stream: bigint): void;
+  /**
+   * Scratch as elementwise(): out = op(inputs) as a kernel on `device`, enqueued on `stream`;
+   * each input a (StorageHandle, byte offset) pair or a (number, 0) pair.
+   */
+  cudaElementwise(device: number, op: number, dtype: number, stream: bigint, out: StorageHandle, outOffset: number,
+    ...inputs: Array<StorageHandle | number>): void;
+  /** Row reductions as a kernel on `device` (op 0 sum, 1 max, 2 min) over dense rows of `n` elements. */
+  cudaReduceRows(device: number, op: number, dtype: number, stream: bigint, input: StorageHandle, inOffset: number,
+    out: StorageHandle, outOffset: number, rows: number, n: number): void;
   cudaStats(device: number): CudaMemoryStats;
   /** Gives cached blocks back to the driver and trims the pool; the bytes handed back. */
   cudaEmptyCache(device: number): number;

@@ -8,14 +8,16 @@
 const { opCodes, maxThreads, native } = require('./binding');
 const route = require('./route');
 const { makeError, invalidType, invalidValue, outOfRange, fail, describe } = require('./errors');
-const { Tensor, makeTensor, liveStorage, hostStorage, checkedBuffer } = require('./tensor');
+const { Tensor, makeTensor, liveStorage, checkedBuffer } = require('./tensor');
 const { checkOptions } = require('./options');
 const { Layout } = require('./layout');
 const { Storage } = require('./storage');
 const { allocateForCopy } = require('./memory');
 const { infos, dtypeInfo } = require('./dtypes');
 const { product } = require('./shape');
-const { kStorage, kLayout, kFlags, READ_ONLY } = require('./symbols');
+const { cudaStorage, copyStream, isAvailable } = require('./cuda');
+const { cudaUnavailable } = require('./device');
+const { kStorage, kLayout, kFlags, kDevice, READ_ONLY } = require('./symbols');
 
 // --- type promotion (torch.result_type) ---------------------------------------
 
@@ -147,17 +149,18 @@ function broadcastStrides(layout, shape) {
 
 // --- validation ---------------------------------------------------------------
 
-// A tensor on the host, live, with its bytes still there.
-function hostTensor(t, name) {
+// A live tensor on any device; host memory with its bytes still there. An
+// op's tensors are on one device (placement() checks).
+function liveTensor(t, name) {
   if (!(t instanceof Tensor)) throw invalidType(name, 'a Tensor', t);
-  hostStorage(t, name);
-  checkedBuffer(t);
+  liveStorage(t);
+  if (t[kDevice].hostAccessible) checkedBuffer(t);
   return t;
 }
 
 // A tensor or a JS number (a boolean counts as a bool).
 function operand(v, name) {
-  if (v instanceof Tensor) return hostTensor(v, name);
+  if (v instanceof Tensor) return liveTensor(v, name);
   if (typeof v !== 'number' && typeof v !== 'boolean') throw invalidType(name, 'a Tensor or a number', v);
   return v;
 }
@@ -168,9 +171,9 @@ function writable(t, name) {
   }
 }
 
-const OUT_KEYS = ['out', 'async'];
+const OUT_KEYS = ['out', 'async', 'stream'];
 
-// `options.out`, checked: a live, writable host tensor, or undefined.
+// `options.out`, checked: a live, writable tensor, or undefined.
 function outOption(options) {
   if (options === undefined) return undefined;
   if (options === null || typeof options !== 'object') throw invalidType('options', 'an object', options);
@@ -179,12 +182,45 @@ function outOption(options) {
     throw invalidType('options.async', 'a boolean', options.async);
   }
   if (options.out === undefined) return undefined;
-  hostTensor(options.out, 'options.out');
+  liveTensor(options.out, 'options.out');
   writable(options.out, 'options.out');
   return options.out;
 }
 
 const asyncOption = (options) => options !== undefined && options !== null && options.async === true;
+
+// `options.stream` (a CUDA op's stream, as copies take it: lib/cuda.js
+// copyStream), a BigInt; the legacy default stream when not given.
+const streamOption = (options) => (options === undefined || options === null ? 1n : copyStream(options.stream));
+
+// Where an op runs: null on the host (every tensor host-accessible), else the
+// one CUDA device every tensor is on. A 0-d CPU tensor with CUDA operands is
+// read as a number (torch lets a CPU scalar tensor join a CUDA op); any other
+// mix of devices is refused, naming two of them (torch's rule). `inputs` may
+// hold numbers; `target` is the tensor the op writes (or undefined).
+function placement(name, inputs, target) {
+  const tensors = inputs.filter((v) => v instanceof Tensor);
+  if (target !== undefined) tensors.push(target);
+  const device = tensors.map((t) => t[kDevice]).find((d) => !d.hostAccessible);
+  if (device === undefined) return null;
+  for (const t of tensors) {
+    const d = t[kDevice];
+    if (d === device || (t !== target && d.type === 'cpu' && t[kLayout].shape.length === 0)) continue;
+    throw makeError('ERR_DLPACK_WRONG_DEVICE', `Expected all tensors of ${name} on one device, but found at least ` +
+      `two devices, ${device} and ${d}`);
+  }
+  if (!isAvailable()) throw cudaUnavailable(`${name} on ${device}`);
+  return device;
+}
+
+// `inputs` with each 0-d CPU tensor read as its number (placement()).
+function scalarsOnHost(inputs) {
+  return inputs.map((v) => {
+    if (!(v instanceof Tensor) || !v[kDevice].hostAccessible) return v;
+    const x = v.item();
+    return typeof x === 'bigint' ? Number(x) : x;
+  });
+}
 
 function unsupported(op, dtype) {
   return makeError('ERR_DLPACK_UNSUPPORTED', `${op} is not defined for ${dtype} tensors`);
@@ -204,6 +240,7 @@ function span(t) {
 // before it is read: its bytes overlap and it is not the very same elements.
 function partialOverlap(out, inputs, shape) {
   if (out[kLayout].size === 0) return false;
+  if (!out[kDevice].hostAccessible) return partialOverlapOnDevice(out, inputs, shape);
   const o = span(out);
   for (const v of inputs) {
     if (!(v instanceof Tensor) || v[kLayout].size === 0) continue;
@@ -216,22 +253,46 @@ function partialOverlap(out, inputs, shape) {
   return false;
 }
 
-// A new contiguous host tensor every byte of which the caller writes.
-function fresh(shape, dtype) {
+// partialOverlap() for device memory: one storage, intersecting bytes
+// (route.overlapping), and not the very same elements.
+function partialOverlapOnDevice(out, inputs, shape) {
+  const o = out[kLayout];
+  for (const v of inputs) {
+    if (!(v instanceof Tensor) || !route.overlapping(out[kStorage], o, v[kStorage], v[kLayout])) continue;
+    const same = v[kLayout].byteOffset === o.byteOffset && v[kLayout].info.itemSize === o.info.itemSize &&
+      broadcastStrides(v[kLayout], shape).every((n, i) => n === o.strides[i]);
+    if (!same) return true;
+  }
+  return false;
+}
+
+// A new contiguous tensor every byte of which the caller writes: host
+// memory, or device memory of `device` (a CUDA Device).
+function fresh(shape, dtype, device = null) {
   const info = infos[dtype];
   const size = product(shape);
-  return makeTensor(Storage.heap(allocateForCopy(size * info.itemSize), true), Layout.contiguous(info, shape, 0, size));
+  const storage = device === null ? Storage.heap(allocateForCopy(size * info.itemSize), true) :
+    cudaStorage(device, size * info.itemSize);
+  return makeTensor(storage, Layout.contiguous(info, shape, 0, size));
 }
 
 // Calls the engine: out (of the kernel's output dtype) = op(inputs), every
 // tensor input of `type` (where()'s condition: bool) and shaped to broadcast.
 // Async: a Promise that settles when the engine has run off this thread.
-function launch(op, type, out, inputs, shape, async = false) {
+// On a CUDA device the kernel is enqueued on `stream` and nothing waits.
+function launch(op, type, out, inputs, shape, async = false, stream = 1n) {
   if (out[kLayout].size === 0) return async ? Promise.resolve() : undefined;
+  const onDevice = !out[kDevice].hostAccessible;
   const operands = inputs.map((v) => {
     if (!(v instanceof Tensor)) return typeof v === 'boolean' ? +v : v;
-    return route.operandOf(v[kStorage], v[kLayout], broadcastStrides(v[kLayout], shape));
+    const strides = broadcastStrides(v[kLayout], shape);
+    return onDevice ? { storage: v[kStorage], layout: v[kLayout], strides } :
+      route.operandOf(v[kStorage], v[kLayout], strides);
   });
+  if (onDevice) {
+    route.runElementwiseOnDevice(opCodes[op], infos[type].index, shape, out[kStorage], out[kLayout], operands, stream);
+    return async ? Promise.resolve() : undefined;
+  }
   return route.runElementwise(opCodes[op], infos[type].index, shape, out[kStorage], out[kLayout], operands, async);
 }
 
@@ -241,7 +302,8 @@ function launch(op, type, out, inputs, shape, async = false) {
 //   inputs: checked operands (where()'s condition first); self: the tensor an
 //   in-place form writes (or undefined); out: options.out (or undefined);
 //   async: return a Promise of the result, the engine running off this thread.
-function run(op, name, inputs, common, result, { self, out, compare = false, async = false }) {
+//   stream: a CUDA op's stream (a BigInt).
+function run(op, name, inputs, common, result, { self, out, compare = false, async = false, stream = 1n }) {
   const tensors = inputs.filter((v) => v instanceof Tensor);
   const shape = broadcastShapes(tensors.map((t) => t[kLayout].shape));
   if (shape === null) {
@@ -265,6 +327,8 @@ function run(op, name, inputs, common, result, { self, out, compare = false, asy
     }
     writable(target, targetName);
   }
+  const device = placement(name, inputs, target);
+  if (device !== null) inputs = scalarsOnHost(inputs);
   const kernelOut = compare ? 'bool' : type;
   // Inputs of another dtype than the kernel's are converted first.
   const temporaries = [];
@@ -274,7 +338,7 @@ function run(op, name, inputs, common, result, { self, out, compare = false, asy
       if (!(v instanceof Tensor)) return v;
       const want = op === 'where' && i === 0 ? 'bool' : type;
       if (v[kLayout].info.name === want) return v;
-      const c = v.to(want);
+      const c = device === null ? v.to(want) : v.to(want, { stream });
       temporaries.push(c);
       return c;
     });
@@ -282,10 +346,10 @@ function run(op, name, inputs, common, result, { self, out, compare = false, asy
     let dest;
     let finish;
     if (target === undefined) {
-      dest = fresh(shape, kernelOut);
+      dest = fresh(shape, kernelOut, device);
       finish = () => {
         if (result === kernelOut) return dest;
-        const cast = dest.to(result);
+        const cast = device === null ? dest.to(result) : dest.to(result, { stream });
         dest.dispose();
         return cast;
       };
@@ -293,9 +357,15 @@ function run(op, name, inputs, common, result, { self, out, compare = false, asy
       dest = target;
       finish = () => target;
     } else {
-      dest = fresh(shape, kernelOut);
+      dest = fresh(shape, kernelOut, device);
       temporaries.push(dest);
-      finish = () => target.copyFrom(dest);
+      finish = () => (device === null ? target.copyFrom(dest) : target.copyFrom(dest, { stream }));
+    }
+    if (device !== null) {
+      // Enqueued on the stream: the result (a promise of it when async) is
+      // ordered after the kernels there, as a device copy's is.
+      launch(op, type, dest, converted, shape, false, stream);
+      return async ? Promise.resolve(finish()) : finish();
     }
     if (!async) {
       launch(op, type, dest, converted, shape);
@@ -347,7 +417,8 @@ function binary(op, input, other, options, self) {
   if (op === 'pow' && common === 'bool') throw unsupported('pow', 'bool');
   // Integer / integer is true division into the default float (torch.div).
   const computed = op === 'div' && !isFloating(common) ? 'float32' : common;
-  return run(op, name, [input, other], computed, computed, { self, out, async: asyncOption(options) });
+  return run(op, name, [input, other], computed, computed,
+    { self, out, async: asyncOption(options), stream: streamOption(options) });
 }
 
 function compare(op, input, other, options) {
@@ -358,11 +429,12 @@ function compare(op, input, other, options) {
   }
   const out = outOption(options);
   const common = resultType(input, other);
-  return run(op, op, [input, other], common, 'bool', { out, compare: true, async: asyncOption(options) });
+  return run(op, op, [input, other], common, 'bool',
+    { out, compare: true, async: asyncOption(options), stream: streamOption(options) });
 }
 
 function where(condition, input, other, options) {
-  hostTensor(condition, 'condition');
+  liveTensor(condition, 'condition');
   if (condition[kLayout].info.name !== 'bool') {
     throw invalidValue('condition', 'a bool tensor', condition);
   }
@@ -370,7 +442,8 @@ function where(condition, input, other, options) {
   operand(other, 'other');
   const out = outOption(options);
   const common = resultType(input, other);
-  return run('where', 'where', [condition, input, other], common, common, { out, async: asyncOption(options) });
+  return run('where', 'where', [condition, input, other], common, common,
+    { out, async: asyncOption(options), stream: streamOption(options) });
 }
 
 // Functions of floats: integers and bools compute in float32 (torch).
@@ -378,19 +451,20 @@ const FLOAT_UNARY = new Set(['exp', 'log', 'sqrt', 'sigmoid', 'tanh']);
 
 function unary(op, input, options, self) {
   const name = self !== undefined ? `${op}_()` : op;
-  hostTensor(input, self !== undefined ? 'this' : 'input');
+  liveTensor(input, self !== undefined ? 'this' : 'input');
   const out = self !== undefined ? undefined : outOption(options);
   const dtype = input[kLayout].info.name;
   if (dtype === 'bool' && (op === 'neg' || op === 'abs' || op === 'round')) throw unsupported(op, 'bool');
   const computed = FLOAT_UNARY.has(op) && !isFloating(dtype) ? 'float32' : dtype;
-  return run(op, name, [input], computed, computed, { self, out, async: asyncOption(options) });
+  return run(op, name, [input], computed, computed,
+    { self, out, async: asyncOption(options), stream: streamOption(options) });
 }
 
 // clamp(min, max), clamp(min), clamp(undefined, max): each bound a tensor or a
 // number; torch 1.13 promotes the input with the bounds.
 function clamp(input, min, max, options, self) {
   const name = self !== undefined ? 'clamp_()' : 'clamp';
-  hostTensor(input, self !== undefined ? 'this' : 'input');
+  liveTensor(input, self !== undefined ? 'this' : 'input');
   const hasMin = min !== undefined && min !== null;
   const hasMax = max !== undefined && max !== null;
   if (hasMin) operand(min, 'min');
@@ -400,7 +474,7 @@ function clamp(input, min, max, options, self) {
   const bounds = [hasMin ? min : undefined, hasMax ? max : undefined].filter((v) => v !== undefined);
   const common = resultType(input, ...bounds);
   if (common === 'bool') throw unsupported(name, 'bool');
-  const how = { self, out, async: asyncOption(options) };
+  const how = { self, out, async: asyncOption(options), stream: streamOption(options) };
   if (hasMin && hasMax) return run('clamp', name, [input, min, max], common, common, how);
   if (hasMin) return run('clampMin', name, [input, min], common, common, how);
   return run('clampMax', name, [input, max], common, common, how);
@@ -408,7 +482,7 @@ function clamp(input, min, max, options, self) {
 
 // --- normalize ----------------------------------------------------------------
 
-const NORMALIZE_KEYS = ['scale', 'out', 'async'];
+const NORMALIZE_KEYS = ['scale', 'out', 'async', 'stream'];
 
 function channelValues(values, channels, name) {
   if (typeof values === 'number') return new Array(channels).fill(values);
@@ -429,7 +503,7 @@ function channelValues(values, channels, name) {
 // (input * scale - mean[c]) / std[c], the channel at dim -3, in one pass from
 // any real dtype and any strided view into float32 (or out's dtype).
 function normalize(input, mean, std, options = undefined) {
-  hostTensor(input, 'input');
+  liveTensor(input, 'input');
   let scale = 1;
   let out;
   if (options !== undefined) {
@@ -440,7 +514,7 @@ function normalize(input, mean, std, options = undefined) {
       scale = options.scale;
     }
     if (options.out !== undefined) {
-      hostTensor(options.out, 'options.out');
+      liveTensor(options.out, 'options.out');
       writable(options.out, 'options.out');
       out = options.out;
     }
@@ -449,6 +523,7 @@ function normalize(input, mean, std, options = undefined) {
     }
   }
   const async = asyncOption(options);
+  const stream = streamOption(options);
   const shape = input[kLayout].shape;
   if (shape.length < 3) {
     throw invalidValue('input', 'a tensor of at least 3 dims ([..., C, H, W])', `a tensor of shape [${shape.join(', ')}]`);
@@ -468,6 +543,11 @@ function normalize(input, mean, std, options = undefined) {
       throw fail('ERR_INVALID_ARG_VALUE', 'options.out', `a ${REAL_FLOAT_LIST} tensor`,
         `a ${out[kLayout].info.name} tensor`);
     }
+  }
+  const device = placement('normalize', [input], out);
+  if (device !== null) {
+    const result = normalizeOnDevice(input, means, stds, scale, out, stream);
+    return async ? Promise.resolve(result) : result;
   }
   const temporaries = [];
   let deferred = false;
@@ -503,6 +583,42 @@ function normalize(input, mean, std, options = undefined) {
     });
   } finally {
     if (!deferred) for (const t of temporaries) t.dispose();
+  }
+}
+
+// The per-channel values as a [C, 1, 1] tensor of `dtype` on `device`.
+function channelTensor(values, dtype, device, stream) {
+  const host = fresh([values.length, 1, 1], dtype);
+  try {
+    const typed = dtype === 'float64' ? Float64Array.from(values) : Float32Array.from(values);
+    host[kStorage].getBytes().set(new Uint8Array(typed.buffer), host[kLayout].byteOffset);
+    return host.to(device, { stream });
+  } finally {
+    host.dispose();
+  }
+}
+
+// normalize() on a CUDA device: the elementwise kernels, in the host pass's
+// order and type ((x * scale - mean[c]) / std[c], each step rounded in the
+// output's dtype), enqueued on `stream`.
+function normalizeOnDevice(input, means, stds, scale, out, stream) {
+  const device = input[kDevice];
+  const outType = out !== undefined && out[kLayout].info.name === 'float64' ? 'float64' : 'float32';
+  const temporaries = [];
+  try {
+    const x = input[kLayout].info.name === outType ? input : input.to(outType, { stream });
+    if (x !== input) temporaries.push(x);
+    const mean = channelTensor(means, outType, device, stream);
+    temporaries.push(mean);
+    const std = channelTensor(stds, outType, device, stream);
+    temporaries.push(std);
+    const scaled = run('mul', 'normalize', [x, scale], outType, outType, { stream });
+    run('sub', 'normalize', [scaled, mean], outType, outType, { self: scaled, stream });
+    if (out === undefined) return run('div', 'normalize', [scaled, std], outType, outType, { self: scaled, stream });
+    temporaries.push(scaled);
+    return run('div', 'normalize', [scaled, std], outType, outType, { out, stream });
+  } finally {
+    for (const t of temporaries) t.dispose();
   }
 }
 
@@ -553,18 +669,18 @@ const functions = {
 const methods = {
   binary: (op, self, other) => binary(op, self, other, undefined),
   binaryInPlace: (op, self, other) => {
-    hostTensor(self, 'this');
+    liveTensor(self, 'this');
     return binary(op, self, other, undefined, self);
   },
   compare: (op, self, other) => compare(op, self, other, undefined),
   unary: (op, self) => unary(op, self, undefined),
   unaryInPlace: (op, self) => {
-    hostTensor(self, 'this');
+    liveTensor(self, 'this');
     return unary(op, self, undefined, self);
   },
   clamp: (self, min, max) => clamp(self, min, max, undefined),
   clampInPlace: (self, min, max) => {
-    hostTensor(self, 'this');
+    liveTensor(self, 'this');
     return clamp(self, min, max, undefined, self);
   },
 };

@@ -3,9 +3,12 @@
 // rules: dims (one, a list, none = all; negative from the end), keepdim, the
 // result dtypes (src/core/reduce.h, handed over at load), results and `out`.
 // The loops are native (src/core/reduce.h) and split across threads; a sum
-// gives the same bits for any thread count. Host memory only for now.
-const { invalidType, invalidValue, outOfRange, fail } = require('./errors');
-const { Tensor, makeTensor, hostStorage, checkedBuffer } = require('./tensor');
+// gives the same bits for any thread count. sum, mean, amax, amin (and the
+// whole-tensor max/min) of a CUDA tensor run as a kernel on its device
+// (src/core/cuda_ops.h DeviceReduceRows), softmax/logSoftmax as those and
+// elementwise kernels; the others run on host memory only.
+const { makeError, invalidType, invalidValue, outOfRange, fail } = require('./errors');
+const { Tensor, makeTensor, liveStorage, hostStorage, checkedBuffer } = require('./tensor');
 const { checkOptions } = require('./options');
 const { reduceTable } = require('./binding');
 const route = require('./route');
@@ -15,7 +18,9 @@ const { Storage } = require('./storage');
 const { allocateForCopy } = require('./memory');
 const { contiguousStrides } = require('./shape');
 const { dimension, integer, tooMany } = require('./views');
-const { CPU } = require('./device');
+const { CPU, cudaUnavailable } = require('./device');
+const { isAvailable, cudaStorage } = require('./cuda');
+const ops = require('./ops');
 const { kStorage, kLayout, READ_ONLY, kFlags } = require('./symbols');
 
 const OP = reduceTable.ops;
@@ -45,10 +50,31 @@ const REFUSED = {
   other: 'a real (not complex) tensor',
 };
 
-function input(t, method) {
+// The input, live, with its bytes there. sum, mean, amax, amin and the
+// whole-tensor max()/min() (`onDevice`) take CUDA tensors too; the others run
+// on the host only, and refuse a CUDA tensor before anything runs, with the
+// way out (docs/API.md "Reductions").
+function input(t, method, onDevice = false) {
   if (!(t instanceof Tensor)) throw invalidType('input', 'a Tensor', t);
+  liveStorage(t);
+  if (!t.device.hostAccessible) {
+    if (onDevice) return deviceInput(t, method);
+    throw makeError('ERR_DLPACK_WRONG_DEVICE', `Expected a CPU-accessible tensor for \`${method}\`, received one ` +
+      `on ${t.device}: reductions run on the host only; call .cpu() first`);
+  }
   hostStorage(t, method);
   checkedBuffer(t);
+  return t;
+}
+
+// A CUDA input of a device reduction: real (complex sums run on the host
+// only). Whether CUDA is usable is asked once the arguments are checked
+// (reduceOnDevice).
+function deviceInput(t, method) {
+  if (t[kLayout].info.kind === 'complex') {
+    throw makeError('ERR_DLPACK_WRONG_DEVICE', `Expected a real tensor for \`${method}\` on ${t.device}: complex ` +
+      'reductions run on the host only; call .cpu() first');
+  }
   return t;
 }
 
@@ -77,7 +103,7 @@ function readOptions(options, op) {
   if (options.out !== undefined) {
     const out = options.out;
     if (!(out instanceof Tensor)) throw invalidType('options.out', 'a Tensor', out);
-    hostStorage(out, `${op}() options.out`);
+    liveStorage(out); // its device is checked against the input's (outOn)
     if (out[kFlags] & READ_ONLY) {
       throw fail('ERR_DLPACK_READ_ONLY', 'options.out', 'a writable tensor', 'a readOnly one');
     }
@@ -173,11 +199,77 @@ function nonEmpty(op, shape, mask) {
   }
 }
 
+// options.out on the input's device: host memory for a host input (as every
+// reduction), the input's CUDA device for a CUDA one.
+function outOn(t, out, op) {
+  if (out === null) return;
+  if (t.device.hostAccessible) {
+    hostStorage(out, `${op}() options.out`);
+  } else if (out.device !== t.device) {
+    throw makeError('ERR_DLPACK_WRONG_DEVICE', `Expected \`options.out\` of ${op}() on ${t.device}, the input's ` +
+      `device, received one on ${out.device}`);
+  }
+}
+
+// The dtype a device reduction computes in (src/core/cuda_ops.h
+// DeviceReduceRows): sums of bool and integers in int64, max/min of unsigned
+// integers and bool in uint64, of signed in int64; float16/bfloat16 in float32.
+function deviceType(op, info) {
+  if (info.kind === 'float') return info.name === 'float64' ? 'float64' : 'float32';
+  if (op === 'sum' || op === 'mean' || info.kind === 'int') return 'int64';
+  return 'uint64';
+}
+
+// sum, mean, amax, amin of a CUDA tensor: its reduced dims moved last and the
+// whole converted to the computing dtype (one contiguous copy on the device),
+// then one kernel block per result element (a fixed tree: the same bits every
+// run); the result cast to its dtype, a mean divided by the count as torch
+// does (the sum rounded to the dtype first).
+function reduceOnDevice(op, t, mask, o, info) {
+  if (!isAvailable()) throw cudaUnavailable(`${op}() on ${t.device}`);
+  const { shape } = t[kLayout];
+  const order = [];
+  for (let i = 0; i < shape.length; i++) if (!mask[i]) order.push(i);
+  const kept = order.length;
+  for (let i = 0; i < shape.length; i++) if (mask[i]) order.push(i);
+  const outShape = o.keepdim ? shape.map((n, i) => (mask[i] ? 1 : n)) : order.slice(0, kept).map((i) => shape[i]);
+  let rows = 1;
+  for (let i = 0; i < kept; i++) rows *= shape[order[i]];
+  let n = 1;
+  for (let i = kept; i < order.length; i++) n *= shape[order[i]];
+  const compute = deviceType(op, t[kLayout].info);
+  const temporaries = [];
+  try {
+    const moved = order.every((d, i) => d === i) ? t : t.permute(order);
+    if (moved !== t) temporaries.push(moved);
+    const dense = moved[kLayout].info.name === compute ? moved.contiguous() : moved.to(compute);
+    temporaries.push(dense);
+    const acc = makeTensor(cudaStorage(t.device, rows * dense[kLayout].info.itemSize), Layout.contiguous(dense[kLayout].info,
+      [rows]), 0, t.device);
+    temporaries.push(acc);
+    if (rows !== 0) {
+      route.runReduceRowsOnDevice(op === 'amax' ? 1 : op === 'amin' ? 2 : 0, dense[kStorage], dense[kLayout],
+        acc[kStorage], acc[kLayout], rows, n);
+    }
+    let value = acc.dtype === info.name ? acc : acc.to(info.name);
+    if (value !== acc) temporaries.push(value);
+    if (op === 'mean') {
+      value = ops.functions.div(value, n);
+      temporaries.push(value);
+    }
+    // The one result not disposed below: a reshaped view of `value`.
+    return value.reshape(outShape);
+  } finally {
+    for (const x of temporaries) x.dispose();
+  }
+}
+
 // sum, mean, amax, amin over the dims of `mask`.
 function reduceOver(op, t, mask, o) {
   const info = resultInfo(op, t, op === 'sum' || op === 'mean' ? op : 'other');
   const { shape } = t[kLayout];
   if (op === 'amax' || op === 'amin') nonEmpty(op, shape, mask);
+  if (!t.device.hostAccessible) return reduceOnDevice(op, t, mask, o, info);
   const order = [];
   for (let i = 0; i < shape.length; i++) if (!mask[i]) order.push(i);
   const kept = order.length;
@@ -193,9 +285,10 @@ function reduceOver(op, t, mask, o) {
 function reduction(op) {
   return function reduce(t, dim, options, ...rest) {
     if (rest.length !== 0) tooMany(rest, 3, `${op}()`);
-    input(t, `${op}()`);
+    input(t, `${op}()`, true);
     [dim, options] = split(dim, options);
     const o = readOptions(options, op);
+    outOn(t, o.out, op);
     const src = converted(t, o.dtype);
     try {
       const mask = dimMask(dim, src[kLayout].shape.length);
@@ -218,8 +311,8 @@ function lanes(op, t, dim, outShape, values, indices, k = 0, largest = true, sor
 function extreme(op) {
   return function extremeOf(t, dim, options, ...rest) {
     if (rest.length !== 0) tooMany(rest, 3, `${op}()`);
-    input(t, `${op}()`);
     [dim, options] = split(dim, options);
+    input(t, `${op}()`, dim === undefined); // max(dim) runs on the host only
     if (dim === undefined) {
       const o = readOptions(options, op);
       return reduceOver(op === 'max' ? 'amax' : 'amin', t, dimMask(undefined, t.ndim), o);
@@ -246,6 +339,7 @@ function argExtreme(op) {
     input(t, `${op}()`);
     [dim, options] = split(dim, options);
     const o = readOptions(options, op);
+    outOn(t, o.out, op);
     resultInfo(along, t, 'other');
     const shape = t[kLayout].shape;
     const int64 = dtypeInfo('int64');
@@ -272,18 +366,56 @@ function argExtreme(op) {
   };
 }
 
+// softmax / logSoftmax of a CUDA tensor along `d`, numerically stable as on
+// the host: the lane's maximum (amax on the device) subtracted before exp,
+// the sum of the exps (a device sum), then a division (softmax) or the log of
+// the sum subtracted (logSoftmax); each step a kernel, in float32 for
+// float16/bfloat16 (rounded once at the end) and float64 for float64.
+function softmaxOnDevice(op, src, d) {
+  if (!isAvailable()) throw cudaUnavailable(`${op}() on ${src.device}`);
+  const info = src[kLayout].info;
+  const shape = src[kLayout].shape;
+  if (src[kLayout].size === 0) {
+    return makeTensor(cudaStorage(src.device, 0), Layout.contiguous(info, shape.slice()), 0, src.device);
+  }
+  const compute = info.name === 'float64' ? 'float64' : 'float32';
+  const mask = shape.map((_, i) => i === d);
+  const temporaries = [];
+  const keep = (x) => {
+    temporaries.push(x);
+    return x;
+  };
+  try {
+    const x = info.name === compute ? src : keep(src.to(compute));
+    const computeInfo = x[kLayout].info;
+    const top = keep(reduceOnDevice('amax', x, mask, { keepdim: true }, computeInfo));
+    const shifted = keep(ops.functions.sub(x, top));
+    const exps = keep(ops.functions.exp(shifted));
+    const total = keep(reduceOnDevice('sum', exps, mask, { keepdim: true }, computeInfo));
+    const r = op === 'softmax' ? ops.functions.div(exps, total) :
+      ops.functions.sub(shifted, keep(ops.functions.log(total)));
+    if (compute === info.name) return r;
+    keep(r);
+    return r.to(info.name);
+  } finally {
+    for (const x of temporaries) x.dispose();
+  }
+}
+
 // softmax(dim) / logSoftmax(dim): the dim is required (torch's implicit dim
 // is deprecated).
 function softmaxOf(op) {
   return function softmax(t, dim, options, ...rest) {
     if (rest.length !== 0) tooMany(rest, 3, `${op}()`);
-    input(t, `${op}()`);
+    input(t, `${op}()`, true);
     const o = readOptions(options, op);
+    outOn(t, o.out, op);
     const src = converted(t, o.dtype);
     try {
       resultInfo(op, src, 'softmax');
       const shape = src[kLayout].shape;
       const d = oneDim(dim, shape.length);
+      if (!src.device.hostAccessible) return deliver(softmaxOnDevice(op, src, d), o.out);
       const out = result(src[kLayout].info, shape.slice());
       if (out[kLayout].size !== 0) lanes(op, src, d, shape, out, null);
       return deliver(out, o.out);

@@ -11,7 +11,7 @@
 // layout } that no holder has taken yet (Storage.discard() frees it); the
 // caller wraps it in a tensor. The device of a pair is its storage's.
 const {
-  native, copyStrided, cudaStridedCopy, cudaConvert, elementwise, normalize, reduceDims, reduceLanes,
+  native, copyStrided, cudaStridedCopy, cudaConvert, cudaElementwise, cudaReduceRows, elementwise, normalize, reduceDims, reduceLanes,
 } = require('./binding');
 const { makeError } = require('./errors');
 const { CPU, cudaUnavailable } = require('./device');
@@ -355,6 +355,27 @@ function runElementwise(opCode, dtypeIndex, shape, outStorage, out, inputs, asyn
   return elementwise(opCode, dtypeIndex, shape, outStorage.getBytes(), out.byteOffset, out.strides, inputs, async);
 }
 
+// The same as a kernel on the CUDA device of outStorage (src/core/cuda_ops.h),
+// enqueued on `stream` where every storage is memory this library allocated
+// (kernelStream's rule), else on the legacy default stream; inputs are
+// numbers (passed by value) or { storage, layout, strides }, all on that device.
+function runElementwiseOnDevice(opCode, dtypeIndex, shape, outStorage, out, inputs, stream = 1n) {
+  const ordered = inputs.every((v) => typeof v === 'number' || v.storage.streamOrdered);
+  const on = ordered ? kernelStream(outStorage, outStorage, stream) : 1n;
+  cudaElementwise(outStorage.device.index, opCode, dtypeIndex, on, shape, outStorage.nativeArg(), out.byteOffset,
+    out.strides, inputs.map((v) => (typeof v === 'number' ? v :
+      { handle: v.storage.nativeArg(), offset: v.layout.byteOffset, strides: v.strides })));
+}
+
+// out[r] = op over dense row r (`n` elements) of the contiguous pair
+// (storage, layout), for r < rows, into the contiguous pair (outStorage,
+// out), both on one CUDA device, on the legacy default stream (op: 0 sum,
+// 1 max, 2 min).
+function runReduceRowsOnDevice(op, storage, layout, outStorage, out, rows, n) {
+  cudaReduceRows(storage.device.index, op, layout.info.index, 1n, storage.nativeArg(), layout.byteOffset,
+    outStorage.nativeArg(), out.byteOffset, rows, n);
+}
+
 // dl.normalize's one pass, out <- (input * scale - mean[c]) / std[c].
 // A Promise when `async` (settled once the pass has run), else undefined.
 function runNormalize(outStorage, out, inStorage, input, meanStd, scale, async = false) {
@@ -380,6 +401,7 @@ function runReduceLanes(op, storage, layout, dim, outStrides, values, indices, k
 
 module.exports = {
   PATH, coveredBuffer, onHost, overlapping, refuseSharedElements, copyPath, copyBytes, copyStorage, copyOnDevice,
-  convertOnDevice, copyInto, clone, moveTo, convert, convertOnHostAsync, operandOf, runElementwise, runNormalize, runReduceDims,
+  convertOnDevice, copyInto, clone, moveTo, convert, convertOnHostAsync, operandOf, runElementwise,
+  runElementwiseOnDevice, runReduceRowsOnDevice, runNormalize, runReduceDims,
   runReduceLanes,
 };

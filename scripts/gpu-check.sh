@@ -9,13 +9,13 @@
 #             after stream copies, two-GPU copies where there are two)
 #   jest      the whole Jest suite, DLPACK_TEST_PYTHON=python3
 #   bench     npm run bench (its command from package.json; there is no npm)
-#   memcheck-cuda, memcheck-kernels, memcheck-streams, memcheck-ipc
+#   memcheck-cuda, memcheck-kernels, memcheck-streams, memcheck-ipc, memcheck-ops
 #             compute-sanitizer memcheck (leak check on) over one of
 #             test/cuda*.test.js each, with DLPACK_TEST_MEMCHECK=1 (the loop
 #             through ten times the GPU's memory skipped, the gather made
 #             small) and test/memcheck-setup.js emptying the block cache
 #             after each file (its blocks are kept until exit: no leak)
-#   memcheck  the four memcheck phases in turn
+#   memcheck  the five memcheck phases in turn
 # and writes its logs to $OUT (default .gpu/logs):
 #   summary.txt gpu.txt jest.log jest.json cuda.log bench.log memcheck-*.log
 #   scripts/gpu-check.sh                  cuda, jest, bench, memcheck
@@ -30,7 +30,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 pack=${GPU_PACK:-$root/.gpu}
 out=${OUT:-$pack/logs}
 work=${GPU_CHECK_WORK:-/tmp/dlpack-gpu-check}
-memchecks=(memcheck-cuda memcheck-kernels memcheck-streams memcheck-ipc)
+memchecks=(memcheck-cuda memcheck-kernels memcheck-streams memcheck-ipc memcheck-ops)
 # The test file a memcheck phase runs.
 memcheck_file() { if [ "$1" = memcheck-cuda ]; then echo test/cuda.test.js; else echo "test/cuda-${1#memcheck-}.test.js"; fi; }
 [ $# -gt 0 ] || set -- cuda jest bench memcheck
@@ -101,7 +101,7 @@ for p in "${phases[@]}"; do
   case "$p" in
     cuda)
       phase cuda "$out/cuda.log" node --expose-gc node_modules/jest/bin/jest.js --runInBand test/cuda.test.js \
-        test/cuda-kernels.test.js test/cuda-streams.test.js test/cuda-ipc.test.js
+        test/cuda-kernels.test.js test/cuda-streams.test.js test/cuda-ipc.test.js test/cuda-ops.test.js
       grep -E '^(Tests|Test Suites):|skipped' "$out/cuda.log" | tee -a "$summary"
       grep -E '^\s+● .* › ' "$out/cuda.log" | sort -u | head -20 | tee -a "$summary"
       ;;

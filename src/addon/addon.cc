@@ -131,6 +131,8 @@ Napi::Object Initialize(Napi::Env env, Napi::Object exports) {
       {"cudaHostWait", Guarded<CudaHostWait>},
       {"cudaStridedCopy", Guarded<CudaStridedCopy>},
       {"cudaConvert", Guarded<CudaConvert>},
+      {"cudaElementwise", Guarded<CudaElementwise>},
+      {"cudaReduceRows", Guarded<CudaReduceRows>},
       {"cudaStats", Guarded<CudaStats>},
       {"cudaEmptyCache", Guarded<CudaEmptyCache>},
       {"elementwise", Guarded<ElementwiseOnHost>},

@@ -34,6 +34,10 @@ Napi::Value CudaStridedCopy(const Napi::CallbackInfo& info);
 // (device, dstHandle, dstOffset, dstCode, dstBits, srcHandle, srcOffset, srcCode, srcBits, stream
 // bigint)
 Napi::Value CudaConvert(const Napi::CallbackInfo& info);
+// An elementwise op (src/core/cuda_ops.h) on one device, on a stream.
+Napi::Value CudaElementwise(const Napi::CallbackInfo& info);
+// A row reduction (src/core/cuda_ops.h DeviceReduceRows) on one device, on a stream.
+Napi::Value CudaReduceRows(const Napi::CallbackInfo& info);
 Napi::Value CudaStats(const Napi::CallbackInfo&
                           info);  // (device) -> { allocatedBytes, allocations, peak..., cached... }
 Napi::Value CudaEmptyCache(const Napi::CallbackInfo& info);  // (device) -> bytes freed

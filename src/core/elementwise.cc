@@ -4,6 +4,7 @@
 #include <cmath>
 #include <type_traits>
 
+#include "elementwise_math.h"
 #include "fast_math.h"
 #include "layout.h"
 #include "parallel.h"
@@ -119,67 +120,15 @@ void Loop3(char** p, const int64_t* s, int64_t n, const F& f) {
 
 // --- element functions ---------------------------------------------------------
 
-// bool is stored as a byte; any nonzero byte reads as true.
-using Bool = uint8_t;
-
-template <typename T>
-constexpr bool kIsFloat = std::is_floating_point<T>::value;
-
-// Integer arithmetic in an unsigned type at least as wide as int, so that
-// overflow wraps instead of being undefined.
-template <typename T>
-using Wide = std::conditional_t<sizeof(T) <= 4, uint32_t, uint64_t>;
-
-template <typename T>
-T WrapAdd(T a, T b) {
-  return static_cast<T>(static_cast<Wide<T>>(a) + static_cast<Wide<T>>(b));
-}
-template <typename T>
-T WrapSub(T a, T b) {
-  return static_cast<T>(static_cast<Wide<T>>(a) - static_cast<Wide<T>>(b));
-}
-template <typename T>
-T WrapMul(T a, T b) {
-  return static_cast<T>(static_cast<Wide<T>>(a) * static_cast<Wide<T>>(b));
-}
-
-// torch's integer pow: repeated squaring, wrapping; a negative exponent gives
-// 1 for a base of 1, +-1 for -1 and 0 otherwise (what 1 / base^-e truncates to).
-template <typename T>
-T IntPow(T base, T exp) {
-  if constexpr (std::is_signed<T>::value) {
-    if (exp < 0) {
-      if (base == 1) return 1;
-      if (base == -1) return (exp % 2 == 0) ? 1 : -1;
-      return 0;
-    }
-  }
-  T result = 1;
-  while (exp != 0) {
-    if (exp & 1) result = WrapMul(result, base);
-    base = WrapMul(base, base);
-    exp = static_cast<T>(exp >> 1);
-  }
-  return result;
-}
-
-// NaN-propagating maximum/minimum (torch.maximum, np.maximum).
-template <typename T>
-T Max(T a, T b) {
-  if constexpr (kIsFloat<T>) {
-    if (std::isnan(a)) return a;
-    if (std::isnan(b)) return b;
-  }
-  return a > b ? a : b;
-}
-template <typename T>
-T Min(T a, T b) {
-  if constexpr (kIsFloat<T>) {
-    if (std::isnan(a)) return a;
-    if (std::isnan(b)) return b;
-  }
-  return a < b ? a : b;
-}
+// The element functions shared with the CUDA kernel (elementwise_math.h).
+using math::Bool;
+using math::IntPow;
+using math::kIsFloat;
+using math::Max;
+using math::Min;
+using math::WrapAdd;
+using math::WrapMul;
+using math::WrapSub;
 
 // exp, sigmoid and tanh: float32 through fast_math.h (whose loops vectorise),
 // float64 through libm.
@@ -275,16 +224,8 @@ bool Clamp(ElementwiseOp op, Plan* p) {
   } else if (op == ElementwiseOp::kClampMax) {
     Run(p, [](char** q, const int64_t* s, int64_t n) { Loop2<T, T>(q, s, n, Min<T>); });
   } else {
-    // torch's clamp_kernel: NaN input stays NaN; min(max(x, lo), hi), so lo >
-    // hi gives hi.
-    Run(p, [](char** q, const int64_t* s, int64_t n) {
-      Loop3<T, T, T>(q, s, n, [](T x, T lo, T hi) {
-        if constexpr (kIsFloat<T>) {
-          if (std::isnan(x)) return x;
-        }
-        return Min<T>(Max<T>(x, lo), hi);
-      });
-    });
+    // torch's clamp_kernel (math::Clamp).
+    Run(p, [](char** q, const int64_t* s, int64_t n) { Loop3<T, T, T>(q, s, n, math::Clamp<T>); });
   }
   return true;
 }
@@ -562,6 +503,31 @@ Plan MakePlan(int ndim, const int64_t* shape, int n, const Operand* ops, const u
 }
 
 }  // namespace
+
+OpPlan MakeOpPlan(int ndim, const int64_t* shape, int n, const int64_t* const* strides) {
+  OpPlan p;
+  p.n = n;
+  p.count = 1;
+  for (int d = 0; d < ndim; ++d) p.count *= shape[d];
+  if (p.count == 0) return p;
+  // Coalesce's rule (above), on element strides.
+  for (int d = 0; d < ndim; ++d) {
+    if (shape[d] == 1) continue;
+    bool merge = p.ndim > 0;
+    for (int k = 0; merge && k < n; ++k) {
+      merge = p.strides[k][p.ndim - 1] == strides[k][d] * shape[d];
+    }
+    if (merge) {
+      p.shape[p.ndim - 1] *= shape[d];
+      for (int k = 0; k < n; ++k) p.strides[k][p.ndim - 1] = strides[k][d];
+      continue;
+    }
+    p.shape[p.ndim] = shape[d];
+    for (int k = 0; k < n; ++k) p.strides[k][p.ndim] = strides[k][d];
+    ++p.ndim;
+  }
+  return p;
+}
 
 int ElementwiseArity(ElementwiseOp op) {
   static constexpr int kArity[] = {

@@ -2,7 +2,7 @@
 // docs/errors.md, the O rows: elementwise ops, normalize and the thread count.
 // One test per row; test/bad-input/rows.js ties them to the table.
 const dl = require('../../lib');
-const { area, readOnly, cudaTensor, onlyCompiled } = require('./rows');
+const { area, readOnly, cudaTensor, onlyCompiled, onlyCompiledNoDevice } = require('./rows');
 
 const { row } = area(__filename);
 
@@ -17,6 +17,8 @@ describe('ops', () => {
     throws(() => dl.add(m(), 1, 'out'), /`options`/);
     throws(() => dl.add(m(), 1, { out: [0] }), /`options.out`/);
     throws(() => dl.exp(m(), { async: 1 }), /`options.async`/);
+    throws(() => dl.exp(m(), { stream: 'x' }), /`stream`/);
+    throws(() => dl.normalize(dl.zeros([3, 2, 2]), 0, 1, { stream: 1.5 }), /`stream`/);
     throws(() => dl.where(m().gt(1), m(), 'x'), /`other`/);
     throws(() => dl.normalize(m().reshape(1, 2, 3), 'a', [1]), /`mean`/);
     throws(() => dl.normalize(m().reshape(2, 1, 3), [0, 0], [1, 1], { scale: '1' }), /`options.scale`/);
@@ -34,6 +36,7 @@ describe('ops', () => {
     throws(() => ints.div_(2), /can be cast/);
     expect(ints.toArray()).toEqual([1, 2, 3]);
     throws(() => dl.add(m(), 1, { outt: m() }), /unknown key `outt` \(did you mean `out`\?\)/); // N01's rule
+    throws(() => dl.add(m(), 1, { stream: 0 }), /`stream`/);
     throws(() => dl.where(m(), m(), m()), /`condition`/);
     throws(() => m().clamp(), /`min`/);
     throws(() => dl.normalize(m(), [0], [1]), /`input`/);
@@ -66,12 +69,24 @@ describe('ops', () => {
     throws(() => dl.normalize(gone, [0], [1]));
   });
 
+  // Mixed devices are refused before any CUDA call, so this runs with a GPU too
+  // (the tensor's memory is host memory no kernel may touch).
   row('O06', dl.DLPackError, 'ERR_DLPACK_WRONG_DEVICE', (throws) => {
     const { t } = cudaTensor();
-    throws(() => dl.add(t, 1), /cuda:0/);
-    throws(() => dl.add(m(), t), /cuda:0/);
+    throws(() => dl.add(m(), t), /cuda:0 and cpu/);
+    throws(() => dl.add(t, m()), /cuda:0 and cpu/);
+    throws(() => dl.exp(t, { out: dl.zeros([2, 3]) }), /cuda:0 and cpu/);
+    throws(() => dl.where(dl.tensor([true, false, true]), t, 0), /cuda:0 and cpu/);
     t.dispose();
   }, onlyCompiled);
+
+  row('O09', dl.CudaError, 'ERR_DLPACK_CUDA_UNAVAILABLE', (throws) => {
+    const { t } = cudaTensor();
+    throws(() => dl.add(t, 1), /cuda:0/);
+    throws(() => t.exp_(), /cuda:0/);
+    throws(() => dl.normalize(t.reshape([1, 2, 3]), 0, 1), /cuda:0/);
+    t.dispose();
+  }, onlyCompiledNoDevice);
 
   row('O07', TypeError, 'ERR_INVALID_ARG_TYPE', (throws) => {
     const before = dl.getNumThreads();

@@ -2,7 +2,7 @@
 // docs/errors.md, the R rows: reductions, softmax and topk. One test per row;
 // test/bad-input/rows.js ties them to the table.
 const dl = require('../../lib');
-const { area, leakFree, readOnly, cudaTensor, onlyCompiled } = require('./rows');
+const { area, leakFree, readOnly, cudaTensor, onlyCompiled, onlyCompiledNoDevice } = require('./rows');
 const { producer } = require('../helpers');
 
 const { row } = area(__filename);
@@ -100,10 +100,13 @@ describe('reductions', () => {
 
   row('R07', dl.DLPackError, 'ERR_DLPACK_WRONG_DEVICE', async (throws) => {
     await leakFree(() => {
+      // Refused before any CUDA call, so this runs with a GPU too (the
+      // tensor's memory is host memory no kernel may touch).
       const { ptr, t } = cudaTensor();
-      throws(() => t.sum(), /`sum\(\)`.*on cuda:0/);
-      throws(() => t.softmax(0), /`softmax\(\)`/);
-      throws(() => dl.topk(t, 1), /`topk\(\)`/);
+      throws(() => dl.topk(t, 1), /`topk\(\)`.*on cuda:0.*call \.cpu\(\) first/);
+      throws(() => t.max(0), /`max\(\)`/);
+      throws(() => t.argmax(), /`argmax\(\)`/);
+      throws(() => t.sum(0, { out: dl.zeros([3]) }), /`options.out` of sum\(\) on cuda:0/);
       const first = t.select(0, 0);
       throws(() => dl.amax(dl.zeros([2, 3]), 0, { out: first }), /`amax\(\) options.out`/);
       first.dispose();
@@ -111,6 +114,17 @@ describe('reductions', () => {
       expect(producer.calls(ptr)).toBe(1);
     });
   }, onlyCompiled);
+
+  row('R09', dl.CudaError, 'ERR_DLPACK_CUDA_UNAVAILABLE', (throws) => {
+    const { t } = cudaTensor();
+    throws(() => t.sum(), /sum\(\) on cuda:0/);
+    throws(() => dl.amax(t, 1), /amax\(\) on cuda:0/);
+    throws(() => t.max(), /amax\(\) on cuda:0/);
+    throws(() => t.softmax(0), /softmax\(\) on cuda:0/);
+    throws(() => dl.logSoftmax(t, 1), /logSoftmax\(\) on cuda:0/);
+    throws(() => t.mean(0, { dtype: 'float64' }), /cuda:0/);
+    t.dispose();
+  }, onlyCompiledNoDevice);
 
   row('R08', dl.DLPackError, 'ERR_DLPACK_READ_ONLY', (throws) => {
     const out = readOnly([0, 0, 0]);

@@ -1,0 +1,168 @@
+// The kernels behind cuda_ops.h. Each thread handles elements i, i + grid
+// size, ...; OpOffsets and the element functions are the host-tested code of
+// elementwise_math.h.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+#include "cuda_ops.h"
+#include "device_copy.h"
+#include "elementwise_math.h"
+
+namespace dlnode {
+namespace cuda {
+namespace {
+
+// Input k (1-based: 0 is the output) at its offset, widened (math::LoadWidened),
+// or its scalar, widened already (ScalarBits).
+template <typename W>
+__device__ __forceinline__ W Load(const OpArgs& args, int k, int64_t offset, int width) {
+  if (args.ptr[k] != nullptr) return math::LoadWidened<W>(args.ptr[k], offset, width);
+  W value;
+  memcpy(&value, &args.scalar[k], sizeof(W));
+  return value;
+}
+
+// One kernel per compute type (math::Widened: the integers of one signedness
+// share one, `width` the bytes of their elements); the op is the same for
+// every thread.
+template <typename W, bool IsBool>
+__global__ void ElementwiseKernel(ElementwiseOp op, int arity, int width, const OpPlan plan,
+                                  const OpArgs args) {
+  const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  const bool compare = math::IsComparison(op);
+  const bool where = op == ElementwiseOp::kWhere;
+  DLNODE_NO_UNROLL
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < plan.count;
+       i += step) {
+    int64_t off[kMaxOperands];
+    OpOffsets(plan, i, off);
+    // One load site for every input (where()'s condition is a bool byte).
+    W in[kMaxOperands - 1] = {W(0), W(0), W(0)};
+    math::Bool condition = 0;
+    DLNODE_NO_UNROLL
+    for (int k = 0; k < arity; ++k) {
+      if (where && k == 0) {
+        condition = Load<math::Bool>(args, 1, off[1], 1);
+      } else {
+        in[k] = Load<W>(args, k + 1, off[k + 1], width);
+      }
+    }
+    if (compare) {
+      reinterpret_cast<math::Bool*>(args.ptr[0])[off[0]] =
+          math::Compare<W, IsBool>(op, in[0], in[1]);
+    } else {
+      const W value = where ? math::Select<W, IsBool>(condition, in[1], in[2])
+                            : math::Apply<W, IsBool>(op, in[0], in[1], in[2]);
+      math::StoreNarrowed<W>(args.ptr[0], off[0], width, value);
+    }
+  }
+}
+
+// One block per row, math::ReduceRow's order: each thread's partial, then
+// the tree in shared memory.
+template <typename T>
+__global__ void ReduceRowsKernel(RowOp op, const T* in, T* out, int64_t rows, int64_t n) {
+  __shared__ T part[math::kRowThreads];
+  const int tid = static_cast<int>(threadIdx.x);
+  DLNODE_NO_UNROLL
+  for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
+    part[tid] = math::RowPartial<T>(op, in + r * n, n, tid);
+    __syncthreads();
+    for (int half = math::kRowThreads / 2; half > 0; half >>= 1) {
+      math::RowTreeStep<T>(op, part, half, tid);
+      __syncthreads();
+    }
+    if (tid == 0) out[r] = part[0];
+    __syncthreads();
+  }
+}
+
+constexpr int kThreads = 256;
+
+unsigned Blocks(int64_t count) {
+  return static_cast<unsigned>(std::min<int64_t>((count + kThreads - 1) / kThreads, 1 << 16));
+}
+
+cudaStream_t StreamOf(uintptr_t value) {
+  if (value == 1) return cudaStreamLegacy;
+  if (value == 2) return cudaStreamPerThread;
+  return reinterpret_cast<cudaStream_t>(value);
+}
+
+template <typename W, bool IsBool = false>
+void Launch(ElementwiseOp op, int width, const OpPlan& plan, const OpArgs& args,
+            cudaStream_t stream) {
+  ElementwiseKernel<W, IsBool>
+      <<<Blocks(plan.count), kThreads, 0, stream>>>(op, plan.n - 1, width, plan, args);
+}
+
+}  // namespace
+
+int LaunchElementwise(ElementwiseOp op, Scalar type, const OpPlan& plan, const OpArgs& args,
+                      uintptr_t stream) {
+  const cudaStream_t s = StreamOf(stream);
+  int width = 8;
+  if (type == Scalar::kBool || type == Scalar::kInt8 || type == Scalar::kUint8) width = 1;
+  if (type == Scalar::kInt16 || type == Scalar::kUint16) width = 2;
+  if (type == Scalar::kInt32 || type == Scalar::kUint32 || type == Scalar::kFloat32) width = 4;
+  switch (type) {
+    case Scalar::kBool:
+      Launch<math::Bool, true>(op, width, plan, args, s);
+      break;
+    case Scalar::kInt8:
+    case Scalar::kInt16:
+    case Scalar::kInt32:
+    case Scalar::kInt64:
+      Launch<int64_t>(op, width, plan, args, s);
+      break;
+    case Scalar::kUint8:
+    case Scalar::kUint16:
+    case Scalar::kUint32:
+    case Scalar::kUint64:
+      Launch<uint64_t>(op, width, plan, args, s);
+      break;
+    case Scalar::kFloat32:
+      Launch<float>(op, width, plan, args, s);
+      break;
+    case Scalar::kFloat64:
+      Launch<double>(op, width, plan, args, s);
+      break;
+    default:
+      return static_cast<int>(cudaErrorInvalidValue);
+  }
+  return static_cast<int>(cudaGetLastError());
+}
+
+int LaunchReduceRows(RowOp op, Scalar type, const char* in, char* out, int64_t rows, int64_t n,
+                     uintptr_t stream) {
+  const cudaStream_t s = StreamOf(stream);
+  const auto blocks = static_cast<unsigned>(std::min<int64_t>(rows, 1 << 16));
+  switch (type) {
+    case Scalar::kInt64:
+      ReduceRowsKernel<int64_t><<<blocks, math::kRowThreads, 0, s>>>(
+          op, reinterpret_cast<const int64_t*>(in), reinterpret_cast<int64_t*>(out), rows, n);
+      break;
+    case Scalar::kUint64:
+      ReduceRowsKernel<uint64_t><<<blocks, math::kRowThreads, 0, s>>>(
+          op, reinterpret_cast<const uint64_t*>(in), reinterpret_cast<uint64_t*>(out), rows, n);
+      break;
+    case Scalar::kFloat32:
+      ReduceRowsKernel<float><<<blocks, math::kRowThreads, 0, s>>>(
+          op, reinterpret_cast<const float*>(in), reinterpret_cast<float*>(out), rows, n);
+      break;
+    case Scalar::kFloat64:
+      ReduceRowsKernel<double><<<blocks, math::kRowThreads, 0, s>>>(
+          op, reinterpret_cast<const double*>(in), reinterpret_cast<double*>(out), rows, n);
+      break;
+    default:
+      return static_cast<int>(cudaErrorInvalidValue);
+  }
+  return static_cast<int>(cudaGetLastError());
+}
+
+}  // namespace cuda
+}  // namespace dlnode
