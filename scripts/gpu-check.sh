@@ -122,13 +122,15 @@ for p in "${phases[@]}"; do
         note "$p: skipped (${sanitizer:-no compute-sanitizer}; GPU usable: $gpu)"
         continue
       fi
+      # The test file comes first: --setupFilesAfterEnv takes a list and would
+      # swallow it (every memcheck phase found no test file that way on an H200).
       # API errors are left out of the error count: the suite provokes them on
       # purpose (out of memory) and checks them itself. Leaks and bad accesses count.
       export DLPACK_TEST_MEMCHECK=1
       phase "$p" "$out/$p.log" "$sanitizer" --tool memcheck --leak-check full \
         --report-api-errors no --target-processes all --error-exitcode 86 \
-        node --expose-gc node_modules/jest/bin/jest.js --runInBand \
-        --setupFilesAfterEnv ./test/memcheck-setup.js "$(memcheck_file "$p")"
+        node --expose-gc node_modules/jest/bin/jest.js "$(memcheck_file "$p")" --runInBand \
+        --setupFilesAfterEnv=./test/memcheck-setup.js
       unset DLPACK_TEST_MEMCHECK
       grep -E 'ERROR SUMMARY|LEAK SUMMARY|^Tests:' "$out/$p.log" | tee -a "$summary"
       ;;

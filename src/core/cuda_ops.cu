@@ -62,6 +62,62 @@ __global__ void ElementwiseKernel(ElementwiseOp op, int arity, int width, const 
   }
 }
 
+// float32, at most three dims after coalescing and fewer than 2^31 elements
+// (dense operands, a scalar, a row or channel broadcast: what pipelines run):
+// 32-bit indices through FastDividers, no per-element width or arity switch.
+// The generic kernel above pays a 64-bit division per dim and a load switch
+// per operand, several times the memory traffic's time on an H200.
+struct SmallPlan {
+  uint32_t count = 0;
+  FastDivider inner{};                    // the last dim's size
+  FastDivider middle{};                   // the middle dim's size
+  int64_t strides[kMaxOperands][3] = {};  // per operand: outer, middle, inner (elements)
+};
+
+__global__ void SmallFloatKernel(ElementwiseOp op, int arity, const SmallPlan p,
+                                 const OpArgs args) {
+  const uint32_t step = gridDim.x * blockDim.x;
+  float scalar[kMaxOperands - 1];
+  for (int k = 0; k < kMaxOperands - 1; ++k) memcpy(&scalar[k], &args.scalar[k + 1], sizeof(float));
+  for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < p.count; i += step) {
+    const uint32_t rest = Divide(p.inner, i);
+    const uint32_t c = i - rest * p.inner.divisor;
+    const uint32_t a = Divide(p.middle, rest);
+    const uint32_t b = rest - a * p.middle.divisor;
+    float v[kMaxOperands - 1] = {0, 0, 0};
+#pragma unroll
+    for (int k = 0; k < kMaxOperands - 1; ++k) {
+      if (k >= arity) break;
+      const int64_t* st = p.strides[k + 1];
+      v[k] =
+          args.ptr[k + 1] == nullptr
+              ? scalar[k]
+              : reinterpret_cast<const float*>(args.ptr[k + 1])[a * st[0] + b * st[1] + c * st[2]];
+    }
+    const int64_t* so = p.strides[0];
+    reinterpret_cast<float*>(args.ptr[0])[a * so[0] + b * so[1] + c * so[2]] =
+        math::Apply<float, false>(op, v[0], v[1], v[2]);
+  }
+}
+
+// The SmallPlan of `plan` where SmallFloatKernel takes it.
+bool MakeSmallPlan(ElementwiseOp op, Scalar type, const OpPlan& plan, SmallPlan* out) {
+  if (type != Scalar::kFloat32 || math::IsComparison(op) || op == ElementwiseOp::kWhere ||
+      plan.ndim > 3 || plan.count >= (int64_t{1} << 31)) {
+    return false;
+  }
+  int64_t size[3] = {1, 1, 1};
+  const int skip = 3 - plan.ndim;  // the plan's dims are the last ones
+  for (int d = 0; d < plan.ndim; ++d) size[skip + d] = plan.shape[d];
+  out->count = static_cast<uint32_t>(plan.count);
+  out->inner = MakeDivider(static_cast<uint32_t>(size[2]));
+  out->middle = MakeDivider(static_cast<uint32_t>(size[1]));
+  for (int k = 0; k < plan.n; ++k) {
+    for (int d = 0; d < plan.ndim; ++d) out->strides[k][skip + d] = plan.strides[k][d];
+  }
+  return true;
+}
+
 // One block per row, math::ReduceRow's order: each thread's partial, then
 // the tree in shared memory.
 template <typename T>
@@ -105,6 +161,11 @@ void Launch(ElementwiseOp op, int width, const OpPlan& plan, const OpArgs& args,
 int LaunchElementwise(ElementwiseOp op, Scalar type, const OpPlan& plan, const OpArgs& args,
                       uintptr_t stream) {
   const cudaStream_t s = StreamOf(stream);
+  SmallPlan small;
+  if (plan.count > 0 && MakeSmallPlan(op, type, plan, &small)) {
+    SmallFloatKernel<<<Blocks(plan.count), kThreads, 0, s>>>(op, plan.n - 1, small, args);
+    return static_cast<int>(cudaGetLastError());
+  }
   int width = 8;
   if (type == Scalar::kBool || type == Scalar::kInt8 || type == Scalar::kUint8) width = 1;
   if (type == Scalar::kInt16 || type == Scalar::kUint16) width = 2;
