@@ -13,23 +13,6 @@
 namespace dlnode {
 namespace {
 
-// One code per kind of mistake, for both kinds of descriptor (docs/errors.md
-// rows S13, S15, S27): a field outside its grammar is a bad argument value
-// (lib/sharing.js refuses it first; this is the backstop), a well-formed
-// place holding nothing this library can use is unsupported.
-[[noreturn]] void ThrowShm(const ShmResult& r) {
-  switch (r.failure) {
-    case ShmFailure::kMalformed:
-      throw Error{code::kInvalidArgValue, r.message};
-    case ShmFailure::kGone:
-      throw Error{code::kDisposed, r.message};
-    case ShmFailure::kNoMemory:
-      throw Error{code::kOutOfMemory, r.message};
-    default:
-      throw Error{code::kUnsupported, r.message};
-  }
-}
-
 [[noreturn]] void ThrowIpc(const cuda::IpcResult& r) {
   switch (r.failure) {
     case cuda::IpcFailure::kNotShareable:
@@ -55,7 +38,7 @@ Napi::Value ShmCreate(const Napi::CallbackInfo& info) {
   const auto nbytes = static_cast<uint64_t>(info[0].As<Napi::Number>().Int64Value());
   ShmResult result;
   Ref<ShmSegment> segment = ShmSegment::Create(nbytes, &result);
-  if (!segment) ThrowShm(result);
+  if (!segment) ThrowIfFailed(result);
   const std::string name = segment->name();
   const int fd = segment->fd();
   Napi::Array triple = Napi::Array::New(env, 3);
@@ -74,7 +57,7 @@ Napi::Value ShmOpen(const Napi::CallbackInfo& info) {
   const auto min_bytes = static_cast<uint64_t>(info[3].As<Napi::Number>().Int64Value());
   ShmResult result;
   Ref<ShmSegment> segment = ShmSegment::Open(place, min_bytes, &result);
-  if (!segment) ThrowShm(result);
+  if (!segment) ThrowIfFailed(result);
   const int fd = segment->fd();
   Napi::Array pair = Napi::Array::New(env, 2);
   pair.Set(0u, Napi::Value(env, AdoptStorage(env, std::move(segment), Accounting::kShared)));
