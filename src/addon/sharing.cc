@@ -11,27 +11,6 @@
 #include "host_storage.h"
 
 namespace dlnode {
-namespace {
-
-[[noreturn]] void ThrowIpc(const cuda::IpcResult& r) {
-  switch (r.failure) {
-    case cuda::IpcFailure::kNotShareable:
-      throw Error{code::kUnsupported, r.message};
-    case cuda::IpcFailure::kGone:
-      throw Error{code::kDisposed, r.message + " (before it was opened)"};
-    case cuda::IpcFailure::kNoMemory:
-      throw Error{code::kOutOfMemory, r.message};
-    case cuda::IpcFailure::kCuda:
-      throw Error{r.cuda.unavailable ? code::kCudaUnavailable : code::kCuda, r.message,
-                  r.cuda.name};
-    case cuda::IpcFailure::kMalformed:
-      throw Error{code::kInvalidArgValue, r.message};
-    default:
-      throw Error{code::kUnsupported, r.message};
-  }
-}
-
-}  // namespace
 
 Napi::Value ShmCreate(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
@@ -101,7 +80,7 @@ Napi::Value CudaIpcShare(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   cuda::IpcShare share;
   const cuda::IpcResult result = cuda::ShareIpc(StorageOf(env, info[0]), &share);
-  if (!result.ok()) ThrowIpc(result);
+  ThrowIfFailed(result);
   Napi::Object d = Napi::Object::New(env);
   d.Set("handle", share.handle);
   d.Set("ticket", share.ticket);
@@ -122,7 +101,7 @@ Napi::Value CudaIpcOpen(const Napi::CallbackInfo& info) {
   share.size = static_cast<uint64_t>(info[5].As<Napi::Number>().Int64Value());
   cuda::IpcResult result;
   Ref<NativeMemory> memory = cuda::OpenIpc(share, &result);
-  if (!memory) ThrowIpc(result);
+  if (!memory) ThrowIfFailed(result);
   return Napi::Value(info.Env(), AdoptStorage(info.Env(), std::move(memory), Accounting::kShared));
 }
 
