@@ -5,7 +5,7 @@
 namespace dlnode {
 namespace {
 
-CheckResult Fail(CheckFailure f, std::string message) { return {f, std::move(message)}; }
+CheckResult Fail(CheckFailure f, std::string message) { return Failed(f, std::move(message)); }
 
 std::string Num(int64_t v) { return std::to_string(v); }
 
@@ -52,8 +52,9 @@ bool ComputeExtent(int ndim, const int64_t* shape, const int64_t* strides, uint6
 CheckResult CheckManagedTensor(const DLPackVersion* version, const DLTensor& t,
                                const DtypeTable& dtypes, Layout* out, bool allow_cuda) {
   if (version != nullptr && version->major > 1) {
-    return Fail(CheckFailure::kVersion,
-                "Expected DLPack major version 0 or 1, received " + Num(version->major));
+    return Fail(CheckFailure::kVersion, "Expected DLPack major version 0 or 1, received " +
+                                            Num(version->major) +
+                                            " (the producer's deleter was called)");
   }
   const bool null_strides_ok = version == nullptr || version->major == 0 || version->minor < 2;
   return CheckTensor(t, null_strides_ok, dtypes, out, allow_cuda);
@@ -72,10 +73,16 @@ CheckResult CheckTensor(const DLTensor& t, bool null_strides_ok, const DtypeTabl
                     Num(t.device.device_id));
   }
   if (!IsHostAccessible(t.device.device_type) && !cuda) {
-    return Fail(CheckFailure::kDevice,
-                "Expected a CPU-accessible device (kDLCPU 1, kDLCUDAHost 3, kDLCUDAManaged 13) "
-                "in the DLPack tensor, received device type " +
-                    Num(t.device.device_type));
+    const std::string expected =
+        "Expected a CPU-accessible device (kDLCPU 1, kDLCUDAHost 3, kDLCUDAManaged 13) "
+        "in the DLPack tensor, received device type " +
+        Num(t.device.device_type);
+    // CUDA device memory needs a CUDA build; in one, a kDLCUDA tensor refused
+    // here has a bad device_id (above).
+    if (t.device.device_type == kDLCUDA && !allow_cuda) {
+      return Fail(CheckFailure::kNoCuda, expected + "; this build of dlpack has no CUDA support");
+    }
+    return Fail(CheckFailure::kDevice, expected);
   }
   if (t.dtype.lanes != 1) {
     return Fail(CheckFailure::kLanes,

@@ -10,6 +10,7 @@
 
 #include "dlpack_abi.h"
 #include "dtype.h"
+#include "result.h"
 
 namespace dlnode {
 
@@ -17,23 +18,24 @@ constexpr int kMaxDims = 64;
 // Largest integer a JavaScript number holds exactly (2^53 - 1).
 constexpr uint64_t kMaxSafeInteger = (UINT64_C(1) << 53) - 1;
 
-enum class CheckFailure {
-  kNone,
-  kVersion,     // major version is neither 0 nor 1
-  kNdim,        // ndim < 0 or > kMaxDims
-  kDevice,      // not a device this build can address
-  kLanes,       // lanes != 1
-  kDtype,       // unknown (code, bits)
-  kShape,       // NULL shape with ndim > 0, negative dims, element count overflow
-  kStrides,     // NULL strides where the version forbids it, extent overflow
-  kByteOffset,  // data + byte_offset wraps, or the extent leaves the address space
-};
+// Which step of the checklist refused the tensor: X(Constant, code) (result.h).
+// A kVersion refusal consumes the capsule (DLPack: an unknown major version
+// means "call the deleter and read nothing else"); the others leave it intact.
+#define DLNODE_CHECK_FAILURES(X)                                                                   \
+  X(kNone, nullptr)                                                                                \
+  X(kVersion, code::kUnsupported)    /* major version is neither 0 nor 1 */                        \
+  X(kNdim, code::kUnsupported)       /* ndim < 0 or > kMaxDims */                                  \
+  X(kDevice, code::kUnsupported)     /* not a device this build can address */                     \
+  X(kNoCuda, code::kCudaUnavailable) /* kDLCUDA memory, and this build has no CUDA support */      \
+  X(kLanes, code::kUnsupported)      /* lanes != 1 */                                              \
+  X(kDtype, code::kUnsupported)      /* unknown (code, bits) */                                    \
+  X(kShape, code::kUnsupported)      /* NULL shape with ndim > 0, negative dims, count overflow */ \
+  X(kStrides, code::kUnsupported)    /* NULL strides where the version forbids it, overflow */     \
+  X(kByteOffset, code::kUnsupported) /* data + byte_offset wraps, or the extent leaves the         \
+                                        address space */
 
-struct CheckResult {
-  CheckFailure failure = CheckFailure::kNone;
-  std::string message;  // names the field, what was expected, what was received
-  bool ok() const { return failure == CheckFailure::kNone; }
-};
+DLNODE_DEFINE_FAILURES(CheckFailure, DLNODE_CHECK_FAILURES)
+using CheckResult = Result<CheckFailure>;  // the message names the field, expected, received
 
 struct Layout {
   int ndim = 0;
@@ -58,7 +60,8 @@ bool IsHostAccessible(int32_t device_type);
 // Checks `t` and fills `out`. `null_strides_ok` is true for legacy capsules
 // and versioned ones older than 1.2, where NULL strides mean row-major.
 // `allow_cuda` admits kDLCUDA memory (a build with CUDA support): its address
-// is checked like any other but never read by the host.
+// is checked like any other but never read by the host; without it kDLCUDA
+// memory fails with kNoCuda.
 CheckResult CheckTensor(const DLTensor& t, bool null_strides_ok, const DtypeTable& dtypes,
                         Layout* out, bool allow_cuda = false);
 
