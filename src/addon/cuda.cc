@@ -21,13 +21,9 @@
 namespace dlnode {
 namespace {
 
-Error ErrorOf(const cuda::Status& s, const std::string& what) {
-  return Error{s.unavailable ? code::kCudaUnavailable : code::kCuda,
-               what + " failed: " + s.name + " (" + s.message + ")", s.name};
-}
-
+// Throws the failure of the CUDA call `what` (cuda_runtime.h ResultOf).
 void Throw(const cuda::Status& s, const std::string& what) {
-  if (!s.ok) throw ErrorOf(s, what);
+  ThrowIfFailed(cuda::ResultOf(s, what));
 }
 
 // Memory a copy reads or writes: a storage handle (native memory, CUDA
@@ -320,8 +316,8 @@ Napi::Value CudaStreamDone(const Napi::CallbackInfo& info) {
   return Napi::Value(env, DonePromise(env, [&](void (*fn)(void*), void* data, napi_value* failure) {
                        const cuda::Status s = cuda::LaunchHostCallback(device, stream, fn, data);
                        if (!s.ok)
-                         *failure =
-                             EnvState::Of(env).MakeError(env, ErrorOf(s, "cudaLaunchHostFunc"));
+                         *failure = EnvState::Of(env).MakeError(
+                             env, ErrorOf(cuda::ResultOf(s, "cudaLaunchHostFunc")));
                        return s.ok;
                      }));
 }

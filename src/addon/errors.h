@@ -19,12 +19,20 @@ struct Error {
   std::string detail = {};  // CUDA errors: the cudaError name (CudaError.cudaError)
 };
 
-// The one translation of a src/core failure (core/result.h): its table's code
-// and its message as src/core worded them. Guarded<> (env_state.h) catches the
-// Error and hands it back through EnvState::Fail, as for any other Error.
+// The one translation of a src/core failure (core/result.h) into an Error: its
+// table's code and its message as src/core worded them. ThrowIfFailed throws
+// it; Guarded<> (env_state.h) catches the Error and hands it back through
+// EnvState::Fail, as for any other Error.
+// ErrorOf is that Error, for a failure handed back other than by a throw (a
+// rejected promise).
+template <typename Failure>
+Error ErrorOf(const Result<Failure>& result) {
+  return Error{result.code(), result.message, result.detail};
+}
+
 template <typename Failure>
 void ThrowIfFailed(const Result<Failure>& result) {
-  if (!result.ok()) throw Error{result.code(), result.message, result.detail};
+  if (!result.ok()) throw ErrorOf(result);
 }
 
 // Throws a pending JS exception for a failed napi_status (programming errors

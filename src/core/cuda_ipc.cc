@@ -65,8 +65,10 @@ IpcResult Fail(IpcFailure failure, std::string message) {
 }
 
 IpcResult FailCuda(const Status& status, const std::string& what) {
-  return Failed(status.unavailable ? IpcFailure::kCudaUnavailable : IpcFailure::kCuda,
-                what + " failed: " + status.name + " (" + status.message + ")", status.name);
+  CudaResult cuda = ResultOf(status, what);
+  return Failed(
+      cuda.failure == CudaFailure::kUnavailable ? IpcFailure::kCudaUnavailable : IpcFailure::kCuda,
+      std::move(cuda.message), std::move(cuda.detail));
 }
 
 // The memory of `ticket` is gone: `why` says how.
