@@ -118,7 +118,7 @@ test('only lib/binding.js touches the scratch block and the slot numbers', () =>
 //   K_ and FLAG_ are ignored) bound to a number literal or an expression of
 //   literals (`4 * 1024 * 1024`), or a `{ major: N, minor: M }` version
 //   literal other than the legacy 0.0;
-// - by value, in lib/structs.js (the one file that writes the slab): every
+// - by value, in lib/struct_slab.js (the one file that writes the slab): every
 //   number literal other than 0, 1 and 2 (a 64-bit field is two words) must
 //   sit in a top-level named constant's initialiser, and no state word (an
 //   `i32[...]` element, a variable named word or state, an Atomics call) is
@@ -206,7 +206,7 @@ function conventionCopies(source, names, writesSlab) {
   return found;
 }
 
-test('the convention-copy check finds the copies lib/structs.js used to hold (a check that it can fail)', () => {
+test('the convention-copy check finds the copies lib/struct_slab.js used to hold (a check that it can fail)', () => {
   const names = conventionNames();
   const sample = [
     'const FREE = 0;',
@@ -240,7 +240,7 @@ test('lib/ holds no copy of a fact the addon hands over (slab states, struct off
   for (const file of files) {
     if (file === 'binding.js') continue;
     const source = fs.readFileSync(path.join(LIB, file), 'utf8');
-    for (const copy of conventionCopies(source, names, file === 'structs.js')) offenders.push(`lib/${file}:${copy}`);
+    for (const copy of conventionCopies(source, names, file === 'struct_slab.js')) offenders.push(`lib/${file}:${copy}`);
   }
   expect(offenders).toEqual([]);
 });

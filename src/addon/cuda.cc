@@ -181,7 +181,8 @@ Napi::Value CudaAlloc(const Napi::CallbackInfo& info) {
     Throw(status, "allocating " + std::to_string(bytes) + " bytes of CUDA memory on device " +
                       std::to_string(device));
   }
-  return Napi::Value(info.Env(), AdoptStorage(info.Env(), std::move(memory), Accounting::kReport));
+  return Napi::Value(info.Env(),
+                     NewStorageHandle(info.Env(), std::move(memory), Accounting::kReport));
 }
 
 Napi::Value CudaCopy(const Napi::CallbackInfo& info) {

@@ -154,7 +154,8 @@ Napi::Value ImportCapsule(const Napi::CallbackInfo& info) {
     const uint64_t offset =
         layout.size == 0 ? 0 : layout.first - reinterpret_cast<uintptr_t>(storage->base());
     // The capsule's reference moves to the handle.
-    napi_value handle = AdoptStorage(env, Ref<NativeMemory>::adopt(storage), Accounting::kReport);
+    napi_value handle =
+        NewStorageHandle(env, Ref<NativeMemory>::adopt(storage), Accounting::kReport);
     WriteLayout(scratch, layout, flags, offset, ImportResult::kForeign);
     return Napi::Value(env, handle);
   }
@@ -177,7 +178,7 @@ Napi::Value ImportCapsule(const Napi::CallbackInfo& info) {
   auto storage = Ref<NativeMemory>::adopt(new ForeignStorage(
       std::move(managed), layout.size == 0 ? nullptr : reinterpret_cast<void*>(layout.base()),
       layout.extent()));
-  napi_value handle = AdoptStorage(env, std::move(storage), Accounting::kReport);
+  napi_value handle = NewStorageHandle(env, std::move(storage), Accounting::kReport);
   WriteLayout(scratch, layout, flags, layout.low, ImportResult::kForeign);
   return Napi::Value(env, handle);
 }

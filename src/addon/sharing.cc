@@ -21,7 +21,7 @@ Napi::Value ShmCreate(const Napi::CallbackInfo& info) {
   const std::string name = segment->name();
   const int fd = segment->fd();
   Napi::Array triple = Napi::Array::New(env, 3);
-  triple.Set(0u, Napi::Value(env, AdoptStorage(env, std::move(segment), Accounting::kReport)));
+  triple.Set(0u, Napi::Value(env, NewStorageHandle(env, std::move(segment), Accounting::kReport)));
   triple.Set(1u, Napi::String::New(env, name));
   triple.Set(2u, Napi::Number::New(env, fd));
   return triple;
@@ -39,7 +39,7 @@ Napi::Value ShmOpen(const Napi::CallbackInfo& info) {
   if (!segment) ThrowIfFailed(result);
   const int fd = segment->fd();
   Napi::Array pair = Napi::Array::New(env, 2);
-  pair.Set(0u, Napi::Value(env, AdoptStorage(env, std::move(segment), Accounting::kShared)));
+  pair.Set(0u, Napi::Value(env, NewStorageHandle(env, std::move(segment), Accounting::kShared)));
   pair.Set(1u, Napi::Number::New(env, fd));
   return pair;
 }
@@ -65,7 +65,7 @@ Napi::Value LocalOpen(const Napi::CallbackInfo& info) {
                                      " was released by the sharing thread (or never existed)"};
   }
   Napi::Env env = info.Env();
-  Napi::Value handle(env, AdoptStorage(env, std::move(memory), Accounting::kShared));
+  Napi::Value handle(env, NewStorageHandle(env, std::move(memory), Accounting::kShared));
   Napi::Array pair = Napi::Array::New(env, 2);
   pair.Set(0u, handle);
   pair.Set(1u, Napi::String::New(env, device));
@@ -102,7 +102,8 @@ Napi::Value CudaIpcOpen(const Napi::CallbackInfo& info) {
   cuda::IpcResult result;
   Ref<NativeMemory> memory = cuda::OpenIpc(share, &result);
   if (!memory) ThrowIfFailed(result);
-  return Napi::Value(info.Env(), AdoptStorage(info.Env(), std::move(memory), Accounting::kShared));
+  return Napi::Value(info.Env(),
+                     NewStorageHandle(info.Env(), std::move(memory), Accounting::kShared));
 }
 
 Napi::Value CudaIpcCollect(const Napi::CallbackInfo& info) {
