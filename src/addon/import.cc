@@ -4,6 +4,7 @@
 #include <string>
 #include <utility>
 
+#include "../core/checklist.h"
 #include "../core/cuda_runtime.h"
 #include "../core/layout.h"
 #include "../core/managed.h"

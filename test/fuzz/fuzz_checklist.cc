@@ -25,10 +25,10 @@
 #include <memory>
 
 #include "../cpp/test_dtypes.h"
+#include "checklist.h"
 #include "dlpack_abi.h"
 #include "dtype.h"
 #include "fuzz_input.h"
-#include "layout.h"
 #include "managed.h"
 
 namespace {

@@ -1,6 +1,6 @@
 // The import checklist (CheckTensor) on hand-built DLTensors: one test per
 // rule that rejects, and the layouts of the tensors it accepts.
-#include "layout.h"
+#include "checklist.h"
 
 #include <gtest/gtest.h>
 
