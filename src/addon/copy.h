@@ -1,5 +1,5 @@
-// Byte-level operations on JS buffers: strided copies (clone, contiguous,
-// copyFrom), detaching buffers the library owns (dispose), page advice.
+// Strided copies between JS buffers (clone, contiguous, copyFrom), with
+// conversion between dtypes.
 #ifndef DLPACK_NODE_ADDON_COPY_H_
 #define DLPACK_NODE_ADDON_COPY_H_
 
@@ -13,13 +13,6 @@ namespace dlnode {
 // Uint8Arrays; offsets are bytes to element 0 from the view start; dtypes
 // are indices into the table. Overlapping bytes go through a temporary.
 Napi::Value CopyStrided(const Napi::CallbackInfo& info);
-
-// (arrayBuffer) -> undefined
-Napi::Value DetachBuffer(const Napi::CallbackInfo& info);
-
-// (arrayBuffer) -> bytes advised: huge pages for a large buffer not yet
-// touched (src/core/pages.h).
-Napi::Value AdviseHugePages(const Napi::CallbackInfo& info);
 
 }  // namespace dlnode
 
