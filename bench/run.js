@@ -184,7 +184,7 @@ function exportOnly(ops) {
 }
 
 // The C ABI path: the DLManagedTensorVersioned struct is filled in the struct
-// slab (lib/structs.js), handed out as a pointer, taken back and imported.
+// slab (lib/struct_slab.js), handed out as a pointer, taken back and imported.
 function pointerRoundTrip(ops) {
   const adopt = { versioned: true };
   let s = 0;

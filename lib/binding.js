@@ -92,7 +92,7 @@ const dlpackFlags = Object.freeze({ readOnly: convention.dlpackFlags.readOnly, i
 // Buffers at least this large get transparent huge pages (src/core/pages.h).
 const { hugePageAdviceMin } = convention;
 // The struct slab's states, field offsets and layout (src/core/struct_slab.h;
-// lib/structs.js reads them, docs/development.md "The struct slab").
+// lib/struct_slab.js reads them, docs/development.md "The struct slab").
 const slabConvention = Object.freeze({
   states: Object.freeze({ ...convention.slab.states }),
   fields: Object.freeze({ ...convention.slab.fields }),

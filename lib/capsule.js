@@ -13,7 +13,7 @@ const { Storage } = require('./storage');
 const { Tensor, makeTensor, liveStorage, checkedBuffer } = require('./tensor');
 const { coveredBuffer } = require('./route');
 const { Layout } = require('./layout');
-const { fillStruct, takeStruct } = require('./structs');
+const { fillStruct, takeStruct } = require('./struct_slab');
 const { kToken, kStorage, kFlags, kLayout, kDevice, kCapsule, READ_ONLY, IS_COPY } = require('./symbols');
 
 const { readOnly: FLAG_READ_ONLY, isCopied: FLAG_IS_COPIED } = dlpackFlags; // DLPACK_FLAG_BITMASK_*
@@ -62,7 +62,7 @@ class DLPackCapsule {
     }
     const { storage, layout, device } = state;
     if (state.versioned && device === CPU && !storage.isNative) {
-      // Filled in the struct slab (lib/structs.js), after the check the native export makes.
+      // Filled in the struct slab (lib/struct_slab.js), after the check the native export makes.
       coveredBuffer(storage, layout);
       const filled = fillStruct(storage, layout, state.dlFlags);
       if (filled !== null) {

@@ -13,7 +13,7 @@
 // Only this file constructs one (the constructor takes a token no other code
 // holds): of(), contiguous() and vector() compute the extent from the dims, so
 // a Layout code outside swapped in for a tensor's (its symbols are reachable)
-// still tells the truth about the bytes it spans; lib/structs.js also checks
+// still tells the truth about the bytes it spans; lib/struct_slab.js also checks
 // that it is one (isLayout) before a struct is filled from it (issue 20).
 const { product, contiguousStrides, isContiguous } = require('./shape');
 

@@ -87,7 +87,7 @@ export interface StructSlab {
   context: number;
   deleter: number;
   epoch: number;
-  /** Set by lib/structs.js: the object is shared by every load of lib/ in one environment. */
+  /** Set by lib/struct_slab.js: the object is shared by every load of lib/ in one environment. */
   state?: unknown;
 }
 
@@ -162,7 +162,7 @@ export interface Native {
    * was deleted. With `peek`, null rather than taking a slab when none is held yet.
    */
   structSlab(sweep: () => void, peek?: boolean): StructSlab | null;
-  /** The address of the bytes (the slab's fills keep it; see structs.js addressOf). */
+  /** The address of the bytes (the slab's fills keep it; see struct_slab.js addressOf). */
   bytesAddress(bytes: Bytes): number;
   /**
    * Scratch: runs the import checklist and consumes the capsule: the Uint8Array

@@ -102,7 +102,7 @@ function shareMemory(t) {
     fresh.discard();
     throw error;
   }
-  storage.adopt(fresh);
+  storage.replaceMemory(fresh);
   return t;
 }
 

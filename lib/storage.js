@@ -37,7 +37,7 @@ const { isArrayBuffer, isSharedArrayBuffer } = require('util').types;
 
 class HeapMemory {
   // The buffer and its address are private: a slab struct's data pointer is
-  // this address (lib/structs.js), so no code outside may change either
+  // this address (lib/struct_slab.js), so no code outside may change either
   // (issue 20: a forged address pointed a struct at other memory).
   #buf;
   #address = null; // read once, when a slab struct first needs it
@@ -46,10 +46,10 @@ class HeapMemory {
     this.#buf = buffer;
     this.owned = owned;
     this.pinned = false; // a heap struct points at it: never detached
-    this.structs = 0; // slab structs out over it (lib/structs.js), each holding the Storage
+    this.structs = 0; // slab structs out over it (lib/struct_slab.js), each holding the Storage
   }
 
-  // For a slab struct over `layout` (lib/structs.js): the address of the
+  // For a slab struct over `layout` (lib/struct_slab.js): the address of the
   // buffer's first byte, or -1 where the addon must make the struct (and
   // check it natively). `memory` must be a HeapMemory (a brand check: an
   // object swapped in for a tensor's state never passes) whose buffer holds
@@ -280,7 +280,7 @@ class Storage {
   // which the caller copied this one's bytes) replaces this one's, which is
   // freed: a heap buffer the library owns is detached, so typed arrays over
   // it read nothing rather than bytes that no longer alias the tensor.
-  adopt(fresh) {
+  replaceMemory(fresh) {
     const old = this.memory;
     if (this.known && !old.isNative) owners.delete(old.buffer());
     this.memory = fresh.memory;

@@ -118,7 +118,7 @@ test('only lib/binding.js touches the scratch block and the slot numbers', () =>
 //   K_ and FLAG_ are ignored) bound to a number literal or an expression of
 //   literals (`4 * 1024 * 1024`), or a `{ major: N, minor: M }` version
 //   literal other than the legacy 0.0;
-// - by value, in lib/structs.js (the one file that writes the slab): every
+// - by value, in lib/struct_slab.js (the one file that writes the slab): every
 //   number literal other than 0, 1 and 2 (a 64-bit field is two words) must
 //   sit in a top-level named constant's initialiser, and no state word (an
 //   `i32[...]` element, a variable named word or state, an Atomics call) is
@@ -206,7 +206,7 @@ function conventionCopies(source, names, writesSlab) {
   return found;
 }
 
-test('the convention-copy check finds the copies lib/structs.js used to hold (a check that it can fail)', () => {
+test('the convention-copy check finds the copies lib/struct_slab.js used to hold (a check that it can fail)', () => {
   const names = conventionNames();
   const sample = [
     'const FREE = 0;',
@@ -240,7 +240,7 @@ test('lib/ holds no copy of a fact the addon hands over (slab states, struct off
   for (const file of files) {
     if (file === 'binding.js') continue;
     const source = fs.readFileSync(path.join(LIB, file), 'utf8');
-    for (const copy of conventionCopies(source, names, file === 'structs.js')) offenders.push(`lib/${file}:${copy}`);
+    for (const copy of conventionCopies(source, names, file === 'struct_slab.js')) offenders.push(`lib/${file}:${copy}`);
   }
   expect(offenders).toEqual([]);
 });
@@ -442,4 +442,88 @@ test('the share descriptor versions agree across lib/, python/ and python/FORMAT
   expect(one(read('python/dlpack_node/_cuda_ipc.py'), /^VERSION = (\d+)$/m, '_cuda_ipc VERSION')).toBe(ipc);
   expect(one(format, /^# Shared-memory segments \(`kind: 'shm'`, version (\d+)\)/m, 'FORMAT.md shm')).toBe(shm);
   expect(one(format, /^A `'cuda-ipc'` descriptor \(version (\d+)\)/m, 'FORMAT.md cuda-ipc')).toBe(ipc);
+});
+
+// Native failures (docs/development.md "Native failures"): every src/core failure is a
+// Result<Failure> whose table row carries its code, and src/addon/errors.h's ErrorOf /
+// ThrowIfFailed is the one place that turns one into a coded error. A translator is code
+// in the addon that picks a code from a failure or a CUDA status, or builds an Error from
+// a result's words: a `case X::kY` over a failure enum, a code chosen by a condition, a
+// status's `unavailable` flag read, or an `Error{...}` made of a result's fields.
+const SOURCES = path.join(__dirname, '..', 'src');
+const TRANSLATOR_PATTERNS = [
+  /\bcase\s+[\w:]*(?:Failure|Status)::k\w+/,
+  /\?\s*code::k\w+/,
+  /\bcode::k\w+\s*:(?!:)/,
+  /\.\s*unavailable\b/,
+  /\bError\s*\{[^}]*\b\w+\s*\.\s*(?:message|detail|name)\b/,
+];
+
+function translators(source) {
+  const lines = withoutComments(source).split('\n');
+  const found = [];
+  lines.forEach((line, i) => {
+    if (TRANSLATOR_PATTERNS.some((p) => p.test(line))) found.push(`${i + 1}: ${line.trim()}`);
+  });
+  return found;
+}
+
+test('the translator finder sees the per-type translators the addon used to hold (a check that it can fail)', () => {
+  const sample = [
+    'switch (r.failure) {',
+    '  case ShmFailure::kGone:',
+    '    throw Error{code::kDisposed, r.message};',
+    '}',
+    'return Error{s.unavailable ? code::kCudaUnavailable : code::kCuda, what, s.name};',
+    'throw Error{code::kUnsupported, "Expected a dtype"};  // a refusal the addon words: allowed',
+    'ThrowIfFailed(result);',
+  ].join('\n');
+  expect(translators(sample)).toEqual([
+    '2: case ShmFailure::kGone:',
+    '3: throw Error{code::kDisposed, r.message};',
+    '5: return Error{s.unavailable ? code::kCudaUnavailable : code::kCuda, what, s.name};',
+  ]);
+});
+
+test('src/addon turns native failures into errors in one place (errors.h), with no per-type translator', () => {
+  const found = [];
+  for (const name of fs.readdirSync(path.join(SOURCES, 'addon'))) {
+    if (!/\.(h|cc)$/.test(name) || name === 'errors.h') continue;
+    for (const hit of translators(fs.readFileSync(path.join(SOURCES, 'addon', name), 'utf8'))) {
+      found.push(`src/addon/${name}:${hit}`);
+    }
+  }
+  expect(found).toEqual([]);
+});
+
+test('every failure table row names a documented code; no result type but Result<Failure>', () => {
+  const codes = new Map();
+  const codesHeader = fs.readFileSync(path.join(SOURCES, 'core', 'error_codes.h'), 'utf8');
+  for (const m of codesHeader.matchAll(/constexpr const char\* (k\w+) = "(ERR_\w+)";/g)) codes.set(m[1], m[2]);
+  // docs/errors.md lists the misuse rows, docs/API.md "Errors" every code.
+  const documented = ['errors.md', 'API.md'].map((f) => fs.readFileSync(path.join(__dirname, '..', 'docs', f), 'utf8'))
+    .join('\n');
+  const tables = [];
+  const problems = [];
+  for (const name of fs.readdirSync(path.join(SOURCES, 'core'))) {
+    if (!/\.(h|cc)$/.test(name)) continue;
+    const source = fs.readFileSync(path.join(SOURCES, 'core', name), 'utf8');
+    // A struct of its own for a failure (a `failure` member outside Result) is a second shape.
+    if (name !== 'result.h' && /^\s+\w*Failure\s+failure\s*=/m.test(source)) problems.push(`${name}: own result struct`);
+    for (const m of source.matchAll(/#define\s+(DLNODE_\w+_FAILURES)\(X\)((?:[^\n]*\\\n)*[^\n]*)/g)) {
+      const rows = [...withoutComments(m[2].replace(/\\\n/g, '\n')).matchAll(/X\(\s*(k\w+)\s*,\s*([\w:]+)/g)];
+      tables.push(m[1]);
+      if (rows.length < 2 || rows[0][1] !== 'kNone' || rows[0][2] !== 'nullptr') {
+        problems.push(`${m[1]}: the first row must be X(kNone, nullptr)`);
+      }
+      for (const [, constant, code] of rows.slice(1)) {
+        const text = codes.get(code.replace(/^code::/, ''));
+        if (text === undefined) problems.push(`${m[1]} ${constant}: ${code} is not an error_codes.h code`);
+        else if (!documented.includes(`\`${text}\``)) problems.push(`${m[1]} ${constant}: ${text} not in docs/errors.md or docs/API.md`);
+      }
+    }
+  }
+  expect(problems).toEqual([]);
+  expect(tables.sort()).toEqual(['DLNODE_CHECK_FAILURES', 'DLNODE_CUDA_FAILURES', 'DLNODE_IPC_FAILURES',
+    'DLNODE_SHM_FAILURES', 'DLNODE_VIEW_FAILURES']);
 });

@@ -1,13 +1,13 @@
 'use strict';
 // The FFI hand-off (docs/API.md "FFI hand-off"): versioned structs over JS
-// memory are filled in the environment's struct slab (lib/structs.js,
+// memory are filled in the environment's struct slab (lib/struct_slab.js,
 // src/core/struct_slab.h) and taken back by fromPointer() when unchanged.
 // What is proven here: the struct is what DLPack says, over the tensor's
 // own memory; each one is deleted or taken back exactly once; its memory is
 // held exactly as long as it is out; a struct native code changed, or one
 // that is no longer out, goes through the native checklist or is refused.
 const dl = require('../lib');
-const { slabState } = require('../lib/structs');
+const { slabState } = require('../lib/struct_slab');
 const { DLPackError } = require('../lib/errors');
 const { producer, consumer, collect, expectError, nativeStats } = require('./helpers');
 

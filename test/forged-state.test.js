@@ -65,7 +65,7 @@ describe('a Layout forged through the tensor\'s symbols', () => {
     const t = forge(dl.fromBuffer(buffer, { dtype: 'float64' }), [1], [1], -8, [-8, 8]);
     expect(() => t.copyFrom(dl.tensor([9], { dtype: 'float32' }))).toThrow(outOfRange);
     expect(() => t.__dlpack__({ maxVersion: [0, 8] }).toPointer()).toThrow(outOfRange);
-    // A struct from the slab (lib/structs.js) is not filled from such a layout either.
+    // A struct from the slab (lib/struct_slab.js) is not filled from such a layout either.
     expect(() => t.__dlpack__().toPointer()).toThrow(outOfRange);
     expect(Array.from(guard)).toEqual([5, 5, 5, 5]);
   });

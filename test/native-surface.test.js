@@ -10,7 +10,7 @@ const path = require('path');
 const { isMainThread } = require('worker_threads');
 const { native } = require('../lib/binding');
 const { makeError } = require('../lib/errors');
-const { slabState } = require('../lib/structs');
+const { slabState } = require('../lib/struct_slab');
 const { checkNativeCalls } = require('./types/native-calls');
 
 const LIB = path.join(__dirname, '..', 'lib');
@@ -99,7 +99,7 @@ test('the objects the addon returns have the keys their interfaces declare', () 
   expectShape(native.stats(), 'NativeStats');
   expectShape(native.cudaInfo(), 'CudaInfo');
   expectShape(native.cudaIpcCounts(), 'CudaIpcCounts');
-  // The slab object, opened by lib/structs.js (with its sweep) first; null in a
+  // The slab object, opened by lib/struct_slab.js (with its sweep) first; null in a
   // runtime without external buffers, which the test environment is not.
   expect(slabState()).not.toBeNull();
   expectShape(native.structSlab(() => {}), 'StructSlab');

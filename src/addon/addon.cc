@@ -13,6 +13,7 @@
 #include "export.h"
 #include "host_storage.h"
 #include "import.h"
+#include "memory.h"
 #include "ops.h"
 #include "reduce.h"
 #include "sharing.h"

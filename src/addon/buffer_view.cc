@@ -8,11 +8,9 @@ namespace dlnode {
 Napi::Value BufferViewCount(const Napi::CallbackInfo& info) {
   const double* args = EnvState::Of(info.Env()).scratch() + slot::kView;
   const ViewResult r = CheckBufferView(args[0], args[1], args[2], args[3], args[4]);
-  if (r.failure == ViewFailure::kSource) {
-    throw Error{code::kInvalidArgValue,
-                "Expected a byte length, view offset and element size that are safe integers "
-                "for `source`, received values outside that range"};
-  }
+  // kSource is a bug in lib/, thrown; the caller's mistakes come back as
+  // minus their ViewFailure for lib/create.js to word (buffer_view.h).
+  if (r.failure == ViewFailure::kSource) ThrowIfFailed(r);
   const double value = r.ok() ? static_cast<double>(r.count) : -static_cast<double>(r.failure);
   return Napi::Number::New(info.Env(), value);
 }

@@ -68,7 +68,10 @@ Napi::Object Convention(Napi::Env env) {
   Napi::Object view_failure = Napi::Object::New(env);
   {
     Napi::Object& list = view_failure;
-    DLNODE_VIEW_FAILURES(DLNODE_SET)
+#define DLNODE_SET_FAILURE(constant, code, js) \
+  list.Set(#js, Napi::Number::New(env, static_cast<double>(ViewFailure::constant)));
+    DLNODE_VIEW_FAILURES(DLNODE_SET_FAILURE)
+#undef DLNODE_SET_FAILURE
   }
   Napi::Object memory_kind = Napi::Object::New(env);
   {

@@ -5,7 +5,6 @@
 
 #include "../core/convert.h"
 #include "../core/layout.h"
-#include "../core/pages.h"
 #include "async_op.h"
 #include "bytes.h"
 #include "env_state.h"
@@ -110,17 +109,6 @@ Napi::Value CopyStrided(const Napi::CallbackInfo& info) {
 
 Napi::Value CopyStridedAsync(const Napi::CallbackInfo& info) {
   return Queue<CopyJob>(info, "dlpack:copy");
-}
-
-Napi::Value DetachBuffer(const Napi::CallbackInfo& info) {
-  Check(info.Env(), napi_detach_arraybuffer(info.Env(), info[0]), "napi_detach_arraybuffer");
-  return info.Env().Undefined();
-}
-
-Napi::Value AdviseHugePages(const Napi::CallbackInfo& info) {
-  Napi::ArrayBuffer buffer = info[0].As<Napi::ArrayBuffer>();
-  return Napi::Number::New(
-      info.Env(), static_cast<double>(dlcore::AdviseHugePages(buffer.Data(), buffer.ByteLength())));
 }
 
 }  // namespace dlnode

@@ -1,5 +1,5 @@
-// Byte-level operations on JS buffers: strided copies (clone, contiguous,
-// copyFrom), detaching buffers the library owns (dispose), page advice.
+// Strided copies between JS buffers (clone, contiguous, copyFrom), with
+// conversion between dtypes.
 #ifndef DLPACK_NODE_ADDON_COPY_H_
 #define DLPACK_NODE_ADDON_COPY_H_
 
@@ -18,13 +18,6 @@ Napi::Value CopyStrided(const Napi::CallbackInfo& info);
 // thread (lib/route.js, `to({ async: true })`); the buffers are held until
 // then. Overlapping source bytes are copied aside at the call.
 Napi::Value CopyStridedAsync(const Napi::CallbackInfo& info);
-
-// (arrayBuffer) -> undefined
-Napi::Value DetachBuffer(const Napi::CallbackInfo& info);
-
-// (arrayBuffer) -> bytes advised: huge pages for a large buffer not yet
-// touched (src/core/pages.h).
-Napi::Value AdviseHugePages(const Napi::CallbackInfo& info);
 
 }  // namespace dlnode
 

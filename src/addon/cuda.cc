@@ -24,13 +24,9 @@
 namespace dlnode {
 namespace {
 
-Error ErrorOf(const cuda::Status& s, const std::string& what) {
-  return Error{s.unavailable ? code::kCudaUnavailable : code::kCuda,
-               what + " failed: " + s.name + " (" + s.message + ")", s.name};
-}
-
+// Throws the failure of the CUDA call `what` (cuda_runtime.h ResultOf).
 void Throw(const cuda::Status& s, const std::string& what) {
-  if (!s.ok) throw ErrorOf(s, what);
+  ThrowIfFailed(cuda::ResultOf(s, what));
 }
 
 // Memory a copy reads or writes: a storage handle (native memory, CUDA
@@ -270,7 +266,8 @@ Napi::Value CudaAlloc(const Napi::CallbackInfo& info) {
     Throw(status, "allocating " + std::to_string(bytes) + " bytes of CUDA memory on device " +
                       std::to_string(device));
   }
-  return Napi::Value(info.Env(), AdoptStorage(info.Env(), std::move(memory), Accounting::kReport));
+  return Napi::Value(info.Env(),
+                     NewStorageHandle(info.Env(), std::move(memory), Accounting::kReport));
 }
 
 Napi::Value CudaCopy(const Napi::CallbackInfo& info) {
@@ -405,8 +402,8 @@ Napi::Value CudaStreamDone(const Napi::CallbackInfo& info) {
   return Napi::Value(env, DonePromise(env, [&](void (*fn)(void*), void* data, napi_value* failure) {
                        const cuda::Status s = cuda::LaunchHostCallback(device, stream, fn, data);
                        if (!s.ok)
-                         *failure =
-                             EnvState::Of(env).MakeError(env, ErrorOf(s, "cudaLaunchHostFunc"));
+                         *failure = EnvState::Of(env).MakeError(
+                             env, ErrorOf(cuda::ResultOf(s, "cudaLaunchHostFunc")));
                        return s.ok;
                      }));
 }

@@ -8,27 +8,32 @@
 
 #include <string>
 
-namespace dlnode {
+#include "../core/error_codes.h"
+#include "../core/result.h"
 
-namespace code {
-constexpr const char* kInvalidArgType = "ERR_INVALID_ARG_TYPE";
-constexpr const char* kInvalidArgValue = "ERR_INVALID_ARG_VALUE";
-constexpr const char* kOutOfRange = "ERR_OUT_OF_RANGE";
-constexpr const char* kUnsupported = "ERR_DLPACK_UNSUPPORTED";
-constexpr const char* kConsumed = "ERR_DLPACK_CONSUMED";
-constexpr const char* kCopyRequired = "ERR_DLPACK_COPY_REQUIRED";
-constexpr const char* kDetached = "ERR_DLPACK_DETACHED";
-constexpr const char* kDisposed = "ERR_DLPACK_DISPOSED";
-constexpr const char* kOutOfMemory = "ERR_DLPACK_OUT_OF_MEMORY";
-constexpr const char* kCudaUnavailable = "ERR_DLPACK_CUDA_UNAVAILABLE";
-constexpr const char* kCuda = "ERR_DLPACK_CUDA";
-}  // namespace code
+namespace dlnode {
 
 struct Error {
   const char* code;
   std::string message;
   std::string detail = {};  // CUDA errors: the cudaError name (CudaError.cudaError)
 };
+
+// The one translation of a src/core failure (core/result.h) into an Error: its
+// table's code and its message as src/core worded them. ThrowIfFailed throws
+// it; Guarded<> (env_state.h) catches the Error and hands it back through
+// EnvState::Fail, as for any other Error.
+// ErrorOf is that Error, for a failure handed back other than by a throw (a
+// rejected promise).
+template <typename Failure>
+Error ErrorOf(const Result<Failure>& result) {
+  return Error{result.code(), result.message, result.detail};
+}
+
+template <typename Failure>
+void ThrowIfFailed(const Result<Failure>& result) {
+  if (!result.ok()) throw ErrorOf(result);
+}
 
 // Throws a pending JS exception for a failed napi_status (programming errors
 // and engine refusals; not for bad user input, which JS has validated).

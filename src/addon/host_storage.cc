@@ -19,8 +19,8 @@ struct BufferHold {
 struct OwnerState : Tagged {
   OwnerState(Ref<NativeMemory> s, int64_t r)
       : Tagged(kStorageTag), storage(std::move(s)), reported(r) {}
-  Ref<NativeMemory> storage;          // empty once released
-  int64_t reported;                   // bytes reported to V8 on adoption, given back on release
+  Ref<NativeMemory> storage;  // empty once released
+  int64_t reported;  // bytes reported to V8 when the handle was made, given back on release
   BufferHold* buffer_hold = nullptr;  // the one external ArrayBuffer, if made
   std::vector<uint64_t> shares;       // 'local' ids this owner published
 };
@@ -47,7 +47,7 @@ void FinalizeBuffer(node_api_basic_env, void*, void* hint) {
 
 }  // namespace
 
-napi_value AdoptStorage(napi_env env, Ref<NativeMemory> storage, Accounting accounting) {
+napi_value NewStorageHandle(napi_env env, Ref<NativeMemory> storage, Accounting accounting) {
   const int64_t reported =
       accounting == Accounting::kReport ? static_cast<int64_t>(storage->length()) : 0;
   auto* state = new OwnerState(std::move(storage), reported);

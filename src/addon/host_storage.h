@@ -1,4 +1,4 @@
-// Natively owned CPU-accessible memory (adopted from a DLPack producer, a
+// Natively owned memory (imported from a DLPack producer, CUDA memory, a
 // shared-memory segment, or opened from another thread), owned by the
 // handle a JS Storage object keeps (lib/storage.js). The JS owner's hold is released inside GC
 // (basic finalizer) or by dispose(); an ArrayBuffer over the memory is made
@@ -22,7 +22,7 @@ namespace dlnode {
 enum class Accounting { kReport, kShared };
 
 // Returns a handle owning `storage`'s reference (released if this throws).
-napi_value AdoptStorage(napi_env env, Ref<NativeMemory> storage, Accounting accounting);
+napi_value NewStorageHandle(napi_env env, Ref<NativeMemory> storage, Accounting accounting);
 
 // Publishes the memory behind `handle`, on `device`, for other threads
 // ('local' sharing) until the owner is released; returns the id.

@@ -4,6 +4,7 @@
 #include <string>
 #include <utility>
 
+#include "../core/checklist.h"
 #include "../core/cuda_runtime.h"
 #include "../core/layout.h"
 #include "../core/managed.h"
@@ -82,20 +83,10 @@ Napi::Value ImportCapsule(const Napi::CallbackInfo& info) {
   Layout layout;
   const CheckResult check = CheckManagedTensor(versioned != nullptr ? &versioned->version : nullptr,
                                                *held.tensor(), Dtypes(), &layout, cuda::Compiled());
-  if (check.failure == CheckFailure::kVersion) {
-    capsule.managed.reset();
-    throw Error{code::kUnsupported, check.message + " (the producer's deleter was called)"};
-  }
+  // The checklist's kVersion refusal consumes the capsule (layout.h).
+  if (check.failure == CheckFailure::kVersion) capsule.managed.reset();
+  ThrowIfFailed(check);
   const uint64_t flags = versioned != nullptr ? versioned->flags : 0;
-  if (!check.ok()) {
-    // CUDA device memory needs a CUDA build; the rest is malformed or foreign
-    // (in a CUDA build, a kDLCUDA tensor refused here has a bad device_id).
-    const bool cuda_memory = check.failure == CheckFailure::kDevice && !cuda::Compiled() &&
-                             held.tensor()->device.device_type == kDLCUDA;
-    throw Error{
-        cuda_memory ? code::kCudaUnavailable : code::kUnsupported,
-        cuda_memory ? check.message + "; this build of dlpack has no CUDA support" : check.message};
-  }
   // Only host memory is ever wrapped in an ArrayBuffer, so only it may need a copy.
   const bool host = IsHostAccessible(layout.device.device_type);
   if (host && !state.external_buffers() && !allow_copy && !held.own()) {
@@ -164,7 +155,8 @@ Napi::Value ImportCapsule(const Napi::CallbackInfo& info) {
     const uint64_t offset =
         layout.size == 0 ? 0 : layout.first - reinterpret_cast<uintptr_t>(storage->base());
     // The capsule's reference moves to the handle.
-    napi_value handle = AdoptStorage(env, Ref<NativeMemory>::adopt(storage), Accounting::kReport);
+    napi_value handle =
+        NewStorageHandle(env, Ref<NativeMemory>::adopt(storage), Accounting::kReport);
     WriteLayout(scratch, layout, flags, offset, ImportResult::kForeign);
     return Napi::Value(env, handle);
   }
@@ -187,7 +179,7 @@ Napi::Value ImportCapsule(const Napi::CallbackInfo& info) {
   auto storage = Ref<NativeMemory>::adopt(new ForeignStorage(
       std::move(managed), layout.size == 0 ? nullptr : reinterpret_cast<void*>(layout.base()),
       layout.extent()));
-  napi_value handle = AdoptStorage(env, std::move(storage), Accounting::kReport);
+  napi_value handle = NewStorageHandle(env, std::move(storage), Accounting::kReport);
   WriteLayout(scratch, layout, flags, layout.low, ImportResult::kForeign);
   return Napi::Value(env, handle);
 }

@@ -11,55 +11,17 @@
 #include "host_storage.h"
 
 namespace dlnode {
-namespace {
-
-// One code per kind of mistake, for both kinds of descriptor (docs/errors.md
-// rows S13, S15, S27): a field outside its grammar is a bad argument value
-// (lib/sharing.js refuses it first; this is the backstop), a well-formed
-// place holding nothing this library can use is unsupported.
-[[noreturn]] void ThrowShm(const ShmResult& r) {
-  switch (r.failure) {
-    case ShmFailure::kMalformed:
-      throw Error{code::kInvalidArgValue, r.message};
-    case ShmFailure::kGone:
-      throw Error{code::kDisposed, r.message};
-    case ShmFailure::kNoMemory:
-      throw Error{code::kOutOfMemory, r.message};
-    default:
-      throw Error{code::kUnsupported, r.message};
-  }
-}
-
-[[noreturn]] void ThrowIpc(const cuda::IpcResult& r) {
-  switch (r.failure) {
-    case cuda::IpcFailure::kNotShareable:
-      throw Error{code::kUnsupported, r.message};
-    case cuda::IpcFailure::kGone:
-      throw Error{code::kDisposed, r.message + " (before it was opened)"};
-    case cuda::IpcFailure::kNoMemory:
-      throw Error{code::kOutOfMemory, r.message};
-    case cuda::IpcFailure::kCuda:
-      throw Error{r.cuda.unavailable ? code::kCudaUnavailable : code::kCuda, r.message,
-                  r.cuda.name};
-    case cuda::IpcFailure::kMalformed:
-      throw Error{code::kInvalidArgValue, r.message};
-    default:
-      throw Error{code::kUnsupported, r.message};
-  }
-}
-
-}  // namespace
 
 Napi::Value ShmCreate(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   const auto nbytes = static_cast<uint64_t>(info[0].As<Napi::Number>().Int64Value());
   ShmResult result;
   Ref<ShmSegment> segment = ShmSegment::Create(nbytes, &result);
-  if (!segment) ThrowShm(result);
+  if (!segment) ThrowIfFailed(result);
   const std::string name = segment->name();
   const int fd = segment->fd();
   Napi::Array triple = Napi::Array::New(env, 3);
-  triple.Set(0u, Napi::Value(env, AdoptStorage(env, std::move(segment), Accounting::kReport)));
+  triple.Set(0u, Napi::Value(env, NewStorageHandle(env, std::move(segment), Accounting::kReport)));
   triple.Set(1u, Napi::String::New(env, name));
   triple.Set(2u, Napi::Number::New(env, fd));
   return triple;
@@ -74,10 +36,10 @@ Napi::Value ShmOpen(const Napi::CallbackInfo& info) {
   const auto min_bytes = static_cast<uint64_t>(info[3].As<Napi::Number>().Int64Value());
   ShmResult result;
   Ref<ShmSegment> segment = ShmSegment::Open(place, min_bytes, &result);
-  if (!segment) ThrowShm(result);
+  if (!segment) ThrowIfFailed(result);
   const int fd = segment->fd();
   Napi::Array pair = Napi::Array::New(env, 2);
-  pair.Set(0u, Napi::Value(env, AdoptStorage(env, std::move(segment), Accounting::kShared)));
+  pair.Set(0u, Napi::Value(env, NewStorageHandle(env, std::move(segment), Accounting::kShared)));
   pair.Set(1u, Napi::Number::New(env, fd));
   return pair;
 }
@@ -103,7 +65,7 @@ Napi::Value LocalOpen(const Napi::CallbackInfo& info) {
                                      " was released by the sharing thread (or never existed)"};
   }
   Napi::Env env = info.Env();
-  Napi::Value handle(env, AdoptStorage(env, std::move(memory), Accounting::kShared));
+  Napi::Value handle(env, NewStorageHandle(env, std::move(memory), Accounting::kShared));
   Napi::Array pair = Napi::Array::New(env, 2);
   pair.Set(0u, handle);
   pair.Set(1u, Napi::String::New(env, device));
@@ -118,7 +80,7 @@ Napi::Value CudaIpcShare(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   cuda::IpcShare share;
   const cuda::IpcResult result = cuda::ShareIpc(StorageOf(env, info[0]), &share);
-  if (!result.ok()) ThrowIpc(result);
+  ThrowIfFailed(result);
   Napi::Object d = Napi::Object::New(env);
   d.Set("handle", share.handle);
   d.Set("ticket", share.ticket);
@@ -139,8 +101,9 @@ Napi::Value CudaIpcOpen(const Napi::CallbackInfo& info) {
   share.size = static_cast<uint64_t>(info[5].As<Napi::Number>().Int64Value());
   cuda::IpcResult result;
   Ref<NativeMemory> memory = cuda::OpenIpc(share, &result);
-  if (!memory) ThrowIpc(result);
-  return Napi::Value(info.Env(), AdoptStorage(info.Env(), std::move(memory), Accounting::kShared));
+  if (!memory) ThrowIfFailed(result);
+  return Napi::Value(info.Env(),
+                     NewStorageHandle(info.Env(), std::move(memory), Accounting::kShared));
 }
 
 Napi::Value CudaIpcCollect(const Napi::CallbackInfo& info) {

@@ -1,5 +1,8 @@
 #include "buffer_view.h"
 
+#include <string>
+#include <utility>
+
 #include "layout.h"  // kMaxSafeInteger
 
 namespace dlnode {
@@ -16,7 +19,18 @@ bool SafeUnsigned(double x, uint64_t* out) {
   return true;
 }
 
-ViewResult Fail(ViewFailure failure) { return {failure, 0}; }
+ViewResult Fail(ViewFailure failure, std::string message = {}) {
+  ViewResult r;
+  r.failure = failure;
+  r.message = std::move(message);
+  return r;
+}
+
+ViewResult Count(uint64_t n) {
+  ViewResult r;
+  r.count = n;
+  return r;
+}
 
 }  // namespace
 
@@ -27,7 +41,9 @@ ViewResult CheckBufferView(double byte_length, double view_base, double item_siz
   uint64_t item = 0;
   if (!SafeUnsigned(byte_length, &length) || !SafeUnsigned(view_base, &base) ||
       !SafeUnsigned(item_size, &item) || item == 0 || base + length > kMaxSafeInteger) {
-    return Fail(ViewFailure::kSource);
+    return Fail(ViewFailure::kSource,
+                "Expected a byte length, view offset and element size that are safe integers "
+                "for `source`, received values outside that range");
   }
   uint64_t start = 0;
   if (!SafeUnsigned(offset, &start) || start > length) return Fail(ViewFailure::kOffset);
@@ -37,14 +53,14 @@ ViewResult CheckBufferView(double byte_length, double view_base, double item_siz
   const uint64_t rest = length - start;
   if (count == -1) {
     if (rest % item != 0) return Fail(ViewFailure::kRemainder);
-    return {ViewFailure::kNone, rest / item};
+    return Count(rest / item);
   }
   uint64_t n = 0;
   uint64_t bytes = 0;
   if (!SafeUnsigned(count, &n) || __builtin_mul_overflow(n, item, &bytes) || bytes > rest) {
     return Fail(ViewFailure::kCount);
   }
-  return {ViewFailure::kNone, n};
+  return Count(n);
 }
 
 }  // namespace dlnode

@@ -8,31 +8,32 @@
 
 #include <cstdint>
 
+#include "result.h"
+
 namespace dlnode {
 
 // In the order they are checked; the first that applies is reported.
-// X(jsName, Constant, value); lib/create.js reads them from init()
-// (src/addon/convention.h) and words the error of each but kSource.
-#define DLNODE_VIEW_FAILURES(X)                                                                   \
-  X(none, kNone, 0)                                                                               \
-  X(source, kSource, 1) /* byte length, view base or item size unusable (JS never passes one) */  \
-  X(offset, kOffset, 2) /* offset not an integer from 0 to the byte length */                     \
-  X(misaligned, kMisaligned, 3) /* view base + offset not a multiple of the item size */          \
-  X(remainder, kRemainder,                                                                        \
-    4)                /* count -1, but the bytes after the offset are not whole elements */       \
-  X(count, kCount, 5) /* count neither -1 nor an integer >= 0 whose elements fit after the offset \
-                       */
+// X(Constant, code, jsName) (result.h); lib/create.js reads the names from
+// init() (src/addon/convention.h). kSource is a bug in lib/ (JS never passes
+// one): its message is worded here and the addon throws it. The others are
+// the caller's mistakes, handed back as numbers: lib/create.js words their
+// errors, with this table's codes, since they name the caller's options.
+#define DLNODE_VIEW_FAILURES(X)                                                               \
+  X(kNone, nullptr, none)                                                                     \
+  X(kSource, code::kInvalidArgValue,                                                          \
+    source) /* byte length, view base or item size unusable (JS never passes one) */          \
+  X(kOffset, code::kOutOfRange, offset) /* offset not an integer from 0 to the byte length */ \
+  X(kMisaligned, code::kMisaligned,                                                           \
+    misaligned) /* view base + offset not a multiple of the item size */                      \
+  X(kRemainder, code::kOutOfRange,                                                            \
+    remainder) /* count -1, but the bytes after the offset are not whole elements */          \
+  X(kCount, code::kOutOfRange,                                                                \
+    count) /* count neither -1 nor an integer >= 0 whose elements fit after the offset */
 
-enum class ViewFailure {
-#define DLNODE_VIEW_FAILURE(js, constant, value) constant = (value),
-  DLNODE_VIEW_FAILURES(DLNODE_VIEW_FAILURE)
-#undef DLNODE_VIEW_FAILURE
-};
+DLNODE_DEFINE_FAILURES(ViewFailure, DLNODE_VIEW_FAILURES)
 
-struct ViewResult {
-  ViewFailure failure = ViewFailure::kNone;
+struct ViewResult : Result<ViewFailure> {
   uint64_t count = 0;  // elements, when failure is kNone
-  bool ok() const { return failure == ViewFailure::kNone; }
 };
 
 // The arguments are JavaScript numbers as JS passes them. `byte_length` and

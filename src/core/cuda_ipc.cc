@@ -61,21 +61,26 @@ Registry& registry() {
 }
 
 IpcResult Fail(IpcFailure failure, std::string message) {
-  return {failure, std::move(message), {}};
+  return Failed(failure, std::move(message));
 }
 
 IpcResult FailCuda(const Status& status, const std::string& what) {
-  IpcResult r =
-      Fail(IpcFailure::kCuda, what + " failed: " + status.name + " (" + status.message + ")");
-  r.cuda = status;
-  return r;
+  CudaResult cuda = ResultOf(status, what);
+  return Failed(
+      cuda.failure == CudaFailure::kUnavailable ? IpcFailure::kCudaUnavailable : IpcFailure::kCuda,
+      std::move(cuda.message), std::move(cuda.detail));
+}
+
+// The memory of `ticket` is gone: `why` says how.
+IpcResult Gone(const std::string& ticket, const std::string& why) {
+  return Fail(IpcFailure::kGone,
+              "The CUDA memory of ticket '" + ticket + "' " + why + " (before it was opened)");
 }
 
 IpcResult FailShm(const ShmResult& shm, const std::string& ticket) {
   switch (shm.failure) {
     case ShmFailure::kGone:
-      return Fail(IpcFailure::kGone,
-                  "The CUDA memory of ticket '" + ticket + "' was released by its exporter");
+      return Gone(ticket, "was released by its exporter");
     case ShmFailure::kNoMemory:
       return Fail(IpcFailure::kNoMemory, shm.message);
     case ShmFailure::kDenied:
@@ -312,8 +317,7 @@ Ref<NativeMemory> OpenIpc(const IpcShare& share, IpcResult* result) {
       return {};
     }
     if (!known_memory->TryRetain()) {
-      *result = Fail(IpcFailure::kGone,
-                     "The CUDA memory of ticket '" + share.ticket + "' is being released");
+      *result = Gone(share.ticket, "is being released");
       return {};
     }
     lock.unlock();  // a last Release() takes the lock
@@ -326,8 +330,7 @@ Ref<NativeMemory> OpenIpc(const IpcShare& share, IpcResult* result) {
   }
   for (const Waiting& w : r.waiting) {
     if (w.ticket->name() == share.ticket) {
-      *result = Fail(IpcFailure::kGone, "The CUDA memory of ticket '" + share.ticket +
-                                            "' was released by its exporter (this process)");
+      *result = Gone(share.ticket, "was released by its exporter (this process)");
       return {};
     }
   }

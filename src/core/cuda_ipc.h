@@ -20,6 +20,7 @@
 
 #include "cuda_runtime.h"
 #include "managed.h"
+#include "result.h"
 
 namespace dlnode {
 namespace cuda {
@@ -35,22 +36,20 @@ struct IpcShare {
   uint64_t size = 0;  // bytes of the allocation the handle names
 };
 
-enum class IpcFailure {
-  kNone,
-  kNotShareable,  // memory that was not allocated for sharing
-  kGone,          // the exporter released it before this open
-  kMalformed,     // a handle or ticket outside its grammar (lib/sharing.js refuses it first)
-  kInvalid,       // a ticket that is not one, or a size the mapping lacks
-  kNoMemory,      // no room for the ticket segment
-  kCuda,          // the CUDA call failed: see `cuda`
-};
+// How sharing or opening failed: X(Constant, code) (result.h).
+#define DLNODE_IPC_FAILURES(X)                                                                 \
+  X(kNone, nullptr)                                                                            \
+  X(kNotShareable, code::kUnsupported)  /* memory that was not allocated for sharing */        \
+  X(kGone, code::kDisposed)             /* the exporter released it before this open */        \
+  X(kMalformed, code::kInvalidArgValue) /* a handle or ticket outside its grammar              \
+                                           (lib/sharing.js refuses it first) */                \
+  X(kInvalid, code::kUnsupported)  /* a ticket that is not one, or a size the mapping lacks */ \
+  X(kNoMemory, code::kOutOfMemory) /* no room for the ticket segment */                        \
+  X(kCudaUnavailable, code::kCudaUnavailable) /* no driver or device for the CUDA call */      \
+  X(kCuda, code::kCuda) /* the CUDA call failed: `detail` is the cudaError name */
 
-struct IpcResult {
-  IpcFailure failure = IpcFailure::kNone;
-  std::string message;
-  Status cuda;
-  bool ok() const { return failure == IpcFailure::kNone; }
-};
+DLNODE_DEFINE_FAILURES(IpcFailure, DLNODE_IPC_FAILURES)
+using IpcResult = Result<IpcFailure>;
 
 // The share of `memory`: device memory allocated as MemoryKind::kShareable
 // (exported on the first call) or memory opened from another process's share.

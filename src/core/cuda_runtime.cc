@@ -3,6 +3,8 @@
 #include <atomic>
 
 #include <cstdlib>
+#include <string>
+
 #include "cuda_api.h"
 #include "stream_order.h"
 
@@ -42,6 +44,12 @@ Status NotCompiled() {
 }  // namespace
 
 bool ShuttingDown() { return exiting.load(); }
+
+CudaResult ResultOf(const Status& status, const std::string& what) {
+  if (status.ok) return {};
+  return Failed(status.unavailable ? CudaFailure::kUnavailable : CudaFailure::kError,
+                what + " failed: " + status.name + " (" + status.message + ")", status.name);
+}
 
 #ifdef DLPACK_WITH_CUDA
 

@@ -9,15 +9,33 @@
 #include <cstdint>
 #include <string>
 
+#include "result.h"
+
 namespace dlnode {
 namespace cuda {
 
+// The runtime's answer to one call, as the cuda_*.cc units pass it among
+// themselves. What a caller reports is the CudaResult of it (ResultOf).
 struct Status {
   bool ok = true;
   bool unavailable = false;  // no CUDA build, no driver, or no device
   std::string name;          // e.g. "cudaErrorMemoryAllocation"
   std::string message;
 };
+
+// A failed CUDA call: X(Constant, code) (result.h).
+#define DLNODE_CUDA_FAILURES(X)                                                 \
+  X(kNone, nullptr)                                                             \
+  X(kUnavailable, code::kCudaUnavailable) /* no CUDA build, driver or device */ \
+  X(kError, code::kCuda)                  /* the call failed: `detail` is the cudaError name */
+
+DLNODE_DEFINE_FAILURES(CudaFailure, DLNODE_CUDA_FAILURES)
+using CudaResult = Result<CudaFailure>;
+
+// `status` of the CUDA call `what` (e.g. "cudaDeviceSynchronize on device 0")
+// as a result: the one wording of a failed CUDA call, "<what> failed:
+// <cudaError name> (<the runtime's description>)".
+CudaResult ResultOf(const Status& status, const std::string& what);
 
 // Whether this build has CUDA support compiled in.
 bool Compiled();

@@ -1,7 +1,7 @@
-// The DLPack import checklist (docs/API.md "fromDLPack"): every field of a
-// producer's DLTensor is checked, in a fixed order, before anything is
-// consumed. The result is a Layout in which every number fits a JavaScript
-// safe integer, so JS can address the memory with typed arrays.
+// A tensor's layout as the library addresses it: shape and strides in
+// elements, the dtype's index, the device and the byte extent around element 0,
+// every number a JavaScript safe integer (lib/layout.js is its twin). The DLPack
+// import checklist (checklist.h) makes one from a producer's DLTensor.
 #ifndef DLPACK_NODE_CORE_LAYOUT_H_
 #define DLPACK_NODE_CORE_LAYOUT_H_
 
@@ -16,24 +16,6 @@ namespace dlnode {
 constexpr int kMaxDims = 64;
 // Largest integer a JavaScript number holds exactly (2^53 - 1).
 constexpr uint64_t kMaxSafeInteger = (UINT64_C(1) << 53) - 1;
-
-enum class CheckFailure {
-  kNone,
-  kVersion,     // major version is neither 0 nor 1
-  kNdim,        // ndim < 0 or > kMaxDims
-  kDevice,      // not a device this build can address
-  kLanes,       // lanes != 1
-  kDtype,       // unknown (code, bits)
-  kShape,       // NULL shape with ndim > 0, negative dims, element count overflow
-  kStrides,     // NULL strides where the version forbids it, extent overflow
-  kByteOffset,  // data + byte_offset wraps, or the extent leaves the address space
-};
-
-struct CheckResult {
-  CheckFailure failure = CheckFailure::kNone;
-  std::string message;  // names the field, what was expected, what was received
-  bool ok() const { return failure == CheckFailure::kNone; }
-};
 
 struct Layout {
   int ndim = 0;
@@ -54,20 +36,6 @@ struct Layout {
 
 // Devices whose memory the CPU can read: CPU, CUDA pinned host, CUDA managed.
 bool IsHostAccessible(int32_t device_type);
-
-// Checks `t` and fills `out`. `null_strides_ok` is true for legacy capsules
-// and versioned ones older than 1.2, where NULL strides mean row-major.
-// `allow_cuda` admits kDLCUDA memory (a build with CUDA support): its address
-// is checked like any other but never read by the host.
-CheckResult CheckTensor(const DLTensor& t, bool null_strides_ok, const DtypeTable& dtypes,
-                        Layout* out, bool allow_cuda = false);
-
-// The whole checklist for a producer's struct. `version` is a versioned
-// struct's version, nullptr for a legacy DLManagedTensor. A major version
-// above 1 fails with kVersion before `t` is read (its layout may differ);
-// NULL strides mean row-major only in legacy structs and versions before 1.2.
-CheckResult CheckManagedTensor(const DLPackVersion* version, const DLTensor& t,
-                               const DtypeTable& dtypes, Layout* out, bool allow_cuda = false);
 
 // Byte extent [low, high) around element 0 of a tensor given in elements.
 // Returns false on overflow or when a value leaves the safe-integer range.

@@ -1,4 +1,4 @@
-// Managed tensors this library produces, and foreign ones it adopts.
+// Managed tensors this library produces, and foreign ones it imports.
 //
 // A produced tensor is one allocation: the managed struct followed by shape
 // and strides (NumPy's layout), freed by one call in the deleter. Whatever
@@ -167,7 +167,7 @@ class ManagedTensor {
 };
 
 // Memory owned natively (host or device: the base of pinned and device CUDA
-// memory, shared-memory segments and adopted foreign tensors) and shared by
+// memory, shared-memory segments and imported foreign tensors) and shared by
 // reference count: the JS owner, each external ArrayBuffer over it, each
 // capsule re-exporting it and each thread that opened it hold one reference,
 // each a Ref<NativeMemory>. The last Release() frees it, on the releasing
@@ -202,7 +202,7 @@ class NativeMemory : public Keepalive {
   uint64_t length_;
 };
 
-// Memory adopted from a DLPack producer: Destroy() runs the producer's deleter.
+// Memory imported from a DLPack producer: Destroy() runs the producer's deleter.
 class ForeignStorage final : public NativeMemory {
  public:
   // The new object holds one reference (take it with Ref<>::adopt).

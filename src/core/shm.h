@@ -22,25 +22,28 @@
 #include <string>
 
 #include "managed.h"
+#include "result.h"
 
 namespace dlnode {
 
-enum class ShmFailure {
-  kNone,
-  kGone,       // the place no longer holds that segment (its process ended or closed it)
-  kMalformed,  // a name or place outside python/FORMAT.md's grammar (lib/sharing.js refuses it
-               // first)
-  kInvalid,    // a file that is not such a segment, too small
-  kDenied,     // the place cannot be opened (another user's process, or one not inspectable)
-  kNoMemory,   // no room for a new segment
-  kSystem,
-};
+// How opening or creating a segment failed: X(Constant, code) (result.h). One
+// code per kind of mistake, for both kinds of descriptor (docs/errors.md rows
+// S13, S15, S27): a field outside its grammar is a bad argument value
+// (lib/sharing.js refuses it first; this is the backstop), a well-formed place
+// holding nothing this library can use is unsupported.
+#define DLNODE_SHM_FAILURES(X)                                                                   \
+  X(kNone, nullptr)                                                                              \
+  X(kGone, code::kDisposed) /* the place no longer holds that segment (its process ended or      \
+                               closed it) */                                                     \
+  X(kMalformed, code::kInvalidArgValue) /* a name or place outside python/FORMAT.md's grammar */ \
+  X(kInvalid, code::kUnsupported)       /* a file that is not such a segment, too small */       \
+  X(kDenied, code::kUnsupported)   /* the place cannot be opened (another user's process, or one \
+                                      not inspectable) */                                        \
+  X(kNoMemory, code::kOutOfMemory) /* no room for a new segment */                               \
+  X(kSystem, code::kUnsupported)
 
-struct ShmResult {
-  ShmFailure failure = ShmFailure::kNone;
-  std::string message;
-  bool ok() const { return failure == ShmFailure::kNone; }
-};
+DLNODE_DEFINE_FAILURES(ShmFailure, DLNODE_SHM_FAILURES)
+using ShmResult = Result<ShmFailure>;
 
 // Where a descriptor says a segment is open: its name ('dlpack-' and 32
 // lowercase hex digits, the memfd's name) and a process and descriptor

@@ -12,7 +12,7 @@ namespace dlnode {
 namespace stats {
 
 extern std::atomic<int64_t> managed_live;       // our DLManagedTensor(Versioned) structs
-extern std::atomic<int64_t> foreign_live;       // adopted foreign tensors not yet deleted
+extern std::atomic<int64_t> foreign_live;       // imported foreign tensors not yet deleted
 extern std::atomic<int64_t> js_keepalive_live;  // JS buffers pinned by an export
 
 // Running totals since the process started, so that a long run can prove

@@ -5,7 +5,7 @@ const path = require('path');
 const dl = require('../../lib');
 const { area, leakFree, foreign, adopt, onlyNoDevice } = require('./rows');
 const { consumer } = require('../helpers');
-const { slabState } = require('../../lib/structs');
+const { slabState } = require('../../lib/struct_slab');
 
 const { row } = area(__filename);
 
@@ -152,5 +152,5 @@ describe('fromDLPack', () => {
       expect(capsule.consumed).toBe(false);
       capsule.dispose();
     });
-  }, slabState() === null ? 'this runtime has no struct slab (lib/structs.js)' : null);
+  }, slabState() === null ? 'this runtime has no struct slab (lib/struct_slab.js)' : null);
 });

@@ -4,11 +4,11 @@
 const dl = require('../../lib');
 const { producer, consumer } = require('../helpers');
 const { area, leakFree, foreign, adopt } = require('./rows');
-const { slabState } = require('../../lib/structs');
+const { slabState } = require('../../lib/struct_slab');
 
 // Without a struct slab (a runtime that refuses external ArrayBuffers) every
 // struct is a native allocation, and a stale pointer to one is freed memory.
-const noSlab = slabState() === null ? 'this runtime has no struct slab (lib/structs.js)' : null;
+const noSlab = slabState() === null ? 'this runtime has no struct slab (lib/struct_slab.js)' : null;
 
 const { row } = area(__filename);
 

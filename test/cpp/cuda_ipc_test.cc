@@ -81,8 +81,8 @@ TEST(CudaIpc, AFailedOpenGivesItsTicketAttachmentBack) {
   EXPECT_EQ(Slots(ticket->fd()), 1);
   cuda::IpcResult r;
   EXPECT_FALSE(cuda::OpenIpc(Share(ticket->name(), std::string(128, '0'), ticket->fd()), &r));
-  EXPECT_EQ(r.failure, cuda::IpcFailure::kCuda);
-  EXPECT_TRUE(r.cuda.unavailable) << r.cuda.name;
+  EXPECT_EQ(r.failure, cuda::IpcFailure::kCudaUnavailable) << r.detail;
+  EXPECT_STREQ(r.code(), "ERR_DLPACK_CUDA_UNAVAILABLE");
   EXPECT_FALSE(r.message.empty());
   EXPECT_EQ(Slots(ticket->fd()), 1);  // the failed open gave its slot back
   EXPECT_EQ(cuda::CountIpc().opened, 0);

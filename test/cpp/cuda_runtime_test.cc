@@ -37,6 +37,22 @@ TEST(CudaRuntime, CallsWithoutADeviceAreUnavailableNotFatal) {
   EXPECT_EQ(cuda::DeviceCount(&count).name, cuda::DeviceCount(&count).name);
 }
 
+// ResultOf is the one wording of a failed call, and its row picks the code.
+TEST(CudaRuntime, AStatusBecomesAResultWithItsCodeAndWording) {
+  EXPECT_TRUE(cuda::ResultOf(cuda::Status{}, "cudaDeviceSynchronize").ok());
+  cuda::Status failed{false, false, "cudaErrorMemoryAllocation", "out of memory"};
+  const cuda::CudaResult error = cuda::ResultOf(failed, "cudaMalloc of 8 bytes");
+  EXPECT_EQ(error.failure, cuda::CudaFailure::kError);
+  EXPECT_STREQ(error.code(), "ERR_DLPACK_CUDA");
+  EXPECT_EQ(error.message,
+            "cudaMalloc of 8 bytes failed: cudaErrorMemoryAllocation (out of memory)");
+  EXPECT_EQ(error.detail, "cudaErrorMemoryAllocation");
+  failed.unavailable = true;
+  const cuda::CudaResult unavailable = cuda::ResultOf(failed, "cudaMalloc");
+  EXPECT_EQ(unavailable.failure, cuda::CudaFailure::kUnavailable);
+  EXPECT_STREQ(unavailable.code(), "ERR_DLPACK_CUDA_UNAVAILABLE");
+}
+
 TEST(CudaRuntime, NotShuttingDownWhileRunning) { EXPECT_FALSE(cuda::ShuttingDown()); }
 
 TEST(CudaRuntime, CompiledMatchesTheBuild) {

@@ -4,7 +4,7 @@
 // many threads, with and without an owner), ManagedTensor's use of the slab,
 // and the counters stats() sums.
 //
-// The tests play lib/structs.js: they fill a struct, set its state word and
+// The tests play lib/struct_slab.js: they fill a struct, set its state word and
 // bump the header's doubles with plain stores into the slab's memory, as the
 // typed arrays over it do. Slabs are process-wide and never freed, so every
 // test gives back each slab it acquires with no struct left out (TearDown
@@ -47,7 +47,7 @@ class CountingOwner final : public SlabOwner {
   std::atomic<int> released{0};
 };
 
-// --- lib/structs.js, in C++ ----------------------------------------------------
+// --- lib/struct_slab.js, in C++ ----------------------------------------------------
 
 char* EntryAt(StructSlab* slab, int entry) {
   return slab->memory() + StructSlab::kHeaderSize + entry * StructSlab::kEntrySize;

@@ -25,10 +25,10 @@
 #include <memory>
 
 #include "../cpp/test_dtypes.h"
+#include "checklist.h"
 #include "dlpack_abi.h"
 #include "dtype.h"
 #include "fuzz_input.h"
-#include "layout.h"
 #include "managed.h"
 
 namespace {
@@ -89,6 +89,8 @@ Expected Model(const DLTensor& t, bool null_strides_ok, bool allow_cuda) {
   const int32_t type = t.device.device_type;
   const bool host = type == kDLCPU || type == kDLCUDAHost || type == kDLCUDAManaged;
   if (!host && !(allow_cuda && type == kDLCUDA && t.device.device_id >= 0)) {
+    // CUDA memory where CUDA is not allowed has a row (and code) of its own.
+    if (type == kDLCUDA && !allow_cuda) return fail(CheckFailure::kNoCuda);
     return fail(CheckFailure::kDevice);
   }
   if (t.dtype.lanes != 1) return fail(CheckFailure::kLanes);

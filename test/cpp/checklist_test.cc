@@ -1,6 +1,6 @@
 // The import checklist (CheckTensor) on hand-built DLTensors: one test per
 // rule that rejects, and the layouts of the tensors it accepts.
-#include "layout.h"
+#include "checklist.h"
 
 #include <gtest/gtest.h>
 
@@ -97,10 +97,14 @@ TEST_F(CheckTensorTest, AcceptsNdimSixtyFour) {
   EXPECT_EQ(layout_.high, 4u);
 }
 
-TEST_F(CheckTensorTest, RejectsCudaDevice) {
+TEST_F(CheckTensorTest, RejectsCudaDeviceWhereCudaIsNotAllowed) {
   Tensor tensor({4}, {1}, buffer_);
   tensor.t.device = {kDLCUDA, 0};
-  ExpectFailure(tensor, CheckFailure::kDevice, "received device type 2");
+  ExpectFailure(tensor, CheckFailure::kNoCuda, "received device type 2");
+  EXPECT_STREQ(Check(tensor).code(), "ERR_DLPACK_CUDA_UNAVAILABLE");
+  tensor.t.device = {kDLROCM, 0};
+  ExpectFailure(tensor, CheckFailure::kDevice, "received device type 10");
+  EXPECT_STREQ(Check(tensor).code(), "ERR_DLPACK_UNSUPPORTED");
 }
 
 TEST_F(CheckTensorTest, AdmitsCudaOnlyWithANonNegativeDeviceIdWhereCudaIsAllowed) {
@@ -331,7 +335,7 @@ TEST_F(CheckTensorTest, ChecksRunInTheDocumentedOrder) {
   tensor.t.device = {kDLCUDA, 0};
   EXPECT_EQ(Check(tensor).failure, CheckFailure::kNdim);
   tensor.t.ndim = 1;
-  EXPECT_EQ(Check(tensor).failure, CheckFailure::kDevice);
+  EXPECT_EQ(Check(tensor).failure, CheckFailure::kNoCuda);
   tensor.t.device = {kDLCPU, 0};
   EXPECT_EQ(Check(tensor).failure, CheckFailure::kLanes);
   tensor.t.dtype.lanes = 1;
