@@ -99,7 +99,7 @@ Napi::Object Convention(Napi::Env env) {
   DLNODE_DTYPES(DLNODE_DTYPE_ROW)
 #undef DLNODE_DTYPE_ROW
 
-  // The struct slab (../core/struct_slab.h): what lib/structs.js may cache.
+  // The struct slab (../core/struct_slab.h): what lib/struct_slab.js may cache.
   Napi::Object slab_states = Napi::Object::New(env);
 #define DLNODE_SET_STATE(js, constant, value) \
   slab_states.Set(#js, Napi::Number::New(env, static_cast<double>(StructSlab::constant)));

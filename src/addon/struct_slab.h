@@ -1,6 +1,6 @@
 // The environment's struct slab (src/core/struct_slab.h) as JS sees it: an
 // ArrayBuffer over the slab's memory and the addresses JS writes into each
-// struct, shared by every load of lib/ in the environment (lib/structs.js).
+// struct, shared by every load of lib/ in the environment (lib/struct_slab.js).
 #ifndef DLPACK_NODE_ADDON_STRUCT_SLAB_H_
 #define DLPACK_NODE_ADDON_STRUCT_SLAB_H_
 

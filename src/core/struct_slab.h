@@ -1,5 +1,5 @@
 // A slab of DLManagedTensorVersioned structs that JavaScript fills in place
-// (lib/structs.js), so that handing a tensor of JS memory to native code
+// (lib/struct_slab.js), so that handing a tensor of JS memory to native code
 // (toPointer) and taking it back (fromPointer) cross no Node-API call.
 //
 // The memory is allocated once and never freed: a deleter may run on any
@@ -32,7 +32,7 @@
 //
 // JS learns every number here at load, through Convention()
 // (src/addon/convention.cc): the states, the struct's field offsets
-// (offsetof) and the slab's layout; lib/structs.js writes none of them.
+// (offsetof) and the slab's layout; lib/struct_slab.js writes none of them.
 #ifndef DLPACK_NODE_CORE_STRUCT_SLAB_H_
 #define DLPACK_NODE_CORE_STRUCT_SLAB_H_
 
