@@ -29,13 +29,6 @@ CopyPlan MakeCopyPlan(int ndim, const int64_t* shape, const int64_t* dst_strides
   return p;
 }
 
-FastDivider MakeDivider(uint32_t divisor) {
-  uint32_t shift = 0;
-  while (shift < 32 && (UINT64_C(1) << shift) < divisor) ++shift;
-  const uint64_t magic = ((UINT64_C(1) << 32) * ((UINT64_C(1) << shift) - divisor)) / divisor + 1;
-  return {divisor, static_cast<uint32_t>(magic), shift};
-}
-
 bool MakeCopyPlan32(const CopyPlan& plan, CopyPlan32* out) {
   constexpr int64_t kLimit = INT64_C(1) << 31;
   if (plan.count >= kLimit) return false;

@@ -78,7 +78,15 @@ struct FastDivider {
   uint32_t shift;
 };
 
-FastDivider MakeDivider(uint32_t divisor);
+// Inline: the kernels' launchers (cuda_ops.cu, in a library of their own
+// under CMake) call it too, and a static library may not reach back into
+// dlpack_core for it.
+inline FastDivider MakeDivider(uint32_t divisor) {
+  uint32_t shift = 0;
+  while (shift < 32 && (UINT64_C(1) << shift) < divisor) ++shift;
+  const uint64_t magic = ((UINT64_C(1) << 32) * ((UINT64_C(1) << shift) - divisor)) / divisor + 1;
+  return {divisor, static_cast<uint32_t>(magic), shift};
+}
 
 DLNODE_HD uint32_t Divide(const FastDivider& f, uint32_t n) {
 #if defined(__CUDA_ARCH__)
