@@ -271,6 +271,27 @@ function cudaConvert(device, dstHandle, dstOffset, to, srcHandle, srcOffset, fro
 // out = op(inputs) over the broadcast `shape` (src/addon/ops.h), on this
 // thread or (async) on a libuv thread: out is a
 // Uint8Array, its byte offset and strides; each input a number or
+
+// An op's inputs after its first arguments, as the addon reads them (host and
+// device alike): a number as (value, 0); a tensor as (memory(v), its byte
+// offset), its strides in the scratch block (input 0's in kSourceStrides, the
+// others' in kOperandStrides).
+/**
+ * @param {any[]} args @param {readonly number[]} shape @param {any[]} inputs
+ * @param {(v: any) => any} memory
+ */
+function pushInputs(args, shape, inputs, memory) {
+  for (let k = 0; k < inputs.length; k++) {
+    const v = inputs[k];
+    if (typeof v === 'number') {
+      args.push(v, 0);
+      continue;
+    }
+    const at = k === 0 ? SOURCE_STRIDES : OPERAND_STRIDES + (k - 1) * MAX_DIMS;
+    for (let i = 0; i < shape.length; i++) scratch[at + i] = v.strides[i];
+    args.push(memory(v), v.offset);
+  }
+}
 // { bytes, offset, strides } (strides already broadcast to `shape`).
 /**
  * @param {number} op @param {number} dtypeIndex @param {readonly number[]} shape @param {Uint8Array} outBytes
@@ -283,16 +304,7 @@ function elementwise(op, dtypeIndex, shape, outBytes, outOffset, outStrides, inp
   writeShape(shape, outStrides);
   /** @type {[number, number, Uint8Array, number, ...Array<Uint8Array | number>]} */
   const args = [op, dtypeIndex, outBytes, outOffset];
-  for (let k = 0; k < inputs.length; k++) {
-    const v = inputs[k];
-    if (typeof v === 'number') {
-      args.push(v, 0);
-      continue;
-    }
-    const at = k === 0 ? SOURCE_STRIDES : OPERAND_STRIDES + (k - 1) * MAX_DIMS;
-    for (let i = 0; i < shape.length; i++) scratch[at + i] = v.strides[i];
-    args.push(v.bytes, v.offset);
-  }
+  pushInputs(args, shape, inputs, (v) => v.bytes);
   // The asynchronous form returns a Promise that settles once the engine has run.
   return async ? native.elementwiseAsync(...args) : native.elementwise(...args);
 }
@@ -310,16 +322,7 @@ function cudaElementwise(device, op, dtypeIndex, stream, shape, outHandle, outOf
   writeShape(shape, outStrides);
   /** @type {[number, number, number, bigint, StorageHandle, number, ...Array<StorageHandle | number>]} */
   const args = [device, op, dtypeIndex, stream, outHandle, outOffset];
-  for (let k = 0; k < inputs.length; k++) {
-    const v = inputs[k];
-    if (typeof v === 'number') {
-      args.push(v, 0);
-      continue;
-    }
-    const at = k === 0 ? SOURCE_STRIDES : OPERAND_STRIDES + (k - 1) * MAX_DIMS;
-    for (let i = 0; i < shape.length; i++) scratch[at + i] = v.strides[i];
-    args.push(v.handle, v.offset);
-  }
+  pushInputs(args, shape, inputs, (v) => v.handle);
   native.cudaElementwise(...args);
 }
 

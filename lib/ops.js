@@ -374,27 +374,15 @@ function run(op, name, inputs, common, result, { self, out, compare = false, asy
     const settled = launch(op, type, dest, converted, shape, true);
     // Held until it settles: a dispose() meanwhile lets go of the tensor, not the memory.
     const held = [...new Set([dest, ...converted.filter((v) => v instanceof Tensor)].map((t) => t[kStorage]))];
-    for (const storage of held) hold(storage);
+    for (const storage of held) storage.holdInFlight();
     deferred = true;
     return settled.then(finish).finally(() => {
-      for (const storage of held) unhold(storage);
+      for (const storage of held) storage.releaseInFlight();
       for (const t of temporaries) t.dispose();
     });
   } finally {
     if (!deferred) for (const t of temporaries) t.dispose();
   }
-}
-
-// A storage an asynchronous op uses: retained (memory lives past dispose())
-// and counted (shareMemory() refuses to move it: lib/sharing.js).
-function hold(storage) {
-  storage.retain();
-  storage.inFlight++;
-}
-
-function unhold(storage) {
-  storage.inFlight--;
-  storage.release();
 }
 
 // --- the ops ------------------------------------------------------------------
@@ -575,10 +563,10 @@ function normalize(input, mean, std, options = undefined) {
     if (!async) return finish();
     // Held until it settles, as run() holds an op's operands.
     const held = [...new Set([target, source].map((t) => t[kStorage]))];
-    for (const storage of held) hold(storage);
+    for (const storage of held) storage.holdInFlight();
     deferred = true;
     return settled.then(finish).finally(() => {
-      for (const storage of held) unhold(storage);
+      for (const storage of held) storage.releaseInFlight();
       for (const t of temporaries) t.dispose();
     });
   } finally {
