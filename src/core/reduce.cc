@@ -298,26 +298,93 @@ A Ordered(int64_t n, const Get& get) {
   return res;
 }
 
-// Ordered() over n contiguous elements of the computing type: the same
-// arithmetic, in loops the compiler vectorises (a row is two SSE registers of
-// floats).
+// One leaf of Ordered()'s order over `count` >= 1 dense rows of kLanes from
+// p, into `lanes`: the first row, then each next row combined in sequence.
+template <class A, class Op>
+inline void LeafOf(const A* p, int64_t count, A* lanes) {
+  for (int64_t j = 0; j < kLanes; ++j) lanes[j] = p[j];
+  for (int64_t r = 1; r < count; ++r) {
+    for (int64_t j = 0; j < kLanes; ++j) lanes[j] = Op::Apply(lanes[j], p[r * kLanes + j]);
+  }
+}
+
+// The leaves of the dense float loops, each compiled for AVX2 too (a lambda
+// inside a DLNODE_VECTOR_CLONES function is not: the recursion in Rows()
+// keeps it out of line, on the baseline's SSE2 registers).
+DLNODE_VECTOR_CLONES void LeafSumF32(const float* p, int64_t count, float* lanes) {
+  LeafOf<float, Add>(p, count, lanes);
+}
+DLNODE_VECTOR_CLONES void LeafSumF64(const double* p, int64_t count, double* lanes) {
+  LeafOf<double, Add>(p, count, lanes);
+}
+DLNODE_VECTOR_CLONES void LeafMaxF32(const float* p, int64_t count, float* lanes) {
+  LeafOf<float, Larger::Numbers>(p, count, lanes);
+}
+DLNODE_VECTOR_CLONES void LeafMaxF64(const double* p, int64_t count, double* lanes) {
+  LeafOf<double, Larger::Numbers>(p, count, lanes);
+}
+DLNODE_VECTOR_CLONES void LeafMinF32(const float* p, int64_t count, float* lanes) {
+  LeafOf<float, Smaller::Numbers>(p, count, lanes);
+}
+DLNODE_VECTOR_CLONES void LeafMinF64(const double* p, int64_t count, double* lanes) {
+  LeafOf<double, Smaller::Numbers>(p, count, lanes);
+}
+
+// Whether any of n floats is NaN, in one vectorised pass.
+DLNODE_VECTOR_CLONES bool AnyNaN(const float* p, int64_t n) {
+  int nan = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    nan |= static_cast<int>(p[i] != p[i]);  // NOLINT(misc-redundant-expression): NaN test
+  }
+  return nan != 0;
+}
+DLNODE_VECTOR_CLONES bool AnyNaN(const double* p, int64_t n) {
+  int nan = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    nan |= static_cast<int>(p[i] != p[i]);  // NOLINT(misc-redundant-expression): NaN test
+  }
+  return nan != 0;
+}
+
+// The vectorised leaf for A and Op.
+template <class A, class Op>
+void DenseLeaf(const A* p, int64_t count, A* lanes) {
+  constexpr bool kFloat = std::is_same<A, float>::value;
+  if constexpr (std::is_same<Op, Add>::value) {
+    if constexpr (kFloat)
+      LeafSumF32(p, count, lanes);
+    else
+      LeafSumF64(p, count, lanes);
+  } else if constexpr (std::is_same<Op, Larger::Numbers>::value) {
+    if constexpr (kFloat)
+      LeafMaxF32(p, count, lanes);
+    else
+      LeafMaxF64(p, count, lanes);
+  } else {
+    static_assert(std::is_same<Op, Smaller::Numbers>::value,
+                  "a dense leaf: Add, Larger or Smaller");
+    if constexpr (kFloat)
+      LeafMinF32(p, count, lanes);
+    else
+      LeafMinF64(p, count, lanes);
+  }
+}
+
+// Ordered() over n contiguous elements of A (float or double): the same
+// arithmetic, each leaf one vectorised loop (a row of 8 floats is one AVX2
+// register, or two SSE2 ones).
 template <class A, class Op>
 A OrderedDense(const char* p, int64_t n) {
-  auto at = [p](int64_t i) { return Raw<A>(p + i * kSizeOf<A>); };
+  const A* a = reinterpret_cast<const A*>(p);
   const int64_t rows = n / kLanes;
-  if (rows == 0) return Ordered<A, Op>(n, at);
-  auto leaf = [p](int64_t row, int64_t count) {
+  if (rows == 0) return Ordered<A, Op>(n, [a](int64_t i) { return a[i]; });
+  auto leaf = [a](int64_t row, int64_t count) {
     Lanes<A> l;
-    std::memcpy(l.v, p + row * kLanes * kSizeOf<A>, sizeof l.v);
-    for (int64_t r = 1; r < count; ++r) {
-      A x[kLanes];
-      std::memcpy(x, p + (row + r) * kLanes * kSizeOf<A>, sizeof x);
-      for (int64_t j = 0; j < kLanes; ++j) l.v[j] = Op::Apply(l.v[j], x[j]);
-    }
+    DenseLeaf<A, Op>(a + row * kLanes, count, l.v);
     return l;
   };
   A res = Fold<A, Op>(Rows<A, Op>(0, rows, leaf));
-  for (int64_t i = rows * kLanes; i < n; ++i) res = Op::Apply(res, at(i));
+  for (int64_t i = rows * kLanes; i < n; ++i) res = Op::Apply(res, a[i]);
   return res;
 }
 
@@ -335,12 +402,7 @@ A Combine(const char* base, const Dims& inner, int64_t start, int64_t n) {
         } else {
           // A NaN anywhere decides amax/amin; without one, a plain compare
           // (which vectorises) gives the same value.
-          int nan = 0;
-          for (int64_t i = 0; i < n; ++i) {
-            const A x = Raw<A>(p + i * kSizeOf<A>);
-            nan |= static_cast<int>(x != x);  // NOLINT(misc-redundant-expression): NaN test
-          }
-          if (nan != 0) return std::numeric_limits<A>::quiet_NaN();
+          if (AnyNaN(reinterpret_cast<const A*>(p), n)) return std::numeric_limits<A>::quiet_NaN();
           return OrderedDense<A, typename Op::Numbers>(p, n);
         }
       }
@@ -516,37 +578,78 @@ void ArgExtremeOf(ReduceOp op, const StridedInput& in, int dim, char* values, in
 inline float ExpOf(float x) { return FastExp(x); }
 inline double ExpOf(double x) { return std::exp(x); }
 
-// One dense float32 lane of softmax/logSoftmax, out not overlapping x: a max
-// pass, an exp pass writing e^(x - max) to out, the sum in Ordered()'s order,
-// then a pass scaling out (softmax) or writing x - max - log(sum) (logSoftmax).
-// Each pass is a loop the compiler vectorises; the values are those of the
-// general path below.
-DLNODE_VECTOR_CLONES void SoftmaxDenseLane(bool log, const float* x, float* out, int64_t len) {
-  // A NaN anywhere makes every value NaN; without one, the maximum in kLanes
-  // lanes (a single running maximum would be a chain of dependent compares).
-  // Each loop vectorises on its own (together they do not).
-  int nan = 0;
-  for (int64_t i = 0; i < len; ++i) {
-    nan |= static_cast<int>(x[i] != x[i]);  // NOLINT(misc-redundant-expression): NaN test
+// Eight floats, one AVX2 register (two SSE2 ones in the baseline clone):
+// GCC's vector extension, where an elementwise ?: is one max instruction.
+typedef float Float8 __attribute__((vector_size(32)));
+
+// The largest of n >= 1 floats in eight lanes (a single running maximum
+// would be a chain of dependent compares). A NaN may or may not win here:
+// softmax's NaN reaches every result through the sum of the exps instead.
+DLNODE_VECTOR_CLONES float DenseMax(const float* x, int64_t n) {
+  float top = x[0];
+  int64_t i = 0;
+  if (n >= kLanes) {
+    Float8 best;
+    std::memcpy(&best, x, sizeof best);
+    for (i = kLanes; i + kLanes <= n; i += kLanes) {
+      Float8 v;
+      std::memcpy(&v, x + i, sizeof v);
+      best = v > best ? v : best;
+    }
+    for (int64_t j = 0; j < kLanes; ++j) top = best[j] > top ? best[j] : top;
   }
-  float lanes[kLanes];
-  for (float& lane : lanes) lane = x[0];
-  const int64_t rows_end = len / kLanes * kLanes;
-  for (int64_t i = 0; i < rows_end; i += kLanes) {
-    for (int64_t j = 0; j < kLanes; ++j) lanes[j] = x[i + j] > lanes[j] ? x[i + j] : lanes[j];
-  }
-  float top = lanes[0];
-  for (const float lane : lanes) top = lane > top ? lane : top;
-  for (int64_t i = rows_end; i < len; ++i) top = x[i] > top ? x[i] : top;
-  if (nan != 0) top = std::numeric_limits<float>::quiet_NaN();
-  for (int64_t i = 0; i < len; ++i) out[i] = FastExp(x[i] - top);
-  const float total = OrderedDense<float, Add>(reinterpret_cast<const char*>(out), len);
-  if (log) {
-    const float log_total = std::log(total);
-    for (int64_t i = 0; i < len; ++i) out[i] = (x[i] - top) - log_total;
+  for (; i < n; ++i) top = x[i] > top ? x[i] : top;
+  return top;
+}
+
+// A leaf of OrderedDense<float, Add>'s order over e^(x - top) for `count`
+// rows of kLanes, written to out as it goes: softmax's exp pass and its sum
+// in one visit of the row (the exps are summed while still in L1).
+DLNODE_VECTOR_CLONES void ExpLeaf(const float* x, float top, float* out, int64_t count,
+                                  float* lanes) {
+  const int64_t n = count * kLanes;
+  for (int64_t i = 0; i < n; ++i) out[i] = FastExp(x[i] - top);
+  LeafOf<float, Add>(out, count, lanes);
+}
+
+// out[i] *= scale (softmax's last pass), and out[i] = (x[i] - top) - shift
+// (logSoftmax's), rounded as the general path rounds them.
+DLNODE_VECTOR_CLONES void ScaleLane(float* out, int64_t n, float scale) {
+  for (int64_t i = 0; i < n; ++i) out[i] *= scale;
+}
+DLNODE_VECTOR_CLONES void ShiftLane(const float* x, float top, float* out, int64_t n, float shift) {
+  for (int64_t i = 0; i < n; ++i) out[i] = (x[i] - top) - shift;
+}
+
+// One dense float32 lane of softmax/logSoftmax, out not overlapping x: the
+// maximum, then e^(x - max) written to out and summed in OrderedDense()'s
+// order in the same visit, then a pass scaling out (softmax) or writing
+// x - max - log(sum) (logSoftmax). Every loop is vectorised; the values are
+// those of the general path below. A NaN in x makes the sum NaN, and with it
+// every result, as the general path's NaN maximum does.
+void SoftmaxDenseLane(bool log, const float* x, float* out, int64_t len) {
+  const float top = DenseMax(x, len);
+  const int64_t rows = len / kLanes;
+  float total;
+  if (rows == 0) {
+    for (int64_t i = 0; i < len; ++i) out[i] = FastExp(x[i] - top);
+    total = OrderedDense<float, Add>(reinterpret_cast<const char*>(out), len);
   } else {
-    const float scale = 1.0F / total;
-    for (int64_t i = 0; i < len; ++i) out[i] *= scale;
+    auto leaf = [&](int64_t row, int64_t count) {
+      Lanes<float> l;
+      ExpLeaf(x + row * kLanes, top, out + row * kLanes, count, l.v);
+      return l;
+    };
+    total = Fold<float, Add>(Rows<float, Add>(0, rows, leaf));
+    for (int64_t i = rows * kLanes; i < len; ++i) {
+      out[i] = FastExp(x[i] - top);
+      total += out[i];
+    }
+  }
+  if (log) {
+    ShiftLane(x, top, out, len, std::log(total));
+  } else {
+    ScaleLane(out, len, 1.0F / total);
   }
 }
 

@@ -266,32 +266,41 @@ TEST_F(ReduceTest, Float32SoftmaxIsWithinAFewUlpsAndKeepsNan) {
 }
 
 // The dense float32 lane (contiguous in and out) against the general path
-// (the same values read through a transposed layout): the same bits, NaN in
-// a lane's rows (not only its tail) and -inf included.
+// (the same values read through a transposed layout): the same bits, for
+// lanes shorter than, equal to and longer than one row of eight, one leaf of
+// rows and several; NaN in a lane's rows (not only its tail) and at its
+// first element, and -inf, included.
 TEST_F(ReduceTest, DenseFloat32SoftmaxLaneMatchesTheStridedPath) {
   constexpr int64_t kRows = 5;
-  constexpr int64_t kLen = 1003;
-  std::vector<float> dense = Random(kRows * kLen, 7);
-  for (float& x : dense) x *= 30;
-  dense[1 * kLen + 20] = kNan;
-  dense[2 * kLen + 3] = -std::numeric_limits<float>::infinity();
-  std::vector<float> columns(dense.size());  // [kLen, kRows], read as its transpose
-  for (int64_t r = 0; r < kRows; ++r) {
-    for (int64_t i = 0; i < kLen; ++i) columns[i * kRows + r] = dense[r * kLen + i];
-  }
-  for (ReduceOp op : {ReduceOp::kSoftmax, ReduceOp::kLogSoftmax}) {
-    std::vector<float> a(dense.size());
-    std::vector<float> b(dense.size());
-    const int64_t out_strides[2] = {kLen, 1};
-    dlnode::Softmax(op, Input(dense.data(), Scalar::kFloat32, {kRows, kLen}, {kLen, 1}), 1,
-                    reinterpret_cast<char*>(a.data()), out_strides);
-    dlnode::Softmax(op, Input(columns.data(), Scalar::kFloat32, {kRows, kLen}, {1, kRows}), 1,
-                    reinterpret_cast<char*>(b.data()), out_strides);
-    for (size_t i = 0; i < a.size(); ++i) ASSERT_EQ(Bits(a[i]), Bits(b[i])) << i;
-    for (int64_t i = 0; i < kLen; ++i) ASSERT_TRUE(std::isnan(a[kLen + i])) << i;
-    EXPECT_EQ(a[2 * kLen + 3],
-              op == ReduceOp::kSoftmax ? 0.0F : -std::numeric_limits<float>::infinity());
-    EXPECT_TRUE(std::isfinite(a[2 * kLen + 4]));
+  for (const int64_t len : {1, 3, 8, 9, 256, 257, 1003}) {
+    std::vector<float> dense = Random(kRows * len, 7);
+    for (float& x : dense) x *= 30;
+    dense[1 * len + len / 2] = kNan;
+    dense[3 * len] = kNan;
+    dense[2 * len + len - 1] = -std::numeric_limits<float>::infinity();
+    std::vector<float> columns(dense.size());  // [len, kRows], read as its transpose
+    for (int64_t r = 0; r < kRows; ++r) {
+      for (int64_t i = 0; i < len; ++i) columns[i * kRows + r] = dense[r * len + i];
+    }
+    for (ReduceOp op : {ReduceOp::kSoftmax, ReduceOp::kLogSoftmax}) {
+      std::vector<float> a(dense.size());
+      std::vector<float> b(dense.size());
+      const int64_t out_strides[2] = {len, 1};
+      dlnode::Softmax(op, Input(dense.data(), Scalar::kFloat32, {kRows, len}, {len, 1}), 1,
+                      reinterpret_cast<char*>(a.data()), out_strides);
+      dlnode::Softmax(op, Input(columns.data(), Scalar::kFloat32, {kRows, len}, {1, kRows}), 1,
+                      reinterpret_cast<char*>(b.data()), out_strides);
+      for (size_t i = 0; i < a.size(); ++i) ASSERT_EQ(Bits(a[i]), Bits(b[i])) << len << " " << i;
+      for (int64_t i = 0; i < len; ++i) {
+        ASSERT_TRUE(std::isnan(a[len + i])) << i;
+        ASSERT_TRUE(std::isnan(a[3 * len + i])) << i;
+      }
+      if (len > 1) {
+        EXPECT_EQ(a[2 * len + len - 1],
+                  op == ReduceOp::kSoftmax ? 0.0F : -std::numeric_limits<float>::infinity());
+        EXPECT_TRUE(std::isfinite(a[2 * len]));
+      }
+    }
   }
 }
 
