@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdlib>
 #include <mutex>
@@ -27,12 +28,43 @@ int DefaultThreads() {
   return cores == 0 ? 1 : static_cast<int>(std::min<unsigned>(cores, kMaxThreads));
 }
 
+// A pause inside a spin: lets the other hyperthread run and saves power.
+inline void CpuRelax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
+
+// How long a pool thread keeps watching for the next loop after its last
+// one, and how long a caller watches for the pool threads to finish, before
+// either blocks in the kernel. Waking a blocked thread costs a system call
+// each way and, on a virtual machine whose idle vCPU the host has
+// descheduled, tens of microseconds more: longer than a 1M-element loop's
+// half. OpenMP runtimes spin the same way (GOMP_SPINCOUNT, KMP_BLOCKTIME).
+// Spinning happens only after loops that were split, and never longer.
+constexpr auto kWorkerSpin = std::chrono::microseconds(200);
+constexpr auto kCallerSpin = std::chrono::microseconds(100);
+
+// Spins until ready() or `budget` has passed; returns ready().
+template <class Ready>
+bool SpinUntil(const Ready& ready, std::chrono::microseconds budget) {
+  const auto deadline = std::chrono::steady_clock::now() + budget;
+  for (int i = 1;; ++i) {
+    if (ready()) return true;
+    CpuRelax();
+    if (i % 64 == 0 && std::chrono::steady_clock::now() >= deadline) return ready();
+  }
+}
+
 // One loop at a time; its caller holds `busy` and takes part in it.
 class Pool {
  public:
   // Runs fn over `chunks` chunks of `len` (the last shorter) with up to
   // chunks - 1 pool threads; the caller holds busy_.
   void Run(int64_t n, int64_t len, int chunks, const std::function<void(int64_t, int64_t)>& fn) {
+    bool wake = false;
     {
       std::lock_guard<std::mutex> lock(mutex_);
       StartThreads(chunks - 1);
@@ -41,14 +73,16 @@ class Pool {
       len_ = len;
       chunks_ = chunks;
       next_.store(0, std::memory_order_relaxed);
-      done_ = 0;
-      ++generation_;
+      done_.store(0, std::memory_order_relaxed);
+      generation_.fetch_add(1, std::memory_order_release);
+      wake = sleeping_ > 0;  // a spinning thread sees generation_ by itself
     }
-    work_.notify_all();
+    if (wake) work_.notify_all();
     const int mine = Claim();
+    done_.fetch_add(mine, std::memory_order_acq_rel);
+    SpinUntil([&] { return Finished(); }, kCallerSpin);
     std::unique_lock<std::mutex> lock(mutex_);
-    done_ += mine;
-    finished_.wait(lock, [&] { return done_ == chunks_ && active_ == 0; });
+    finished_.wait(lock, [&] { return Finished(); });
     fn_ = nullptr;
     chunks_ = 0;
   }
@@ -56,6 +90,12 @@ class Pool {
   std::mutex& busy() { return busy_; }
 
  private:
+  // Every chunk ran and no pool thread is still inside the loop.
+  bool Finished() const {
+    return done_.load(std::memory_order_acquire) == chunks_ &&
+           active_.load(std::memory_order_acquire) == 0;
+  }
+
   // Runs chunks until none is left; returns how many it ran.
   int Claim() {
     int ran = 0;
@@ -83,33 +123,39 @@ class Pool {
   void Serve() {
     t_in_task = true;
     uint64_t seen = 0;
-    std::unique_lock<std::mutex> lock(mutex_);
     for (;;) {
-      work_.wait(lock, [&] { return generation_ != seen; });
-      seen = generation_;
+      SpinUntil([&] { return generation_.load(std::memory_order_acquire) != seen; },
+                seen == 0 ? std::chrono::microseconds(0) : kWorkerSpin);
+      std::unique_lock<std::mutex> lock(mutex_);
+      ++sleeping_;
+      work_.wait(lock, [&] { return generation_.load(std::memory_order_relaxed) != seen; });
+      --sleeping_;
+      seen = generation_.load(std::memory_order_relaxed);
       if (chunks_ == 0) continue;  // woke after that loop ended
-      ++active_;
+      active_.fetch_add(1, std::memory_order_relaxed);
       lock.unlock();
       const int ran = Claim();
+      done_.fetch_add(ran, std::memory_order_acq_rel);
       lock.lock();
-      done_ += ran;
-      --active_;
-      if (active_ == 0) finished_.notify_all();
+      // Under the lock: a caller between its predicate check and its wait
+      // cannot miss this.
+      if (active_.fetch_sub(1, std::memory_order_acq_rel) == 1) finished_.notify_all();
     }
   }
 
   std::mutex busy_;
-  std::mutex mutex_;  // guards everything below but next_
+  std::mutex mutex_;  // guards everything below but the atomics
   std::condition_variable work_;
   std::condition_variable finished_;
   int started_ = 0;
-  uint64_t generation_ = 0;
+  int sleeping_ = 0;  // threads blocked in work_
+  std::atomic<uint64_t> generation_{0};
   const std::function<void(int64_t, int64_t)>* fn_ = nullptr;
   int64_t n_ = 0;
   int64_t len_ = 0;
   int chunks_ = 0;
-  int done_ = 0;
-  int active_ = 0;
+  std::atomic<int> done_{0};
+  std::atomic<int> active_{0};
   std::atomic<int> next_{0};
 };
 

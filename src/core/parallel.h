@@ -11,6 +11,11 @@
 // each index is computed the same way whichever thread runs it (a reduction
 // blocks by fixed sizes, never by the number of threads).
 //
+// After a split loop its pool threads watch for the next one for 200 us, and
+// the caller watches for them to finish for 100 us, before either blocks:
+// loops back to back (x.sub_(m).div_(s)) then start without a wake-up in the
+// kernel, and a thread costs a core only in that window (as OpenMP's spin).
+//
 // The pool's threads are started on first use, live until the process ends
 // and are never joined (they may outlive every environment; the module is
 // linked with -z nodelete so their code stays mapped).

@@ -1,10 +1,12 @@
 // The host thread pool (src/core/parallel.h): every index once, the split
-// independent of timing, inline when busy or nested, and many callers at once.
+// independent of timing, inline when busy or nested, many callers at once,
+// and loops back to back or spaced out (the pool's spin, then its block).
 #include "parallel.h"
 
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -104,6 +106,31 @@ TEST_F(ParallelTest, ManyCallersAtOnceEachGetTheirWholeLoop) {
   }
   for (auto& t : callers) t.join();
   EXPECT_EQ(wrong.load(), 0);
+}
+
+// Pool threads watch for the next loop for a while before they block, and a
+// caller watches for them to finish before it blocks: loops back to back
+// (found by a spinning thread), loops spaced past the spin (found by a
+// blocked one) and loops from several callers each run every chunk exactly
+// once and return only when all have run.
+TEST_F(ParallelTest, BackToBackAndSpacedLoopsRunEveryChunkOnce) {
+  ASSERT_TRUE(SetNumThreads(4));
+  constexpr int64_t kN = 4096;
+  std::vector<std::atomic<int>> seen(kN);
+  auto loop = [&](int round) {
+    ParallelFor(kN, 64, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) seen[i].fetch_add(1, std::memory_order_relaxed);
+    });
+    for (int64_t i = 0; i < kN; ++i) {
+      ASSERT_EQ(seen[i].load(std::memory_order_relaxed), round + 1) << round << " " << i;
+    }
+  };
+  int round = 0;
+  for (; round < 2000; ++round) loop(round);
+  for (int spaced = 0; spaced < 5; ++spaced, ++round) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));  // past every spin
+    loop(round);
+  }
 }
 
 TEST_F(ParallelTest, ThreadCountIsBounded) {
