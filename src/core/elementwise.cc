@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <type_traits>
+#include <vector>
 
 #include "elementwise_math.h"
 #include "fast_math.h"
@@ -402,9 +403,95 @@ bool Dispatch(ElementwiseOp op, Plan* p) {
   return false;
 }
 
+// One pixel row of an RGB uint8 frame whose channels are interleaved (HWC
+// memory read as CHW) into three dense float32 rows: every channel of a pixel
+// from one read of the row, in a loop the compiler vectorises. The values are
+// NormalizeRows' general ones: (x * k - m[c]) / sd[c], rounded the same way.
+DLNODE_VECTOR_CLONES void NormalizeRgbRow(const uint8_t* in, float* r, float* g, float* b,
+                                          int64_t width, float k, const float* m, const float* sd) {
+  const float m0 = m[0];
+  const float m1 = m[1];
+  const float m2 = m[2];
+  const float s0 = sd[0];
+  const float s1 = sd[1];
+  const float s2 = sd[2];
+  for (int64_t w = 0; w < width; ++w) {
+    r[w] = (static_cast<float>(in[3 * w]) * k - m0) / s0;
+    g[w] = (static_cast<float>(in[3 * w + 1]) * k - m1) / s1;
+    b[w] = (static_cast<float>(in[3 * w + 2]) * k - m2) / s2;
+  }
+}
+
+// Whether p (out, in over [..., C, H, W]) reads a frame whose channels are
+// interleaved: in's channel step one element and its pixel step C elements,
+// out's rows dense. Then NormalizeInterleaved reads each pixel row once.
+template <typename Out, typename In>
+bool Interleaved(const Plan& p) {
+  const int c = p.ndim - 3;
+  const int last = p.ndim - 1;
+  const auto in_size = static_cast<int64_t>(sizeof(In));
+  return p.strides[1][c] == in_size && p.strides[1][last] == p.shape[c] * in_size &&
+         p.strides[0][last] == static_cast<int64_t>(sizeof(Out));
+}
+
+// NormalizeRows over an interleaved frame: a task is one pixel row (every
+// dim but C and W), all its channels together, so that the input row is read
+// from memory once rather than once per channel.
+template <typename Out, typename In>
+void NormalizeInterleaved(const Plan& p, const double* mean, const double* std, double scale) {
+  const int c = p.ndim - 3;
+  const int last = p.ndim - 1;
+  const int64_t channels = p.shape[c];
+  const int64_t width = p.shape[last];
+  int64_t rows = 1;
+  for (int d = 0; d < last; ++d) rows *= d == c ? 1 : p.shape[d];
+  std::vector<Out> m(static_cast<size_t>(channels));
+  std::vector<Out> sd(static_cast<size_t>(channels));
+  for (int64_t ch = 0; ch < channels; ++ch) {
+    m[ch] = static_cast<Out>(mean[ch]);
+    sd[ch] = static_cast<Out>(std[ch]);
+  }
+  const Out k = static_cast<Out>(scale);
+  const int64_t grain =
+      std::max<int64_t>(1, kDefaultGrain / std::max<int64_t>(width * channels, 1));
+  ParallelFor(rows, grain, [&](int64_t begin, int64_t end) {
+    for (int64_t r = begin; r < end; ++r) {
+      int64_t rest = r;
+      char* o = p.first[0];
+      const char* i = p.first[1];
+      for (int d = last - 1; d >= 0; --d) {
+        if (d == c) continue;
+        const int64_t at = rest % p.shape[d];
+        rest /= p.shape[d];
+        o += at * p.strides[0][d];
+        i += at * p.strides[1][d];
+      }
+      const auto* iv = reinterpret_cast<const In*>(i);
+      if constexpr (std::is_same<Out, float>::value && std::is_same<In, uint8_t>::value) {
+        if (channels == 3) {
+          NormalizeRgbRow(
+              iv, reinterpret_cast<float*>(o), reinterpret_cast<float*>(o + p.strides[0][c]),
+              reinterpret_cast<float*>(o + 2 * p.strides[0][c]), width, k, m.data(), sd.data());
+          continue;
+        }
+      }
+      for (int64_t ch = 0; ch < channels; ++ch) {
+        auto* ov = reinterpret_cast<Out*>(o + ch * p.strides[0][c]);
+        for (int64_t w = 0; w < width; ++w) {
+          ov[w] = (static_cast<Out>(iv[w * channels + ch]) * k - m[ch]) / sd[ch];
+        }
+      }
+    }
+  });
+}
+
 template <typename Out, typename In>
 void NormalizeRows(const Plan& p, const double* mean, const double* std, double scale) {
   // p: operands out, in over dims [..., C, H, W] uncoalesced; rows of W.
+  if (Interleaved<Out, In>(p)) {
+    NormalizeInterleaved<Out, In>(p, mean, std, scale);
+    return;
+  }
   const int last = p.ndim - 1;
   const int64_t width = p.shape[last];
   int64_t rows = 1;

@@ -160,5 +160,60 @@ TEST(ElementwiseTest, NormalizesAPermutedHwcFrame) {
   }
 }
 
+// Interleaved frames (HWC memory read as CHW: every channel of a pixel row
+// read together) give the bits of the same values laid out as planes (the
+// general row path): RGB uint8 -> float32 (the vectorised row), 4 channels,
+// int16 -> float64, a batch dim, a width that is no multiple of 8, and 1, 2
+// and 4 threads.
+TEST(ElementwiseTest, InterleavedFramesNormalizeAsPlanarOnes) {
+  const int saved = GetNumThreads();
+  struct Case {
+    int64_t batch, channels, height, width;
+  };
+  for (const Case k : {Case{1, 3, 224, 224}, Case{2, 3, 5, 37}, Case{3, 4, 9, 11}}) {
+    const int64_t n = k.batch * k.channels * k.height * k.width;
+    std::vector<uint8_t> hwc(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) hwc[static_cast<size_t>(i)] = static_cast<uint8_t>(i * 37 + 11);
+    // The same pixels as planes: [B, C, H, W] contiguous.
+    std::vector<uint8_t> planes(hwc.size());
+    const int64_t pixels = k.height * k.width;
+    for (int64_t b = 0; b < k.batch; ++b) {
+      for (int64_t c = 0; c < k.channels; ++c) {
+        for (int64_t px = 0; px < pixels; ++px) {
+          planes[static_cast<size_t>((b * k.channels + c) * pixels + px)] =
+              hwc[static_cast<size_t>((b * pixels + px) * k.channels + c)];
+        }
+      }
+    }
+    const int64_t shape[] = {k.batch, k.channels, k.height, k.width};
+    const int64_t si[] = {pixels * k.channels, 1, k.width * k.channels, k.channels};
+    const int64_t sp[] = {k.channels * pixels, pixels, k.width, 1};
+    const double mean[] = {0.485, 0.456, 0.406, 0.5};
+    const double std[] = {0.229, 0.224, 0.225, 0.25};
+    for (const int threads : {1, 2, 4}) {
+      ASSERT_TRUE(SetNumThreads(threads));
+      std::vector<float> a(hwc.size());
+      std::vector<float> b(hwc.size());
+      ASSERT_TRUE(Normalize(4, shape, Scalar::kUint8, Of(hwc, si), Scalar::kFloat32, Of(a, sp),
+                            mean, std, 1.0 / 255));
+      ASSERT_TRUE(Normalize(4, shape, Scalar::kUint8, Of(planes, sp), Scalar::kFloat32, Of(b, sp),
+                            mean, std, 1.0 / 255));
+      ASSERT_EQ(std::memcmp(a.data(), b.data(), a.size() * sizeof(float)), 0)
+          << k.channels << " channels, " << threads << " threads";
+      // int16 into float64 takes the interleaved path's general channel loop.
+      std::vector<int16_t> hwc16(hwc.begin(), hwc.end());
+      std::vector<int16_t> planes16(planes.begin(), planes.end());
+      std::vector<double> c(hwc.size());
+      std::vector<double> d(hwc.size());
+      ASSERT_TRUE(Normalize(4, shape, Scalar::kInt16, Of(hwc16, si), Scalar::kFloat64, Of(c, sp),
+                            mean, std, 0.5));
+      ASSERT_TRUE(Normalize(4, shape, Scalar::kInt16, Of(planes16, sp), Scalar::kFloat64, Of(d, sp),
+                            mean, std, 0.5));
+      ASSERT_EQ(std::memcmp(c.data(), d.data(), c.size() * sizeof(double)), 0);
+    }
+  }
+  SetNumThreads(saved);
+}
+
 }  // namespace
 }  // namespace dlnode
