@@ -97,6 +97,87 @@ void Loop2(char** p, const int64_t* s, int64_t n, const F& f) {
   }
 }
 
+// float32 add, sub, mul and div over the dense forms of Loop2 (and in place),
+// in functions compiled for AVX2 too: eight lanes a register where the
+// baseline has four, which halves the time of a division (x.div_(std)).
+// The same IEEE operations as Loop2's, so the same bits. False for any other
+// form (Loop2 then runs it).
+enum class Arith { kAdd, kSub, kMul, kDiv };
+
+template <Arith kOp>
+inline float ApplyArith(float a, float b) {
+  if constexpr (kOp == Arith::kAdd) return a + b;
+  if constexpr (kOp == Arith::kSub) return a - b;
+  if constexpr (kOp == Arith::kMul) return a * b;
+  return a / b;
+}
+
+template <Arith kOp>
+inline bool DenseArith(char** p, const int64_t* s, int64_t n) {
+  constexpr auto kF = static_cast<int64_t>(sizeof(float));
+  if (s[0] != kF) return false;
+  auto* o = reinterpret_cast<float*>(p[0]);
+  const auto* a = reinterpret_cast<const float*>(p[1]);
+  const auto* b = reinterpret_cast<const float*>(p[2]);
+  if (p[0] == p[1] && s[1] == kF) {  // in place: one pointer (see InPlace2)
+    if (s[2] == 0) {
+      const float bv = *b;
+      for (int64_t i = 0; i < n; ++i) o[i] = ApplyArith<kOp>(o[i], bv);
+      return true;
+    }
+    if (s[2] != kF) return false;
+    for (int64_t i = 0; i < n; ++i) o[i] = ApplyArith<kOp>(o[i], b[i]);
+    return true;
+  }
+  if (s[1] == kF && s[2] == kF) {
+    for (int64_t i = 0; i < n; ++i) o[i] = ApplyArith<kOp>(a[i], b[i]);
+    return true;
+  }
+  if (s[1] == kF && s[2] == 0) {
+    const float bv = *b;
+    for (int64_t i = 0; i < n; ++i) o[i] = ApplyArith<kOp>(a[i], bv);
+    return true;
+  }
+  if (s[1] == 0 && s[2] == kF) {
+    const float av = *a;
+    for (int64_t i = 0; i < n; ++i) o[i] = ApplyArith<kOp>(av, b[i]);
+    return true;
+  }
+  return false;
+}
+
+DLNODE_VECTOR_CLONES bool AddF32(char** p, const int64_t* s, int64_t n) {
+  return DenseArith<Arith::kAdd>(p, s, n);
+}
+DLNODE_VECTOR_CLONES bool SubF32(char** p, const int64_t* s, int64_t n) {
+  return DenseArith<Arith::kSub>(p, s, n);
+}
+DLNODE_VECTOR_CLONES bool MulF32(char** p, const int64_t* s, int64_t n) {
+  return DenseArith<Arith::kMul>(p, s, n);
+}
+DLNODE_VECTOR_CLONES bool DivF32(char** p, const int64_t* s, int64_t n) {
+  return DenseArith<Arith::kDiv>(p, s, n);
+}
+
+// Loop2 for one of the four, float32 through the functions above.
+template <typename T, Arith kOp>
+void ArithLoop(char** q, const int64_t* s, int64_t n) {
+  if constexpr (std::is_same<T, float>::value) {
+    bool done = false;
+    if constexpr (kOp == Arith::kAdd) done = AddF32(q, s, n);
+    if constexpr (kOp == Arith::kSub) done = SubF32(q, s, n);
+    if constexpr (kOp == Arith::kMul) done = MulF32(q, s, n);
+    if constexpr (kOp == Arith::kDiv) done = DivF32(q, s, n);
+    if (done) return;
+  }
+  Loop2<T, T>(q, s, n, [](T a, T b) {
+    if constexpr (kOp == Arith::kAdd) return a + b;
+    if constexpr (kOp == Arith::kSub) return a - b;
+    if constexpr (kOp == Arith::kMul) return a * b;
+    return a / b;
+  });
+}
+
 // Three inputs: types A (where's condition), B, B.
 template <typename Out, typename A, typename B, typename F>
 void Loop3(char** p, const int64_t* s, int64_t n, const F& f) {
@@ -262,9 +343,7 @@ bool Dispatch(ElementwiseOp op, Plan* p) {
                             [](Bool a, Bool b) { return static_cast<Bool>((a | b) != 0); });
         });
       } else if constexpr (kFloat) {
-        Run(p, [](char** q, const int64_t* s, int64_t n) {
-          Loop2<T, T>(q, s, n, [](T a, T b) { return a + b; });
-        });
+        Run(p, ArithLoop<T, Arith::kAdd>);
       } else {
         Run(p, [](char** q, const int64_t* s, int64_t n) { Loop2<T, T>(q, s, n, WrapAdd<T>); });
       }
@@ -273,9 +352,7 @@ bool Dispatch(ElementwiseOp op, Plan* p) {
       if constexpr (kBool) {
         return false;
       } else if constexpr (kFloat) {
-        Run(p, [](char** q, const int64_t* s, int64_t n) {
-          Loop2<T, T>(q, s, n, [](T a, T b) { return a - b; });
-        });
+        Run(p, ArithLoop<T, Arith::kSub>);
       } else {
         Run(p, [](char** q, const int64_t* s, int64_t n) { Loop2<T, T>(q, s, n, WrapSub<T>); });
       }
@@ -286,9 +363,7 @@ bool Dispatch(ElementwiseOp op, Plan* p) {
           Loop2<Bool, Bool>(q, s, n, [](Bool a, Bool b) { return static_cast<Bool>(a && b); });
         });
       } else if constexpr (kFloat) {
-        Run(p, [](char** q, const int64_t* s, int64_t n) {
-          Loop2<T, T>(q, s, n, [](T a, T b) { return a * b; });
-        });
+        Run(p, ArithLoop<T, Arith::kMul>);
       } else {
         Run(p, [](char** q, const int64_t* s, int64_t n) { Loop2<T, T>(q, s, n, WrapMul<T>); });
       }
@@ -313,9 +388,7 @@ bool Dispatch(ElementwiseOp op, Plan* p) {
       if constexpr (!kFloat) {
         return false;
       } else {
-        Run(p, [](char** q, const int64_t* s, int64_t n) {
-          Loop2<T, T>(q, s, n, [](T a, T b) { return a / b; });
-        });
+        Run(p, ArithLoop<T, Arith::kDiv>);
         return true;
       }
     case Op::kMinimum:
