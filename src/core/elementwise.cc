@@ -670,21 +670,19 @@ OpPlan MakeOpPlan(int ndim, const int64_t* shape, int n, const int64_t* const* s
   p.count = 1;
   for (int d = 0; d < ndim; ++d) p.count *= shape[d];
   if (p.count == 0) return p;
-  // Coalesce's rule (above), on element strides.
+  // The host engine's plan and its Coalesce(), on element strides.
+  strided::Plan c;
+  c.ndim = ndim;
+  c.n = n;
   for (int d = 0; d < ndim; ++d) {
-    if (shape[d] == 1) continue;
-    bool merge = p.ndim > 0;
-    for (int k = 0; merge && k < n; ++k) {
-      merge = p.strides[k][p.ndim - 1] == strides[k][d] * shape[d];
-    }
-    if (merge) {
-      p.shape[p.ndim - 1] *= shape[d];
-      for (int k = 0; k < n; ++k) p.strides[k][p.ndim - 1] = strides[k][d];
-      continue;
-    }
-    p.shape[p.ndim] = shape[d];
-    for (int k = 0; k < n; ++k) p.strides[k][p.ndim] = strides[k][d];
-    ++p.ndim;
+    c.shape[d] = shape[d];
+    for (int k = 0; k < n; ++k) c.strides[k][d] = strides[k][d];
+  }
+  strided::Coalesce(&c);
+  p.ndim = c.ndim;
+  for (int d = 0; d < c.ndim; ++d) {
+    p.shape[d] = c.shape[d];
+    for (int k = 0; k < n; ++k) p.strides[k][d] = c.strides[k][d];
   }
   return p;
 }
