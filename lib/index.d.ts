@@ -303,9 +303,13 @@ export declare class Tensor<N extends DTypeName = DTypeName> implements DLPackPr
   /** Strides in elements; byteOffset from the start of the storage (default: this byteOffset). */
   asStrided(shape: readonly number[], strides: readonly number[], byteOffset?: number): Tensor<N>;
   /** A contiguous copy; when already contiguous, a new tensor over the same memory (never `this`). */
-  contiguous(): Tensor<N>;
+  contiguous(options?: SyncOption): Tensor<N>;
+  /** `async: true`: a Promise of the copy, the loop off the event loop (host memory only). */
+  contiguous(options: AsyncOption): Promise<Tensor<N>>;
   /** With a `stream`, a CUDA copy is enqueued there (see CopyOptions). */
-  clone(options?: CopyOptions): Tensor<N>;
+  clone(options?: CopyOptions & SyncOption): Tensor<N>;
+  /** `async: true`: a Promise of the copy, the loop off the event loop (host memory only, no stream). */
+  clone(options: AsyncOption): Promise<Tensor<N>>;
   /** A copy on `device`; already there, a new tensor over the same memory (never `this`). */
   to(device: DeviceLike, options?: CopyOptions): Tensor<N>;
   /** A converted contiguous copy; of dtype M already, a new tensor over the same memory (never `this`). */
@@ -315,7 +319,9 @@ export declare class Tensor<N extends DTypeName = DTypeName> implements DLPackPr
   cpu(): Tensor<N>;
   cuda(index?: number): Tensor<N>;
   /** Same shape, any dtype (converted); values as dl.tensor() takes them. Any view, strided included. */
-  copyFrom(src: Tensor | TensorValues, options?: CopyOptions): this;
+  copyFrom(src: Tensor | TensorValues, options?: CopyOptions & SyncOption): this;
+  /** `async: true`: a Promise of this tensor once the copy has run off the event loop (host memory only). */
+  copyFrom(src: Tensor | TensorValues, options: AsyncOption): Promise<this>;
   // Elementwise ops (docs/API.md "Ops"): torch's names, promotion and broadcasting.
   add(other: Tensor | number | boolean): Tensor;
   sub(other: Tensor | number | boolean): Tensor;

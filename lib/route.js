@@ -301,6 +301,23 @@ function copyInto(dstStorage, dst, srcStorage, src, stream = 1n) {
   }
 }
 
+// copyInto() off the event loop, host-accessible memory on both sides (the
+// caller checks): the loop runs on a libuv thread (and the pool), overlapping
+// bytes staged natively as copyInto's; a Promise that settles once it has
+// run. Both storages are held until then (Storage.holdInFlight).
+function copyIntoAsync(dstStorage, dst, srcStorage, src) {
+  if (dst.size === 0) return Promise.resolve();
+  coveredBuffer(dstStorage, dst);
+  coveredBuffer(srcStorage, src);
+  const settled = copyOnHost(dstStorage, dst, srcStorage, src, true);
+  dstStorage.holdInFlight();
+  srcStorage.holdInFlight();
+  return settled.finally(() => {
+    dstStorage.releaseInFlight();
+    srcStorage.releaseInFlight();
+  });
+}
+
 // A contiguous copy (clone()): on the device it lives on.
 function clone(storage, layout, stream = 1n) {
   if (!storage.device.hostAccessible) return transfer(storage, layout, storage.device, stream);
@@ -402,7 +419,7 @@ function runReduceLanes(op, storage, layout, dim, outStrides, values, indices, k
 
 module.exports = {
   PATH, coveredBuffer, onHost, overlapping, refuseSharedElements, copyPath, copyBytes, copyStorage, copyOnDevice,
-  convertOnDevice, copyInto, clone, moveTo, convert, convertOnHostAsync, operandOf, runElementwise,
+  convertOnDevice, copyInto, copyIntoAsync, clone, moveTo, convert, convertOnHostAsync, operandOf, runElementwise,
   runElementwiseOnDevice, runReduceRowsOnDevice, runNormalize, runReduceDims,
   runReduceLanes,
 };

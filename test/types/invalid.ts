@@ -242,3 +242,5 @@ new dl.python.PythonWorker();
 // @ts-expect-error the async form is a Promise, not a tensor
 const notNow: dl.Tensor = dl.zeros([2]).sum(0, { async: true });
 void notNow;
+// @ts-expect-error an async clone takes no stream (a CUDA copy is asynchronous on its stream already)
+void dl.zeros([2]).clone({ async: true, stream: 2 });

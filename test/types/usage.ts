@@ -257,7 +257,11 @@ async function asyncReductions(): Promise<void> {
   const lp: dl.Tensor<'float64'> = await dl.logSoftmax(x, 1, { dtype: 'float64', async: true });
   const best: dl.ValuesIndices<'float32'> = await x.topk(2, { largest: false, async: true });
   const sync: dl.Tensor<'float32'> = x.softmax(-1, { async: false });
-  void [total, rows, wide, top, whole, values, indices, at, p, lp, best, sync];
+  const copied: dl.Tensor<'float32'> = await dl.zeros([2, 3]).copyFrom(x, { async: true });
+  const cloned: dl.Tensor<'float32'> = await x.clone({ async: true });
+  const dense: dl.Tensor<'float32'> = await x.transpose(0, 1).contiguous({ async: true });
+  const now: dl.Tensor<'float32'> = x.clone({ stream: 1, async: false });
+  void [total, rows, wide, top, whole, values, indices, at, p, lp, best, sync, copied, cloned, dense, now];
 }
 void asyncReductions;
 // Reductions (docs/API.md "Reductions").
