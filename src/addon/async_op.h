@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "../core/libstdcxx_floor.h"  // condition_variable::wait at GCC 11's version
+#include "../core/parallel.h"
 #include "env_state.h"
 
 namespace dlnode {
@@ -41,7 +42,11 @@ class OpWorker : public Napi::AsyncWorker {
   Napi::Promise Promise() { return deferred_.Promise(); }
 
   void Execute() override {
-    ok_ = job_->Run();
+    {
+      // The loop leaves a core to the event loop (src/core/parallel.h).
+      const OffEventLoop off_event_loop;
+      ok_ = job_->Run();
+    }
     std::lock_guard<std::mutex> lock(flight_->mutex);
     flight_->done = true;
     flight_->cv.notify_all();
