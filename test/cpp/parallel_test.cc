@@ -106,7 +106,8 @@ TEST_F(ParallelTest, ALoopOffTheEventLoopGivesTheSameBitsAsAnyThreadCount) {
   for (size_t i = 0; i < values.size(); ++i) values[i] = 1.0F / static_cast<float>(i % 977 + 1);
   const int64_t shape[1] = {n};
   const int64_t strides[1] = {1};
-  const StridedInput in{reinterpret_cast<const char*>(values.data()), Scalar::kFloat32, 1, shape, strides};
+  const StridedInput in{reinterpret_cast<const char*>(values.data()), Scalar::kFloat32, 1, shape,
+                        strides};
   ASSERT_TRUE(SetNumThreads(1));
   float want = 0;
   Reduce(ReduceOp::kSum, in, 1, reinterpret_cast<char*>(&want));
@@ -120,7 +121,8 @@ TEST_F(ParallelTest, ALoopOffTheEventLoopGivesTheSameBitsAsAnyThreadCount) {
       } else {
         Reduce(ReduceOp::kSum, in, 1, reinterpret_cast<char*>(&got));
       }
-      EXPECT_EQ(std::memcmp(&got, &want, sizeof got), 0) << threads << (off ? " off the event loop" : "");
+      EXPECT_EQ(std::memcmp(&got, &want, sizeof got), 0)
+          << threads << (off ? " off the event loop" : "");
     }
   }
 }
