@@ -85,6 +85,7 @@ describe('Tensor', () => {
     throws(() => t.to('cpu', null), /for `options`/);
     throws(() => t.clone('cuda'), /for `options`/);
     throws(() => t.copyFrom([2], 5), /for `options`/);
+    throws(() => t.contiguous(5), /for `options`/);
     expect(t.toArray()).toEqual([1]); // checked before anything is copied
   });
 
