@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdint>
 #include <cstring>
 #include <mutex>
 #include <set>
@@ -98,6 +99,12 @@ TEST_F(ParallelTest, ALoopOffTheEventLoopUsesAtMostAllCoresButOne) {
   EXPECT_EQ(RangesOf(1 << 20, 10), static_cast<size_t>(std::min(cores + 1, kMaxThreads)));
 }
 
+uint32_t Bits(float v) {
+  uint32_t bits = 0;
+  std::memcpy(&bits, &v, sizeof bits);
+  return bits;
+}
+
 TEST_F(ParallelTest, ALoopOffTheEventLoopGivesTheSameBitsAsAnyThreadCount) {
   // A float32 sum over blocks (src/core/reduce.h): fixed blocks, so the same
   // bits however many threads run them, on or off the event loop.
@@ -121,8 +128,7 @@ TEST_F(ParallelTest, ALoopOffTheEventLoopGivesTheSameBitsAsAnyThreadCount) {
       } else {
         Reduce(ReduceOp::kSum, in, 1, reinterpret_cast<char*>(&got));
       }
-      EXPECT_EQ(std::memcmp(&got, &want, sizeof got), 0)
-          << threads << (off ? " off the event loop" : "");
+      EXPECT_EQ(Bits(got), Bits(want)) << threads << (off ? " off the event loop" : "");
     }
   }
 }
