@@ -363,11 +363,13 @@ const reduceTable = native.reduceTable();
 /**
  * @param {number} op @param {Uint8Array} srcBytes @param {number} srcOffset @param {number} srcDtype
  * @param {readonly number[]} shape @param {readonly number[]} strides @param {number} reduced
- * @param {Uint8Array} dstBytes @param {number} dstOffset
+ * @param {Uint8Array} dstBytes @param {number} dstOffset @param {boolean} [async]
  */
-function reduceDims(op, srcBytes, srcOffset, srcDtype, shape, strides, reduced, dstBytes, dstOffset) {
+function reduceDims(op, srcBytes, srcOffset, srcDtype, shape, strides, reduced, dstBytes, dstOffset, async = false) {
   writeShape(shape, strides);
-  native.reduceDims(op, srcBytes, srcOffset, srcDtype, reduced, dstBytes, dstOffset);
+  // The asynchronous form returns a Promise that settles once the loop has run.
+  return async ? native.reduceDimsAsync(op, srcBytes, srcOffset, srcDtype, reduced, dstBytes, dstOffset) :
+    native.reduceDims(op, srcBytes, srcOffset, srcDtype, reduced, dstBytes, dstOffset);
 }
 
 // max/min, softmax/logSoftmax, topk along `dim`; results at `outStrides`
@@ -377,14 +379,19 @@ function reduceDims(op, srcBytes, srcOffset, srcDtype, shape, strides, reduced, 
  * @param {readonly number[]} shape @param {readonly number[]} strides @param {number} dim
  * @param {readonly number[]} outStrides @param {Uint8Array | null} valuesBytes @param {number} valuesOffset
  * @param {Uint8Array | null} indicesBytes @param {number} indicesOffset @param {number} k
- * @param {boolean} largest @param {boolean} sorted
+ * @param {boolean} largest @param {boolean} sorted @param {boolean} [async]
  */
 function reduceLanes(op, srcBytes, srcOffset, srcDtype, shape, strides, dim, outStrides, valuesBytes, valuesOffset,
-  indicesBytes, indicesOffset, k, largest, sorted) {
+  indicesBytes, indicesOffset, k, largest, sorted, async = false) {
   writeShape(shape, strides);
   writeSourceStrides(outStrides);
-  native.reduceLanes(op, srcBytes, srcOffset, srcDtype, dim, valuesBytes, valuesOffset, indicesBytes, indicesOffset,
-    k, largest, sorted);
+  // The asynchronous form returns a Promise that settles once the loop has run.
+  if (async) {
+    return native.reduceLanesAsync(op, srcBytes, srcOffset, srcDtype, dim, valuesBytes, valuesOffset, indicesBytes,
+      indicesOffset, k, largest, sorted);
+  }
+  return native.reduceLanes(op, srcBytes, srcOffset, srcDtype, dim, valuesBytes, valuesOffset, indicesBytes,
+    indicesOffset, k, largest, sorted);
 }
 
 module.exports = {

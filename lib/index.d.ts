@@ -23,8 +23,18 @@ export type FloatDTypeName = 'float16' | 'bfloat16' | 'float32' | 'float64';
 export type SumDType<N extends DTypeName> = N extends IntegerDTypeName ? 'int64' : N;
 /** Dims to reduce: one, a list of distinct dims, or all (undefined, null or []); negative from the end. */
 export type ReduceDims = number | readonly number[] | null | undefined;
+/**
+ * `async: true` (every reduction, softmax and topk): a Promise of the result, the loop running off
+ * the event loop (docs/API.md "Off the event loop"); the synchronous forms take `async: false`.
+ */
+export interface SyncOption {
+  async?: false;
+}
+export interface AsyncOption {
+  async: true;
+}
 /** keepdim: reduced dims stay, with size 1. */
-export interface KeepdimOptions {
+export interface KeepdimOptions extends SyncOption {
   keepdim?: boolean;
 }
 /** `dtype`: the input is converted to it first (torch); `out`: the result is copied into it (any dtype, converted). */
@@ -32,11 +42,11 @@ export interface SumOptions<M extends DTypeName = DTypeName> extends KeepdimOpti
   dtype?: M | DType<M>;
   out?: Tensor;
 }
-export interface SoftmaxOptions<M extends DTypeName = DTypeName> {
+export interface SoftmaxOptions<M extends DTypeName = DTypeName> extends SyncOption {
   dtype?: M | DType<M>;
   out?: Tensor;
 }
-export interface TopkOptions {
+export interface TopkOptions extends SyncOption {
   largest?: boolean;
   sorted?: boolean;
 }
@@ -45,6 +55,8 @@ export interface ValuesIndices<N extends DTypeName> {
   values: Tensor<N>;
   indices: Tensor<'int64'>;
 }
+/** Options of the asynchronous form: O with `async: true`. */
+export type Async<O> = Omit<O, 'async'> & AsyncOption;
 
 /** Float16Array where the TypeScript lib declares it, else never. */
 type Float16ArrayType = typeof globalThis extends { Float16Array: new (...args: any[]) => infer F } ? F : never;
@@ -291,9 +303,13 @@ export declare class Tensor<N extends DTypeName = DTypeName> implements DLPackPr
   /** Strides in elements; byteOffset from the start of the storage (default: this byteOffset). */
   asStrided(shape: readonly number[], strides: readonly number[], byteOffset?: number): Tensor<N>;
   /** A contiguous copy; when already contiguous, a new tensor over the same memory (never `this`). */
-  contiguous(): Tensor<N>;
+  contiguous(options?: SyncOption): Tensor<N>;
+  /** `async: true`: a Promise of the copy, the loop off the event loop (host memory only). */
+  contiguous(options: AsyncOption): Promise<Tensor<N>>;
   /** With a `stream`, a CUDA copy is enqueued there (see CopyOptions). */
-  clone(options?: CopyOptions): Tensor<N>;
+  clone(options?: CopyOptions & SyncOption): Tensor<N>;
+  /** `async: true`: a Promise of the copy, the loop off the event loop (host memory only, no stream). */
+  clone(options: AsyncOption): Promise<Tensor<N>>;
   /** A copy on `device`; already there, a new tensor over the same memory (never `this`). */
   to(device: DeviceLike, options?: CopyOptions): Tensor<N>;
   /** A converted contiguous copy; of dtype M already, a new tensor over the same memory (never `this`). */
@@ -303,7 +319,9 @@ export declare class Tensor<N extends DTypeName = DTypeName> implements DLPackPr
   cpu(): Tensor<N>;
   cuda(index?: number): Tensor<N>;
   /** Same shape, any dtype (converted); values as dl.tensor() takes them. Any view, strided included. */
-  copyFrom(src: Tensor | TensorValues, options?: CopyOptions): this;
+  copyFrom(src: Tensor | TensorValues, options?: CopyOptions & SyncOption): this;
+  /** `async: true`: a Promise of this tensor once the copy has run off the event loop (host memory only). */
+  copyFrom(src: Tensor | TensorValues, options: AsyncOption): Promise<this>;
   // Elementwise ops (docs/API.md "Ops"): torch's names, promotion and broadcasting.
   add(other: Tensor | number | boolean): Tensor;
   sub(other: Tensor | number | boolean): Tensor;
@@ -380,32 +398,54 @@ export declare class Tensor<N extends DTypeName = DTypeName> implements DLPackPr
   sum(dim?: ReduceDims, options?: SumOptions<N>): Tensor<SumDType<N>>;
   sum<M extends DTypeName>(dim: ReduceDims, options: SumOptions<M> & { dtype: M | DType<M> }): Tensor<SumDType<M>>;
   sum(options: SumOptions<N>): Tensor<SumDType<N>>;
+  sum(dim: ReduceDims, options: Async<SumOptions<N>>): Promise<Tensor<SumDType<N>>>;
+  sum<M extends DTypeName>(dim: ReduceDims, options: Async<SumOptions<M>> & { dtype: M | DType<M> }): Promise<Tensor<SumDType<M>>>;
+  sum(options: Async<SumOptions<N>>): Promise<Tensor<SumDType<N>>>;
   /** Floating-point and complex tensors only (or pass `dtype`), as torch. */
   mean(dim?: ReduceDims, options?: SumOptions<N>): Tensor<N>;
   mean<M extends DTypeName>(dim: ReduceDims, options: SumOptions<M> & { dtype: M | DType<M> }): Tensor<M>;
   mean(options: SumOptions<N>): Tensor<N>;
+  mean(dim: ReduceDims, options: Async<SumOptions<N>>): Promise<Tensor<N>>;
+  mean<M extends DTypeName>(dim: ReduceDims, options: Async<SumOptions<M>> & { dtype: M | DType<M> }): Promise<Tensor<M>>;
+  mean(options: Async<SumOptions<N>>): Promise<Tensor<N>>;
   /** NaN propagates. */
   amax(dim?: ReduceDims, options?: KeepdimOptions & { out?: Tensor }): Tensor<N>;
   amin(dim?: ReduceDims, options?: KeepdimOptions & { out?: Tensor }): Tensor<N>;
+  amax(dim: ReduceDims, options: Async<KeepdimOptions> & { out?: Tensor }): Promise<Tensor<N>>;
+  amin(dim: ReduceDims, options: Async<KeepdimOptions> & { out?: Tensor }): Promise<Tensor<N>>;
   /** The whole tensor's maximum (0-d; NaN propagates). */
   max(): Tensor<N>;
   /** Along one dim: the first index of the maximum (of the first NaN where there is one). */
   max(dim: number, options?: KeepdimOptions): ValuesIndices<N>;
+  max(options: AsyncOption): Promise<Tensor<N>>;
+  max(dim: number, options: Async<KeepdimOptions>): Promise<ValuesIndices<N>>;
   min(): Tensor<N>;
   min(dim: number, options?: KeepdimOptions): ValuesIndices<N>;
+  min(options: AsyncOption): Promise<Tensor<N>>;
+  min(dim: number, options: Async<KeepdimOptions>): Promise<ValuesIndices<N>>;
   /** Without a dim: the index into the flattened tensor. */
   argmax(dim?: number | null, options?: KeepdimOptions & { out?: Tensor }): Tensor<'int64'>;
   argmax(options: KeepdimOptions & { out?: Tensor }): Tensor<'int64'>;
   argmin(dim?: number | null, options?: KeepdimOptions & { out?: Tensor }): Tensor<'int64'>;
   argmin(options: KeepdimOptions & { out?: Tensor }): Tensor<'int64'>;
+  argmax(dim: number | null | undefined, options: Async<KeepdimOptions> & { out?: Tensor }): Promise<Tensor<'int64'>>;
+  argmax(options: Async<KeepdimOptions> & { out?: Tensor }): Promise<Tensor<'int64'>>;
+  argmin(dim: number | null | undefined, options: Async<KeepdimOptions> & { out?: Tensor }): Promise<Tensor<'int64'>>;
+  argmin(options: Async<KeepdimOptions> & { out?: Tensor }): Promise<Tensor<'int64'>>;
   /** Floating-point tensors only (or pass `dtype`), as torch; the lane's maximum is subtracted first. */
   softmax(dim: number, options?: SoftmaxOptions<N>): Tensor<N>;
   softmax<M extends DTypeName>(dim: number, options: SoftmaxOptions<M> & { dtype: M | DType<M> }): Tensor<M>;
   logSoftmax(dim: number, options?: SoftmaxOptions<N>): Tensor<N>;
   logSoftmax<M extends DTypeName>(dim: number, options: SoftmaxOptions<M> & { dtype: M | DType<M> }): Tensor<M>;
+  softmax(dim: number, options: Async<SoftmaxOptions<N>>): Promise<Tensor<N>>;
+  softmax<M extends DTypeName>(dim: number, options: Async<SoftmaxOptions<M>> & { dtype: M | DType<M> }): Promise<Tensor<M>>;
+  logSoftmax(dim: number, options: Async<SoftmaxOptions<N>>): Promise<Tensor<N>>;
+  logSoftmax<M extends DTypeName>(dim: number, options: Async<SoftmaxOptions<M>> & { dtype: M | DType<M> }): Promise<Tensor<M>>;
   /** The k largest (smallest) along dim; NaN counts as largest; equal values in index order. */
   topk(k: number, dim?: number, options?: TopkOptions): ValuesIndices<N>;
   topk(k: number, options: TopkOptions): ValuesIndices<N>;
+  topk(k: number, dim: number, options: Async<TopkOptions>): Promise<ValuesIndices<N>>;
+  topk(k: number, options: Async<TopkOptions>): Promise<ValuesIndices<N>>;
 }
 
 export declare class DLPackCapsule {
@@ -479,19 +519,34 @@ export declare function sum<N extends DTypeName>(input: Tensor<N>, dim?: ReduceD
 export declare function sum<N extends DTypeName, M extends DTypeName>(input: Tensor<N>, dim: ReduceDims, options: SumOptions<M> & { dtype: M | DType<M> }): Tensor<SumDType<M>>;
 export declare function mean<N extends DTypeName>(input: Tensor<N>, dim?: ReduceDims, options?: SumOptions<N>): Tensor<N>;
 export declare function mean<N extends DTypeName, M extends DTypeName>(input: Tensor<N>, dim: ReduceDims, options: SumOptions<M> & { dtype: M | DType<M> }): Tensor<M>;
+export declare function sum<N extends DTypeName, M extends DTypeName>(input: Tensor<N>, dim: ReduceDims, options: Async<SumOptions<M>> & { dtype: M | DType<M> }): Promise<Tensor<SumDType<M>>>;
+export declare function sum<N extends DTypeName>(input: Tensor<N>, dim: ReduceDims, options: Async<SumOptions<N>>): Promise<Tensor<SumDType<N>>>;
+export declare function mean<N extends DTypeName, M extends DTypeName>(input: Tensor<N>, dim: ReduceDims, options: Async<SumOptions<M>> & { dtype: M | DType<M> }): Promise<Tensor<M>>;
+export declare function mean<N extends DTypeName>(input: Tensor<N>, dim: ReduceDims, options: Async<SumOptions<N>>): Promise<Tensor<N>>;
 export declare function amax<N extends DTypeName>(input: Tensor<N>, dim?: ReduceDims, options?: KeepdimOptions & { out?: Tensor }): Tensor<N>;
 export declare function amin<N extends DTypeName>(input: Tensor<N>, dim?: ReduceDims, options?: KeepdimOptions & { out?: Tensor }): Tensor<N>;
+export declare function amax<N extends DTypeName>(input: Tensor<N>, dim: ReduceDims, options: Async<KeepdimOptions> & { out?: Tensor }): Promise<Tensor<N>>;
+export declare function amin<N extends DTypeName>(input: Tensor<N>, dim: ReduceDims, options: Async<KeepdimOptions> & { out?: Tensor }): Promise<Tensor<N>>;
 export declare function max<N extends DTypeName>(input: Tensor<N>): Tensor<N>;
 export declare function max<N extends DTypeName>(input: Tensor<N>, dim: number, options?: KeepdimOptions): ValuesIndices<N>;
 export declare function min<N extends DTypeName>(input: Tensor<N>): Tensor<N>;
 export declare function min<N extends DTypeName>(input: Tensor<N>, dim: number, options?: KeepdimOptions): ValuesIndices<N>;
+export declare function max<N extends DTypeName>(input: Tensor<N>, dim: number, options: Async<KeepdimOptions>): Promise<ValuesIndices<N>>;
+export declare function min<N extends DTypeName>(input: Tensor<N>, dim: number, options: Async<KeepdimOptions>): Promise<ValuesIndices<N>>;
 export declare function argmax(input: Tensor, dim?: number | null, options?: KeepdimOptions & { out?: Tensor }): Tensor<'int64'>;
 export declare function argmin(input: Tensor, dim?: number | null, options?: KeepdimOptions & { out?: Tensor }): Tensor<'int64'>;
+export declare function argmax(input: Tensor, dim: number | null | undefined, options: Async<KeepdimOptions> & { out?: Tensor }): Promise<Tensor<'int64'>>;
+export declare function argmin(input: Tensor, dim: number | null | undefined, options: Async<KeepdimOptions> & { out?: Tensor }): Promise<Tensor<'int64'>>;
 export declare function softmax<N extends DTypeName>(input: Tensor<N>, dim: number, options?: SoftmaxOptions<N>): Tensor<N>;
 export declare function softmax<N extends DTypeName, M extends DTypeName>(input: Tensor<N>, dim: number, options: SoftmaxOptions<M> & { dtype: M | DType<M> }): Tensor<M>;
 export declare function logSoftmax<N extends DTypeName>(input: Tensor<N>, dim: number, options?: SoftmaxOptions<N>): Tensor<N>;
 export declare function logSoftmax<N extends DTypeName, M extends DTypeName>(input: Tensor<N>, dim: number, options: SoftmaxOptions<M> & { dtype: M | DType<M> }): Tensor<M>;
+export declare function softmax<N extends DTypeName, M extends DTypeName>(input: Tensor<N>, dim: number, options: Async<SoftmaxOptions<M>> & { dtype: M | DType<M> }): Promise<Tensor<M>>;
+export declare function softmax<N extends DTypeName>(input: Tensor<N>, dim: number, options: Async<SoftmaxOptions<N>>): Promise<Tensor<N>>;
+export declare function logSoftmax<N extends DTypeName, M extends DTypeName>(input: Tensor<N>, dim: number, options: Async<SoftmaxOptions<M>> & { dtype: M | DType<M> }): Promise<Tensor<M>>;
+export declare function logSoftmax<N extends DTypeName>(input: Tensor<N>, dim: number, options: Async<SoftmaxOptions<N>>): Promise<Tensor<N>>;
 export declare function topk<N extends DTypeName>(input: Tensor<N>, k: number, dim?: number, options?: TopkOptions): ValuesIndices<N>;
+export declare function topk<N extends DTypeName>(input: Tensor<N>, k: number, dim: number, options: Async<TopkOptions>): Promise<ValuesIndices<N>>;
 /** torch.stack: along a new dim. */
 export declare function stack<N extends DTypeName>(tensors: readonly Tensor<N>[], dim?: number): Tensor<N>;
 export declare function stack<M extends DTypeName>(tensors: readonly Tensor[], dim: number, options: { out: Tensor<M> }): Tensor<M>;

@@ -277,8 +277,15 @@ export interface Native {
   /** Scratch (shape, strides): reduces the last `reduced` dims into contiguous results. */
   reduceDims(op: number, src: Bytes, srcOffset: number, srcDtype: number, reduced: number, dst: Bytes,
     dstOffset: number): void;
+  /** The same on a libuv thread; resolves when the loop has run. */
+  reduceDimsAsync(op: number, src: Bytes, srcOffset: number, srcDtype: number, reduced: number, dst: Bytes,
+    dstOffset: number): Promise<void>;
   /** Scratch (shape, strides, sourceStrides as the results'): max/min, softmax, topk along `dim`. */
   reduceLanes(op: number, src: Bytes, srcOffset: number, srcDtype: number, dim: number, values: Bytes | null,
     valuesOffset: number, indices: Bytes | null, indicesOffset: number, k: number, largest: boolean,
     sorted: boolean): void;
+  /** The same on a libuv thread; resolves when the loop has run. */
+  reduceLanesAsync(op: number, src: Bytes, srcOffset: number, srcDtype: number, dim: number, values: Bytes | null,
+    valuesOffset: number, indices: Bytes | null, indicesOffset: number, k: number, largest: boolean,
+    sorted: boolean): Promise<void>;
 }

@@ -7,6 +7,8 @@
 // whole-tensor max/min) of a CUDA tensor run as a kernel on its device
 // (src/core/cuda_ops.h DeviceReduceRows), softmax/logSoftmax as those and
 // elementwise kernels; the others run on host memory only.
+// `{ async: true }` (docs/API.md "Off the event loop") runs the host loop on a
+// libuv thread and returns a Promise of the result (complete()).
 const { makeError, invalidType, invalidValue, outOfRange, fail } = require('./errors');
 const { Tensor, makeTensor, liveStorage, hostStorage, checkedBuffer } = require('./tensor');
 const { checkOptions } = require('./options');
@@ -29,17 +31,17 @@ const RESULT = reduceTable.results.map((row) => row.map((i) => (i < 0 ? null : b
 
 // What each op's options may name.
 const KEYS = {
-  sum: ['keepdim', 'dtype', 'out'],
-  mean: ['keepdim', 'dtype', 'out'],
-  amax: ['keepdim', 'out'],
-  amin: ['keepdim', 'out'],
-  max: ['keepdim'],
-  min: ['keepdim'],
-  argmax: ['keepdim', 'out'],
-  argmin: ['keepdim', 'out'],
-  softmax: ['dtype', 'out'],
-  logSoftmax: ['dtype', 'out'],
-  topk: ['largest', 'sorted'],
+  sum: ['keepdim', 'dtype', 'out', 'async'],
+  mean: ['keepdim', 'dtype', 'out', 'async'],
+  amax: ['keepdim', 'out', 'async'],
+  amin: ['keepdim', 'out', 'async'],
+  max: ['keepdim', 'async'],
+  min: ['keepdim', 'async'],
+  argmax: ['keepdim', 'out', 'async'],
+  argmin: ['keepdim', 'out', 'async'],
+  softmax: ['dtype', 'out', 'async'],
+  logSoftmax: ['dtype', 'out', 'async'],
+  topk: ['largest', 'sorted', 'async'],
 };
 
 // Why an op refuses a dtype (torch's rules).
@@ -85,10 +87,12 @@ function flag(options, key, fallback) {
   return v;
 }
 
-// { keepdim, dtype, out, largest, sorted } from `options`, which may name
-// only the op's keys.
+// { keepdim, dtype, out, largest, sorted, async } from `options`, which may
+// name only the op's keys.
 function readOptions(options, op) {
-  if (options === undefined) return { keepdim: false, dtype: null, out: null, largest: true, sorted: true };
+  if (options === undefined) {
+    return { keepdim: false, dtype: null, out: null, largest: true, sorted: true, async: false };
+  }
   if (options === null || typeof options !== 'object' || Array.isArray(options)) {
     throw invalidType('options', 'an object', options);
   }
@@ -99,6 +103,7 @@ function readOptions(options, op) {
     out: null,
     largest: flag(options, 'largest', true),
     sorted: flag(options, 'sorted', true),
+    async: flag(options, 'async', false),
   };
   if (options.out !== undefined) {
     const out = options.out;
@@ -189,6 +194,31 @@ function deliver(value, out) {
   return out;
 }
 
+// The op's result once its native loop has run: synchronously, finish();
+// with `async`, a Promise of it. `pending` is the loop's Promise (undefined
+// where nothing runs off this thread: a sync call, a 0-size result, a CUDA
+// tensor, whose kernels are enqueued at the call as the elementwise ops'
+// are); until it settles the storages of `held` (tensors, null skipped: the
+// input, the results, options.out) are held (Storage.holdInFlight: dispose()
+// lets go of the tensor, not the memory; shareMemory() is refused). A
+// failure after the launch rejects. `cleanup` runs once, after finish().
+function complete(async, pending, held, finish, cleanup = () => {}) {
+  if (pending === undefined) {
+    try {
+      const value = finish();
+      return async ? Promise.resolve(value) : value;
+    } finally {
+      cleanup();
+    }
+  }
+  const storages = [...new Set(held.filter((x) => x !== null).map((x) => x[kStorage]))];
+  for (const storage of storages) storage.holdInFlight();
+  return pending.then(finish).finally(() => {
+    for (const storage of storages) storage.releaseInFlight();
+    cleanup();
+  });
+}
+
 // Every dim of t is kept: a 0-size reduction that has no identity is refused.
 function nonEmpty(op, shape, mask) {
   for (let i = 0; i < shape.length; i++) {
@@ -264,22 +294,23 @@ function reduceOnDevice(op, t, mask, o, info) {
   }
 }
 
-// sum, mean, amax, amin over the dims of `mask`.
+// sum, mean, amax, amin over the dims of `mask`: { value, pending }, the
+// result tensor and (o.async on the host) the Promise of its loop.
 function reduceOver(op, t, mask, o) {
   const info = resultInfo(op, t, op === 'sum' || op === 'mean' ? op : 'other');
   const { shape } = t[kLayout];
   if (op === 'amax' || op === 'amin') nonEmpty(op, shape, mask);
-  if (!t.device.hostAccessible) return reduceOnDevice(op, t, mask, o, info);
+  if (!t.device.hostAccessible) return { value: reduceOnDevice(op, t, mask, o, info), pending: undefined };
   const order = [];
   for (let i = 0; i < shape.length; i++) if (!mask[i]) order.push(i);
   const kept = order.length;
   for (let i = 0; i < shape.length; i++) if (mask[i]) order.push(i);
   const outShape = o.keepdim ? shape.map((n, i) => (mask[i] ? 1 : n)) : order.slice(0, kept).map((i) => shape[i]);
   const out = result(info, outShape);
-  if (out[kLayout].size !== 0) {
-    route.runReduceDims(OP[op], t[kStorage], t[kLayout], order, shape.length - kept, out[kStorage], out[kLayout]);
-  }
-  return out;
+  if (out[kLayout].size === 0) return { value: out, pending: undefined };
+  const pending = route.runReduceDims(OP[op], t[kStorage], t[kLayout], order, shape.length - kept, out[kStorage],
+    out[kLayout], o.async);
+  return { value: out, pending };
 }
 
 function reduction(op) {
@@ -290,21 +321,26 @@ function reduction(op) {
     const o = readOptions(options, op);
     outOn(t, o.out, op);
     const src = converted(t, o.dtype);
-    try {
-      const mask = dimMask(dim, src[kLayout].shape.length);
-      return deliver(reduceOver(op, src, mask, o), o.out);
-    } finally {
+    const cleanup = () => {
       if (src !== t) src.dispose();
+    };
+    let r;
+    try {
+      r = reduceOver(op, src, dimMask(dim, src[kLayout].shape.length), o);
+    } catch (error) {
+      cleanup();
+      throw error;
     }
+    return complete(o.async, r.pending, [src, r.value, o.out], () => deliver(r.value, o.out), cleanup);
   };
 }
 
 // Along one dim: lanes of t, results at contiguous strides of `outShape`
-// (per dim of t), `keepdim` shape `kept`.
-function lanes(op, t, dim, outShape, values, indices, k = 0, largest = true, sorted = true) {
+// (per dim of t), `keepdim` shape `kept`. A Promise of the loop when `async`.
+function lanes(op, t, dim, outShape, values, indices, async, k = 0, largest = true, sorted = true) {
   const outStrides = contiguousStrides(outShape);
-  route.runReduceLanes(OP[op], t[kStorage], t[kLayout], dim, outStrides, values === null ? null : values[kStorage],
-    indices === null ? null : indices[kStorage], k, largest, sorted);
+  return route.runReduceLanes(OP[op], t[kStorage], t[kLayout], dim, outStrides,
+    values === null ? null : values[kStorage], indices === null ? null : indices[kStorage], k, largest, sorted, async);
 }
 
 // max(dim) / min(dim) -> { values, indices }; without a dim, amax / amin of all.
@@ -315,7 +351,8 @@ function extreme(op) {
     input(t, `${op}()`, dim === undefined); // max(dim) runs on the host only
     if (dim === undefined) {
       const o = readOptions(options, op);
-      return reduceOver(op === 'max' ? 'amax' : 'amin', t, dimMask(undefined, t.ndim), o);
+      const r = reduceOver(op === 'max' ? 'amax' : 'amin', t, dimMask(undefined, t.ndim), o);
+      return complete(o.async, r.pending, [t, r.value], () => r.value);
     }
     const o = readOptions(options, op);
     const shape = t[kLayout].shape;
@@ -326,8 +363,8 @@ function extreme(op) {
     const outShape = o.keepdim ? keep : shape.filter((_, i) => i !== d);
     const values = result(t[kLayout].info, outShape);
     const indices = result(dtypeInfo('int64'), outShape);
-    if (values[kLayout].size !== 0) lanes(op, t, d, keep, values, indices);
-    return { values, indices };
+    const pending = values[kLayout].size === 0 ? undefined : lanes(op, t, d, keep, values, indices, o.async);
+    return complete(o.async, pending, [t, values, indices], () => ({ values, indices }));
   };
 }
 
@@ -349,20 +386,23 @@ function argExtreme(op) {
           'identity)', `one of shape [${shape.join(', ')}]`);
       }
       const flat = t.reshape(-1);
+      let indices;
+      let pending;
       try {
-        const indices = result(int64, o.keepdim ? shape.map(() => 1) : []);
-        lanes(along, flat, 0, [1], null, indices);
-        return deliver(indices, o.out);
-      } finally {
+        indices = result(int64, o.keepdim ? shape.map(() => 1) : []);
+        pending = lanes(along, flat, 0, [1], null, indices, o.async);
+      } catch (error) {
         flat.dispose();
+        throw error;
       }
+      return complete(o.async, pending, [flat, indices, o.out], () => deliver(indices, o.out), () => flat.dispose());
     }
     const d = oneDim(dim, shape.length);
     if (shape.length > 0) nonEmpty(op, shape, shape.map((_, i) => i === d));
     const keep = shape.map((n, i) => (i === d ? 1 : n));
     const indices = result(int64, o.keepdim ? keep : shape.filter((_, i) => i !== d));
-    if (indices[kLayout].size !== 0) lanes(along, t, d, keep, null, indices);
-    return deliver(indices, o.out);
+    const pending = indices[kLayout].size === 0 ? undefined : lanes(along, t, d, keep, null, indices, o.async);
+    return complete(o.async, pending, [t, indices, o.out], () => deliver(indices, o.out));
   };
 }
 
@@ -411,17 +451,26 @@ function softmaxOf(op) {
     const o = readOptions(options, op);
     outOn(t, o.out, op);
     const src = converted(t, o.dtype);
+    const cleanup = () => {
+      if (src !== t) src.dispose();
+    };
+    let out;
+    let pending;
     try {
       resultInfo(op, src, 'softmax');
       const shape = src[kLayout].shape;
       const d = oneDim(dim, shape.length);
-      if (!src.device.hostAccessible) return deliver(softmaxOnDevice(op, src, d), o.out);
-      const out = result(src[kLayout].info, shape.slice());
-      if (out[kLayout].size !== 0) lanes(op, src, d, shape, out, null);
-      return deliver(out, o.out);
-    } finally {
-      if (src !== t) src.dispose();
+      if (!src.device.hostAccessible) {
+        out = softmaxOnDevice(op, src, d);
+      } else {
+        out = result(src[kLayout].info, shape.slice());
+        if (out[kLayout].size !== 0) pending = lanes(op, src, d, shape, out, null, o.async);
+      }
+    } catch (error) {
+      cleanup();
+      throw error;
     }
+    return complete(o.async, pending, [src, out, o.out], () => deliver(out, o.out), cleanup);
   };
 }
 
@@ -443,8 +492,9 @@ function topk(t, k, dim = -1, options = undefined, ...rest) {
   const indices = result(dtypeInfo('int64'), outShape.slice());
   // A 0-d result holds one element whatever k is (torch gives it for k = 0 too).
   const count = shape.length === 0 ? 1 : k;
-  if (values[kLayout].size !== 0) lanes('topk', t, d, outShape, values, indices, count, o.largest, o.sorted);
-  return { values, indices };
+  const pending = values[kLayout].size === 0 ? undefined :
+    lanes('topk', t, d, outShape, values, indices, o.async, count, o.largest, o.sorted);
+  return complete(o.async, pending, [t, values, indices], () => ({ values, indices }));
 }
 
 module.exports = {

@@ -301,6 +301,23 @@ function copyInto(dstStorage, dst, srcStorage, src, stream = 1n) {
   }
 }
 
+// copyInto() off the event loop, host-accessible memory on both sides (the
+// caller checks): the loop runs on a libuv thread (and the pool), overlapping
+// bytes staged natively as copyInto's; a Promise that settles once it has
+// run. Both storages are held until then (Storage.holdInFlight).
+function copyIntoAsync(dstStorage, dst, srcStorage, src) {
+  if (dst.size === 0) return Promise.resolve();
+  coveredBuffer(dstStorage, dst);
+  coveredBuffer(srcStorage, src);
+  const settled = copyOnHost(dstStorage, dst, srcStorage, src, true);
+  dstStorage.holdInFlight();
+  srcStorage.holdInFlight();
+  return settled.finally(() => {
+    dstStorage.releaseInFlight();
+    srcStorage.releaseInFlight();
+  });
+}
+
 // A contiguous copy (clone()): on the device it lives on.
 function clone(storage, layout, stream = 1n) {
   if (!storage.device.hostAccessible) return transfer(storage, layout, storage.device, stream);
@@ -384,24 +401,25 @@ function runNormalize(outStorage, out, inStorage, input, meanStd, scale, async =
 }
 
 // A reduction of src's dims in `order` (the last `reduced` of them reduced)
-// into the contiguous pair `out`.
-function runReduceDims(op, storage, layout, order, reduced, outStorage, out) {
-  reduceDims(op, storage.getBytes(), layout.byteOffset, layout.info.index, order.map((i) => layout.shape[i]),
-    order.map((i) => layout.strides[i]), reduced, outStorage.getBytes(), out.byteOffset);
+// into the contiguous pair `out`. A Promise when `async` (settled once the
+// loop has run off this thread), else undefined.
+function runReduceDims(op, storage, layout, order, reduced, outStorage, out, async = false) {
+  return reduceDims(op, storage.getBytes(), layout.byteOffset, layout.info.index, order.map((i) => layout.shape[i]),
+    order.map((i) => layout.strides[i]), reduced, outStorage.getBytes(), out.byteOffset, async);
 }
 
 // max/min, softmax/logSoftmax, topk along `dim`; results at `outStrides`
 // (per source dim) in `values` and `indices` (storages; null where the op
-// has none).
-function runReduceLanes(op, storage, layout, dim, outStrides, values, indices, k, largest, sorted) {
-  reduceLanes(op, storage.getBytes(), layout.byteOffset, layout.info.index, layout.shape, layout.strides, dim,
+// has none). A Promise when `async`, as runReduceDims.
+function runReduceLanes(op, storage, layout, dim, outStrides, values, indices, k, largest, sorted, async = false) {
+  return reduceLanes(op, storage.getBytes(), layout.byteOffset, layout.info.index, layout.shape, layout.strides, dim,
     outStrides, values === null ? null : values.getBytes(), 0, indices === null ? null : indices.getBytes(), 0, k,
-    largest, sorted);
+    largest, sorted, async);
 }
 
 module.exports = {
   PATH, coveredBuffer, onHost, overlapping, refuseSharedElements, copyPath, copyBytes, copyStorage, copyOnDevice,
-  convertOnDevice, copyInto, clone, moveTo, convert, convertOnHostAsync, operandOf, runElementwise,
+  convertOnDevice, copyInto, copyIntoAsync, clone, moveTo, convert, convertOnHostAsync, operandOf, runElementwise,
   runElementwiseOnDevice, runReduceRowsOnDevice, runNormalize, runReduceDims,
   runReduceLanes,
 };

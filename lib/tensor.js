@@ -204,17 +204,27 @@ class Tensor {
     return viewOf(this, layout);
   }
 
-  contiguous(...rest) {
+  contiguous(options = undefined, ...rest) {
     liveStorage(this);
-    if (rest.length !== 0) views.tooMany(rest, 0, 'contiguous()');
+    if (rest.length !== 0) views.tooMany(rest, 1, 'contiguous()');
+    const { async } = copyOptions(options, ['async']);
     // A new tensor over the same memory, not `this`: see to().
-    return this.isContiguous ? viewOf(this, this[kLayout]) : this.clone();
+    if (this.isContiguous) {
+      const same = viewOf(this, this[kLayout]);
+      return async ? Promise.resolve(same) : same;
+    }
+    return this.clone(async ? { async } : undefined);
   }
 
   clone(options = undefined, ...rest) {
     if (rest.length !== 0) views.tooMany(rest, 1, 'clone()');
-    const stream = streamOption(options);
-    return made(route.clone(liveStorage(this), this[kLayout], stream));
+    const { stream, async } = copyOptions(options);
+    const storage = liveStorage(this);
+    if (async) {
+      refuseAsync(this[kDevice], CPU, stream, 'clone()');
+      return route.convertOnHostAsync(storage, this[kLayout], this[kLayout].info, made);
+    }
+    return made(route.clone(storage, this[kLayout], stream));
   }
 
   // Into any view, from a tensor of the same shape (any dtype, converted by
@@ -222,7 +232,7 @@ class Tensor {
   copyFrom(src, options = undefined, ...rest) {
     liveStorage(this);
     if (rest.length !== 0) views.tooMany(rest, 2, 'copyFrom()');
-    const stream = streamOption(options);
+    const { stream, async } = copyOptions(options);
     if (this[kFlags] & READ_ONLY) {
       throw makeError('ERR_DLPACK_READ_ONLY', 'Expected a writable tensor for copyFrom(), received a readOnly one');
     }
@@ -238,6 +248,11 @@ class Tensor {
       if (src[kLayout].shape.length !== shape.length || src[kLayout].shape.some((d, i) => d !== shape[i])) {
         throw fail('ERR_INVALID_ARG_VALUE', 'src', `a tensor of shape [${this[kLayout].shape.join(', ')}]`,
           `one of shape [${src[kLayout].shape.join(', ')}]`);
+      }
+      if (async) {
+        refuseAsync(src[kDevice], this[kDevice], stream, 'copyFrom()');
+        const settled = route.copyIntoAsync(this[kStorage], this[kLayout], src[kStorage], src[kLayout]);
+        return settled.then(() => this); // `temporary` is disposed below, its memory held till then
       }
       route.copyInto(this[kStorage], this[kLayout], src[kStorage], src[kLayout], stream);
     } finally {
@@ -521,6 +536,26 @@ function clampOp(t, min, max, rest, inPlace = false) {
 function streamOption(options) {
   if (options === undefined) return 1n;
   return copyStream(checkOptions(options, STREAM_KEYS).stream);
+}
+
+// { stream, async } of clone() and copyFrom() (`keys` those the method reads).
+function copyOptions(options, keys = ['stream', 'async']) {
+  if (options === undefined) return { stream: 1n, async: false };
+  checkOptions(options, keys);
+  if (options.async !== undefined && typeof options.async !== 'boolean') {
+    throw invalidType('options.async', 'a boolean', options.async);
+  }
+  return { stream: copyStream(options.stream), async: options.async === true };
+}
+
+// `async: true` of a copy from `from` to `to`: host memory on both sides only
+// (a CUDA copy is asynchronous on its stream already), as to() refuses.
+function refuseAsync(from, to, stream, method) {
+  if (!from.hostAccessible || !to.hostAccessible || stream !== 1n) {
+    throw makeError('ERR_DLPACK_UNSUPPORTED', `Expected \`async: true\` for a ${method} in host memory, received ` +
+      `one from ${from} to ${to}${stream !== 1n ? ' on a stream' : ''}; a CUDA copy is asynchronous on its stream ` +
+      'already');
+  }
 }
 
 const isDtype = (v) => (typeof v === 'string' && infos[v] !== undefined) ||

@@ -292,6 +292,7 @@ const COPY_AND_OP_WRAPPERS = [
 const COPY_AND_OP_NATIVES = [
   'copyStrided', 'copyStridedAsync', 'cudaCopy', 'cudaStridedCopy', 'cudaConvert', 'cudaElementwise', 'cudaReduceRows',
   'elementwise', 'elementwiseAsync', 'normalize', 'normalizeAsync', 'reduceDims', 'reduceLanes',
+  'reduceDimsAsync', 'reduceLanesAsync',
 ];
 const ROUTERS = new Set(['binding.js', 'route.js']);
 

@@ -110,6 +110,8 @@ Napi::Object Initialize(Napi::Env env, Napi::Object exports) {
       {"reduceTable", Guarded<ReduceTable>},
       {"reduceDims", Guarded<ReduceDims>},
       {"reduceLanes", Guarded<ReduceLanes>},
+      {"reduceDimsAsync", Guarded<ReduceDimsAsync>},
+      {"reduceLanesAsync", Guarded<ReduceLanesAsync>},
       {"shmCreate", Guarded<ShmCreate>},
       {"shmOpen", Guarded<ShmOpen>},
       {"localShare", Guarded<LocalShare>},

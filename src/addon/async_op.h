@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "../core/libstdcxx_floor.h"  // condition_variable::wait at GCC 11's version
+#include "../core/parallel.h"
 #include "env_state.h"
 
 namespace dlnode {
@@ -32,7 +33,7 @@ class OpWorker : public Napi::AsyncWorker {
         deferred_(Napi::Promise::Deferred::New(info.Env())),
         job_(std::move(job)),
         flight_(new Flight()) {
-    for (size_t i = 2; i < info.Length(); ++i) {
+    for (size_t i = 0; i < info.Length(); ++i) {
       if (info[i].IsObject()) held_.push_back(Napi::Persistent(info[i].As<Napi::Object>()));
     }
     napi_add_env_cleanup_hook(info.Env(), WaitForJob, flight_);
@@ -41,7 +42,11 @@ class OpWorker : public Napi::AsyncWorker {
   Napi::Promise Promise() { return deferred_.Promise(); }
 
   void Execute() override {
-    ok_ = job_->Run();
+    {
+      // The loop leaves a core to the event loop (src/core/parallel.h).
+      const OffEventLoop off_event_loop;
+      ok_ = job_->Run();
+    }
     std::lock_guard<std::mutex> lock(flight_->mutex);
     flight_->done = true;
     flight_->cv.notify_all();
@@ -89,16 +94,22 @@ class OpWorker : public Napi::AsyncWorker {
   bool ok_ = false;
 };
 
-// Reads a Job from the arguments and queues it on a libuv thread; the Promise
+// Queues a Job already read from the arguments on a libuv thread; the Promise
 // settles when it has run.
 template <class Job>
-Napi::Value Queue(const Napi::CallbackInfo& info, const char* name) {
-  auto job = std::make_unique<Job>();
-  job->Read(info);
+Napi::Value QueueJob(const Napi::CallbackInfo& info, std::unique_ptr<Job> job, const char* name) {
   auto* worker = new OpWorker<Job>(info, std::move(job), name);  // deleted by Node-API when done
   Napi::Promise promise = worker->Promise();
   worker->Queue();
   return promise;
+}
+
+// Reads a Job from the arguments (Job::Read) and queues it.
+template <class Job>
+Napi::Value Queue(const Napi::CallbackInfo& info, const char* name) {
+  auto job = std::make_unique<Job>();
+  job->Read(info);
+  return QueueJob(info, std::move(job), name);
 }
 
 }  // namespace dlnode

@@ -1,9 +1,11 @@
 #include "reduce.h"
 
+#include <memory>
 #include <string>
 
 #include "../core/layout.h"
 #include "../core/reduce.h"
+#include "async_op.h"
 #include "bytes.h"
 #include "convention.h"
 #include "env_state.h"
@@ -113,82 +115,150 @@ Napi::Value ReduceTable(const Napi::CallbackInfo& info) {
   return result;
 }
 
+namespace {
+
+// One reduction call, read from the arguments and the scratch block: either
+// form (over the last dims, or along one dim). It owns the shape and strides
+// its pointers use, so it can outlive the call (the asynchronous form,
+// async_op.h); the checks all run in ReadDims/ReadLanes, on the JS thread.
+// Not movable: Source::input() points into it.
+struct ReduceJob {
+  ReduceOp op = ReduceOp::kSum;
+  Source src;
+  bool along = false;  // ReadLanes: along `dim`; else over the last `reduced` dims
+  int reduced = 0;
+  int dim = 0;
+  int64_t k = 0;
+  bool largest = true;
+  bool sorted = true;
+  bool empty = false;  // max/min with no lanes: nothing to run
+  int64_t out_strides[kMaxDims] = {};
+  char* values = nullptr;
+  int64_t* indices = nullptr;
+
+  ReduceJob() = default;
+  ReduceJob(const ReduceJob&) = delete;
+  ReduceJob& operator=(const ReduceJob&) = delete;
+
+  // ReduceDims's arguments.
+  void ReadDims(const Napi::CallbackInfo& info) {
+    op = OpAt(info[0]);
+    src = ReadSource(info);
+    reduced = info[4].As<Napi::Number>().Int32Value();
+    Scalar out_type;
+    if (reduced < 0 || reduced > src.ndim || !ResultType(op, src.type, &out_type) ||
+        (op != ReduceOp::kSum && op != ReduceOp::kMean && op != ReduceOp::kAmax &&
+         op != ReduceOp::kAmin)) {
+      throw Error{code::kUnsupported, "Expected a reduction this dtype has"};
+    }
+    const int kept = src.ndim - reduced;
+    int64_t step = 1;
+    for (int i = kept - 1; i >= 0; --i) {
+      out_strides[i] = step;
+      step *= src.shape[i];
+    }
+    values = OutputAt(info, 5, kept, src.shape, out_strides, ScalarSize(out_type));
+    if (values == nullptr) throw Error{code::kUnsupported, "Expected a result buffer"};
+  }
+
+  // ReduceLanes's arguments.
+  void ReadLanes(const Napi::CallbackInfo& info) {
+    along = true;
+    op = OpAt(info[0]);
+    src = ReadSource(info);
+    dim = info[4].As<Napi::Number>().Int32Value();
+    k = static_cast<int64_t>(info[9].As<Napi::Number>().Int64Value());
+    largest = info[10].ToBoolean().Value();
+    sorted = info[11].ToBoolean().Value();
+    Scalar out_type;
+    if (dim < 0 || dim >= (src.ndim == 0 ? 1 : src.ndim) || !ResultType(op, src.type, &out_type)) {
+      throw Error{code::kUnsupported, "Expected a dim and a dtype this op takes"};
+    }
+    const double* scratch = EnvState::Of(info.Env()).scratch();
+    int64_t out_shape[kMaxDims];
+    for (int i = 0; i < src.ndim; ++i) {
+      out_shape[i] = src.shape[i];
+      out_strides[i] = static_cast<int64_t>(scratch[slot::kSourceStrides + i]);
+    }
+    const int64_t len = src.ndim == 0 ? 1 : src.shape[dim];
+    if (src.ndim > 0) {
+      if (op == ReduceOp::kMax || op == ReduceOp::kMin) out_shape[dim] = 1;
+      if (op == ReduceOp::kTopk) out_shape[dim] = k;
+    }
+    if (op == ReduceOp::kTopk && (k < 0 || k > len)) {
+      throw Error{code::kOutOfRange, "Expected k <= the dim"};
+    }
+    if ((op == ReduceOp::kMax || op == ReduceOp::kMin) && len == 0) {
+      for (int i = 0; i < src.ndim; ++i) {
+        if (src.shape[i] == 0 && i != dim) empty = true;  // no lanes
+      }
+      if (!empty) throw Error{code::kUnsupported, "Expected a non-empty dim"};
+      return;
+    }
+    values = OutputAt(info, 5, src.ndim, out_shape, out_strides, ScalarSize(out_type));
+    // int64 storage lib/ allocated.
+    indices = reinterpret_cast<int64_t*>(OutputAt(info, 7, src.ndim, out_shape, out_strides, 8));
+    switch (op) {
+      case ReduceOp::kMax:
+      case ReduceOp::kMin:
+        break;
+      case ReduceOp::kSoftmax:
+      case ReduceOp::kLogSoftmax:
+        if (values == nullptr) throw Error{code::kUnsupported, "Expected a result buffer"};
+        break;
+      case ReduceOp::kTopk:
+        if (values == nullptr || indices == nullptr) {
+          throw Error{code::kUnsupported, "Expected result buffers"};
+        }
+        break;
+      default:
+        throw Error{code::kUnsupported, "Expected a reduction along one dim"};
+    }
+  }
+
+  // On either thread; never touches JS.
+  bool Run() const {
+    if (empty) return true;
+    if (!along) {
+      Reduce(op, src.input(), reduced, values);
+    } else if (op == ReduceOp::kMax || op == ReduceOp::kMin) {
+      ArgExtreme(op, src.input(), dim, values, indices, out_strides);
+    } else if (op == ReduceOp::kTopk) {
+      TopK(src.input(), dim, k, largest, sorted, values, indices, out_strides);
+    } else {
+      Softmax(op, src.input(), dim, values, out_strides);
+    }
+    return true;
+  }
+  static constexpr const char* kRefused = "Expected a reduction this dtype has";
+};
+
+}  // namespace
+
 Napi::Value ReduceDims(const Napi::CallbackInfo& info) {
-  const ReduceOp op = OpAt(info[0]);
-  const Source src = ReadSource(info);
-  const int reduced = info[4].As<Napi::Number>().Int32Value();
-  Scalar out_type;
-  if (reduced < 0 || reduced > src.ndim || !ResultType(op, src.type, &out_type) ||
-      (op != ReduceOp::kSum && op != ReduceOp::kMean && op != ReduceOp::kAmax &&
-       op != ReduceOp::kAmin)) {
-    throw Error{code::kUnsupported, "Expected a reduction this dtype has"};
-  }
-  const int kept = src.ndim - reduced;
-  int64_t strides[kMaxDims];
-  int64_t step = 1;
-  for (int i = kept - 1; i >= 0; --i) {
-    strides[i] = step;
-    step *= src.shape[i];
-  }
-  char* out = OutputAt(info, 5, kept, src.shape, strides, ScalarSize(out_type));
-  if (out == nullptr) throw Error{code::kUnsupported, "Expected a result buffer"};
-  Reduce(op, src.input(), reduced, out);
+  ReduceJob job;
+  job.ReadDims(info);
+  job.Run();
   return info.Env().Undefined();
 }
 
+Napi::Value ReduceDimsAsync(const Napi::CallbackInfo& info) {
+  auto job = std::make_unique<ReduceJob>();
+  job->ReadDims(info);
+  return QueueJob(info, std::move(job), "dlpack:reduce");
+}
+
 Napi::Value ReduceLanes(const Napi::CallbackInfo& info) {
-  const ReduceOp op = OpAt(info[0]);
-  const Source src = ReadSource(info);
-  const int dim = info[4].As<Napi::Number>().Int32Value();
-  const auto k = static_cast<int64_t>(info[9].As<Napi::Number>().Int64Value());
-  Scalar out_type;
-  if (dim < 0 || dim >= (src.ndim == 0 ? 1 : src.ndim) || !ResultType(op, src.type, &out_type)) {
-    throw Error{code::kUnsupported, "Expected a dim and a dtype this op takes"};
-  }
-  const double* scratch = EnvState::Of(info.Env()).scratch();
-  int64_t out_shape[kMaxDims];
-  int64_t out_strides[kMaxDims];
-  for (int i = 0; i < src.ndim; ++i) {
-    out_shape[i] = src.shape[i];
-    out_strides[i] = static_cast<int64_t>(scratch[slot::kSourceStrides + i]);
-  }
-  const int64_t len = src.ndim == 0 ? 1 : src.shape[dim];
-  if (src.ndim > 0) {
-    if (op == ReduceOp::kMax || op == ReduceOp::kMin) out_shape[dim] = 1;
-    if (op == ReduceOp::kTopk) out_shape[dim] = k;
-  }
-  if (op == ReduceOp::kTopk && (k < 0 || k > len))
-    throw Error{code::kOutOfRange, "Expected k <= the dim"};
-  if ((op == ReduceOp::kMax || op == ReduceOp::kMin) && len == 0) {
-    for (int i = 0; i < src.ndim; ++i) {
-      if (src.shape[i] == 0 && i != dim) return info.Env().Undefined();  // no lanes
-    }
-    throw Error{code::kUnsupported, "Expected a non-empty dim"};
-  }
-  char* values = OutputAt(info, 5, src.ndim, out_shape, out_strides, ScalarSize(out_type));
-  char* indices = OutputAt(info, 7, src.ndim, out_shape, out_strides, 8);
-  auto* index_out = reinterpret_cast<int64_t*>(indices);  // int64 storage lib/ allocated
-  switch (op) {
-    case ReduceOp::kMax:
-    case ReduceOp::kMin:
-      ArgExtreme(op, src.input(), dim, values, index_out, out_strides);
-      break;
-    case ReduceOp::kSoftmax:
-    case ReduceOp::kLogSoftmax:
-      if (values == nullptr) throw Error{code::kUnsupported, "Expected a result buffer"};
-      Softmax(op, src.input(), dim, values, out_strides);
-      break;
-    case ReduceOp::kTopk:
-      if (values == nullptr || indices == nullptr) {
-        throw Error{code::kUnsupported, "Expected result buffers"};
-      }
-      TopK(src.input(), dim, k, info[10].ToBoolean().Value(), info[11].ToBoolean().Value(), values,
-           index_out, out_strides);
-      break;
-    default:
-      throw Error{code::kUnsupported, "Expected a reduction along one dim"};
-  }
+  ReduceJob job;
+  job.ReadLanes(info);
+  job.Run();
   return info.Env().Undefined();
+}
+
+Napi::Value ReduceLanesAsync(const Napi::CallbackInfo& info) {
+  auto job = std::make_unique<ReduceJob>();
+  job->ReadLanes(info);
+  return QueueJob(info, std::move(job), "dlpack:reduce");
 }
 
 }  // namespace dlnode

@@ -17,12 +17,19 @@ Napi::Value ReduceTable(const Napi::CallbackInfo& info);
 // at dstOffset. Bytes are Uint8Arrays, offsets in bytes to element 0.
 Napi::Value ReduceDims(const Napi::CallbackInfo& info);
 
+// The same off the event loop (async_op.h): a Promise that settles once the
+// loop has run; the bytes are held until then.
+Napi::Value ReduceDimsAsync(const Napi::CallbackInfo& info);
+
 // (op, srcBytes, srcOffset, srcDtype, dim, valuesBytes, valuesOffset,
 // indicesBytes, indicesOffset, k, largest, sorted): max/min (values and/or
 // indices; either bytes may be null), softmax/logSoftmax (values), topk along
 // `dim`. The source's ndim, shape and strides in the scratch block, the
 // results' strides (per source dim, in elements) in kSourceStrides.
 Napi::Value ReduceLanes(const Napi::CallbackInfo& info);
+
+// The same off the event loop, as ReduceDimsAsync.
+Napi::Value ReduceLanesAsync(const Napi::CallbackInfo& info);
 
 }  // namespace dlnode
 

@@ -16,6 +16,7 @@ namespace dlnode {
 namespace {
 
 thread_local bool t_in_task = false;
+thread_local bool t_off_event_loop = false;
 std::atomic<int> g_num_threads{0};  // 0: not decided yet
 
 int DefaultThreads() {
@@ -24,8 +25,7 @@ int DefaultThreads() {
     const long v = std::strtol(env, &end, 10);
     if (end != env && *end == '\0' && v >= 1 && v <= kMaxThreads) return static_cast<int>(v);
   }
-  const unsigned cores = std::thread::hardware_concurrency();
-  return cores == 0 ? 1 : static_cast<int>(std::min<unsigned>(cores, kMaxThreads));
+  return OnlineCores();
 }
 
 // A pause inside a spin: lets the other hyperthread run and saves power.
@@ -185,11 +185,29 @@ bool SetNumThreads(int n) {
 
 bool InParallelRegion() { return t_in_task; }
 
+int OnlineCores() {
+  static const int cores = [] {
+    const unsigned n = std::thread::hardware_concurrency();
+    return n == 0 ? 1 : static_cast<int>(std::min<unsigned>(n, kMaxThreads));
+  }();
+  return cores;
+}
+
+int LoopThreads(int threads, int cores, bool off_event_loop) {
+  if (!off_event_loop) return threads;
+  return std::min(threads, std::max(1, cores - 1));
+}
+
+OffEventLoop::OffEventLoop() : was_(t_off_event_loop) { t_off_event_loop = true; }
+
+OffEventLoop::~OffEventLoop() { t_off_event_loop = was_; }
+
 void ParallelFor(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& fn) {
   if (n <= 0) return;
   grain = std::max<int64_t>(grain, 1);
   const int64_t most = (n + grain - 1) / grain;
-  const int chunks = static_cast<int>(std::min<int64_t>(GetNumThreads(), most));
+  const int threads = LoopThreads(GetNumThreads(), OnlineCores(), t_off_event_loop);
+  const int chunks = static_cast<int>(std::min<int64_t>(threads, most));
   if (chunks <= 1 || t_in_task) {
     fn(0, n);
     return;

@@ -7,6 +7,13 @@
 // worker threads never oversubscribe the machine and never wait on each other.
 // A ParallelFor called from inside a pool task also runs inline.
 //
+// A loop started off the event loop (an { async: true } job on a libuv
+// thread, inside an OffEventLoop scope) leaves one core to the event loop: it
+// uses at most max(1, cores - 1) threads, the libuv thread included
+// (LoopThreads). Otherwise its threads and the main thread would ask for more
+// cores than there are, and the event loop would stall for a time slice at a
+// time (4.5 ms on 2 cores before this rule).
+//
 // Results must not depend on the thread count: callers split work so that
 // each index is computed the same way whichever thread runs it (a reduction
 // blocks by fixed sizes, never by the number of threads).
@@ -40,11 +47,35 @@ int GetNumThreads();
 // Takes effect for loops started afterwards. Any thread.
 bool SetNumThreads(int n);
 
+// The number of online cores (at least 1), read once. Any thread.
+int OnlineCores();
+
+// The threads a split loop may use, given `threads` (GetNumThreads()) and
+// `cores` (OnlineCores()): `threads`, but off the event loop at most
+// max(1, cores - 1), so that the loop and the event loop's thread together
+// never ask for more than the cores there are. Pure: tested for any counts.
+int LoopThreads(int threads, int cores, bool off_event_loop);
+
+// Marks the calling thread as running a job off the event loop while it
+// lives (src/addon/async_op.h OpWorker::Execute): the split loops it starts
+// follow LoopThreads' rule. Scopes nest.
+class OffEventLoop {
+ public:
+  OffEventLoop();
+  ~OffEventLoop();
+  OffEventLoop(const OffEventLoop&) = delete;
+  OffEventLoop& operator=(const OffEventLoop&) = delete;
+
+ private:
+  bool was_;
+};
+
 // Calls fn(begin, end) over disjoint ranges covering [0, n), each at least
-// `grain` long (but the last), on up to GetNumThreads() threads including the
-// caller, and returns when all have run. n <= grain, one thread, a busy pool or
+// `grain` long (but the last), on up to LoopThreads(GetNumThreads(),
+// OnlineCores(), inside an OffEventLoop scope) threads including the caller,
+// and returns when all have run. n <= grain, one thread, a busy pool or
 // a call from inside a task: one call fn(0, n) on this thread. fn must not
-// throw. The split depends on n, grain and the thread count only.
+// throw. The split depends on n, grain and that thread count only.
 void ParallelFor(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& fn);
 
 // True while this thread runs a chunk of a split loop (a pool thread, or the

@@ -85,6 +85,7 @@ describe('Tensor', () => {
     throws(() => t.to('cpu', null), /for `options`/);
     throws(() => t.clone('cuda'), /for `options`/);
     throws(() => t.copyFrom([2], 5), /for `options`/);
+    throws(() => t.contiguous(5), /for `options`/);
     expect(t.toArray()).toEqual([1]); // checked before anything is copied
   });
 
@@ -95,6 +96,11 @@ describe('Tensor', () => {
       throws(() => t.to('cuda', { stream }), /for `stream`/); // checked before the device is
       throws(() => t.clone({ stream }), /for `stream`/);
       throws(() => t.copyFrom([2], { stream }), /for `stream`/);
+    }
+    for (const async of ['yes', 1, null]) {
+      throws(() => t.clone({ async }), /`options.async`/);
+      throws(() => t.copyFrom([2], { async }), /`options.async`/);
+      throws(() => t.contiguous({ async }), /`options.async`/);
     }
     expect(t.toArray()).toEqual([1]);
     expectError(() => t.clone({ stream: 0 }), TypeError, 'ERR_INVALID_ARG_VALUE', /ambiguous/);
@@ -148,6 +154,13 @@ describe('Tensor', () => {
     expect(base.toArray()).toEqual([1, 2, 3]);
     const column = dl.tensor([[1], [2]]).expand(2, 1); // a stride-0 dim of size 1 shares nothing
     expect(column.copyFrom(dl.tensor([[5], [6]])).toArray()).toEqual([[5], [6]]);
+  });
+
+  row('T23', dl.DLPackError, 'ERR_DLPACK_UNSUPPORTED', (throws) => {
+    const t = dl.tensor([1, 2, 3]);
+    throws(() => t.clone({ async: true, stream: 2 }), /`async: true` for a clone\(\) in host memory.*on a stream/);
+    throws(() => t.copyFrom([4, 5, 6], { async: true, stream: 2 }), /copyFrom\(\) in host memory/);
+    expect(t.toArray()).toEqual([1, 2, 3]); // nothing copied
   });
 
   row('T14', TypeError, 'ERR_INVALID_ARG_VALUE', (throws) => {

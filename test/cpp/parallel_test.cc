@@ -1,17 +1,23 @@
 // The host thread pool (src/core/parallel.h): every index once, the split
 // independent of timing, inline when busy or nested, many callers at once,
-// and loops back to back or spaced out (the pool's spin, then its block).
+// loops back to back or spaced out (the pool's spin, then its block); off the
+// event loop a loop leaves a core (LoopThreads), with the same results.
 #include "parallel.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdint>
+#include <cstring>
 #include <mutex>
 #include <set>
 #include <thread>
 #include <utility>
 #include <vector>
+
+#include "reduce.h"
 
 namespace dlnode {
 namespace {
@@ -51,6 +57,82 @@ TEST_F(ParallelTest, SplitDependsOnSizeGrainAndThreadsOnly) {
     ASSERT_EQ(ranges, first);
   }
   EXPECT_EQ(first.size(), 3u);
+}
+
+TEST(LoopThreadsTest, OffTheEventLoopALoopLeavesOneCore) {
+  // On the event loop's thread (or any other), the thread count as set.
+  EXPECT_EQ(LoopThreads(2, 2, false), 2);
+  EXPECT_EQ(LoopThreads(8, 2, false), 8);
+  // Off it: at most max(1, cores - 1), never more than asked.
+  EXPECT_EQ(LoopThreads(2, 2, true), 1);
+  EXPECT_EQ(LoopThreads(4, 4, true), 3);
+  EXPECT_EQ(LoopThreads(8, 4, true), 3);
+  EXPECT_EQ(LoopThreads(3, 4, true), 3);
+  EXPECT_EQ(LoopThreads(1, 1, true), 1);
+  EXPECT_EQ(LoopThreads(1, 16, true), 1);
+  EXPECT_GE(OnlineCores(), 1);
+}
+
+// The distinct ranges one ParallelFor(n, grain) splits into on this thread.
+size_t RangesOf(int64_t n, int64_t grain) {
+  std::mutex m;
+  std::set<std::pair<int64_t, int64_t>> ranges;
+  ParallelFor(n, grain, [&](int64_t b, int64_t e) {
+    std::lock_guard<std::mutex> lock(m);
+    ranges.emplace(b, e);
+  });
+  return ranges.size();
+}
+
+TEST_F(ParallelTest, ALoopOffTheEventLoopUsesAtMostAllCoresButOne) {
+  const int cores = OnlineCores();
+  ASSERT_TRUE(SetNumThreads(std::min(cores + 1, kMaxThreads)));
+  const auto want = static_cast<size_t>(std::max(1, cores - 1));
+  EXPECT_EQ(RangesOf(1 << 20, 10), static_cast<size_t>(std::min(cores + 1, kMaxThreads)));
+  {
+    const OffEventLoop off;
+    EXPECT_EQ(RangesOf(1 << 20, 10), want);
+    {
+      const OffEventLoop nested;
+      EXPECT_EQ(RangesOf(1 << 20, 10), want);
+    }
+    EXPECT_EQ(RangesOf(1 << 20, 10), want);  // a nested scope's end keeps the outer one
+  }
+  EXPECT_EQ(RangesOf(1 << 20, 10), static_cast<size_t>(std::min(cores + 1, kMaxThreads)));
+}
+
+uint32_t Bits(float v) {
+  uint32_t bits = 0;
+  std::memcpy(&bits, &v, sizeof bits);
+  return bits;
+}
+
+TEST_F(ParallelTest, ALoopOffTheEventLoopGivesTheSameBitsAsAnyThreadCount) {
+  // A float32 sum over blocks (src/core/reduce.h): fixed blocks, so the same
+  // bits however many threads run them, on or off the event loop.
+  const int64_t n = 3 * kDefaultGrain + 12345;
+  std::vector<float> values(static_cast<size_t>(n));
+  for (size_t i = 0; i < values.size(); ++i) values[i] = 1.0F / static_cast<float>(i % 977 + 1);
+  const int64_t shape[1] = {n};
+  const int64_t strides[1] = {1};
+  const StridedInput in{reinterpret_cast<const char*>(values.data()), Scalar::kFloat32, 1, shape,
+                        strides};
+  ASSERT_TRUE(SetNumThreads(1));
+  float want = 0;
+  Reduce(ReduceOp::kSum, in, 1, reinterpret_cast<char*>(&want));
+  for (int threads : {1, 2, 3, 4, OnlineCores()}) {
+    ASSERT_TRUE(SetNumThreads(threads));
+    for (bool off : {false, true}) {
+      float got = 0;
+      if (off) {
+        const OffEventLoop scope;
+        Reduce(ReduceOp::kSum, in, 1, reinterpret_cast<char*>(&got));
+      } else {
+        Reduce(ReduceOp::kSum, in, 1, reinterpret_cast<char*>(&got));
+      }
+      EXPECT_EQ(Bits(got), Bits(want)) << threads << (off ? " off the event loop" : "");
+    }
+  }
 }
 
 TEST_F(ParallelTest, SmallLoopsAndOneThreadRunInline) {

@@ -239,3 +239,8 @@ new dl.python.PythonWorker();
   dl.fromBuffer(new Uint8Array(4), { dtype: 'uint8', shape: [4], strides: ['1'] });
   void [notU8, notF32, itemBig];
 }
+// @ts-expect-error the async form is a Promise, not a tensor
+const notNow: dl.Tensor = dl.zeros([2]).sum(0, { async: true });
+void notNow;
+// @ts-expect-error an async clone takes no stream (a CUDA copy is asynchronous on its stream already)
+void dl.zeros([2]).clone({ async: true, stream: 2 });

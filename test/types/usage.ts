@@ -242,6 +242,28 @@ async function asyncOps(): Promise<void> {
   void [sum, e, c, n, h, same];
 }
 void asyncOps;
+// The asynchronous form of the reductions: a Promise of what the sync call gives.
+async function asyncReductions(): Promise<void> {
+  const x = dl.zeros([2, 3], { dtype: 'float32' });
+  const counts = dl.zeros([4], { dtype: 'uint8' });
+  const total: dl.Tensor<'int64'> = await counts.sum({ async: true });
+  const rows: dl.Tensor<'float32'> = await x.sum(1, { keepdim: true, async: true });
+  const wide: dl.Tensor<'float64'> = await dl.mean(x, [0, 1], { dtype: 'float64', async: true });
+  const top: dl.Tensor<'float32'> = await dl.amax(x, 0, { async: true, out: dl.zeros([3]) });
+  const whole: dl.Tensor<'float32'> = await x.max({ async: true });
+  const { values, indices }: dl.ValuesIndices<'float32'> = await x.min(1, { async: true });
+  const at: dl.Tensor<'int64'> = await dl.argmax(x, null, { async: true });
+  const p: dl.Tensor<'float32'> = await x.softmax(-1, { async: true });
+  const lp: dl.Tensor<'float64'> = await dl.logSoftmax(x, 1, { dtype: 'float64', async: true });
+  const best: dl.ValuesIndices<'float32'> = await x.topk(2, { largest: false, async: true });
+  const sync: dl.Tensor<'float32'> = x.softmax(-1, { async: false });
+  const copied: dl.Tensor<'float32'> = await dl.zeros([2, 3]).copyFrom(x, { async: true });
+  const cloned: dl.Tensor<'float32'> = await x.clone({ async: true });
+  const dense: dl.Tensor<'float32'> = await x.transpose(0, 1).contiguous({ async: true });
+  const now: dl.Tensor<'float32'> = x.clone({ stream: 1, async: false });
+  void [total, rows, wide, top, whole, values, indices, at, p, lp, best, sync, copied, cloned, dense, now];
+}
+void asyncReductions;
 // Reductions (docs/API.md "Reductions").
 {
   const logits = dl.zeros([2, 10]);
