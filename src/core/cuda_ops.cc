@@ -92,13 +92,6 @@ Status DeviceElementwise(int device, ElementwiseOp op, Scalar type, const OpPlan
 
 #else
 
-namespace {
-Status NotCompiled() {
-  int count = 0;
-  return DeviceCount(&count);  // says "not compiled"
-}
-}  // namespace
-
 Status DeviceElementwise(int, ElementwiseOp, Scalar, const OpPlan&, const OpArgs&, uintptr_t) {
   return NotCompiled();
 }

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <type_traits>
 
+#include "cuda_launch.h"
 #include "cuda_ops.h"
 #include "device_copy.h"
 #include "elementwise_math.h"
@@ -137,18 +138,6 @@ __global__ void ReduceRowsKernel(RowOp op, const T* in, T* out, int64_t rows, in
   }
 }
 
-constexpr int kThreads = 256;
-
-unsigned Blocks(int64_t count) {
-  return static_cast<unsigned>(std::min<int64_t>((count + kThreads - 1) / kThreads, 1 << 16));
-}
-
-cudaStream_t StreamOf(uintptr_t value) {
-  if (value == 1) return cudaStreamLegacy;
-  if (value == 2) return cudaStreamPerThread;
-  return reinterpret_cast<cudaStream_t>(value);
-}
-
 template <typename W, bool IsBool = false>
 void Launch(ElementwiseOp op, int width, const OpPlan& plan, const OpArgs& args,
             cudaStream_t stream) {
@@ -201,7 +190,7 @@ int LaunchElementwise(ElementwiseOp op, Scalar type, const OpPlan& plan, const O
 int LaunchReduceRows(RowOp op, Scalar type, const char* in, char* out, int64_t rows, int64_t n,
                      uintptr_t stream) {
   const cudaStream_t s = StreamOf(stream);
-  const auto blocks = static_cast<unsigned>(std::min<int64_t>(rows, 1 << 16));
+  const unsigned blocks = RowBlocks(rows);
   switch (type) {
     case Scalar::kInt64:
       ReduceRowsKernel<int64_t><<<blocks, math::kRowThreads, 0, s>>>(
