@@ -393,7 +393,7 @@ void PicksMatchTheHost(Scalar type) {
                            zero);
         const math::RowPick<T> p = math::PickRow<T>({largest, true}, row.data(), n, {T(0), -1});
         ASSERT_EQ(p.index, index);
-        EXPECT_EQ(std::memcmp(&p.value, &value, sizeof(T)), 0);
+        EXPECT_EQ(BitsOf(p.value), BitsOf(value));
       }
     }
   }
@@ -426,7 +426,7 @@ void TopkRoundsMatchTheHost(Scalar type) {
         for (int64_t j = 0; j < k; ++j) {
           after = math::PickRow<T>({largest, largest}, row.data(), n, after);
           ASSERT_EQ(after.index, indices[static_cast<size_t>(j)]) << "pick " << j;
-          EXPECT_EQ(std::memcmp(&after.value, &values[static_cast<size_t>(j)], sizeof(T)), 0);
+          EXPECT_EQ(BitsOf(after.value), BitsOf(values[static_cast<size_t>(j)]));
         }
       }
     }
