@@ -35,8 +35,8 @@
           "rules": [{
             "rule_name": "nvcc",
             "extension": "cu",
-            "inputs": ["src/core/device_copy.h", "src/core/cuda_kernels.h", "src/core/cuda_ops.h",
-                       "src/core/elementwise_math.h", "src/core/elementwise.h"],
+            "inputs": ["src/core/device_copy.h", "src/core/cuda_kernels.h", "src/core/cuda_launch.h",
+                       "src/core/cuda_ops.h", "src/core/elementwise_math.h", "src/core/elementwise.h"],
             "outputs": ["<(INTERMEDIATE_DIR)/<(RULE_INPUT_ROOT).o"],
             "action": ["<!(node scripts/cuda-config.js nvcc)", "<!@(node scripts/cuda-config.js nvccflags)",
                        "-c", "<(RULE_INPUT_PATH)", "-o", "<(INTERMEDIATE_DIR)/<(RULE_INPUT_ROOT).o"],

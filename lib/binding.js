@@ -338,6 +338,33 @@ function cudaReduceRows(device, op, dtypeIndex, stream, inHandle, inOffset, outH
   native.cudaReduceRows(device, op, dtypeIndex, stream, inHandle, inOffset, outHandle, outOffset, rows, n);
 }
 
+// The first k elements of each dense row of `n` in an order (src/addon/cuda.h
+// CudaRowPicks): largest or smallest first, NaN first (nanFirst) or last,
+// ties to the lower index; values and/or int64 indices (a null handle: not
+// written).
+/**
+ * @param {number} device @param {number} dtypeIndex @param {boolean} largest @param {bigint} stream
+ * @param {StorageHandle} inHandle @param {number} inOffset @param {StorageHandle | null} valuesHandle
+ * @param {number} valuesOffset @param {StorageHandle | null} indicesHandle @param {number} indicesOffset
+ * @param {number} rows @param {number} n @param {number} k @param {boolean} nanFirst
+ */
+function cudaRowPicks(device, dtypeIndex, largest, stream, inHandle, inOffset, valuesHandle, valuesOffset,
+  indicesHandle, indicesOffset, rows, n, k, nanFirst) {
+  native.cudaRowPicks(device, dtypeIndex, largest, stream, inHandle, inOffset, valuesHandle, valuesOffset,
+    indicesHandle, indicesOffset, rows, n, k, nanFirst);
+}
+
+// softmax (or logSoftmax: `log`) of each dense row of `n` elements in one
+// launch (src/addon/cuda.h CudaSoftmaxRows); float32 or float64.
+/**
+ * @param {number} device @param {number} dtypeIndex @param {boolean} log @param {bigint} stream
+ * @param {StorageHandle} inHandle @param {number} inOffset @param {StorageHandle} outHandle
+ * @param {number} outOffset @param {number} rows @param {number} n
+ */
+function cudaSoftmaxRows(device, dtypeIndex, log, stream, inHandle, inOffset, outHandle, outOffset, rows, n) {
+  native.cudaSoftmaxRows(device, dtypeIndex, log, stream, inHandle, inOffset, outHandle, outOffset, rows, n);
+}
+
 // dl.normalize's one pass (src/addon/ops.h NormalizeOnHost).
 /**
  * @param {number} inDtype @param {number} outDtype @param {readonly number[]} shape @param {Uint8Array} outBytes
@@ -397,6 +424,6 @@ function reduceLanes(op, srcBytes, srcOffset, srcDtype, shape, strides, dim, out
 module.exports = {
   native, threadShared, opCodes, deviceCodes, maxThreads, MAX_DIMS, dlpackVersion, dlpackFlags, hugePageAdviceMin, slabConvention, elementwise, normalize, externalBuffers, importResult, viewFailure, memoryKind,
   checkDtypes, dtypeMismatch, viewCount, exportStruct, adoptPointer, importStruct, copyStrided, cudaStridedCopy,
-  cudaElementwise, cudaReduceRows,
+  cudaElementwise, cudaReduceRows, cudaRowPicks, cudaSoftmaxRows,
   cudaConvert, reduceTable, reduceDims, reduceLanes,
 };

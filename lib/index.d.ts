@@ -393,7 +393,7 @@ export declare class Tensor<N extends DTypeName = DTypeName> implements DLPackPr
    */
   toShared(): Tensor<N>;
 
-  // Reductions, softmax and topk (docs/API.md "Reductions"); host memory.
+  // Reductions, softmax and topk (docs/API.md "Reductions"); host memory or a CUDA device.
   /** Pairwise float summation (same bits for any thread count); bool and integers give int64. */
   sum(dim?: ReduceDims, options?: SumOptions<N>): Tensor<SumDType<N>>;
   sum<M extends DTypeName>(dim: ReduceDims, options: SumOptions<M> & { dtype: M | DType<M> }): Tensor<SumDType<M>>;

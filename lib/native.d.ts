@@ -249,6 +249,13 @@ export interface Native {
   /** Row reductions as a kernel on `device` (op 0 sum, 1 max, 2 min) over dense rows of `n` elements. */
   cudaReduceRows(device: number, op: number, dtype: number, stream: bigint, input: StorageHandle, inOffset: number,
     out: StorageHandle, outOffset: number, rows: number, n: number): void;
+  /** The first k elements of each dense row in an order (largest or smallest, NaN first or last, ties by index). */
+  cudaRowPicks(device: number, dtype: number, largest: boolean, stream: bigint, input: StorageHandle,
+    inOffset: number, values: StorageHandle | null, valuesOffset: number, indices: StorageHandle | null,
+    indicesOffset: number, rows: number, n: number, k: number, nanFirst: boolean): void;
+  /** softmax (or logSoftmax: `log`) of each dense row of `n` elements, one launch. */
+  cudaSoftmaxRows(device: number, dtype: number, log: boolean, stream: bigint, input: StorageHandle, inOffset: number,
+    out: StorageHandle, outOffset: number, rows: number, n: number): void;
   cudaStats(device: number): CudaMemoryStats;
   /** Gives cached blocks back to the driver and trims the pool; the bytes handed back. */
   cudaEmptyCache(device: number): number;

@@ -3,12 +3,14 @@
 // rules: dims (one, a list, none = all; negative from the end), keepdim, the
 // result dtypes (src/core/reduce.h, handed over at load), results and `out`.
 // The loops are native (src/core/reduce.h) and split across threads; a sum
-// gives the same bits for any thread count. sum, mean, amax, amin (and the
-// whole-tensor max/min) of a CUDA tensor run as a kernel on its device
-// (src/core/cuda_ops.h DeviceReduceRows), softmax/logSoftmax as those and
-// elementwise kernels; the others run on host memory only.
+// gives the same bits for any thread count. Every op but complex ones also
+// runs on a CUDA tensor's device (src/core/cuda_ops.h): sum, mean, amax,
+// amin as DeviceReduceRows, max/min/argmax/argmin/topk as DeviceRowPicks,
+// softmax/logSoftmax as DeviceSoftmaxRows, each after one device copy that
+// makes the reduced dims the contiguous inner ones.
 // `{ async: true }` (docs/API.md "Off the event loop") runs the host loop on a
-// libuv thread and returns a Promise of the result (complete()).
+// libuv thread and returns a Promise of the result (complete()); on a device
+// the kernels are enqueued at the call and the Promise resolves at once.
 const { makeError, invalidType, invalidValue, outOfRange, fail } = require('./errors');
 const { Tensor, makeTensor, liveStorage, hostStorage, checkedBuffer } = require('./tensor');
 const { checkOptions } = require('./options');
@@ -52,24 +54,18 @@ const REFUSED = {
   other: 'a real (not complex) tensor',
 };
 
-// The input, live, with its bytes there. sum, mean, amax, amin and the
-// whole-tensor max()/min() (`onDevice`) take CUDA tensors too; the others run
-// on the host only, and refuse a CUDA tensor before anything runs, with the
-// way out (docs/API.md "Reductions").
-function input(t, method, onDevice = false) {
+// The input, live, with its bytes there: host memory, or a CUDA tensor
+// (docs/API.md "Reductions").
+function input(t, method) {
   if (!(t instanceof Tensor)) throw invalidType('input', 'a Tensor', t);
   liveStorage(t);
-  if (!t.device.hostAccessible) {
-    if (onDevice) return deviceInput(t, method);
-    throw makeError('ERR_DLPACK_WRONG_DEVICE', `Expected a CPU-accessible tensor for \`${method}\`, received one ` +
-      `on ${t.device}: reductions run on the host only; call .cpu() first`);
-  }
+  if (!t.device.hostAccessible) return deviceInput(t, method);
   hostStorage(t, method);
   checkedBuffer(t);
   return t;
 }
 
-// A CUDA input of a device reduction: real (complex sums run on the host
+// A CUDA input of a device reduction: real (complex reductions run on the host
 // only). Whether CUDA is usable is asked once the arguments are checked
 // (reduceOnDevice).
 function deviceInput(t, method) {
@@ -219,6 +215,12 @@ function complete(async, pending, held, finish, cleanup = () => {}) {
   });
 }
 
+// A device result (its kernels enqueued at the call), or a Promise of it for
+// `{ async: true }`, as the elementwise device ops give it.
+function settled(async, value) {
+  return async ? Promise.resolve(value) : value;
+}
+
 // Every dim of t is kept: a 0-size reduction that has no identity is refused.
 function nonEmpty(op, shape, mask) {
   for (let i = 0; i < shape.length; i++) {
@@ -250,6 +252,43 @@ function deviceType(op, info) {
   return 'uint64';
 }
 
+// The dims of `mask` moved last and t converted to `compute`, one
+// contiguous device copy: { dense, order, rows, n } (rows of n elements),
+// its temporaries pushed onto `temporaries`.
+function deviceRows(t, mask, compute, temporaries) {
+  const { shape } = t[kLayout];
+  const order = [];
+  for (let i = 0; i < shape.length; i++) if (!mask[i]) order.push(i);
+  const kept = order.length;
+  for (let i = 0; i < shape.length; i++) if (mask[i]) order.push(i);
+  let rows = 1;
+  for (let i = 0; i < kept; i++) rows *= shape[order[i]];
+  let n = 1;
+  for (let i = kept; i < order.length; i++) n *= shape[order[i]];
+  const moved = order.every((d, i) => d === i) ? t : t.permute(order);
+  if (moved !== t) temporaries.push(moved);
+  const dense = moved[kLayout].info.name === compute ? moved.contiguous() : moved.to(compute);
+  temporaries.push(dense);
+  return { dense, order, rows, n };
+}
+
+// `x` (laid out in `order`, dims of t permuted) back in t's dim order,
+// contiguous; x itself when order is the identity.
+function unmoved(x, order, temporaries) {
+  if (order.every((d, i) => d === i)) return x;
+  const inverse = order.map((_, i) => order.indexOf(i));
+  const back = x.permute(inverse);
+  temporaries.push(x, back);
+  return back.contiguous();
+}
+
+// A new contiguous tensor of `info` and `shape` on CUDA device `device`.
+function deviceResult(device, info, shape) {
+  let size = 1;
+  for (const n of shape) size *= n;
+  return makeTensor(cudaStorage(device, size * info.itemSize), Layout.contiguous(info, shape), 0, device);
+}
+
 // sum, mean, amax, amin of a CUDA tensor: its reduced dims moved last and the
 // whole converted to the computing dtype (one contiguous copy on the device),
 // then one kernel block per result element (a fixed tree: the same bits every
@@ -258,24 +297,11 @@ function deviceType(op, info) {
 function reduceOnDevice(op, t, mask, o, info) {
   if (!isAvailable()) throw cudaUnavailable(`${op}() on ${t.device}`);
   const { shape } = t[kLayout];
-  const order = [];
-  for (let i = 0; i < shape.length; i++) if (!mask[i]) order.push(i);
-  const kept = order.length;
-  for (let i = 0; i < shape.length; i++) if (mask[i]) order.push(i);
-  const outShape = o.keepdim ? shape.map((n, i) => (mask[i] ? 1 : n)) : order.slice(0, kept).map((i) => shape[i]);
-  let rows = 1;
-  for (let i = 0; i < kept; i++) rows *= shape[order[i]];
-  let n = 1;
-  for (let i = kept; i < order.length; i++) n *= shape[order[i]];
-  const compute = deviceType(op, t[kLayout].info);
+  const outShape = o.keepdim ? shape.map((n, i) => (mask[i] ? 1 : n)) : shape.filter((_, i) => !mask[i]);
   const temporaries = [];
   try {
-    const moved = order.every((d, i) => d === i) ? t : t.permute(order);
-    if (moved !== t) temporaries.push(moved);
-    const dense = moved[kLayout].info.name === compute ? moved.contiguous() : moved.to(compute);
-    temporaries.push(dense);
-    const acc = makeTensor(cudaStorage(t.device, rows * dense[kLayout].info.itemSize), Layout.contiguous(dense[kLayout].info,
-      [rows]), 0, t.device);
+    const { dense, rows, n } = deviceRows(t, mask, deviceType(op, t[kLayout].info), temporaries);
+    const acc = deviceResult(t.device, dense[kLayout].info, [rows]);
     temporaries.push(acc);
     if (rows !== 0) {
       route.runReduceRowsOnDevice(op === 'amax' ? 1 : op === 'amin' ? 2 : 0, dense[kStorage], dense[kLayout],
@@ -316,7 +342,7 @@ function reduceOver(op, t, mask, o) {
 function reduction(op) {
   return function reduce(t, dim, options, ...rest) {
     if (rest.length !== 0) tooMany(rest, 3, `${op}()`);
-    input(t, `${op}()`, true);
+    input(t, `${op}()`);
     [dim, options] = split(dim, options);
     const o = readOptions(options, op);
     outOn(t, o.out, op);
@@ -343,12 +369,59 @@ function lanes(op, t, dim, outShape, values, indices, async, k = 0, largest = tr
     values === null ? null : values[kStorage], indices === null ? null : indices[kStorage], k, largest, sorted, async);
 }
 
+// The first k elements along dim `d` of a CUDA tensor t in an order (largest
+// or smallest first, NaN first where `nanFirst` (argmax, argmin, max, min,
+// topk of the largest) else last (topk of the smallest), ties to the lower
+// index: the host's rules),
+// as { values, indices } of t's shape with dim d of size k (keepdim false:
+// with d dropped, k = 1), either skipped when `want` says so. The lanes are
+// made contiguous rows in the computing dtype (deviceType) by one device
+// copy, picked by one launch (src/core/cuda_ops.h DeviceRowPicks), the values
+// converted back (exact: the computing dtype holds every input value).
+function picksOnDevice(method, t, d, k, largest, nanFirst, keepdim, want = { values: true, indices: true }) {
+  if (!isAvailable()) throw cudaUnavailable(`${method} on ${t.device}`);
+  const info = t[kLayout].info;
+  const shape = t[kLayout].shape;
+  const mask = shape.map((_, i) => i === d);
+  const kShape = shape.map((n, i) => (i === d ? k : n));
+  const outShape = keepdim ? kShape : shape.filter((_, i) => i !== d);
+  const temporaries = [];
+  try {
+    const { dense, order, rows, n } = deviceRows(t, mask, deviceType('amax', info), temporaries);
+    const movedShape = order.map((i) => kShape[i]);
+    const values = want.values ? deviceResult(t.device, dense[kLayout].info, movedShape) : null;
+    if (values !== null) temporaries.push(values);
+    const indices = want.indices ? deviceResult(t.device, dtypeInfo('int64'), movedShape) : null;
+    if (indices !== null) temporaries.push(indices);
+    if (rows !== 0 && k !== 0) {
+      route.runRowPicksOnDevice(largest, nanFirst, dense[kStorage], dense[kLayout], values && values[kStorage],
+        values && values[kLayout], indices && indices[kStorage], indices && indices[kLayout], rows, n, k);
+    }
+    // Each result not disposed below: a new tensor or a reshaped view.
+    const finish = (x, dtype) => {
+      let r = unmoved(x, order, temporaries);
+      if (r.dtype !== dtype) {
+        temporaries.push(r);
+        r = r.to(dtype);
+      }
+      temporaries.push(r);
+      return r.reshape(outShape);
+    };
+    return {
+      values: values === null ? null : finish(values, info.name),
+      indices: indices === null ? null : finish(indices, 'int64'),
+    };
+  } finally {
+    for (const x of temporaries) x.dispose();
+  }
+}
+
 // max(dim) / min(dim) -> { values, indices }; without a dim, amax / amin of all.
 function extreme(op) {
   return function extremeOf(t, dim, options, ...rest) {
     if (rest.length !== 0) tooMany(rest, 3, `${op}()`);
     [dim, options] = split(dim, options);
-    input(t, `${op}()`, dim === undefined); // max(dim) runs on the host only
+    input(t, `${op}()`);
     if (dim === undefined) {
       const o = readOptions(options, op);
       const r = reduceOver(op === 'max' ? 'amax' : 'amin', t, dimMask(undefined, t.ndim), o);
@@ -359,6 +432,7 @@ function extreme(op) {
     const d = oneDim(dim, shape.length);
     resultInfo(op, t, 'other');
     if (shape.length > 0) nonEmpty(`${op}`, shape, shape.map((_, i) => i === d));
+    if (!t.device.hostAccessible) return settled(o.async, picksOnDevice(`${op}()`, t, d, 1, op === 'max', true, o.keepdim));
     const keep = shape.map((n, i) => (i === d ? 1 : n));
     const outShape = o.keepdim ? keep : shape.filter((_, i) => i !== d);
     const values = result(t[kLayout].info, outShape);
@@ -386,6 +460,18 @@ function argExtreme(op) {
           'identity)', `one of shape [${shape.join(', ')}]`);
       }
       const flat = t.reshape(-1);
+      if (!t.device.hostAccessible) {
+        let kept;
+        try {
+          const { indices } = picksOnDevice(`${op}()`, flat, 0, 1, along === 'max', true, o.keepdim, { values: false,
+            indices: true });
+          kept = o.keepdim ? indices.reshape(shape.map(() => 1)) : indices;
+          if (kept !== indices) indices.dispose();
+        } finally {
+          flat.dispose();
+        }
+        return settled(o.async, deliver(kept, o.out));
+      }
       let indices;
       let pending;
       try {
@@ -399,6 +485,11 @@ function argExtreme(op) {
     }
     const d = oneDim(dim, shape.length);
     if (shape.length > 0) nonEmpty(op, shape, shape.map((_, i) => i === d));
+    if (!t.device.hostAccessible) {
+      const { indices } = picksOnDevice(`${op}()`, t, d, 1, along === 'max', true, o.keepdim, { values: false,
+        indices: true });
+      return settled(o.async, deliver(indices, o.out));
+    }
     const keep = shape.map((n, i) => (i === d ? 1 : n));
     const indices = result(int64, o.keepdim ? keep : shape.filter((_, i) => i !== d));
     const pending = indices[kLayout].size === 0 ? undefined : lanes(along, t, d, keep, null, indices, o.async);
@@ -407,36 +498,33 @@ function argExtreme(op) {
 }
 
 // softmax / logSoftmax of a CUDA tensor along `d`, numerically stable as on
-// the host: the lane's maximum (amax on the device) subtracted before exp,
-// the sum of the exps (a device sum), then a division (softmax) or the log of
-// the sum subtracted (logSoftmax); each step a kernel, in float32 for
-// float16/bfloat16 (rounded once at the end) and float64 for float64.
+// the host: dim d made the contiguous inner one in the computing dtype
+// (float32, float64 for float64) by one device copy, then one launch, a block
+// per lane (src/core/cuda_ops.h DeviceSoftmaxRows): the lane's maximum, the
+// sum of e^(x - max), then e^(x - max) / sum or x - max - log(sum); the
+// result back in t's dim order and dtype (float16/bfloat16 rounded once).
 function softmaxOnDevice(op, src, d) {
   if (!isAvailable()) throw cudaUnavailable(`${op}() on ${src.device}`);
   const info = src[kLayout].info;
   const shape = src[kLayout].shape;
-  if (src[kLayout].size === 0) {
-    return makeTensor(cudaStorage(src.device, 0), Layout.contiguous(info, shape.slice()), 0, src.device);
-  }
-  const compute = info.name === 'float64' ? 'float64' : 'float32';
-  const mask = shape.map((_, i) => i === d);
   const temporaries = [];
-  const keep = (x) => {
-    temporaries.push(x);
-    return x;
-  };
   try {
-    const x = info.name === compute ? src : keep(src.to(compute));
-    const computeInfo = x[kLayout].info;
-    const top = keep(reduceOnDevice('amax', x, mask, { keepdim: true }, computeInfo));
-    const shifted = keep(ops.functions.sub(x, top));
-    const exps = keep(ops.functions.exp(shifted));
-    const total = keep(reduceOnDevice('sum', exps, mask, { keepdim: true }, computeInfo));
-    const r = op === 'softmax' ? ops.functions.div(exps, total) :
-      ops.functions.sub(shifted, keep(ops.functions.log(total)));
-    if (compute === info.name) return r;
-    keep(r);
-    return r.to(info.name);
+    const compute = info.name === 'float64' ? 'float64' : 'float32';
+    const { dense, order, rows, n } = deviceRows(src, shape.map((_, i) => i === d), compute, temporaries);
+    const out = deviceResult(src.device, dense[kLayout].info, dense[kLayout].shape.slice());
+    temporaries.push(out);
+    if (rows !== 0 && n !== 0) {
+      route.runSoftmaxRowsOnDevice(op === 'logSoftmax', dense[kStorage], dense[kLayout], out[kStorage], out[kLayout],
+        rows, n);
+    }
+    let r = unmoved(out, order, temporaries);
+    if (r.dtype !== info.name) {
+      temporaries.push(r);
+      r = r.to(info.name);
+    }
+    // The one result not disposed below: a view of r.
+    temporaries.push(r);
+    return r.reshape(shape.slice());
   } finally {
     for (const x of temporaries) x.dispose();
   }
@@ -447,7 +535,7 @@ function softmaxOnDevice(op, src, d) {
 function softmaxOf(op) {
   return function softmax(t, dim, options, ...rest) {
     if (rest.length !== 0) tooMany(rest, 3, `${op}()`);
-    input(t, `${op}()`, true);
+    input(t, `${op}()`);
     const o = readOptions(options, op);
     outOn(t, o.out, op);
     const src = converted(t, o.dtype);
@@ -487,6 +575,11 @@ function topk(t, k, dim = -1, options = undefined, ...rest) {
   integer(k, 'k');
   const len = shape.length === 0 ? 1 : shape[d];
   if (k < 0 || k > len) throw outOfRange('k', `an integer from 0 to ${len} (the size of dim ${d})`, String(k));
+  if (!t.device.hostAccessible) {
+    // A 0-d input gives a 0-d result, one element for k = 0 or 1 (as on the host).
+    if (shape.length === 0) return settled(o.async, picksOnDevice('topk()', t, 0, 1, o.largest, o.largest, false));
+    return settled(o.async, picksOnDevice('topk()', t, d, k, o.largest, o.largest, true));
+  }
   const outShape = shape.map((n, i) => (i === d ? k : n));
   const values = result(t[kLayout].info, outShape);
   const indices = result(dtypeInfo('int64'), outShape.slice());

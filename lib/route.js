@@ -11,7 +11,8 @@
 // layout } that no holder has taken yet (Storage.discard() frees it); the
 // caller wraps it in a tensor. The device of a pair is its storage's.
 const {
-  native, copyStrided, cudaStridedCopy, cudaConvert, cudaElementwise, cudaReduceRows, elementwise, normalize, reduceDims, reduceLanes,
+  native, copyStrided, cudaStridedCopy, cudaConvert, cudaElementwise, cudaReduceRows, cudaRowPicks, cudaSoftmaxRows,
+  elementwise, normalize, reduceDims, reduceLanes,
 } = require('./binding');
 const { makeError } = require('./errors');
 const { CPU, cudaUnavailable } = require('./device');
@@ -393,6 +394,27 @@ function runReduceRowsOnDevice(op, storage, layout, outStorage, out, rows, n) {
     outStorage.nativeArg(), out.byteOffset, rows, n);
 }
 
+// The first k of each dense row (`n` elements) of the contiguous pair
+// (storage, layout) in an order (largest or smallest first, NaN first where
+// nanFirst else last, ties to the lower index): values into (valuesStorage, values) and int64 indices
+// into (indicesStorage, indices), either null, all on one CUDA device, on the
+// legacy default stream.
+function runRowPicksOnDevice(largest, nanFirst, storage, layout, valuesStorage, values, indicesStorage, indices, rows,
+  n, k) {
+  cudaRowPicks(storage.device.index, layout.info.index, largest, 1n, storage.nativeArg(), layout.byteOffset,
+    valuesStorage === null ? null : valuesStorage.nativeArg(), values === null ? 0 : values.byteOffset,
+    indicesStorage === null ? null : indicesStorage.nativeArg(), indices === null ? 0 : indices.byteOffset,
+    rows, n, k, nanFirst);
+}
+
+// softmax (logSoftmax: `log`) of each dense row (`n` elements) of the
+// contiguous pair (storage, layout) into (outStorage, out), one launch on
+// their CUDA device, on the legacy default stream.
+function runSoftmaxRowsOnDevice(log, storage, layout, outStorage, out, rows, n) {
+  cudaSoftmaxRows(storage.device.index, layout.info.index, log, 1n, storage.nativeArg(), layout.byteOffset,
+    outStorage.nativeArg(), out.byteOffset, rows, n);
+}
+
 // dl.normalize's one pass, out <- (input * scale - mean[c]) / std[c].
 // A Promise when `async` (settled once the pass has run), else undefined.
 function runNormalize(outStorage, out, inStorage, input, meanStd, scale, async = false) {
@@ -420,6 +442,6 @@ function runReduceLanes(op, storage, layout, dim, outStrides, values, indices, k
 module.exports = {
   PATH, coveredBuffer, onHost, overlapping, refuseSharedElements, copyPath, copyBytes, copyStorage, copyOnDevice,
   convertOnDevice, copyInto, copyIntoAsync, clone, moveTo, convert, convertOnHostAsync, operandOf, runElementwise,
-  runElementwiseOnDevice, runReduceRowsOnDevice, runNormalize, runReduceDims,
+  runElementwiseOnDevice, runReduceRowsOnDevice, runRowPicksOnDevice, runSoftmaxRowsOnDevice, runNormalize, runReduceDims,
   runReduceLanes,
 };

@@ -286,13 +286,13 @@ function dtypeLists(source, names = dtypeNames) {
 // any other way of holding the module (`= require('./binding')` not
 // destructured), which would hide the calls from the first two checks.
 const COPY_AND_OP_WRAPPERS = [
-  'copyStrided', 'cudaStridedCopy', 'cudaConvert', 'cudaElementwise', 'cudaReduceRows', 'elementwise', 'normalize',
-  'reduceDims', 'reduceLanes',
+  'copyStrided', 'cudaStridedCopy', 'cudaConvert', 'cudaElementwise', 'cudaReduceRows', 'cudaRowPicks',
+  'cudaSoftmaxRows', 'elementwise', 'normalize', 'reduceDims', 'reduceLanes',
 ];
 const COPY_AND_OP_NATIVES = [
   'copyStrided', 'copyStridedAsync', 'cudaCopy', 'cudaStridedCopy', 'cudaConvert', 'cudaElementwise', 'cudaReduceRows',
-  'elementwise', 'elementwiseAsync', 'normalize', 'normalizeAsync', 'reduceDims', 'reduceLanes',
-  'reduceDimsAsync', 'reduceLanesAsync',
+  'cudaRowPicks', 'cudaSoftmaxRows', 'elementwise', 'elementwiseAsync', 'normalize', 'normalizeAsync', 'reduceDims',
+  'reduceLanes', 'reduceDimsAsync', 'reduceLanesAsync',
 ];
 const ROUTERS = new Set(['binding.js', 'route.js']);
 

@@ -358,15 +358,86 @@ describe('reductions on the device equal the CPU ones', () => {
     expectSame(device.mean(), host.mean(), 1e-6);
   });
 
-  itGpu('options.out on the device; ops along a dim refuse a CUDA tensor, saying to call .cpu() first', () => {
+  itGpu('options.out on the device', () => {
     const t = hostTensor('float32', [3, 4], 'transpose');
     const out = dl.zeros([4], { dtype: 'float64', device: 'cuda' });
     expect(dl.sum(onDevice(t), 0, { out })).toBe(out);
     expectSame(out, dl.sum(t, 0).to('float64'), 1e-6);
-    const cpuFirst = expect.objectContaining({ code: 'ERR_DLPACK_WRONG_DEVICE',
-      message: expect.stringMatching(/call \.cpu\(\) first/) });
-    for (const call of [(x) => x.topk(2), (x) => x.max(1), (x) => x.argmax(), (x) => x.argmin(0)]) {
-      expect(() => call(onDevice(t))).toThrow(cpuFirst);
+    const indices = dl.zeros([3], { dtype: 'int64', device: 'cuda' });
+    expect(dl.argmax(onDevice(t), 1, { out: indices })).toBe(indices);
+    expectSame(indices, dl.argmax(t, 1), 0);
+  });
+});
+
+// max(dim), min(dim), argmax, argmin and topk on the device (one pick kernel,
+// src/core/cuda_ops.h DeviceRowPicks): the same values and indices as the CPU.
+describe('picks on the device equal the CPU ones', () => {
+  const CASES = [
+    [[3, 4], 'none', 0], [[3, 4], 'transpose', 1], [[3, 4], 'flip', -1], [[3, 4], 'step', 1],
+    [[2, 3, 4], 'transpose', 1], [[2, 3, 4], 'none', -1], [[], 'none', 0], [[0, 3], 'none', 1], [[3, 300], 'none', 1],
+  ];
+  const bothSame = (device, host) => {
+    expectSame(device.values, host.values, 0);
+    expectSame(device.indices, host.indices, 0);
+    device.values.dispose();
+    device.indices.dispose();
+  };
+  itGpu('max(dim), min(dim), argmax, argmin: every dtype family x dim x layout, keepdim', () => {
+    for (const dtype of DTYPES) {
+      for (const [shape, view, dim] of CASES) {
+        const t = hostTensor(dtype, shape, view);
+        for (const keepdim of [false, true]) {
+          for (const op of ['max', 'min']) bothSame(onDevice(t)[op](dim, { keepdim }), t[op](dim, { keepdim }));
+          for (const op of ['argmax', 'argmin']) {
+            compareOp(op, (x) => dl[op](x, dim, { keepdim }), [t], 0);
+            compareOp(op, (x) => dl[op](x, undefined, { keepdim }), [t], 0); // over the flattened tensor
+          }
+        }
+      }
+    }
+  });
+
+  itGpu('NaN wins with its first index, ties go to the lowest index, -0 and +0 tie', () => {
+    const t = dl.tensor([[1, NaN, 3, NaN], [2, 5, 5, -1], [-0, 0, -0, -1], [-Infinity, -Infinity, -Infinity, -Infinity]],
+      { dtype: 'float32' });
+    for (const op of ['max', 'min']) bothSame(t.cuda()[op](1), t[op](1));
+    for (const op of ['argmax', 'argmin']) {
+      compareOp(op, (x) => dl[op](x, 1), [t], 0);
+      compareOp(op, (x) => dl[op](x), [t], 0);
+    }
+    for (const largest of [true, false]) {
+      for (let k = 0; k <= 4; k++) bothSame(t.cuda().topk(k, 1, { largest }), t.topk(k, 1, { largest }));
+    }
+  });
+
+  itGpu('topk: every dtype family x dim x layout x k, largest and smallest, sorted', () => {
+    for (const dtype of DTYPES) {
+      for (const [shape, view, dim] of CASES) {
+        const t = hostTensor(dtype, shape, view);
+        const len = shape.length === 0 ? 1 : shape[dim < 0 ? shape.length + dim : dim];
+        for (const k of [0, 1, Math.min(2, len), len]) {
+          for (const largest of [true, false]) {
+            bothSame(onDevice(t).topk(k, dim, { largest }), t.topk(k, dim, { largest }));
+          }
+        }
+      }
+    }
+  });
+
+  itGpu('k > n, a 0-size dim and no dim of an empty tensor are refused with the host\'s codes', () => {
+    const t = hostTensor('float32', [3, 4], 'none');
+    const empty = hostTensor('float32', [3, 0], 'none');
+    for (const call of [(x) => x.topk(5, 1), (x) => x.topk(-1), (x) => x.max(1), (x) => x.argmin(1), (x) => x.argmax()]) {
+      for (const x of [t, empty]) {
+        let code = null;
+        try {
+          call(x);
+        } catch (error) {
+          code = error.code;
+        }
+        if (code === null) continue;
+        expect(() => call(onDevice(x))).toThrow(expect.objectContaining({ code }));
+      }
     }
   });
 });
@@ -417,6 +488,17 @@ describe('memory', () => {
       dl.mean(db, 0, { keepdim: true }).dispose();
       dl.softmax(db, 0).dispose();
       dl.logSoftmax(da, 1, { dtype: 'float32' }).dispose();
+      dl.argmax(db).dispose();
+      dl.argmin(da, 0, { keepdim: true }).dispose();
+      const m = da.max(0);
+      m.values.dispose();
+      m.indices.dispose();
+      const top = db.topk(3, 0, { largest: false });
+      top.values.dispose();
+      top.indices.dispose();
+      const rows = da.topk(4, 0);
+      rows.values.dispose();
+      rows.indices.dispose();
       const out = dl.zeros([64, 32], { dtype: 'float16', device: 'cuda' });
       dl.sub(da, db, { out });
       out.dispose();
@@ -463,22 +545,33 @@ describe('routing of ops with CUDA operands (no kernel runs)', () => {
       .toThrow(expect.objectContaining({ code: 'ERR_INVALID_ARG_VALUE' }));
   });
 
-  test('topk, max(dim), argmax of a CUDA tensor are refused, saying to call .cpu() first', () => {
-    const a = onCuda(dl.tensor([3, 1, 2], { dtype: 'float32' }));
+  test('complex reductions of a CUDA tensor are refused, saying to call .cpu() first', () => {
+    const z = onCuda(dl.zeros([2], { dtype: 'complex64' }));
     const cpuFirst = expect.objectContaining({ code: 'ERR_DLPACK_WRONG_DEVICE',
       message: expect.stringMatching(/cuda:0.*call \.cpu\(\) first/) });
-    expect(() => a.topk(2)).toThrow(cpuFirst);
-    expect(() => a.max(0)).toThrow(cpuFirst);
-    expect(() => a.argmin()).toThrow(cpuFirst);
-    // sum of complex stays on the host.
-    expect(() => onCuda(dl.zeros([2], { dtype: 'complex64' })).sum()).toThrow(cpuFirst);
+    expect(() => z.sum()).toThrow(cpuFirst);
+    expect(() => z.softmax(0)).toThrow(cpuFirst);
+  });
+
+  test('topk, max(dim), argmax refuse bad k, dims and empty lanes before any CUDA call, as on the host', () => {
+    const a = onCuda(dl.tensor([3, 1, 2], { dtype: 'float32' }));
+    const empty = onCuda(dl.zeros([2, 0]));
+    expect(() => a.topk(4)).toThrow(expect.objectContaining({ code: 'ERR_OUT_OF_RANGE' }));
+    expect(() => a.topk(1.5)).toThrow(expect.objectContaining({ code: 'ERR_OUT_OF_RANGE' }));
+    expect(() => a.max(1)).toThrow(expect.objectContaining({ code: 'ERR_OUT_OF_RANGE' }));
+    expect(() => empty.argmax()).toThrow(expect.objectContaining({ code: 'ERR_INVALID_ARG_VALUE' }));
+    expect(() => empty.min(1)).toThrow(expect.objectContaining({ code: 'ERR_INVALID_ARG_VALUE' }));
+    expect(() => a.argmax(0, { out: dl.zeros([], { dtype: 'int64' }) }))
+      .toThrow(expect.objectContaining({ code: 'ERR_DLPACK_WRONG_DEVICE' }));
   });
 
   itNoGpu('CUDA operands on one device go to the device path (here: CUDA is unavailable)', () => {
     const a = onCuda(dl.tensor([1, 2, 3], { dtype: 'float32' }));
     const scalar = dl.tensor(2, { dtype: 'float32' }); // a 0-d CPU tensor joins as a number
     for (const call of [() => dl.add(a, a), () => dl.mul(a, scalar), () => a.exp_(), () => dl.normalize(
-      onCuda(dl.zeros([3, 2, 2])), 0, 1), () => a.sum(), () => a.mean(0), () => a.max(), () => a.softmax(0)]) {
+      onCuda(dl.zeros([3, 2, 2])), 0, 1), () => a.sum(), () => a.mean(0), () => a.max(), () => a.softmax(0), () => a.logSoftmax(-1),
+      () => a.max(0), () => a.min(0, { keepdim: true }), () => a.argmax(), () => a.argmin(0), () => a.topk(2),
+      () => a.topk(1, 0, { largest: false })]) {
       expect(call).toThrow(expect.objectContaining({ code: 'ERR_DLPACK_CUDA_UNAVAILABLE' }));
     }
   });

@@ -136,6 +136,8 @@ Napi::Object Initialize(Napi::Env env, Napi::Object exports) {
       {"cudaConvert", Guarded<CudaConvert>},
       {"cudaElementwise", Guarded<CudaElementwise>},
       {"cudaReduceRows", Guarded<CudaReduceRows>},
+      {"cudaRowPicks", Guarded<CudaRowPicks>},
+      {"cudaSoftmaxRows", Guarded<CudaSoftmaxRows>},
       {"cudaStats", Guarded<CudaStats>},
       {"cudaEmptyCache", Guarded<CudaEmptyCache>},
       {"elementwise", Guarded<ElementwiseOnHost>},

@@ -41,13 +41,6 @@ Status DeviceConvert(int device, const CopyPlan& plan, ElementType dst_type, cha
 
 #else
 
-namespace {
-Status NotCompiled() {
-  int count = 0;
-  return DeviceCount(&count);  // says "not compiled"
-}
-}  // namespace
-
 Status DeviceStridedCopy(int, const CopyPlan&, uint64_t, char*, const char*, uintptr_t) {
   return NotCompiled();
 }

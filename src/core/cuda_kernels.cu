@@ -7,6 +7,7 @@
 #include <type_traits>
 
 #include "cuda_kernels.h"
+#include "cuda_launch.h"
 #include "device_copy.h"
 
 namespace dlnode {
@@ -63,19 +64,6 @@ __global__ void ConvertKernel(const Plan plan, ElementType dst_type, char* dst,
     PlanOffsets(plan, i, &d, &s);
     ConvertElement(dst + d * dst_item, dst_type, src + s * src_item, src_type, aligned);
   }
-}
-
-constexpr int kThreads = 256;
-
-unsigned Blocks(int64_t count) {
-  // Enough blocks to fill any current GPU several times over; the loop covers the rest.
-  return static_cast<unsigned>(std::min<int64_t>((count + kThreads - 1) / kThreads, 1 << 16));
-}
-
-cudaStream_t StreamOf(uintptr_t value) {
-  if (value == 1) return cudaStreamLegacy;
-  if (value == 2) return cudaStreamPerThread;
-  return reinterpret_cast<cudaStream_t>(value);
 }
 
 bool Aligned(const void* p, uint64_t item) { return reinterpret_cast<uintptr_t>(p) % item == 0; }

@@ -80,6 +80,26 @@ Status DeviceReduceRows(int device, RowOp op, Scalar type, const char* in, char*
   });
 }
 
+Status DeviceRowPicks(int device, Scalar type, PickOrder order, const char* in, char* values,
+                      int64_t* indices, int64_t rows, int64_t n, int64_t k, uintptr_t stream) {
+  if (rows == 0 || k == 0) return {};
+  DeviceGuard guard(device);
+  if (!guard.status().ok) return guard.status();
+  return EnqueueOrdered(RuntimeStreamOps(), stream, [&](uintptr_t on) {
+    return StatusOf(LaunchRowPicks(type, order, in, values, indices, rows, n, k, on));
+  });
+}
+
+Status DeviceSoftmaxRows(int device, Scalar type, bool log, const char* in, char* out, int64_t rows,
+                         int64_t n, uintptr_t stream) {
+  if (rows == 0 || n == 0) return {};
+  DeviceGuard guard(device);
+  if (!guard.status().ok) return guard.status();
+  return EnqueueOrdered(RuntimeStreamOps(), stream, [&](uintptr_t on) {
+    return StatusOf(LaunchSoftmaxRows(type, log, in, out, rows, n, on));
+  });
+}
+
 Status DeviceElementwise(int device, ElementwiseOp op, Scalar type, const OpPlan& plan,
                          const OpArgs& args, uintptr_t stream) {
   if (plan.count == 0) return {};
@@ -92,17 +112,17 @@ Status DeviceElementwise(int device, ElementwiseOp op, Scalar type, const OpPlan
 
 #else
 
-namespace {
-Status NotCompiled() {
-  int count = 0;
-  return DeviceCount(&count);  // says "not compiled"
-}
-}  // namespace
-
 Status DeviceElementwise(int, ElementwiseOp, Scalar, const OpPlan&, const OpArgs&, uintptr_t) {
   return NotCompiled();
 }
 Status DeviceReduceRows(int, RowOp, Scalar, const char*, char*, int64_t, int64_t, uintptr_t) {
+  return NotCompiled();
+}
+Status DeviceRowPicks(int, Scalar, PickOrder, const char*, char*, int64_t*, int64_t, int64_t,
+                      int64_t, uintptr_t) {
+  return NotCompiled();
+}
+Status DeviceSoftmaxRows(int, Scalar, bool, const char*, char*, int64_t, int64_t, uintptr_t) {
   return NotCompiled();
 }
 #endif

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <type_traits>
 
+#include "cuda_launch.h"
 #include "cuda_ops.h"
 #include "device_copy.h"
 #include "elementwise_math.h"
@@ -137,16 +138,81 @@ __global__ void ReduceRowsKernel(RowOp op, const T* in, T* out, int64_t rows, in
   }
 }
 
-constexpr int kThreads = 256;
-
-unsigned Blocks(int64_t count) {
-  return static_cast<unsigned>(std::min<int64_t>((count + kThreads - 1) / kThreads, 1 << 16));
+// One block per row, k rounds of the pick tree (math::PickRow's order):
+// round j writes the best element after round j - 1's pick, so the k picks
+// come out in the order (argmax/argmin/max(dim)/min(dim) are k = 1). The rows
+// are read k times: O(k n) per row.
+template <typename T>
+__global__ void RowPicksKernel(PickOrder order, const T* in, T* values, int64_t* indices,
+                               int64_t rows, int64_t n, int64_t k) {
+  __shared__ math::RowPick<T> part[math::kRowThreads];
+  const int tid = static_cast<int>(threadIdx.x);
+  DLNODE_NO_UNROLL
+  for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
+    math::RowPick<T> after{T(0), -1};
+    DLNODE_NO_UNROLL
+    for (int64_t j = 0; j < k; ++j) {
+      part[tid] = math::RowPickPartial<T>(order, in + r * n, n, tid, after);
+      __syncthreads();
+      for (int half = math::kRowThreads / 2; half > 0; half >>= 1) {
+        math::RowPickTreeStep<T>(order, part, half, tid);
+        __syncthreads();
+      }
+      after = part[0];
+      if (tid == 0) {
+        if (values != nullptr) values[r * k + j] = after.value;
+        if (indices != nullptr) indices[r * k + j] = after.index;
+      }
+      __syncthreads();
+    }
+  }
 }
 
-cudaStream_t StreamOf(uintptr_t value) {
-  if (value == 1) return cudaStreamLegacy;
-  if (value == 2) return cudaStreamPerThread;
-  return reinterpret_cast<cudaStream_t>(value);
+// One block per row, math::SoftmaxRow's order: the maximum's tree, the
+// tree of the threads' sums of exps, then every element written.
+template <typename T>
+__global__ void SoftmaxRowsKernel(bool log, const T* in, T* out, int64_t rows, int64_t n) {
+  __shared__ T part[math::kRowThreads];
+  const int tid = static_cast<int>(threadIdx.x);
+  DLNODE_NO_UNROLL
+  for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
+    const T* row = in + r * n;
+    part[tid] = math::RowPartial<T>(math::RowOp::kMax, row, n, tid);
+    __syncthreads();
+    for (int half = math::kRowThreads / 2; half > 0; half >>= 1) {
+      math::RowTreeStep<T>(math::RowOp::kMax, part, half, tid);
+      __syncthreads();
+    }
+    const T top = part[0];
+    __syncthreads();
+    part[tid] = math::SoftmaxPartial<T>(row, n, tid, top);
+    __syncthreads();
+    for (int half = math::kRowThreads / 2; half > 0; half >>= 1) {
+      math::RowTreeStep<T>(math::RowOp::kSum, part, half, tid);
+      __syncthreads();
+    }
+    const T total = part[0];
+    DLNODE_NO_UNROLL
+    for (int64_t j = tid; j < n; j += math::kRowThreads) {
+      out[r * n + j] = math::SoftmaxValue<T>(log, row[j], top, total);
+    }
+    __syncthreads();
+  }
+}
+
+template <typename T>
+void LaunchPicks(PickOrder order, const char* in, char* values, int64_t* indices, int64_t rows,
+                 int64_t n, int64_t k, cudaStream_t s) {
+  const unsigned blocks = RowBlocks(rows);
+  RowPicksKernel<T><<<blocks, math::kRowThreads, 0, s>>>(
+      order, reinterpret_cast<const T*>(in), reinterpret_cast<T*>(values), indices, rows, n, k);
+}
+
+template <typename T>
+void LaunchSoftmax(bool log, const char* in, char* out, int64_t rows, int64_t n, cudaStream_t s) {
+  const unsigned blocks = RowBlocks(rows);
+  SoftmaxRowsKernel<T><<<blocks, math::kRowThreads, 0, s>>>(log, reinterpret_cast<const T*>(in),
+                                                            reinterpret_cast<T*>(out), rows, n);
 }
 
 template <typename W, bool IsBool = false>
@@ -201,7 +267,7 @@ int LaunchElementwise(ElementwiseOp op, Scalar type, const OpPlan& plan, const O
 int LaunchReduceRows(RowOp op, Scalar type, const char* in, char* out, int64_t rows, int64_t n,
                      uintptr_t stream) {
   const cudaStream_t s = StreamOf(stream);
-  const auto blocks = static_cast<unsigned>(std::min<int64_t>(rows, 1 << 16));
+  const unsigned blocks = RowBlocks(rows);
   switch (type) {
     case Scalar::kInt64:
       ReduceRowsKernel<int64_t><<<blocks, math::kRowThreads, 0, s>>>(
@@ -221,6 +287,41 @@ int LaunchReduceRows(RowOp op, Scalar type, const char* in, char* out, int64_t r
       break;
     default:
       return static_cast<int>(cudaErrorInvalidValue);
+  }
+  return static_cast<int>(cudaGetLastError());
+}
+
+int LaunchRowPicks(Scalar type, PickOrder order, const char* in, char* values, int64_t* indices,
+                   int64_t rows, int64_t n, int64_t k, uintptr_t stream) {
+  const cudaStream_t s = StreamOf(stream);
+  switch (type) {
+    case Scalar::kInt64:
+      LaunchPicks<int64_t>(order, in, values, indices, rows, n, k, s);
+      break;
+    case Scalar::kUint64:
+      LaunchPicks<uint64_t>(order, in, values, indices, rows, n, k, s);
+      break;
+    case Scalar::kFloat32:
+      LaunchPicks<float>(order, in, values, indices, rows, n, k, s);
+      break;
+    case Scalar::kFloat64:
+      LaunchPicks<double>(order, in, values, indices, rows, n, k, s);
+      break;
+    default:
+      return static_cast<int>(cudaErrorInvalidValue);
+  }
+  return static_cast<int>(cudaGetLastError());
+}
+
+int LaunchSoftmaxRows(Scalar type, bool log, const char* in, char* out, int64_t rows, int64_t n,
+                      uintptr_t stream) {
+  const cudaStream_t s = StreamOf(stream);
+  if (type == Scalar::kFloat32) {
+    LaunchSoftmax<float>(log, in, out, rows, n, s);
+  } else if (type == Scalar::kFloat64) {
+    LaunchSoftmax<double>(log, in, out, rows, n, s);
+  } else {
+    return static_cast<int>(cudaErrorInvalidValue);
   }
   return static_cast<int>(cudaGetLastError());
 }

@@ -45,6 +45,7 @@ Status DeviceElementwise(int device, ElementwiseOp op, Scalar type, const OpPlan
 // the order of elementwise_math.h's row reductions (math::ReduceRow on the
 // host gives the same bits), so every run gives the same bits. NaN
 // propagates through max/min.
+using math::PickOrder;
 using math::RowOp;
 
 bool RowReducible(Scalar type);
@@ -52,12 +53,33 @@ bool RowReducible(Scalar type);
 Status DeviceReduceRows(int device, RowOp op, Scalar type, const char* in, char* out, int64_t rows,
                         int64_t n, uintptr_t stream);
 
+// Picks from dense rows of `type` (as for DeviceReduceRows): for r < rows,
+// the first k elements of row r (`n` elements) in math::RowBefore's `order`
+// (largest or smallest first, NaN first or last, ties to the lower index), their
+// values to values[r * k + j] and their indices to indices[r * k + j]
+// (either may be null). k = 1 is argmax/argmin/max(dim)/min(dim), larger k
+// topk; 1 <= k <= n. O(k n) per row: each pick rereads the row.
+Status DeviceRowPicks(int device, Scalar type, PickOrder order, const char* in, char* values,
+                      int64_t* indices, int64_t rows, int64_t n, int64_t k, uintptr_t stream);
+
+// softmax (or logSoftmax: `log`) of dense rows of float32 or float64, one
+// block per row in one launch (math::SoftmaxRow's order); out does not
+// overlap in.
+Status DeviceSoftmaxRows(int device, Scalar type, bool log, const char* in, char* out, int64_t rows,
+                         int64_t n, uintptr_t stream);
+
 // The kernel launchers (cuda_ops.cu): a cudaError_t as int.
 int LaunchElementwise(ElementwiseOp op, Scalar type, const OpPlan& plan, const OpArgs& args,
                       uintptr_t stream);
 
 int LaunchReduceRows(RowOp op, Scalar type, const char* in, char* out, int64_t rows, int64_t n,
                      uintptr_t stream);
+
+int LaunchRowPicks(Scalar type, PickOrder order, const char* in, char* values, int64_t* indices,
+                   int64_t rows, int64_t n, int64_t k, uintptr_t stream);
+
+int LaunchSoftmaxRows(Scalar type, bool log, const char* in, char* out, int64_t rows, int64_t n,
+                      uintptr_t stream);
 
 }  // namespace cuda
 }  // namespace dlnode

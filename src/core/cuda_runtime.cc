@@ -30,7 +30,10 @@ struct ExitWatch {
 
 void WatchExit() { static ExitWatch watch; }
 
-#else
+#endif
+
+}  // namespace
+
 Status NotCompiled() {
   Status s;
   s.ok = false;
@@ -39,9 +42,6 @@ Status NotCompiled() {
   s.message = "this build of dlpack has no CUDA support (no toolkit was found when it was built)";
   return s;
 }
-#endif
-
-}  // namespace
 
 bool ShuttingDown() { return exiting.load(); }
 

@@ -40,6 +40,9 @@ CudaResult ResultOf(const Status& status, const std::string& what);
 // Whether this build has CUDA support compiled in.
 bool Compiled();
 
+// What every call answers in a build without CUDA ("not compiled"; unavailable).
+Status NotCompiled();
+
 // The Status of a cudaError_t (passed as int so that this header needs no
 // CUDA header), clearing the runtime's sticky error. Only in CUDA builds.
 Status StatusOf(int error);

@@ -29,19 +29,6 @@ CopyPlan MakeCopyPlan(int ndim, const int64_t* shape, const int64_t* dst_strides
   return p;
 }
 
-bool MakeCopyPlan32(const CopyPlan& plan, CopyPlan32* out) {
-  constexpr int64_t kLimit = INT64_C(1) << 31;
-  if (plan.count >= kLimit) return false;
-  out->ndim = plan.ndim;
-  out->count = static_cast<uint32_t>(plan.count);
-  for (int k = 0; k < plan.ndim; ++k) {
-    out->shape[k] = MakeDivider(static_cast<uint32_t>(plan.shape[k]));
-    out->dst_strides[k] = plan.dst_strides[k];
-    out->src_strides[k] = plan.src_strides[k];
-  }
-  return true;
-}
-
 bool IsConvertible(ElementType t) {
   switch (t.code) {
     case kDLBool:

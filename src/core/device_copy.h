@@ -107,8 +107,21 @@ struct CopyPlan32 {
   int64_t src_strides[kMaxDims] = {};
 };
 
-// False when the plan has 2^31 elements or more (use CopyPlan then).
-bool MakeCopyPlan32(const CopyPlan& plan, CopyPlan32* out);
+// False when the plan has 2^31 elements or more (use CopyPlan then). Inline:
+// cuda_kernels.cu's launcher calls it, and under CMake the kernels' static
+// library cannot reach back into dlpack_core (as MakeDivider).
+inline bool MakeCopyPlan32(const CopyPlan& plan, CopyPlan32* out) {
+  constexpr int64_t kLimit = INT64_C(1) << 31;
+  if (plan.count >= kLimit) return false;
+  out->ndim = plan.ndim;
+  out->count = static_cast<uint32_t>(plan.count);
+  for (int k = 0; k < plan.ndim; ++k) {
+    out->shape[k] = MakeDivider(static_cast<uint32_t>(plan.shape[k]));
+    out->dst_strides[k] = plan.dst_strides[k];
+    out->src_strides[k] = plan.src_strides[k];
+  }
+  return true;
+}
 
 DLNODE_HD void PlanOffsets(const CopyPlan32& p, uint32_t i, int64_t* dst, int64_t* src) {
   int64_t d = 0;

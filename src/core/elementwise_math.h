@@ -418,6 +418,112 @@ T ReduceRow(RowOp op, const T* row, int64_t n) {
   return part[0];
 }
 
+// Arg reductions and topk (cuda_ops.h DeviceRowPicks): a row's elements in
+// one strict total order, the host engine's (reduce.cc ArgExtremeOf, TopKOf):
+// the larger (`largest`) or smaller value first, then the lower index (-0 and
+// +0 tie); NaN before every number where `nan_first` (argmax and argmin alike
+// give the first NaN, and topk of the largest counts NaN largest, as torch
+// does), else after every number (topk of the smallest). Being a total
+// order, any tree of RowPickCombine gives the host's pick.
+struct PickOrder {
+  bool largest;
+  bool nan_first;
+};
+
+template <typename T>
+struct RowPick {
+  T value;
+  int64_t index;  // -1: no element yet
+};
+
+template <typename T>
+DLNODE_HD bool RowBefore(PickOrder order, T a, int64_t ia, T b, int64_t ib) {
+  const bool largest = order.largest;
+  const bool a_nan = IsNan(a);
+  const bool b_nan = IsNan(b);
+  if (a_nan || b_nan) return a_nan && b_nan ? ia < ib : a_nan == order.nan_first;
+  if (a != b) return largest ? a > b : a < b;
+  return ia < ib;
+}
+
+template <typename T>
+DLNODE_HD RowPick<T> RowPickCombine(PickOrder order, RowPick<T> a, RowPick<T> b) {
+  if (a.index < 0) return b;
+  if (b.index < 0) return a;
+  return RowBefore<T>(order, b.value, b.index, a.value, a.index) ? b : a;
+}
+
+// Thread `tid`'s pick over row[0, n): its elements j = tid, tid + kRowThreads,
+// ... that come after `after` in the order (topk's round rule: round r picks
+// the best element strictly after round r - 1's pick; `after.index` < 0 lets
+// every element in).
+template <typename T>
+DLNODE_HD RowPick<T> RowPickPartial(PickOrder order, const T* row, int64_t n, int tid,
+                                    RowPick<T> after) {
+  RowPick<T> best{T(0), -1};
+  DLNODE_NO_UNROLL
+  for (int64_t j = tid; j < n; j += kRowThreads) {
+    if (after.index >= 0 && !RowBefore<T>(order, after.value, after.index, row[j], j)) continue;
+    best = RowPickCombine<T>(order, best, RowPick<T>{row[j], j});
+  }
+  return best;
+}
+
+// One level of the pick tree: part[tid] combines part[tid + half] (tid < half).
+template <typename T>
+DLNODE_HD void RowPickTreeStep(PickOrder order, RowPick<T>* part, int half, int tid) {
+  if (tid < half) part[tid] = RowPickCombine<T>(order, part[tid], part[tid + half]);
+}
+
+// The block's pick, on one host thread.
+template <typename T>
+RowPick<T> PickRow(PickOrder order, const T* row, int64_t n, RowPick<T> after) {
+  RowPick<T> part[kRowThreads];
+  for (int tid = 0; tid < kRowThreads; ++tid) {
+    part[tid] = RowPickPartial<T>(order, row, n, tid, after);
+  }
+  for (int half = kRowThreads / 2; half > 0; half >>= 1) {
+    for (int tid = 0; tid < half; ++tid) RowPickTreeStep<T>(order, part, half, tid);
+  }
+  return part[0];
+}
+
+// Softmax of a dense row in one block: the maximum (RowPartial and the tree,
+// kMax), then thread `tid`'s Kahan sum of e^(x - top) in RowPartial's order
+// (SoftmaxPartial), the kSum tree over those, then each element written
+// (SoftmaxValue): e^(x - top) / total, or x - top - log(total) for
+// logSoftmax. A NaN anywhere makes top, and every value, NaN (as on the host).
+template <typename T>
+DLNODE_HD T SoftmaxPartial(const T* row, int64_t n, int tid, T top) {
+  T acc = T(0);
+  T lost = T(0);
+  DLNODE_NO_UNROLL
+  for (int64_t j = tid; j < n; j += kRowThreads) {
+    const T y = Exp(row[j] - top) - lost;
+    const T t = acc + y;
+    lost = (t - acc) - y;
+    acc = t;
+  }
+  return acc;
+}
+
+template <typename T>
+DLNODE_HD T SoftmaxValue(bool log, T x, T top, T total) {
+  return log ? (x - top) - Log(total) : Exp(x - top) / total;
+}
+
+// The block's softmax of row[0, n) into out, on one host thread.
+template <typename T>
+void SoftmaxRow(bool log, const T* row, T* out, int64_t n) {
+  const T top = ReduceRow<T>(RowOp::kMax, row, n);
+  T part[kRowThreads];
+  for (int tid = 0; tid < kRowThreads; ++tid) part[tid] = SoftmaxPartial<T>(row, n, tid, top);
+  for (int half = kRowThreads / 2; half > 0; half >>= 1) {
+    for (int tid = 0; tid < half; ++tid) RowTreeStep<T>(RowOp::kSum, part, half, tid);
+  }
+  for (int64_t j = 0; j < n; ++j) out[j] = SoftmaxValue<T>(log, row[j], top, part[0]);
+}
+
 }  // namespace math
 
 // The kernel's iteration over an op's operands (the output first): size-1

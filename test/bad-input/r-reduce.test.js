@@ -106,9 +106,12 @@ describe('reductions', () => {
       // Refused before any CUDA call, so this runs with a GPU too (the
       // tensor's memory is host memory no kernel may touch).
       const { ptr, t } = cudaTensor();
-      throws(() => dl.topk(t, 1), /`topk\(\)`.*on cuda:0.*call \.cpu\(\) first/);
-      throws(() => t.max(0), /`max\(\)`/);
-      throws(() => t.argmax(), /`argmax\(\)`/);
+      const complex = cudaTensor({ code: 5, bits: 64 }); // complex64
+      throws(() => dl.topk(complex.t, 1), /`topk\(\)` on cuda:0.*call \.cpu\(\) first/);
+      throws(() => complex.t.sum(), /`sum\(\)`/);
+      throws(() => complex.t.argmax(), /`argmax\(\)`/);
+      complex.t.dispose();
+      expect(producer.calls(complex.ptr)).toBe(1);
       throws(() => t.sum(0, { out: dl.zeros([3]) }), /`options.out` of sum\(\) on cuda:0/);
       const first = t.select(0, 0);
       throws(() => dl.amax(dl.zeros([2, 3]), 0, { out: first }), /`amax\(\) options.out`/);
@@ -125,6 +128,9 @@ describe('reductions', () => {
     throws(() => t.max(), /amax\(\) on cuda:0/);
     throws(() => t.softmax(0), /softmax\(\) on cuda:0/);
     throws(() => dl.logSoftmax(t, 1), /logSoftmax\(\) on cuda:0/);
+    throws(() => t.max(1), /max\(\) on cuda:0/);
+    throws(() => dl.argmin(t), /argmin\(\) on cuda:0/);
+    throws(() => t.topk(2, 1, { largest: false }), /topk\(\) on cuda:0/);
     throws(() => t.mean(0, { dtype: 'float64' }), /cuda:0/);
     t.dispose();
   }, onlyCompiledNoDevice);

@@ -169,8 +169,8 @@ function readOnly(values = [1, 2, 3]) {
 
 // A kDLCUDA tensor; its "device" memory is the producer's host memory, which
 // nothing may read (the point of these rows).
-function cudaTensor() {
-  const ptr = foreign({ shape: [2, 3], deviceType: 2, deviceId: 0 });
+function cudaTensor(options = {}) {
+  const ptr = foreign({ shape: [2, 3], deviceType: 2, deviceId: 0, ...options });
   return { ptr, t: dl.fromDLPack(adopt(ptr)) };
 }
 

@@ -2,8 +2,10 @@
 // host: each element function against the host engine (elementwise.h) over
 // every pair of edge values of every type it computes in, the refusals
 // against the engine's, and the kernel's index plan (MakeOpPlan, OpOffsets)
-// against a plain row-major walk. A GPU runs the same functions; only the
-// launch itself goes untested here.
+// against a plain row-major walk; the row picks (argmax/argmin, max/min
+// along a dim, topk) and the one-launch softmax against the host reductions
+// (reduce.h). A GPU runs the same functions; only the launch itself goes
+// untested here.
 #include "elementwise_math.h"
 
 #include <gtest/gtest.h>
@@ -21,6 +23,7 @@
 #include "convert.h"
 #include "cuda_ops.h"
 #include "elementwise.h"
+#include "reduce.h"
 
 namespace {
 
@@ -343,6 +346,138 @@ TEST(ElementwiseMath, RowReductions) {
   const uint64_t big[3] = {~uint64_t{0}, 1, uint64_t{1} << 63};
   EXPECT_EQ(math::ReduceRow<uint64_t>(math::RowOp::kMax, big, 3), ~uint64_t{0});
   EXPECT_EQ(math::ReduceRow<uint64_t>(math::RowOp::kMin, big, 3), 1U);
+}
+
+// A row of `n` drawn from edge values (NaN, +-inf, -0/+0, ties) and randoms.
+template <typename T>
+std::vector<T> EdgeRow(std::mt19937& gen, int64_t n, bool with_nan) {
+  std::vector<T> row(static_cast<size_t>(n));
+  std::uniform_int_distribution<int> pick(0, 9);
+  std::uniform_int_distribution<int> small(-3, 3);
+  for (T& x : row) {
+    const int c = pick(gen);
+    if constexpr (std::is_floating_point<T>::value) {
+      const T inf = std::numeric_limits<T>::infinity();
+      const T edge[] = {with_nan ? static_cast<T>(NAN) : T(1), inf, -inf, T(-0.0), T(0)};
+      x = c < 5 ? edge[c] : static_cast<T>(small(gen));
+    } else {
+      x = static_cast<T>(small(gen));
+      if (c == 0) x = std::numeric_limits<T>::max();
+      if (c == 1) x = std::numeric_limits<T>::min();
+    }
+  }
+  return row;
+}
+
+template <typename T>
+dlnode::StridedInput RowInput(const std::vector<T>& row, Scalar type, const int64_t* shape) {
+  static const int64_t kDense[1] = {1};
+  return {reinterpret_cast<const char*>(row.data()), type, 1, shape, kDense};
+}
+
+// The pick tree (k = 1) gives the host engine's argmax/argmin and value bits.
+template <typename T>
+void PicksMatchTheHost(Scalar type) {
+  std::mt19937 gen(11);
+  const int64_t zero[1] = {0};
+  for (int64_t n = 1; n <= 1000; n += (n < 300 ? 1 : 37)) {
+    for (const bool nan : {false, true}) {
+      const std::vector<T> row = EdgeRow<T>(gen, n, nan);
+      const int64_t shape[1] = {n};
+      for (const bool largest : {true, false}) {
+        SCOPED_TRACE(testing::Message() << "n " << n << " largest " << largest << " nan " << nan);
+        T value{};
+        int64_t index = -1;
+        dlnode::ArgExtreme(largest ? dlnode::ReduceOp::kMax : dlnode::ReduceOp::kMin,
+                           RowInput(row, type, shape), 0, reinterpret_cast<char*>(&value), &index,
+                           zero);
+        const math::RowPick<T> p = math::PickRow<T>({largest, true}, row.data(), n, {T(0), -1});
+        ASSERT_EQ(p.index, index);
+        EXPECT_EQ(BitsOf(p.value), BitsOf(value));
+      }
+    }
+  }
+}
+
+TEST(ElementwiseMath, RowPicksAreTheHostArgExtremes) {
+  PicksMatchTheHost<float>(Scalar::kFloat32);
+  PicksMatchTheHost<double>(Scalar::kFloat64);
+  PicksMatchTheHost<int64_t>(Scalar::kInt64);
+  PicksMatchTheHost<uint64_t>(Scalar::kUint64);
+}
+
+// k rounds of the pick rule (each after the last pick) give the host topk,
+// in its order, for every k, ties and NaN included.
+template <typename T>
+void TopkRoundsMatchTheHost(Scalar type) {
+  std::mt19937 gen(5);
+  for (const int64_t n : {1, 2, 3, 7, 40, 257, 300}) {
+    const std::vector<T> row = EdgeRow<T>(gen, n, true);
+    const int64_t shape[1] = {n};
+    const int64_t one[1] = {1};
+    for (const bool largest : {true, false}) {
+      for (int64_t k = 1; k <= n; k += (n < 50 ? 1 : 13)) {
+        SCOPED_TRACE(testing::Message() << "n " << n << " k " << k << " largest " << largest);
+        std::vector<T> values(static_cast<size_t>(k));
+        std::vector<int64_t> indices(static_cast<size_t>(k));
+        dlnode::TopK(RowInput(row, type, shape), 0, k, largest, true,
+                     reinterpret_cast<char*>(values.data()), indices.data(), one);
+        math::RowPick<T> after{T(0), -1};
+        for (int64_t j = 0; j < k; ++j) {
+          after = math::PickRow<T>({largest, largest}, row.data(), n, after);
+          ASSERT_EQ(after.index, indices[static_cast<size_t>(j)]) << "pick " << j;
+          EXPECT_EQ(BitsOf(after.value), BitsOf(values[static_cast<size_t>(j)]));
+        }
+      }
+    }
+  }
+}
+
+TEST(ElementwiseMath, TopkRoundsAreTheHostTopk) {
+  TopkRoundsMatchTheHost<float>(Scalar::kFloat32);
+  TopkRoundsMatchTheHost<double>(Scalar::kFloat64);
+  TopkRoundsMatchTheHost<int64_t>(Scalar::kInt64);
+}
+
+// The one-launch softmax row (the kernel's order, on one thread) is the host
+// softmax within a few ulp, and its values sum to 1.
+template <typename T>
+void SoftmaxMatchesTheHost(Scalar type, T tolerance) {
+  std::mt19937 gen(3);
+  std::normal_distribution<T> normal(T(0), T(4));
+  const int64_t one[1] = {1};
+  for (const int64_t n : {1, 2, 5, 255, 256, 257, 1000, 4097}) {
+    std::vector<T> row(static_cast<size_t>(n));
+    for (T& x : row) x = normal(gen);
+    const int64_t shape[1] = {n};
+    for (const bool log : {false, true}) {
+      SCOPED_TRACE(testing::Message() << "n " << n << " log " << log);
+      std::vector<T> host(row.size());
+      std::vector<T> twin(row.size());
+      dlnode::Softmax(log ? dlnode::ReduceOp::kLogSoftmax : dlnode::ReduceOp::kSoftmax,
+                      RowInput(row, type, shape), 0, reinterpret_cast<char*>(host.data()), one);
+      math::SoftmaxRow<T>(log, row.data(), twin.data(), n);
+      long double total = 0;
+      for (size_t i = 0; i < row.size(); ++i) {
+        // Relative, and for logSoftmax also absolute (x - top - log(sum) near
+        // 0 is a difference of close values).
+        const T scale = std::fabs(host[i]) + (log ? T(1) : T(1e-30));
+        ASSERT_NEAR(twin[i], host[i], tolerance * scale) << i;
+        total += log ? std::exp(static_cast<long double>(twin[i])) : twin[i];
+      }
+      EXPECT_NEAR(static_cast<double>(total), 1.0, static_cast<double>(tolerance) * n);
+    }
+  }
+  // A NaN makes the row NaN; an all -inf row is NaN too (as on the host).
+  const T bad[3] = {T(1), static_cast<T>(NAN), T(2)};
+  T out[3];
+  math::SoftmaxRow<T>(false, bad, out, 3);
+  for (const T x : out) EXPECT_TRUE(std::isnan(x));
+}
+
+TEST(ElementwiseMath, SoftmaxRowIsTheHostSoftmax) {
+  SoftmaxMatchesTheHost<float>(Scalar::kFloat32, 4e-6F);
+  SoftmaxMatchesTheHost<double>(Scalar::kFloat64, 1e-13);
 }
 
 }  // namespace
