@@ -287,6 +287,26 @@ describe('in place, out, stream, async on the device', () => {
     expectSame(r, dl.exp(a), 1e-12);
   });
 
+  itGpu('{ async: true } on every device reduction resolves with the sync result', async () => {
+    const a = hostTensor('float32', [5, 7], 'transpose');
+    const d = onDevice(a);
+    const cases = [
+      ['sum', [1]], ['mean', [0]], ['amax', [1]], ['amin', []], ['max', []], ['argmax', [1]], ['argmin', []],
+      ['softmax', [1]], ['logSoftmax', [0]],
+    ];
+    for (const [op, args] of cases) {
+      const p = d[op](...args, { async: true });
+      expect(Object.prototype.toString.call(p)).toBe('[object Promise]');
+      expectSame(await p, a[op](...args), 1e-6);
+    }
+    const m = await d.max(1, { async: true });
+    expectSame(m.values, a.max(1).values, 0);
+    expectSame(m.indices, a.max(1).indices, 0);
+    const k = await d.topk(3, 1, { async: true });
+    expectSame(k.values, a.topk(3, 1).values, 0);
+    expectSame(k.indices, a.topk(3, 1).indices, 0);
+  });
+
   itGpu('a 0-d CPU tensor joins a CUDA op as a number; any other CPU tensor is refused', () => {
     const a = hostTensor('float32', [3, 4], 'none');
     const scalar = dl.tensor(2.5, { dtype: 'float32' });
