@@ -298,14 +298,83 @@ A Ordered(int64_t n, const Get& get) {
   return res;
 }
 
+// A row of kLanes elements as one value of GCC's vector extension (one AVX2
+// register of floats, two of doubles): an elementwise + or ?: on it is one
+// instruction a register, where a loop over the lanes of an array is left
+// scalar by the compiler more often than not.
+typedef float Float8 __attribute__((vector_size(kLanes * sizeof(float))));
+typedef double Double8 __attribute__((vector_size(kLanes * sizeof(double))));
+template <class A>
+struct RowOf;
+template <>
+struct RowOf<float> {
+  using type = Float8;
+};
+template <>
+struct RowOf<double> {
+  using type = Double8;
+};
+
+// Row r of p combined into *acc (a vector is never passed or returned by
+// value between functions: its ABI differs with and without AVX).
+template <class A, class Op>
+inline void Combine8(typename RowOf<A>::type* acc, const A* p, int64_t r) {
+  typename RowOf<A>::type v;
+  std::memcpy(&v, p + r * kLanes, sizeof v);
+  // Op::Apply(*acc, v), written out: Apply takes its values by value.
+  if constexpr (std::is_same<Op, Add>::value) {
+    *acc += v;
+  } else if constexpr (std::is_same<Op, Larger::Numbers>::value) {
+    *acc = v > *acc ? v : *acc;
+  } else {
+    static_assert(std::is_same<Op, Smaller::Numbers>::value,
+                  "a dense leaf: Add, Larger or Smaller");
+    *acc = v < *acc ? v : *acc;
+  }
+}
+
 // One leaf of Ordered()'s order over `count` >= 1 dense rows of kLanes from
 // p, into `lanes`: the first row, then each next row combined in sequence.
 template <class A, class Op>
 inline void LeafOf(const A* p, int64_t count, A* lanes) {
-  for (int64_t j = 0; j < kLanes; ++j) lanes[j] = p[j];
-  for (int64_t r = 1; r < count; ++r) {
-    for (int64_t j = 0; j < kLanes; ++j) lanes[j] = Op::Apply(lanes[j], p[r * kLanes + j]);
+  typename RowOf<A>::type acc;
+  std::memcpy(&acc, p, sizeof acc);
+  for (int64_t r = 1; r < count; ++r) Combine8<A, Op>(&acc, p, r);
+  std::memcpy(lanes, &acc, sizeof acc);
+}
+
+// Four leaves of Ordered()'s order side by side (rows `starts[j]`, counts
+// `counts[j]`), each exactly as LeafOf computes it: four independent chains
+// of dependent adds where one chain waits out each add's latency.
+template <class A, class Op>
+inline void FourLeavesOf(const A* p, const int64_t* starts, const int64_t* counts, A* lanes) {
+  const A* q0 = p + starts[0] * kLanes;
+  const A* q1 = p + starts[1] * kLanes;
+  const A* q2 = p + starts[2] * kLanes;
+  const A* q3 = p + starts[3] * kLanes;
+  typename RowOf<A>::type a0;
+  typename RowOf<A>::type a1;
+  typename RowOf<A>::type a2;
+  typename RowOf<A>::type a3;
+  std::memcpy(&a0, q0, sizeof a0);
+  std::memcpy(&a1, q1, sizeof a1);
+  std::memcpy(&a2, q2, sizeof a2);
+  std::memcpy(&a3, q3, sizeof a3);
+  const int64_t common = std::min(std::min(counts[0], counts[1]), std::min(counts[2], counts[3]));
+  for (int64_t r = 1; r < common; ++r) {
+    Combine8<A, Op>(&a0, q0, r);
+    Combine8<A, Op>(&a1, q1, r);
+    Combine8<A, Op>(&a2, q2, r);
+    Combine8<A, Op>(&a3, q3, r);
   }
+  for (int64_t r = common; r < counts[0]; ++r) Combine8<A, Op>(&a0, q0, r);
+  for (int64_t r = common; r < counts[1]; ++r) Combine8<A, Op>(&a1, q1, r);
+  for (int64_t r = common; r < counts[2]; ++r) Combine8<A, Op>(&a2, q2, r);
+  for (int64_t r = common; r < counts[3]; ++r) Combine8<A, Op>(&a3, q3, r);
+  std::memcpy(lanes, &a0, sizeof a0);
+  std::memcpy(lanes + kLanes, &a1, sizeof a1);
+  std::memcpy(lanes + 2 * kLanes, &a2, sizeof a2);
+  std::memcpy(lanes + 3 * kLanes, &a3, sizeof a3);
 }
 
 // The leaves of the dense float loops, each compiled for AVX2 too (a lambda
@@ -329,6 +398,20 @@ DLNODE_VECTOR_CLONES void LeafMinF32(const float* p, int64_t count, float* lanes
 DLNODE_VECTOR_CLONES void LeafMinF64(const double* p, int64_t count, double* lanes) {
   LeafOf<double, Smaller::Numbers>(p, count, lanes);
 }
+
+// FourLeavesOf for each dense loop, compiled for AVX2 too.
+#define DLNODE_FOUR_LEAVES(name, A, Op)                                                    \
+  DLNODE_VECTOR_CLONES void name(const A* p, const int64_t* starts, const int64_t* counts, \
+                                 A* lanes) {                                               \
+    FourLeavesOf<A, Op>(p, starts, counts, lanes);                                         \
+  }
+DLNODE_FOUR_LEAVES(FourSumF32, float, Add)
+DLNODE_FOUR_LEAVES(FourSumF64, double, Add)
+DLNODE_FOUR_LEAVES(FourMaxF32, float, Larger::Numbers)
+DLNODE_FOUR_LEAVES(FourMaxF64, double, Larger::Numbers)
+DLNODE_FOUR_LEAVES(FourMinF32, float, Smaller::Numbers)
+DLNODE_FOUR_LEAVES(FourMinF64, double, Smaller::Numbers)
+#undef DLNODE_FOUR_LEAVES
 
 // Whether any of n floats is NaN, in one vectorised pass.
 DLNODE_VECTOR_CLONES bool AnyNaN(const float* p, int64_t n) {
@@ -370,20 +453,88 @@ void DenseLeaf(const A* p, int64_t count, A* lanes) {
   }
 }
 
+// The vectorised four leaves for A and Op.
+template <class A, class Op>
+void DenseFourLeaves(const A* p, const int64_t* starts, const int64_t* counts, A* lanes) {
+  constexpr bool kFloat = std::is_same<A, float>::value;
+  if constexpr (std::is_same<Op, Add>::value) {
+    if constexpr (kFloat)
+      FourSumF32(p, starts, counts, lanes);
+    else
+      FourSumF64(p, starts, counts, lanes);
+  } else if constexpr (std::is_same<Op, Larger::Numbers>::value) {
+    if constexpr (kFloat)
+      FourMaxF32(p, starts, counts, lanes);
+    else
+      FourMaxF64(p, starts, counts, lanes);
+  } else {
+    if constexpr (kFloat)
+      FourMinF32(p, starts, counts, lanes);
+    else
+      FourMinF64(p, starts, counts, lanes);
+  }
+}
+
+// The leaves of Rows(row, rows)' recursion, in order, appended at *k.
+inline void ListLeaves(int64_t row, int64_t rows, int64_t* starts, int64_t* counts, int* k) {
+  if (rows <= kLeafRows) {
+    starts[*k] = row;
+    counts[*k] = rows;
+    ++*k;
+    return;
+  }
+  const int64_t half = rows / 2;
+  ListLeaves(row, half, starts, counts, k);
+  ListLeaves(row + half, rows - half, starts, counts, k);
+}
+
+// Rows(row, rows)' joins over leaves already computed, taken in order.
+template <class A, class Op>
+Lanes<A> JoinLeaves(int64_t rows, const Lanes<A>* leaves, int* next) {
+  if (rows <= kLeafRows) return leaves[(*next)++];
+  const int64_t half = rows / 2;
+  const Lanes<A> left = JoinLeaves<A, Op>(half, leaves, next);
+  const Lanes<A> right = JoinLeaves<A, Op>(rows - half, leaves, next);
+  return Join<A, Op>(left, right);
+}
+
+// Rows() over dense rows of p: the same leaves and joins, but a node of four
+// leaves (both halves over kLeafRows and at most 2 * kLeafRows: each splits
+// once more into leaves) computes them side by side.
+template <class A, class Op>
+Lanes<A> DenseRows(const A* p, int64_t row, int64_t rows) {
+  if (rows / 2 > kLeafRows && rows <= 4 * kLeafRows) {
+    int64_t starts[4];
+    int64_t counts[4];
+    int k = 0;
+    ListLeaves(row, rows, starts, counts, &k);
+    Lanes<A> leaves[4];
+    A lanes[4 * kLanes];
+    DenseFourLeaves<A, Op>(p, starts, counts, lanes);
+    for (int j = 0; j < 4; ++j) std::memcpy(leaves[j].v, lanes + j * kLanes, sizeof leaves[j].v);
+    int next = 0;
+    return JoinLeaves<A, Op>(rows, leaves, &next);
+  }
+  if (rows <= kLeafRows) {
+    Lanes<A> l;
+    DenseLeaf<A, Op>(p + row * kLanes, rows, l.v);
+    return l;
+  }
+  const int64_t half = rows / 2;
+  const Lanes<A> left = DenseRows<A, Op>(p, row, half);
+  const Lanes<A> right = DenseRows<A, Op>(p, row + half, rows - half);
+  return Join<A, Op>(left, right);
+}
+
 // Ordered() over n contiguous elements of A (float or double): the same
 // arithmetic, each leaf one vectorised loop (a row of 8 floats is one AVX2
-// register, or two SSE2 ones).
+// register, or two SSE2 ones), four leaves at a time where a node has four.
 template <class A, class Op>
 A OrderedDense(const char* p, int64_t n) {
   const A* a = reinterpret_cast<const A*>(p);
   const int64_t rows = n / kLanes;
   if (rows == 0) return Ordered<A, Op>(n, [a](int64_t i) { return a[i]; });
-  auto leaf = [a](int64_t row, int64_t count) {
-    Lanes<A> l;
-    DenseLeaf<A, Op>(a + row * kLanes, count, l.v);
-    return l;
-  };
-  A res = Fold<A, Op>(Rows<A, Op>(0, rows, leaf));
+  A res = Fold<A, Op>(DenseRows<A, Op>(a, 0, rows));
   for (int64_t i = rows * kLanes; i < n; ++i) res = Op::Apply(res, a[i]);
   return res;
 }
@@ -577,10 +728,6 @@ void ArgExtremeOf(ReduceOp op, const StridedInput& in, int dim, char* values, in
 // e^x: float through fast_math.h (vectorised), double through libm.
 inline float ExpOf(float x) { return FastExp(x); }
 inline double ExpOf(double x) { return std::exp(x); }
-
-// Eight floats, one AVX2 register (two SSE2 ones in the baseline clone):
-// GCC's vector extension, where an elementwise ?: is one max instruction.
-typedef float Float8 __attribute__((vector_size(32)));
 
 // The largest of n >= 1 floats in eight lanes (a single running maximum
 // would be a chain of dependent compares). A NaN may or may not win here:

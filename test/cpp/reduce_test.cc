@@ -137,6 +137,28 @@ TEST_F(ReduceTest, SameBitsForAnyLayoutOfTheSameSequence) {
                                      {1, 10}, 2, 1)[0];
   EXPECT_EQ(Bits(strided), Bits(dense));
   EXPECT_EQ(Bits(walked), Bits(dense));
+  // Every shape of Ordered()'s tree (one leaf, two, four side by side with
+  // equal and unequal counts, deeper trees, a tail), float32 and float64,
+  // sum, amax and amin: the dense loops give the strided walk's bits.
+  for (const int64_t n : {7, 8, 200, 256, 264, 520, 777, 1000, 1024, 4096, 100003}) {
+    const std::vector<float> f = Random(static_cast<size_t>(n), 11);
+    std::vector<float> f2(2 * f.size());
+    std::vector<double> d(f.begin(), f.end());
+    std::vector<double> d2(2 * d.size());
+    for (size_t i = 0; i < f.size(); ++i) {
+      f2[2 * i] = f[i];
+      d2[2 * i] = d[i] * 1.000000001;
+      d[i] = d2[2 * i];
+    }
+    for (const ReduceOp op : {ReduceOp::kSum, ReduceOp::kAmax, ReduceOp::kAmin}) {
+      EXPECT_EQ(Bits(Reduce<float>(op, f.data(), Scalar::kFloat32, {n}, {1}, 1, 1)[0]),
+                Bits(Reduce<float>(op, f2.data(), Scalar::kFloat32, {n}, {2}, 1, 1)[0]))
+          << n;
+      const double dense = Reduce<double>(op, d.data(), Scalar::kFloat64, {n}, {1}, 1, 1)[0];
+      const double walked = Reduce<double>(op, d2.data(), Scalar::kFloat64, {n}, {2}, 1, 1)[0];
+      EXPECT_EQ(std::memcmp(&dense, &walked, sizeof dense), 0) << n;
+    }
+  }
   const float top =
       Reduce<float>(ReduceOp::kAmax, spaced.data(), Scalar::kFloat32, {1000}, {2}, 1, 1)[0];
   EXPECT_EQ(top,
