@@ -571,6 +571,80 @@ A Combine(const char* base, const Dims& inner, int64_t start, int64_t n) {
   });
 }
 
+// Ordered()'s sum for up to kColumns outputs at once: output c's sequence is
+// base[c + i * stride], i < n (a reduced dim that is not the inner one, as
+// in sum(0) of a row-major matrix). Each step reads a run of the columns
+// where one output at a time would read one element a row (a cache line and
+// often a page each); every output's additions are Ordered()'s, in its
+// order, so the bits are those of Combine().
+constexpr int64_t kColumns = 64;
+
+template <class A>
+struct ColumnLanes {
+  A v[kLanes][kColumns];
+};
+
+template <class A>
+void ColumnLeaf(const A* base, int64_t stride, int64_t row, int64_t count, int64_t columns,
+                ColumnLanes<A>* l) {
+  for (int64_t j = 0; j < kLanes; ++j) {
+    const A* x = base + (row * kLanes + j) * stride;
+    for (int64_t c = 0; c < columns; ++c) l->v[j][c] = x[c];
+  }
+  for (int64_t r = 1; r < count; ++r) {
+    for (int64_t j = 0; j < kLanes; ++j) {
+      const A* x = base + ((row + r) * kLanes + j) * stride;
+      for (int64_t c = 0; c < columns; ++c) l->v[j][c] += x[c];
+    }
+  }
+}
+
+template <class A>
+void ColumnRows(const A* base, int64_t stride, int64_t row, int64_t rows, int64_t columns,
+                ColumnLanes<A>* out) {
+  if (rows <= kLeafRows) {
+    ColumnLeaf(base, stride, row, rows, columns, out);
+    return;
+  }
+  const int64_t half = rows / 2;
+  ColumnRows(base, stride, row, half, columns, out);
+  ColumnLanes<A> right;
+  ColumnRows(base, stride, row + half, rows - half, columns, &right);
+  for (int64_t j = 0; j < kLanes; ++j) {
+    for (int64_t c = 0; c < columns; ++c) out->v[j][c] += right.v[j][c];
+  }
+}
+
+template <class A>
+void ColumnSums(const A* base, int64_t stride, int64_t n, int64_t columns, A* sums) {
+  const int64_t rows = n / kLanes;
+  int64_t i = rows * kLanes;
+  if (rows == 0) {
+    for (int64_t c = 0; c < columns; ++c) sums[c] = base[c];
+    i = 1;
+  } else {
+    ColumnLanes<A> l;
+    ColumnRows(base, stride, 0, rows, columns, &l);
+    for (int64_t c = 0; c < columns; ++c) {  // Fold()'s tree
+      sums[c] = ((l.v[0][c] + l.v[1][c]) + (l.v[2][c] + l.v[3][c])) +
+                ((l.v[4][c] + l.v[5][c]) + (l.v[6][c] + l.v[7][c]));
+    }
+  }
+  for (; i < n; ++i) {
+    const A* x = base + i * stride;
+    for (int64_t c = 0; c < columns; ++c) sums[c] += x[c];
+  }
+}
+
+DLNODE_VECTOR_CLONES void ColumnSumsF32(const float* base, int64_t stride, int64_t n,
+                                        int64_t columns, float* sums) {
+  ColumnSums(base, stride, n, columns, sums);
+}
+DLNODE_VECTOR_CLONES void ColumnSumsF64(const double* base, int64_t stride, int64_t n,
+                                        int64_t columns, double* sums) {
+  ColumnSums(base, stride, n, columns, sums);
+}
+
 // Combines n >= 1 partial results in the same order.
 template <class A, class Op>
 A CombineArray(const A* a, int64_t n) {
@@ -605,6 +679,32 @@ void ReduceTyped(const StridedInput& in, int reduced, char* out, int64_t out_siz
   if (n == 0) {
     for (int64_t o = 0; o < m; ++o) finish(out + o * out_size, A{}, 0);
     return;
+  }
+  if constexpr (std::is_same<T, A>::value && std::is_floating_point<A>::value &&
+                std::is_same<Op, Add>::value) {
+    // Sums whose outputs are neighbours in memory and whose reduced dim is
+    // not: kColumns outputs at a time (ColumnSums).
+    const int last = outer.ndim - 1;
+    if (n <= kSumBlock && inner.ndim == 1 && inner.strides[0] != 1 && outer.strides[last] == 1) {
+      const int64_t row = outer.shape[last];
+      ParallelFor(m, std::max<int64_t>(1, kDefaultGrain / n), [&](int64_t b, int64_t e) {
+        Walker w(outer.ndim, outer.shape, outer.strides);
+        A sums[kColumns];
+        for (int64_t o = b; o < e;) {
+          w.Seek(o);
+          const int64_t columns = std::min({kColumns, e - o, row - o % row});
+          const A* base = reinterpret_cast<const A*>(in.first) + w.off0();
+          if constexpr (std::is_same<A, float>::value) {
+            ColumnSumsF32(base, inner.strides[0], n, columns, sums);
+          } else {
+            ColumnSumsF64(base, inner.strides[0], n, columns, sums);
+          }
+          for (int64_t c = 0; c < columns; ++c) finish(out + (o + c) * out_size, sums[c], n);
+          o += columns;
+        }
+      });
+      return;
+    }
   }
   if (n <= kSumBlock) {
     ParallelFor(m, std::max<int64_t>(1, kDefaultGrain / n), [&](int64_t b, int64_t e) {

@@ -165,6 +165,59 @@ TEST_F(ReduceTest, SameBitsForAnyLayoutOfTheSameSequence) {
             (Reduce<float>(ReduceOp::kAmax, v.data(), Scalar::kFloat32, {1000}, {1}, 1, 1)[0]));
 }
 
+// Sums over a dim that is not the inner one, whose outputs are neighbours
+// (sum(0) of a row-major matrix, and of a [2, n, 5] block over its middle
+// dim): computed a run of columns at a time, each output with the bits of its
+// column summed alone, for 1 to 130 columns (several runs), 1 and 3 threads,
+// float32 and float64, sum and mean.
+TEST_F(ReduceTest, ColumnSumsHaveTheBitsOfEachColumnAlone) {
+  for (const int64_t n : {3, 8, 300, 1000, 4097}) {
+    for (const int64_t columns : {1, 5, 64, 70, 130}) {
+      const std::vector<float> v = Random(static_cast<size_t>(n * columns), 5);
+      const std::vector<double> d(v.begin(), v.end());
+      for (const int threads : {1, 3}) {
+        ASSERT_TRUE(dlnode::SetNumThreads(threads));
+        for (const ReduceOp op : {ReduceOp::kSum, ReduceOp::kMean}) {
+          const auto sums = Reduce<float>(op, v.data(), Scalar::kFloat32, {columns, n},
+                                          {1, columns}, 1, static_cast<size_t>(columns));
+          const auto dsums = Reduce<double>(op, d.data(), Scalar::kFloat64, {columns, n},
+                                            {1, columns}, 1, static_cast<size_t>(columns));
+          for (int64_t c = 0; c < columns; ++c) {
+            std::vector<float> column(static_cast<size_t>(n));
+            std::vector<double> dcolumn(static_cast<size_t>(n));
+            for (int64_t i = 0; i < n; ++i) {
+              column[static_cast<size_t>(i)] = v[static_cast<size_t>(i * columns + c)];
+              dcolumn[static_cast<size_t>(i)] = d[static_cast<size_t>(i * columns + c)];
+            }
+            const float alone =
+                Reduce<float>(op, column.data(), Scalar::kFloat32, {n}, {1}, 1, 1)[0];
+            const double dalone =
+                Reduce<double>(op, dcolumn.data(), Scalar::kFloat64, {n}, {1}, 1, 1)[0];
+            ASSERT_EQ(Bits(sums[static_cast<size_t>(c)]), Bits(alone)) << n << " " << c;
+            ASSERT_EQ(std::memcmp(&dsums[static_cast<size_t>(c)], &dalone, sizeof dalone), 0);
+          }
+        }
+      }
+    }
+  }
+  // [2, n, 5] over its middle dim: outputs [2, 5], runs of 5 columns.
+  const int64_t n = 777;
+  const std::vector<float> v = Random(static_cast<size_t>(2 * n * 5), 9);
+  const auto sums =
+      Reduce<float>(ReduceOp::kSum, v.data(), Scalar::kFloat32, {2, 5, n}, {n * 5, 1, 5}, 1, 10);
+  for (int64_t b = 0; b < 2; ++b) {
+    for (int64_t c = 0; c < 5; ++c) {
+      std::vector<float> column(static_cast<size_t>(n));
+      for (int64_t i = 0; i < n; ++i) {
+        column[static_cast<size_t>(i)] = v[static_cast<size_t>(b * n * 5 + i * 5 + c)];
+      }
+      ASSERT_EQ(
+          Bits(sums[static_cast<size_t>(b * 5 + c)]),
+          Bits(Reduce<float>(ReduceOp::kSum, column.data(), Scalar::kFloat32, {n}, {1}, 1, 1)[0]));
+    }
+  }
+}
+
 TEST_F(ReduceTest, StridedAndNegativeStridesMatchAPlainLoop) {
   std::vector<double> v(120);
   for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<double>(i) * 0.5 - 7;
