@@ -14,9 +14,9 @@
 // there a fresh buffer takes many times longer to fill than one mapped right
 // after a free.
 //
-// Recycling: when the last holder of such a buffer lets go (Storage.release
-// in lib/storage.js) and nothing pinned it natively, its memory is moved to a
-// new ArrayBuffer object (structuredClone with `transfer`: no copy) and kept
+// Recycling: when the last holder of a buffer of 256 KiB or more (RECYCLE_MIN)
+// lets go (Storage.release in lib/storage.js) and nothing pinned it natively,
+// its memory is moved to a new ArrayBuffer object (structuredClone with `transfer`: no copy) and kept
 // here for RECYCLE_MS. Moving detaches the old object, so every typed view
 // handed out is detached exactly as dispose() did before, and no view can
 // reach the memory again. A copy that writes every byte of its result
@@ -32,11 +32,16 @@ const { outOfRange } = require('./errors');
 
 const MAX_BYTES = require('buffer').constants.MAX_LENGTH;
 const RECYCLE_MS = 1000;
+// The smallest buffer kept for reuse: below it a fresh allocation is cheap
+// (malloc's own free lists), above it each one costs page faults or a memset
+// of memory the op overwrites anyway (a 1 MB softmax result: a third of the
+// op's time on this VM, bench/README.md "Compute").
+const RECYCLE_MIN = 256 * 1024;
 const RECYCLE_COUNT = 4;
 const RECYCLE_MAX_BYTES = 1024 * 1024 * 1024;
 
-// Buffers allocate() made of at least HUGE_PAGE_ADVICE_MIN bytes, and the
-// objects their memory moved to: the only ones recycle() takes.
+// Buffers allocate() made of at least RECYCLE_MIN bytes, and the objects
+// their memory moved to: the only ones recycle() takes.
 const recyclable = new WeakSet();
 // { buffer, since } kept for reuse, oldest first.
 const kept = [];
@@ -47,10 +52,8 @@ let timer = null;
 function allocate(nbytes) {
   if (nbytes > MAX_BYTES) throw outOfRange('shape', `a tensor of at most ${MAX_BYTES} bytes`, `${nbytes} bytes`);
   const buffer = new ArrayBuffer(nbytes);
-  if (nbytes >= HUGE_PAGE_ADVICE_MIN) {
-    native.adviseHugePages(buffer);
-    recyclable.add(buffer);
-  }
+  if (nbytes >= HUGE_PAGE_ADVICE_MIN) native.adviseHugePages(buffer);
+  if (nbytes >= RECYCLE_MIN) recyclable.add(buffer);
   return buffer;
 }
 
