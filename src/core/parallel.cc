@@ -46,6 +46,9 @@ inline void CpuRelax() {
 // Spinning happens only after loops that were split, and never longer.
 constexpr auto kWorkerSpin = std::chrono::microseconds(200);
 constexpr auto kCallerSpin = std::chrono::microseconds(100);
+// A loop of fewer grains than this runs on its caller when no pool thread is
+// awake (ParallelFor).
+constexpr int64_t kWakeGrains = 8;
 
 // Spins until ready() or `budget` has passed; returns ready().
 template <class Ready>
@@ -89,6 +92,20 @@ class Pool {
 
   std::mutex& busy() { return busy_; }
 
+  // Whether a pool thread is watching for the next loop right now.
+  bool Awake() const { return spinning_.load(std::memory_order_acquire) > 0; }
+
+  // Wakes the blocked pool threads with no loop to run: they watch for the
+  // next one for kWorkerSpin, then block again. The caller holds busy_.
+  void Nudge() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (sleeping_ == 0) return;
+      generation_.fetch_add(1, std::memory_order_release);  // chunks_ == 0: nothing to run
+    }
+    work_.notify_all();
+  }
+
  private:
   // Every chunk ran and no pool thread is still inside the loop.
   bool Finished() const {
@@ -124,8 +141,10 @@ class Pool {
     t_in_task = true;
     uint64_t seen = 0;
     for (;;) {
+      spinning_.fetch_add(1, std::memory_order_acq_rel);
       SpinUntil([&] { return generation_.load(std::memory_order_acquire) != seen; },
                 seen == 0 ? std::chrono::microseconds(0) : kWorkerSpin);
+      spinning_.fetch_sub(1, std::memory_order_acq_rel);
       std::unique_lock<std::mutex> lock(mutex_);
       ++sleeping_;
       work_.wait(lock, [&] { return generation_.load(std::memory_order_relaxed) != seen; });
@@ -148,7 +167,8 @@ class Pool {
   std::condition_variable work_;
   std::condition_variable finished_;
   int started_ = 0;
-  int sleeping_ = 0;  // threads blocked in work_
+  int sleeping_ = 0;              // threads blocked in work_
+  std::atomic<int> spinning_{0};  // threads watching generation_
   std::atomic<uint64_t> generation_{0};
   const std::function<void(int64_t, int64_t)>* fn_ = nullptr;
   int64_t n_ = 0;
@@ -215,6 +235,16 @@ void ParallelFor(int64_t n, int64_t grain, const std::function<void(int64_t, int
   Pool& pool = ThePool();
   std::unique_lock<std::mutex> busy(pool.busy(), std::try_to_lock);
   if (!busy.owns_lock()) {  // another thread's loop has the pool: no oversubscription
+    fn(0, n);
+    return;
+  }
+  if (most < kWakeGrains && !pool.Awake()) {
+    // A small loop and a pool whose threads sleep: waking one would cost more
+    // than its half of the loop (and on a VM, a descheduled vCPU's wake-up).
+    // This thread runs it, and the pool threads are woken to watch for the
+    // next loop, which, if it comes soon (frames back to back), they share.
+    pool.Nudge();
+    busy.unlock();
     fn(0, n);
     return;
   }

@@ -22,6 +22,10 @@
 // the caller watches for them to finish for 100 us, before either blocks:
 // loops back to back (x.sub_(m).div_(s)) then start without a wake-up in the
 // kernel, and a thread costs a core only in that window (as OpenMP's spin).
+// A loop of fewer than 8 grains that finds no pool thread awake runs on its
+// caller (waking one costs more than its half, and on a VM a descheduled
+// vCPU's wake-up on top) and wakes them to watch for the next loop, which,
+// if it comes soon (frames normalised back to back), is split.
 //
 // The pool's threads are started on first use, live until the process ends
 // and are never joined (they may outlive every environment; the module is
@@ -73,9 +77,11 @@ class OffEventLoop {
 // Calls fn(begin, end) over disjoint ranges covering [0, n), each at least
 // `grain` long (but the last), on up to LoopThreads(GetNumThreads(),
 // OnlineCores(), inside an OffEventLoop scope) threads including the caller,
-// and returns when all have run. n <= grain, one thread, a busy pool or
-// a call from inside a task: one call fn(0, n) on this thread. fn must not
-// throw. The split depends on n, grain and that thread count only.
+// and returns when all have run. n <= grain, one thread, a busy pool, a call
+// from inside a task, or fewer than 8 grains while no pool thread is awake:
+// one call fn(0, n) on this thread. fn must not throw. The split depends on
+// n, grain and that thread count, and for a small loop on whether the pool
+// is awake: results never depend on it (see above).
 void ParallelFor(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& fn);
 
 // True while this thread runs a chunk of a split loop (a pool thread, or the

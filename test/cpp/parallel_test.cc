@@ -215,6 +215,32 @@ TEST_F(ParallelTest, BackToBackAndSpacedLoopsRunEveryChunkOnce) {
   }
 }
 
+// A loop of fewer than 8 grains runs on its caller while the pool's threads
+// sleep, and wakes them to watch for the next loop: the same loop right
+// after is split. Every index still runs once either way.
+TEST_F(ParallelTest, ASmallLoopRunsInlineOnASleepingPoolAndWakesIt) {
+  ASSERT_TRUE(SetNumThreads(2));
+  auto chunks = [] {
+    std::atomic<int> count{0};
+    std::atomic<int64_t> covered{0};
+    ParallelFor(400, 100, [&](int64_t b, int64_t e) {
+      count++;
+      covered += e - b;
+    });
+    EXPECT_EQ(covered.load(), 400);
+    return count.load();
+  };
+  ParallelFor(1 << 20, 10, [](int64_t, int64_t) {});            // starts the pool thread
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));  // past its watch: asleep
+  EXPECT_EQ(chunks(), 1);                                       // inline, and the pool thread woken
+  // Once it is up (a wake-up takes tens of microseconds, more on a loaded VM)
+  // it watches, and the same loop is split.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+  bool split = false;
+  while (!split && std::chrono::steady_clock::now() < deadline) split = chunks() == 2;
+  EXPECT_TRUE(split);
+}
+
 TEST_F(ParallelTest, ThreadCountIsBounded) {
   EXPECT_FALSE(SetNumThreads(0));
   EXPECT_FALSE(SetNumThreads(-1));
@@ -228,7 +254,7 @@ TEST_F(ParallelTest, TasksKnowTheyAreInTheRegion) {
   ASSERT_TRUE(SetNumThreads(2));
   EXPECT_FALSE(InParallelRegion());
   std::atomic<int> in_region{0};
-  ParallelFor(2, 1, [&](int64_t, int64_t) {
+  ParallelFor(64, 1, [&](int64_t, int64_t) {
     if (InParallelRegion()) in_region++;
   });
   EXPECT_EQ(in_region.load(), 2);
