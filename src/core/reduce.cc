@@ -400,18 +400,30 @@ DLNODE_VECTOR_CLONES void LeafMinF64(const double* p, int64_t count, double* lan
 }
 
 // FourLeavesOf for each dense loop, compiled for AVX2 too.
-#define DLNODE_FOUR_LEAVES(name, A, Op)                                                    \
-  DLNODE_VECTOR_CLONES void name(const A* p, const int64_t* starts, const int64_t* counts, \
-                                 A* lanes) {                                               \
-    FourLeavesOf<A, Op>(p, starts, counts, lanes);                                         \
-  }
-DLNODE_FOUR_LEAVES(FourSumF32, float, Add)
-DLNODE_FOUR_LEAVES(FourSumF64, double, Add)
-DLNODE_FOUR_LEAVES(FourMaxF32, float, Larger::Numbers)
-DLNODE_FOUR_LEAVES(FourMaxF64, double, Larger::Numbers)
-DLNODE_FOUR_LEAVES(FourMinF32, float, Smaller::Numbers)
-DLNODE_FOUR_LEAVES(FourMinF64, double, Smaller::Numbers)
-#undef DLNODE_FOUR_LEAVES
+DLNODE_VECTOR_CLONES void FourSumF32(const float* p, const int64_t* starts, const int64_t* counts,
+                                     float* lanes) {
+  FourLeavesOf<float, Add>(p, starts, counts, lanes);
+}
+DLNODE_VECTOR_CLONES void FourSumF64(const double* p, const int64_t* starts, const int64_t* counts,
+                                     double* lanes) {
+  FourLeavesOf<double, Add>(p, starts, counts, lanes);
+}
+DLNODE_VECTOR_CLONES void FourMaxF32(const float* p, const int64_t* starts, const int64_t* counts,
+                                     float* lanes) {
+  FourLeavesOf<float, Larger::Numbers>(p, starts, counts, lanes);
+}
+DLNODE_VECTOR_CLONES void FourMaxF64(const double* p, const int64_t* starts, const int64_t* counts,
+                                     double* lanes) {
+  FourLeavesOf<double, Larger::Numbers>(p, starts, counts, lanes);
+}
+DLNODE_VECTOR_CLONES void FourMinF32(const float* p, const int64_t* starts, const int64_t* counts,
+                                     float* lanes) {
+  FourLeavesOf<float, Smaller::Numbers>(p, starts, counts, lanes);
+}
+DLNODE_VECTOR_CLONES void FourMinF64(const double* p, const int64_t* starts, const int64_t* counts,
+                                     double* lanes) {
+  FourLeavesOf<double, Smaller::Numbers>(p, starts, counts, lanes);
+}
 
 // Whether any of n floats is NaN, in one vectorised pass.
 DLNODE_VECTOR_CLONES bool AnyNaN(const float* p, int64_t n) {

@@ -44,6 +44,12 @@ uint32_t Bits(float v) {
   return b;
 }
 
+uint64_t Bits(double v) {
+  uint64_t b;
+  std::memcpy(&b, &v, sizeof b);
+  return b;
+}
+
 std::vector<float> Random(size_t n, uint32_t seed) {
   std::mt19937 gen(seed);
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
@@ -156,7 +162,7 @@ TEST_F(ReduceTest, SameBitsForAnyLayoutOfTheSameSequence) {
           << n;
       const double dense = Reduce<double>(op, d.data(), Scalar::kFloat64, {n}, {1}, 1, 1)[0];
       const double walked = Reduce<double>(op, d2.data(), Scalar::kFloat64, {n}, {2}, 1, 1)[0];
-      EXPECT_EQ(std::memcmp(&dense, &walked, sizeof dense), 0) << n;
+      EXPECT_EQ(Bits(dense), Bits(walked)) << n;
     }
   }
   const float top =
@@ -194,7 +200,7 @@ TEST_F(ReduceTest, ColumnSumsHaveTheBitsOfEachColumnAlone) {
             const double dalone =
                 Reduce<double>(op, dcolumn.data(), Scalar::kFloat64, {n}, {1}, 1, 1)[0];
             ASSERT_EQ(Bits(sums[static_cast<size_t>(c)]), Bits(alone)) << n << " " << c;
-            ASSERT_EQ(std::memcmp(&dsums[static_cast<size_t>(c)], &dalone, sizeof dalone), 0);
+            ASSERT_EQ(Bits(dsums[static_cast<size_t>(c)]), Bits(dalone));
           }
         }
       }
