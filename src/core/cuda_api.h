@@ -1,5 +1,6 @@
 // What the CUDA translation units share when built with CUDA (cuda_runtime.cc,
-// cuda_memory.cc, cuda_kernels.cc): a cudaError_t as a Status, and a stream
+// cuda_memory.cc, cuda_kernels.cc, and the kernel files through
+// cuda_launch.h): a cudaError_t as a Status, and a stream
 // as JS names it (1 the legacy default stream, 2 the per-thread one, any
 // other value a cudaStream_t) as the runtime takes it. Internal: nothing
 // outside src/core includes it.

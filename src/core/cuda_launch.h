@@ -1,7 +1,7 @@
 // What the kernel files (cuda_kernels.cu, cuda_ops.cu) launch with: the
-// threads per block of a grid-stride kernel, its block count, and the stream
-// a binding's stream value names. Included by .cu files only (it needs
-// CUDA's own cuda_runtime.h).
+// threads per block of a grid-stride kernel and its block count; the stream
+// a binding's stream value names is cuda_api.h's StreamOf(). Included by .cu
+// files only (it needs CUDA's own cuda_runtime.h).
 #ifndef DLPACK_NODE_CORE_CUDA_LAUNCH_H_
 #define DLPACK_NODE_CORE_CUDA_LAUNCH_H_
 
@@ -9,6 +9,8 @@
 
 #include <algorithm>
 #include <cstdint>
+
+#include "cuda_api.h"
 
 namespace dlnode {
 namespace cuda {
@@ -25,14 +27,6 @@ inline unsigned Blocks(int64_t count) {
 // more than 2^16).
 inline unsigned RowBlocks(int64_t rows) {
   return static_cast<unsigned>(std::min<int64_t>(rows, 1 << 16));
-}
-
-// 1 the legacy default stream, 2 the per-thread default stream, larger a
-// cudaStream_t.
-inline cudaStream_t StreamOf(uintptr_t value) {
-  if (value == 1) return cudaStreamLegacy;
-  if (value == 2) return cudaStreamPerThread;
-  return reinterpret_cast<cudaStream_t>(value);
 }
 
 }  // namespace cuda
