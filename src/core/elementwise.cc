@@ -104,8 +104,8 @@ void Loop2(char** p, const int64_t* s, int64_t n, const F& f) {
 // form (Loop2 then runs it).
 enum class Arith { kAdd, kSub, kMul, kDiv };
 
-template <Arith kOp>
-inline float ApplyArith(float a, float b) {
+template <Arith kOp, typename T>
+inline T ApplyArith(T a, T b) {
   if constexpr (kOp == Arith::kAdd) return a + b;
   if constexpr (kOp == Arith::kSub) return a - b;
   if constexpr (kOp == Arith::kMul) return a * b;
@@ -122,25 +122,25 @@ inline bool DenseArith(char** p, const int64_t* s, int64_t n) {
   if (p[0] == p[1] && s[1] == kF) {  // in place: one pointer (see InPlace2)
     if (s[2] == 0) {
       const float bv = *b;
-      for (int64_t i = 0; i < n; ++i) o[i] = ApplyArith<kOp>(o[i], bv);
+      for (int64_t i = 0; i < n; ++i) o[i] = ApplyArith<kOp, float>(o[i], bv);
       return true;
     }
     if (s[2] != kF) return false;
-    for (int64_t i = 0; i < n; ++i) o[i] = ApplyArith<kOp>(o[i], b[i]);
+    for (int64_t i = 0; i < n; ++i) o[i] = ApplyArith<kOp, float>(o[i], b[i]);
     return true;
   }
   if (s[1] == kF && s[2] == kF) {
-    for (int64_t i = 0; i < n; ++i) o[i] = ApplyArith<kOp>(a[i], b[i]);
+    for (int64_t i = 0; i < n; ++i) o[i] = ApplyArith<kOp, float>(a[i], b[i]);
     return true;
   }
   if (s[1] == kF && s[2] == 0) {
     const float bv = *b;
-    for (int64_t i = 0; i < n; ++i) o[i] = ApplyArith<kOp>(a[i], bv);
+    for (int64_t i = 0; i < n; ++i) o[i] = ApplyArith<kOp, float>(a[i], bv);
     return true;
   }
   if (s[1] == 0 && s[2] == kF) {
     const float av = *a;
-    for (int64_t i = 0; i < n; ++i) o[i] = ApplyArith<kOp>(av, b[i]);
+    for (int64_t i = 0; i < n; ++i) o[i] = ApplyArith<kOp, float>(av, b[i]);
     return true;
   }
   return false;
@@ -170,12 +170,7 @@ void ArithLoop(char** q, const int64_t* s, int64_t n) {
     if constexpr (kOp == Arith::kDiv) done = DivF32(q, s, n);
     if (done) return;
   }
-  Loop2<T, T>(q, s, n, [](T a, T b) {
-    if constexpr (kOp == Arith::kAdd) return a + b;
-    if constexpr (kOp == Arith::kSub) return a - b;
-    if constexpr (kOp == Arith::kMul) return a * b;
-    return a / b;
-  });
+  Loop2<T, T>(q, s, n, ApplyArith<kOp, T>);
 }
 
 // Three inputs: types A (where's condition), B, B.

@@ -637,9 +637,10 @@ void ColumnSums(const A* base, int64_t stride, int64_t n, int64_t columns, A* su
   } else {
     ColumnLanes<A> l;
     ColumnRows(base, stride, 0, rows, columns, &l);
-    for (int64_t c = 0; c < columns; ++c) {  // Fold()'s tree
-      sums[c] = ((l.v[0][c] + l.v[1][c]) + (l.v[2][c] + l.v[3][c])) +
-                ((l.v[4][c] + l.v[5][c]) + (l.v[6][c] + l.v[7][c]));
+    for (int64_t c = 0; c < columns; ++c) {
+      Lanes<A> lanes;
+      for (int64_t j = 0; j < kLanes; ++j) lanes.v[j] = l.v[j][c];
+      sums[c] = Fold<A, Add>(lanes);
     }
   }
   for (; i < n; ++i) {
