@@ -245,7 +245,9 @@ void ParallelFor(int64_t n, int64_t grain, const std::function<void(int64_t, int
     // next loop, which, if it comes soon (frames back to back), they share.
     pool.Nudge();
     busy.unlock();
+    t_in_task = true;  // as in a split loop: a loop nested in it runs inline
     fn(0, n);
+    t_in_task = false;
     return;
   }
   const int64_t len = (n + chunks - 1) / chunks;
