@@ -19,7 +19,7 @@ const { CPU, cudaUnavailable } = require('./device');
 const { isAvailable, cudaStorage } = require('./cuda');
 const { Layout } = require('./layout');
 const { Storage, detachedError } = require('./storage');
-const { allocate, allocateForCopy } = require('./memory');
+const { allocateForCopy } = require('./memory');
 
 // --- placement ----------------------------------------------------------------
 
@@ -212,7 +212,7 @@ function contiguousSource(storage, layout) {
     return { storage: convertOnHost(storage, layout, layout.info).storage, offset: 0, temporary: true };
   }
   const span = layout.extent;
-  const staged = Storage.heap(allocate(span), true);
+  const staged = Storage.heap(allocateForCopy(span), true);
   try {
     copyBytes(staged, 0, storage, layout.base, span);
     const gathered = convertOnHost(staged, Layout.of(layout.info, layout.shape, layout.strides, layout.low),
@@ -245,7 +245,7 @@ function transfer(storage, layout, target, stream = 1n) {
   if (target === CPU && source.temporary) return { storage: source.storage, layout: out };
   let fresh = null;
   try {
-    fresh = target === CPU ? Storage.heap(allocate(nbytes), true) : cudaStorage(target, nbytes);
+    fresh = target === CPU ? Storage.heap(allocateForCopy(nbytes), true) : cudaStorage(target, nbytes);
     copyBytes(fresh, 0, source.storage, source.offset, nbytes, stream);
   } catch (error) {
     if (fresh !== null) fresh.discard();

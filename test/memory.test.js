@@ -6,7 +6,7 @@
 const dl = require('../lib');
 const { recycledBytes, releaseRecycled, RECYCLE_MS } = require('../lib/memory');
 
-const BYTES = 8 * 1024 * 1024; // above the 4 MiB from which buffers are kept
+const BYTES = 8 * 1024 * 1024; // above the 256 KiB from which buffers are kept
 const N = BYTES / 4;
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -126,7 +126,7 @@ test('memory that a view, fromBuffer(t.buffer) or an export still holds is not k
   src.dispose();
 });
 
-test('below 4 MiB nothing is kept, and a caller\'s buffer never is', () => {
+test('below 256 KiB nothing is kept, and a caller\'s buffer never is', () => {
   const t = dl.zeros([1024]).clone();
   const view = t.data;
   t.dispose();
@@ -158,4 +158,58 @@ test('kept memory is freed once it has waited RECYCLE_MS unused', async () => {
   expect(out.data[N - 1]).toBe(N - 1);
   out.dispose();
   src.dispose();
+});
+
+// An op's result takes kept memory or memory nobody zeroed (malloc, not
+// calloc: Buffer.allocUnsafeSlow), so every op must write each byte of it.
+// Run twice, the second time over the first result's memory refilled with
+// 0xA5: the bytes must be the first run's, for every kind of result (one
+// output, two, bool, int64, a reduction over an empty dim, a broadcast).
+test('every op writes each byte of its result: nothing of the memory it reuses shows', () => {
+  const R = 256;
+  const C = 1024; // 1 MiB of float32: above RECYCLE_MIN
+  const x = dl.empty([R, C]);
+  for (let i = 0; i < x.data.length; i++) x.data[i] = Math.sin(i) * 3;
+  const row = dl.empty([C]);
+  for (let i = 0; i < C; i++) row.data[i] = i % 7;
+  const none = dl.empty([0, R * C]);
+  const ints = x.to('int32').reshape([R * C / 2, 2]);
+  const frame = dl.empty([512, 512, 3], { dtype: 'uint8' });
+  for (let i = 0; i < frame.data.length; i++) frame.data[i] = i % 251;
+  const ops = {
+    'add, broadcast': () => dl.add(x, row),
+    'mul by a number': () => x.mul(2),
+    'gt: bool': () => x.gt(row),
+    'where': () => dl.where(x.gt(0), x, row),
+    'exp': () => x.exp(),
+    'clamp': () => x.clamp(-1, 1),
+    'sum over an empty dim': () => none.sum(0),
+    'mean over an empty dim': () => none.mean(0),
+    'sum of int32 to int64': () => ints.sum(1),
+    'softmax': () => x.softmax(-1),
+    'logSoftmax': () => x.logSoftmax(0),
+    'max(dim): values and indices': () => x.reshape([R * C / 4, 4]).max(1),
+    'topk': () => x.reshape([R * C / 4, 4]).topk(2),
+    'normalize': () => dl.normalize(frame.permute(2, 0, 1), [0.5, 0.4, 0.3], [0.2, 0.2, 0.2], { scale: 1 / 255 }),
+    'to(float64)': () => x.to('float64'),
+    'a strided clone': () => x.transpose(0, 1).clone(),
+  };
+  const parts = (result) => (result instanceof dl.Tensor ? [result] : [result.values, result.indices]);
+  const bytes = (t) => Buffer.from(t.buffer, t.byteOffset, t.nbytes);
+  for (const [name, run] of Object.entries(ops)) {
+    releaseRecycled();
+    const first = parts(run());
+    const expected = first.map((t) => Buffer.from(bytes(t)));
+    for (const t of first) {
+      bytes(t).fill(0xa5);
+      t.dispose();
+    }
+    const second = parts(run());
+    expect([name, recycledBytes()]).toEqual([name, 0]); // it took that memory
+    second.forEach((t, i) => {
+      if (!bytes(t).equals(expected[i])) throw new Error(`${name}: result ${i} shows old bytes`);
+    });
+    for (const t of second) t.dispose();
+  }
+  for (const t of [x, row, none, ints, frame]) t.dispose();
 });
