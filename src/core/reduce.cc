@@ -249,28 +249,52 @@ struct Lanes {
 };
 
 template <class A, class Op>
-Lanes<A> Join(const Lanes<A>& a, const Lanes<A>& b) {
-  Lanes<A> r;
-  for (int64_t j = 0; j < kLanes; ++j) r.v[j] = Op::Apply(a.v[j], b.v[j]);
-  return r;
-}
-
-template <class A, class Op>
 A Fold(const Lanes<A>& l) {
   return Op::Apply(Op::Apply(Op::Apply(l.v[0], l.v[1]), Op::Apply(l.v[2], l.v[3])),
                    Op::Apply(Op::Apply(l.v[4], l.v[5]), Op::Apply(l.v[6], l.v[7])));
+}
+
+// The tree of that order over rows [row, row + rows) into *out: leaf(row,
+// count, out) for a run of up to kLeafRows rows, join(out, right) at a node,
+// whose halves are cut at rows / 2 and visited left first (a walker behind
+// `leaf` steps forward only). node(row, rows, out) may take a whole subtree
+// first and return true (DenseRows' four leaves side by side). The one copy
+// of the halving rule: Rows, DenseRows and ColumnRows are its instances.
+template <class Partial, class LeafFn, class JoinFn, class NodeFn>
+void Tree(int64_t row, int64_t rows, Partial* out, const LeafFn& leaf, const JoinFn& join,
+          const NodeFn& node) {
+  if (node(row, rows, out)) return;
+  if (rows <= kLeafRows) {
+    leaf(row, rows, out);
+    return;
+  }
+  const int64_t half = rows / 2;
+  Tree(row, half, out, leaf, join, node);
+  Partial right;
+  Tree(row + half, rows - half, &right, leaf, join, node);
+  join(out, right);
+}
+
+template <class Partial, class LeafFn, class JoinFn>
+void Tree(int64_t row, int64_t rows, Partial* out, const LeafFn& leaf, const JoinFn& join) {
+  Tree(row, rows, out, leaf, join, [](int64_t, int64_t, Partial*) { return false; });
+}
+
+// Lanes' join for Op.
+template <class A, class Op>
+void JoinInto(Lanes<A>* left, const Lanes<A>& right) {
+  for (int64_t j = 0; j < kLanes; ++j) left->v[j] = Op::Apply(left->v[j], right.v[j]);
 }
 
 // Rows [row, row + rows) of the lanes; `leaf(row, rows)` combines up to
 // kLeafRows rows in sequence.
 template <class A, class Op, class LeafFn>
 Lanes<A> Rows(int64_t row, int64_t rows, const LeafFn& leaf) {
-  if (rows <= kLeafRows) return leaf(row, rows);
-  const int64_t half = rows / 2;
-  // The left half first: a walker behind `leaf` steps forward only.
-  const Lanes<A> left = Rows<A, Op>(row, half, leaf);
-  const Lanes<A> right = Rows<A, Op>(row + half, rows - half, leaf);
-  return Join<A, Op>(left, right);
+  Lanes<A> out;
+  Tree(
+      row, rows, &out, [&leaf](int64_t r, int64_t count, Lanes<A>* l) { *l = leaf(r, count); },
+      JoinInto<A, Op>);
+  return out;
 }
 
 // The n >= 1 elements get(0) .. get(n - 1) in that order.
@@ -487,55 +511,35 @@ void DenseFourLeaves(const A* p, const int64_t* starts, const int64_t* counts, A
   }
 }
 
-// The leaves of Rows(row, rows)' recursion, in order, appended at *k.
-inline void ListLeaves(int64_t row, int64_t rows, int64_t* starts, int64_t* counts, int* k) {
-  if (rows <= kLeafRows) {
-    starts[*k] = row;
-    counts[*k] = rows;
-    ++*k;
-    return;
-  }
-  const int64_t half = rows / 2;
-  ListLeaves(row, half, starts, counts, k);
-  ListLeaves(row + half, rows - half, starts, counts, k);
-}
-
-// Rows(row, rows)' joins over leaves already computed, taken in order.
-template <class A, class Op>
-Lanes<A> JoinLeaves(int64_t rows, const Lanes<A>* leaves, int* next) {
-  if (rows <= kLeafRows) return leaves[(*next)++];
-  const int64_t half = rows / 2;
-  const Lanes<A> left = JoinLeaves<A, Op>(half, leaves, next);
-  const Lanes<A> right = JoinLeaves<A, Op>(rows - half, leaves, next);
-  return Join<A, Op>(left, right);
-}
-
 // Rows() over dense rows of p: the same leaves and joins, but a node of four
 // leaves (both halves over kLeafRows and at most 2 * kLeafRows: each splits
 // once more into leaves) computes them side by side.
 template <class A, class Op>
 Lanes<A> DenseRows(const A* p, int64_t row, int64_t rows) {
-  if (rows / 2 > kLeafRows && rows <= 4 * kLeafRows) {
-    int64_t starts[4];
-    int64_t counts[4];
-    int k = 0;
-    ListLeaves(row, rows, starts, counts, &k);
-    Lanes<A> leaves[4];
+  auto four = [p](int64_t r, int64_t count, Lanes<A>* out) {
+    // Halves over kLeafRows and at most 2 * kLeafRows rows: Tree would cut
+    // each once more, into these four leaves, and join them so.
+    const int64_t h1 = count / 2;
+    if (h1 <= kLeafRows || count > 4 * kLeafRows) return false;
+    const int64_t h2 = count - h1;
+    const int64_t starts[4] = {r, r + h1 / 2, r + h1, r + h1 + h2 / 2};
+    const int64_t counts[4] = {h1 / 2, h1 - h1 / 2, h2 / 2, h2 - h2 / 2};
     A lanes[4 * kLanes];
     DenseFourLeaves<A, Op>(p, starts, counts, lanes);
+    Lanes<A> leaves[4];
     for (int j = 0; j < 4; ++j) std::memcpy(leaves[j].v, lanes + j * kLanes, sizeof leaves[j].v);
-    int next = 0;
-    return JoinLeaves<A, Op>(rows, leaves, &next);
-  }
-  if (rows <= kLeafRows) {
-    Lanes<A> l;
-    DenseLeaf<A, Op>(p + row * kLanes, rows, l.v);
-    return l;
-  }
-  const int64_t half = rows / 2;
-  const Lanes<A> left = DenseRows<A, Op>(p, row, half);
-  const Lanes<A> right = DenseRows<A, Op>(p, row + half, rows - half);
-  return Join<A, Op>(left, right);
+    JoinInto<A, Op>(&leaves[0], leaves[1]);
+    JoinInto<A, Op>(&leaves[2], leaves[3]);
+    JoinInto<A, Op>(&leaves[0], leaves[2]);
+    *out = leaves[0];
+    return true;
+  };
+  Lanes<A> out;
+  Tree(
+      row, rows, &out,
+      [p](int64_t r, int64_t count, Lanes<A>* l) { DenseLeaf<A, Op>(p + r * kLanes, count, l->v); },
+      JoinInto<A, Op>, four);
+  return out;
 }
 
 // Ordered() over n contiguous elements of A (float or double): the same
@@ -614,17 +618,16 @@ void ColumnLeaf(const A* base, int64_t stride, int64_t row, int64_t count, int64
 template <class A>
 void ColumnRows(const A* base, int64_t stride, int64_t row, int64_t rows, int64_t columns,
                 ColumnLanes<A>* out) {
-  if (rows <= kLeafRows) {
-    ColumnLeaf(base, stride, row, rows, columns, out);
-    return;
-  }
-  const int64_t half = rows / 2;
-  ColumnRows(base, stride, row, half, columns, out);
-  ColumnLanes<A> right;
-  ColumnRows(base, stride, row + half, rows - half, columns, &right);
-  for (int64_t j = 0; j < kLanes; ++j) {
-    for (int64_t c = 0; c < columns; ++c) out->v[j][c] += right.v[j][c];
-  }
+  Tree(
+      row, rows, out,
+      [&](int64_t r, int64_t count, ColumnLanes<A>* l) {
+        ColumnLeaf(base, stride, r, count, columns, l);
+      },
+      [columns](ColumnLanes<A>* left, const ColumnLanes<A>& right) {
+        for (int64_t j = 0; j < kLanes; ++j) {
+          for (int64_t c = 0; c < columns; ++c) left->v[j][c] += right.v[j][c];
+        }
+      });
 }
 
 template <class A>

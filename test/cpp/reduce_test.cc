@@ -146,7 +146,8 @@ TEST_F(ReduceTest, SameBitsForAnyLayoutOfTheSameSequence) {
   // Every shape of Ordered()'s tree (one leaf, two, four side by side with
   // equal and unequal counts, deeper trees, a tail), float32 and float64,
   // sum, amax and amin: the dense loops give the strided walk's bits.
-  for (const int64_t n : {7, 8, 200, 256, 264, 520, 777, 1000, 1024, 4096, 100003}) {
+  for (const int64_t n :
+       {7, 8, 200, 256, 264, 520, 536, 777, 792, 1000, 1016, 1019, 1024, 4096, 100003}) {
     const std::vector<float> f = Random(static_cast<size_t>(n), 11);
     std::vector<float> f2(2 * f.size());
     std::vector<double> d(f.begin(), f.end());
