@@ -200,12 +200,28 @@ __global__ void SoftmaxRowsKernel(bool log, const T* in, T* out, int64_t rows, i
   }
 }
 
-template <typename T>
-void LaunchPicks(PickOrder order, const char* in, char* values, int64_t* indices, int64_t rows,
-                 int64_t n, int64_t k, cudaStream_t s) {
-  const unsigned blocks = RowBlocks(rows);
-  RowPicksKernel<T><<<blocks, math::kRowThreads, 0, s>>>(
-      order, reinterpret_cast<const T*>(in), reinterpret_cast<T*>(values), indices, rows, n, k);
+// f(T{}) for T the accumulator type of a row kernel over `type` (int64,
+// uint64, float32, float64), then the launch's status; any other type is
+// cudaErrorInvalidValue.
+template <typename F>
+int WithRowType(Scalar type, const F& f) {
+  switch (type) {
+    case Scalar::kInt64:
+      f(int64_t{});
+      break;
+    case Scalar::kUint64:
+      f(uint64_t{});
+      break;
+    case Scalar::kFloat32:
+      f(float{});
+      break;
+    case Scalar::kFloat64:
+      f(double{});
+      break;
+    default:
+      return static_cast<int>(cudaErrorInvalidValue);
+  }
+  return static_cast<int>(cudaGetLastError());
 }
 
 template <typename T>
@@ -267,50 +283,21 @@ int LaunchElementwise(ElementwiseOp op, Scalar type, const OpPlan& plan, const O
 int LaunchReduceRows(RowOp op, Scalar type, const char* in, char* out, int64_t rows, int64_t n,
                      uintptr_t stream) {
   const cudaStream_t s = StreamOf(stream);
-  const unsigned blocks = RowBlocks(rows);
-  switch (type) {
-    case Scalar::kInt64:
-      ReduceRowsKernel<int64_t><<<blocks, math::kRowThreads, 0, s>>>(
-          op, reinterpret_cast<const int64_t*>(in), reinterpret_cast<int64_t*>(out), rows, n);
-      break;
-    case Scalar::kUint64:
-      ReduceRowsKernel<uint64_t><<<blocks, math::kRowThreads, 0, s>>>(
-          op, reinterpret_cast<const uint64_t*>(in), reinterpret_cast<uint64_t*>(out), rows, n);
-      break;
-    case Scalar::kFloat32:
-      ReduceRowsKernel<float><<<blocks, math::kRowThreads, 0, s>>>(
-          op, reinterpret_cast<const float*>(in), reinterpret_cast<float*>(out), rows, n);
-      break;
-    case Scalar::kFloat64:
-      ReduceRowsKernel<double><<<blocks, math::kRowThreads, 0, s>>>(
-          op, reinterpret_cast<const double*>(in), reinterpret_cast<double*>(out), rows, n);
-      break;
-    default:
-      return static_cast<int>(cudaErrorInvalidValue);
-  }
-  return static_cast<int>(cudaGetLastError());
+  return WithRowType(type, [&](auto tag) {
+    using T = decltype(tag);
+    ReduceRowsKernel<T><<<RowBlocks(rows), math::kRowThreads, 0, s>>>(
+        op, reinterpret_cast<const T*>(in), reinterpret_cast<T*>(out), rows, n);
+  });
 }
 
 int LaunchRowPicks(Scalar type, PickOrder order, const char* in, char* values, int64_t* indices,
                    int64_t rows, int64_t n, int64_t k, uintptr_t stream) {
   const cudaStream_t s = StreamOf(stream);
-  switch (type) {
-    case Scalar::kInt64:
-      LaunchPicks<int64_t>(order, in, values, indices, rows, n, k, s);
-      break;
-    case Scalar::kUint64:
-      LaunchPicks<uint64_t>(order, in, values, indices, rows, n, k, s);
-      break;
-    case Scalar::kFloat32:
-      LaunchPicks<float>(order, in, values, indices, rows, n, k, s);
-      break;
-    case Scalar::kFloat64:
-      LaunchPicks<double>(order, in, values, indices, rows, n, k, s);
-      break;
-    default:
-      return static_cast<int>(cudaErrorInvalidValue);
-  }
-  return static_cast<int>(cudaGetLastError());
+  return WithRowType(type, [&](auto tag) {
+    using T = decltype(tag);
+    RowPicksKernel<T><<<RowBlocks(rows), math::kRowThreads, 0, s>>>(
+        order, reinterpret_cast<const T*>(in), reinterpret_cast<T*>(values), indices, rows, n, k);
+  });
 }
 
 int LaunchSoftmaxRows(Scalar type, bool log, const char* in, char* out, int64_t rows, int64_t n,
