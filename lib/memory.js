@@ -30,7 +30,7 @@
 const { native, hugePageAdviceMin: HUGE_PAGE_ADVICE_MIN } = require('./binding');
 const { outOfRange } = require('./errors');
 
-const MAX_BYTES = require('buffer').constants.MAX_LENGTH;
+const { Buffer, constants: { MAX_LENGTH: MAX_BYTES } } = require('buffer');
 const RECYCLE_MS = 1000;
 // The smallest buffer kept for reuse: below it a fresh allocation is cheap
 // (malloc's own free lists), above it each one costs page faults or a memset
