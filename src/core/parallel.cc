@@ -46,8 +46,8 @@ inline void CpuRelax() {
 // Spinning happens only after loops that were split, and never longer.
 constexpr auto kWorkerSpin = std::chrono::microseconds(200);
 constexpr auto kCallerSpin = std::chrono::microseconds(100);
-// A loop of fewer grains than this goes in chunks of one grain when no pool
-// thread is awake (ParallelFor).
+// A loop of fewer grains than this runs on its caller when no pool thread is
+// awake (ParallelFor).
 constexpr int64_t kWakeGrains = 8;
 
 // Spins until ready() or `budget` has passed; returns ready().
@@ -64,20 +64,17 @@ bool SpinUntil(const Ready& ready, std::chrono::microseconds budget) {
 // One loop at a time; its caller holds `busy` and takes part in it.
 class Pool {
  public:
-  // Runs fn over `chunks` chunks of `len` (the last shorter), claimed one at
-  // a time by the caller and at most `helpers` pool threads; the caller
-  // holds busy_.
-  void Run(int64_t n, int64_t len, int chunks, int helpers,
-           const std::function<void(int64_t, int64_t)>& fn) {
+  // Runs fn over `chunks` chunks of `len` (the last shorter) with up to
+  // chunks - 1 pool threads; the caller holds busy_.
+  void Run(int64_t n, int64_t len, int chunks, const std::function<void(int64_t, int64_t)>& fn) {
     bool wake = false;
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      StartThreads(helpers);
+      StartThreads(chunks - 1);
       fn_ = &fn;
       n_ = n;
       len_ = len;
       chunks_ = chunks;
-      seats_ = helpers;
       next_.store(0, std::memory_order_relaxed);
       done_.store(0, std::memory_order_relaxed);
       generation_.fetch_add(1, std::memory_order_release);
@@ -97,6 +94,17 @@ class Pool {
 
   // Whether a pool thread is watching for the next loop right now.
   bool Awake() const { return spinning_.load(std::memory_order_acquire) > 0; }
+
+  // Wakes the blocked pool threads with no loop to run: they watch for the
+  // next one for kWorkerSpin, then block again. The caller holds busy_.
+  void Nudge() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (sleeping_ == 0) return;
+      generation_.fetch_add(1, std::memory_order_release);  // chunks_ == 0: nothing to run
+    }
+    work_.notify_all();
+  }
 
  private:
   // Every chunk ran and no pool thread is still inside the loop.
@@ -142,10 +150,7 @@ class Pool {
       work_.wait(lock, [&] { return generation_.load(std::memory_order_relaxed) != seen; });
       --sleeping_;
       seen = generation_.load(std::memory_order_relaxed);
-      // Woke after that loop ended, or more threads started than it may use
-      // (setNumThreads lowered since).
-      if (chunks_ == 0 || seats_ == 0) continue;
-      --seats_;
+      if (chunks_ == 0) continue;  // woke after that loop ended
       active_.fetch_add(1, std::memory_order_relaxed);
       lock.unlock();
       const int ran = Claim();
@@ -169,7 +174,6 @@ class Pool {
   int64_t n_ = 0;
   int64_t len_ = 0;
   int chunks_ = 0;
-  int seats_ = 0;  // pool threads that may still join the loop
   std::atomic<int> done_{0};
   std::atomic<int> active_{0};
   std::atomic<int> next_{0};
@@ -234,18 +238,21 @@ void ParallelFor(int64_t n, int64_t grain, const std::function<void(int64_t, int
     fn(0, n);
     return;
   }
-  int64_t len = (n + chunks - 1) / chunks;
   if (most < kWakeGrains && !pool.Awake()) {
-    // A small loop and a pool whose threads sleep: waking one takes a system
-    // call and, on a VM whose idle vCPU the host has descheduled, tens of
-    // microseconds, as long as a grain or more. So the loop goes in chunks of
-    // one grain, claimed one at a time: the caller starts on them at once, a
-    // pool thread takes what is left when it is up, and a late one costs the
-    // caller at most one grain's wait.
-    len = grain;
+    // A small loop and a pool whose threads sleep: waking one would cost more
+    // than its half of the loop (and on a VM, a descheduled vCPU's wake-up).
+    // This thread runs it, and the pool threads are woken to watch for the
+    // next loop, which, if it comes soon (frames back to back), they share.
+    pool.Nudge();
+    busy.unlock();
+    t_in_task = true;  // as in a split loop: a loop nested in it runs inline
+    fn(0, n);
+    t_in_task = false;
+    return;
   }
+  const int64_t len = (n + chunks - 1) / chunks;
   t_in_task = true;  // the caller runs chunks too: a nested loop there runs inline
-  pool.Run(n, len, static_cast<int>((n + len - 1) / len), chunks - 1, fn);
+  pool.Run(n, len, static_cast<int>((n + len - 1) / len), fn);
   t_in_task = false;
 }
 
