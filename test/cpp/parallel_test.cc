@@ -216,8 +216,9 @@ TEST_F(ParallelTest, BackToBackAndSpacedLoopsRunEveryChunkOnce) {
 }
 
 // A loop of fewer than 8 grains runs on its caller while the pool's threads
-// sleep, and wakes them to watch for the next loop: the same loop right
-// after is split. Every index still runs once either way.
+// sleep; one that comes right after another wakes them to watch for the next
+// loop, and the same loop back to back is split. Every index still runs once
+// either way.
 TEST_F(ParallelTest, ASmallLoopRunsInlineOnASleepingPoolAndWakesIt) {
   ASSERT_TRUE(SetNumThreads(2));
   auto chunks = [] {
@@ -232,9 +233,26 @@ TEST_F(ParallelTest, ASmallLoopRunsInlineOnASleepingPoolAndWakesIt) {
   };
   ParallelFor(1 << 20, 10, [](int64_t, int64_t) {});            // starts the pool thread
   std::this_thread::sleep_for(std::chrono::milliseconds(100));  // past its watch: asleep
-  EXPECT_EQ(chunks(), 1);                                       // inline, and the pool thread woken
+  EXPECT_EQ(chunks(), 1);                                       // inline
   // Once it is up (a wake-up takes tens of microseconds, more on a loaded VM)
   // it watches, and the same loop is split.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+  bool split = false;
+  while (!split && std::chrono::steady_clock::now() < deadline) split = chunks() == 2;
+  EXPECT_TRUE(split);
+}
+
+// The pool's threads start in a process whose every loop is small: small
+// loops back to back run inline and start them, and once one watches, the
+// same loop is split. (ctest runs each test in a fresh process,
+// where no loop has started the pool.)
+TEST_F(ParallelTest, SmallLoopsAloneStartThePool) {
+  ASSERT_TRUE(SetNumThreads(2));
+  auto chunks = [] {
+    std::atomic<int> count{0};
+    ParallelFor(400, 100, [&](int64_t, int64_t) { count++; });
+    return count.load();
+  };
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
   bool split = false;
   while (!split && std::chrono::steady_clock::now() < deadline) split = chunks() == 2;
