@@ -18,6 +18,10 @@ const { monitorEventLoopDelay } = require('perf_hooks');
 const dl = require('../lib');
 
 const REPEATS = 9;
+// Rows of under a few milliseconds take this many samples, on every side
+// (ours, the JS loops, tfjs, and compute_reference.py's): with 9, one row's
+// median moved by up to 50% between runs on the benchmark VM.
+const SHORT_REPEATS = 101;
 const MEAN = [0.485, 0.456, 0.406];
 const STD = [0.229, 0.224, 0.225];
 const now = process.hrtime.bigint;
@@ -54,7 +58,8 @@ function cLoops() {
 
 // bench/compute_reference.py at `threads`: { ms, versions } or { reason }.
 function pythonPeers(python, threads) {
-  const run = spawnSync(python, [path.join(__dirname, 'compute_reference.py'), String(threads), String(REPEATS)],
+  const run = spawnSync(python, [path.join(__dirname, 'compute_reference.py'), String(threads), String(REPEATS),
+    String(SHORT_REPEATS)],
     { encoding: 'utf8', timeout: 600000 });
   if (run.error || run.status !== 0) {
     const why = run.error ? run.error.code || run.error.message : run.stderr.trim().split('\n').pop();
@@ -86,9 +91,9 @@ async function tfjsWasm() {
 }
 
 // Times a tfjs op that makes one tensor (or a list of tensors), disposing it untimed.
-function tfMs(tf, make) {
+function tfMs(tf, make, repeats = REPEATS) {
   let made = null;
-  return timeMs(() => { made = make(); }, { after: () => { tf.dispose(made); made = null; } });
+  return timeMs(() => { made = make(); }, { repeats, after: () => { tf.dispose(made); made = null; } });
 }
 
 // The fastest of `peers` ({name: ms}, undefined entries skipped).
@@ -164,7 +169,7 @@ async function computeCases(record, { python }) {
     batch.data.fill(0.5);
     const mean = dl.tensor(MEAN).reshape([1, 3, 1, 1]);
     const std = dl.tensor(STD).reshape([1, 3, 1, 1]);
-    const inPlace = timeMs(() => batch.sub_(mean).div_(std), { repeats: 51 });
+    const inPlace = timeMs(() => batch.sub_(mean).div_(std), { repeats: SHORT_REPEATS });
     if (c.ms) {
       row('normalize_:c', `x.sub_(mean).div_(std) [8,3,224,224] (${cores} threads)`, inPlace,
         c.ms['in-place sub/div [8,3,224,224]'], 'plain C loop, same traffic', 1 / 0.85,
@@ -176,7 +181,7 @@ async function computeCases(record, { python }) {
       'NumPy subtract/divide out=': pyMs(1, 'numpy in-place sub/div [8,3,224,224]'),
       'tf.sub/tf.div (wasm, new tensors)': tf ? (tfBatch = tf.tensor4d(batch.data, [8, 3, 224, 224]),
       tfMs(tf, () => tf.tidy(() => tf.div(tf.sub(tfBatch, tf.tensor4d(MEAN, [1, 3, 1, 1])),
-        tf.tensor4d(STD, [1, 3, 1, 1]))))) : undefined,
+        tf.tensor4d(STD, [1, 3, 1, 1]))), SHORT_REPEATS)) : undefined,
     };
     const best = fastest(inPlacePeers);
     if (best) {
@@ -218,11 +223,12 @@ async function computeCases(record, { python }) {
     const ours = {};
     for (const t of [1, cores]) {
       dl.setNumThreads(t);
-      ours[t] = timeMs(() => { made = run(input); }, { after: () => { made.dispose(); made = null; } });
+      const repeats = input === a ? REPEATS : SHORT_REPEATS;
+      ours[t] = timeMs(() => { made = run(input); }, { repeats, after: () => { made.dispose(); made = null; } });
       const best = fastest({
         [`torch (${t} thread${t > 1 ? 's' : ''})`]: pyMs(t, torchName),
         'NumPy (1 thread)': numpyName ? pyMs(1, numpyName) : undefined,
-        'tfjs wasm (1 thread)': tf && t === 1 ? tfMs(tf, () => tfRun(tfInput)) : undefined,
+        'tfjs wasm (1 thread)': tf && t === 1 ? tfMs(tf, () => tfRun(tfInput), repeats) : undefined,
       });
       if (best) {
         row(`${op}:peer:${t}`, `${label} (${t} thread${t > 1 ? 's' : ''})`, ours[t], best.ms,
@@ -240,12 +246,12 @@ async function computeCases(record, { python }) {
   const m = dl.empty([4096, 1024]);
   for (let i = 0; i < m.data.length; i++) m.data[i] = (i % 1013) / 1013;
   if (typeof m.sum === 'function') {
-    const sum1 = timeMs(() => { made = m.sum(1); }, { repeats: 31, after: () => { made.dispose(); made = null; } });
+    const sum1 = timeMs(() => { made = m.sum(1); }, { repeats: SHORT_REPEATS, after: () => { made.dispose(); made = null; } });
     const tfM = tf ? tf.tensor2d(m.data, [4096, 1024]) : null;
     const best = fastest({
       'NumPy a.sum(1)': pyMs(1, 'numpy sum(1) [4096,1024] float32'),
       [`torch sum(1) (${cores} threads)`]: pyMs(cores, 'torch sum(1) [4096,1024] float32'),
-      'tf.sum (wasm)': tf ? tfMs(tf, () => tf.sum(tfM, 1)) : undefined,
+      'tf.sum (wasm)': tf ? tfMs(tf, () => tf.sum(tfM, 1), SHORT_REPEATS) : undefined,
     });
     if (best) {
       row('sum1:peer', `t.sum(1) [4096,1024] float32 (${cores} threads)`, sum1, best.ms,
@@ -257,7 +263,7 @@ async function computeCases(record, { python }) {
   }
   if (typeof logits.topk === 'function') {
     const top = timeMs(() => { made = logits.topk(5); },
-      { repeats: 31, after: () => { made.values.dispose(); made.indices.dispose(); made = null; } });
+      { repeats: SHORT_REPEATS, after: () => { made.values.dispose(); made.indices.dispose(); made = null; } });
     const base = pyMs(cores, 'torch topk(5) [256,1000]');
     if (base !== undefined) {
       record({ id: 'topk:torch', name: `t.topk(5) [256,1000] (${cores} threads)`, unit: 'ms', value: top,
@@ -296,8 +302,8 @@ async function computeCases(record, { python }) {
       }
     }
   };
-  const oursMs = timeMs(ourNormalize, { repeats: 51 });
-  const jsMs = timeMs(fusedJs, { repeats: 51 });
+  const oursMs = timeMs(ourNormalize, { repeats: SHORT_REPEATS });
+  const jsMs = timeMs(fusedJs, { repeats: SHORT_REPEATS });
   row('normalize:js', `dl.normalize 8 uint8 HWC frames -> float32 NCHW (${cores} threads)`, oursMs, jsMs,
     'fused JS loop', 1 / 2.5, '<= 0.4 (>= 2.5x)');
   let tfFrames = null;
@@ -307,7 +313,7 @@ async function computeCases(record, { python }) {
     'tfjs wasm (int32 frames)': tf ? (tfFrames = frames.map((fr) => tf.tensor3d(Int32Array.from(fr.data), [H, W, 3])),
     tfMs(tf, () => tf.tidy(() => tf.stack(tfFrames.map((x) => tf.div(tf.sub(
       tf.div(tf.cast(tf.transpose(x, [2, 0, 1]), 'float32'), 255), tf.tensor3d(MEAN, [3, 1, 1])),
-    tf.tensor3d(STD, [3, 1, 1]))))))) : undefined,
+    tf.tensor3d(STD, [3, 1, 1]))))), SHORT_REPEATS)) : undefined,
   };
   const normBest = fastest(normPeers);
   if (normBest) {
@@ -326,8 +332,8 @@ async function computeCases(record, { python }) {
       jsOut[2 * plane + p] = src[s + 2] * k[2] + d[2];
     }
   };
-  const oneMs = timeMs(oneFrame, { repeats: 101 });
-  const oneJs = timeMs(oneFrameJs, { repeats: 101 });
+  const oneMs = timeMs(oneFrame, { repeats: SHORT_REPEATS });
+  const oneJs = timeMs(oneFrameJs, { repeats: SHORT_REPEATS });
   row('normalize:frame', `dl.normalize one raw 224x224 frame (${cores} threads)`, oneMs, oneJs,
     'fused JS loop', 1 / 2.5, '<= 0.4 (>= 2.5x)');
 

@@ -1,11 +1,12 @@
 """The peers' side of bench/compute.js: NumPy and PyTorch on the same work.
 
-Usage: compute_reference.py THREADS REPEATS
+Usage: compute_reference.py THREADS REPEATS [SHORT_REPEATS]
 Prints one JSON object: {"versions": {...}, "ms": {name: median ms per op}}.
 Every op makes its result, as a user of that library would (NumPy and torch
 allocate a new array per call unless told otherwise); the in-place rows are
 in place. torch runs with THREADS intra-op threads; NumPy's elementwise loops
-are single-threaded whatever the count.
+are single-threaded whatever the count. The rows of under a few milliseconds
+take SHORT_REPEATS samples (as compute.js takes for the same rows).
 """
 import json
 import sys
@@ -15,6 +16,7 @@ import numpy as np
 
 threads = int(sys.argv[1])
 repeats = int(sys.argv[2])
+short = int(sys.argv[3]) if len(sys.argv) > 3 else repeats
 out = {"versions": {"numpy": np.__version__}, "ms": {}}
 
 
@@ -37,7 +39,7 @@ out["ms"]["numpy add 16M float32"] = median_ms(lambda: np.add(a, b))
 out["ms"]["numpy exp 16M float32"] = median_ms(lambda: np.exp(a))
 out["ms"]["numpy tanh 16M float32"] = median_ms(lambda: np.tanh(a))
 m = rng.random((4096, 1024), dtype=np.float32)
-out["ms"]["numpy sum(1) [4096,1024] float32"] = median_ms(lambda: m.sum(1))
+out["ms"]["numpy sum(1) [4096,1024] float32"] = median_ms(lambda: m.sum(1), short)
 logits = rng.standard_normal((256, 1000), dtype=np.float32)
 
 
@@ -46,7 +48,7 @@ def np_softmax():
     return e / e.sum(-1, keepdims=True)
 
 
-out["ms"]["numpy softmax(-1) [256,1000]"] = median_ms(np_softmax)
+out["ms"]["numpy softmax(-1) [256,1000]"] = median_ms(np_softmax, short)
 batch = rng.random((8, 3, 224, 224), dtype=np.float32)
 mean = np.array([0.485, 0.456, 0.406], dtype=np.float32).reshape(1, 3, 1, 1)
 std = np.array([0.229, 0.224, 0.225], dtype=np.float32).reshape(1, 3, 1, 1)
@@ -57,12 +59,12 @@ def np_normalize_inplace():
     np.divide(batch, std, out=batch)
 
 
-out["ms"]["numpy in-place sub/div [8,3,224,224]"] = median_ms(np_normalize_inplace)
+out["ms"]["numpy in-place sub/div [8,3,224,224]"] = median_ms(np_normalize_inplace, short)
 frames = [rng.integers(0, 256, (224, 224, 3), dtype=np.uint8) for _ in range(8)]
 mean3 = mean.reshape(3, 1, 1)
 std3 = std.reshape(3, 1, 1)
 out["ms"]["numpy preprocess 8 frames"] = median_ms(
-    lambda: np.stack([(f.transpose(2, 0, 1).astype(np.float32) / 255 - mean3) / std3 for f in frames]))
+    lambda: np.stack([(f.transpose(2, 0, 1).astype(np.float32) / 255 - mean3) / std3 for f in frames]), short)
 
 try:
     import torch
@@ -78,18 +80,18 @@ else:
     out["ms"]["torch sigmoid 16M float32"] = median_ms(lambda: torch.sigmoid(ta))
     out["ms"]["torch tanh 16M float32"] = median_ms(lambda: torch.tanh(ta))
     tm = torch.from_numpy(m)
-    out["ms"]["torch sum(1) [4096,1024] float32"] = median_ms(lambda: tm.sum(1))
+    out["ms"]["torch sum(1) [4096,1024] float32"] = median_ms(lambda: tm.sum(1), short)
     tl = torch.from_numpy(logits)
-    out["ms"]["torch softmax(-1) [256,1000]"] = median_ms(lambda: torch.softmax(tl, -1))
-    out["ms"]["torch topk(5) [256,1000]"] = median_ms(lambda: torch.topk(tl, 5))
+    out["ms"]["torch softmax(-1) [256,1000]"] = median_ms(lambda: torch.softmax(tl, -1), short)
+    out["ms"]["torch topk(5) [256,1000]"] = median_ms(lambda: torch.topk(tl, 5), short)
     tbatch = torch.from_numpy(batch)
     tmean = torch.from_numpy(mean)
     tstd = torch.from_numpy(std)
-    out["ms"]["torch in-place sub_/div_ [8,3,224,224]"] = median_ms(lambda: tbatch.sub_(tmean).div_(tstd))
+    out["ms"]["torch in-place sub_/div_ [8,3,224,224]"] = median_ms(lambda: tbatch.sub_(tmean).div_(tstd), short)
     tframes = [torch.from_numpy(f) for f in frames]
     tmean3 = tmean.reshape(3, 1, 1)
     tstd3 = tstd.reshape(3, 1, 1)
     out["ms"]["torch preprocess 8 frames"] = median_ms(
-        lambda: torch.stack([(f.permute(2, 0, 1).float() / 255 - tmean3) / tstd3 for f in tframes]))
+        lambda: torch.stack([(f.permute(2, 0, 1).float() / 255 - tmean3) / tstd3 for f in tframes]), short)
 
 print(json.dumps(out))
