@@ -247,10 +247,20 @@ function partialOverlap(out, inputs, shape) {
     const s = span(v);
     if (s.buffer !== o.buffer || s.hi <= o.lo || o.hi <= s.lo) continue;
     const same = s.at === o.at && v[kLayout].info.itemSize === out[kLayout].info.itemSize &&
-      broadcastStrides(v[kLayout], shape).every((n, i) => n === out[kLayout].strides[i]);
+      sameSteps(v, out, shape);
     if (!same) return true;
   }
   return false;
+}
+
+// Whether v, broadcast to `shape`, steps through memory as out does: the
+// same stride on every dim longer than 1 (a dim of extent 1 is never
+// stepped, whatever stride it carries: without this rule an in-place op on a
+// [1, 3, 224, 224] image, whose broadcast stride on dim 0 is 0, went through
+// a temporary and a copy back, 5x slower).
+function sameSteps(v, out, shape) {
+  const strides = out[kLayout].strides;
+  return broadcastStrides(v[kLayout], shape).every((n, i) => shape[i] === 1 || n === strides[i]);
 }
 
 // partialOverlap() for device memory: one storage, intersecting bytes
@@ -260,7 +270,7 @@ function partialOverlapOnDevice(out, inputs, shape) {
   for (const v of inputs) {
     if (!(v instanceof Tensor) || !route.overlapping(out[kStorage], o, v[kStorage], v[kLayout])) continue;
     const same = v[kLayout].byteOffset === o.byteOffset && v[kLayout].info.itemSize === o.info.itemSize &&
-      broadcastStrides(v[kLayout], shape).every((n, i) => n === o.strides[i]);
+      sameSteps(v, out, shape);
     if (!same) return true;
   }
   return false;

@@ -288,6 +288,32 @@ describe('results, out and in place', () => {
     expect(y.toArray()).toEqual(dl.exp(f32([0, 0.5, 1])).toArray());
   });
 
+  it('in place over dims of extent 1 ([1, 3, h, w], [3, 1]): writes the tensor directly, no temporary', () => {
+    const copies = jest.spyOn(dl.Tensor.prototype, 'copyFrom');
+    try {
+      for (const shape of [[1, 3, 2, 2], [3, 1], [1, 1, 4]]) {
+        const size = shape.reduce((a, b) => a * b, 1);
+        const x = f32(range(size), shape);
+        const other = f32(range(size).map((v) => v + 1), shape);
+        const want = dl.mul(x, other).toArray();
+        const cut = x.narrow(shape.length - 1, 0, 1); // a view whose extent-1 dims carry odd strides
+        copies.mockClear();
+        expect(x.mul_(other)).toBe(x);
+        expect(x.toArray()).toEqual(want);
+        const wantCut = dl.add(cut, 1).toArray();
+        expect(cut.add_(1)).toBe(cut);
+        expect(cut.toArray()).toEqual(wantCut);
+        expect(copies).not.toHaveBeenCalled();
+      }
+      // A real partial overlap through an extent-1 dim is still staged.
+      const t = f32(range(4), [1, 4]);
+      dl.add(t.narrow(1, 0, 3), 1, { out: t.narrow(1, 1, 3) });
+      expect(t.toArray()).toEqual([[0, 1, 2, 3]]);
+    } finally {
+      copies.mockRestore();
+    }
+  });
+
   it('a refused in-place op leaves its tensor unchanged', () => {
     const x = dl.tensor([1, 2, 3], { dtype: 'uint8' });
     expect(() => x.mul_(1.5)).toThrow(expect.objectContaining({ code: 'ERR_INVALID_ARG_VALUE' }));
