@@ -273,6 +273,10 @@ describe('results, out and in place', () => {
     const u = f32(range(6), [2, 3]);
     dl.mul(u, u.slice(1, null, null, -1), { out: u });
     expect(u.toArray()).toEqual([[0, 1, 0], [15, 16, 15]]);
+    // The same first element and item size, other strides: still staged.
+    const x = f32([1, 2, 3, 4], [2, 2]);
+    x.add_(x.transpose(0, 1));
+    expect(x.toArray()).toEqual([[2, 5], [5, 8]]);
   });
 
   it('in place: the tensor itself, broadcasting the other operand', () => {

@@ -6,6 +6,10 @@
 
 #include <gtest/gtest.h>
 
+#if defined(__linux__)
+#include <dirent.h>
+#endif
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -258,6 +262,32 @@ TEST_F(ParallelTest, SmallLoopsAloneStartThePool) {
   while (!split && std::chrono::steady_clock::now() < deadline) split = chunks() == 2;
   EXPECT_TRUE(split);
 }
+
+#if defined(__linux__)
+// The threads of this process, from /proc.
+int ProcessThreads() {
+  int count = 0;
+  DIR* dir = opendir("/proc/self/task");
+  if (dir == nullptr) return -1;
+  while (const dirent* entry = readdir(dir)) count += entry->d_name[0] != '.' ? 1 : 0;
+  closedir(dir);
+  return count;
+}
+
+// A small loop long after the last one (here: the first of the process)
+// neither wakes nor starts the pool: the next loop is likely as far off.
+// (Under ctest each test is a fresh process whose pool has not started; in
+// the whole binary an earlier test has started it, and the count stays.)
+TEST_F(ParallelTest, ASpacedSmallLoopLeavesThePoolAlone) {
+  ASSERT_TRUE(SetNumThreads(2));
+  const int before = ProcessThreads();
+  ASSERT_GT(before, 0);
+  std::atomic<int> count{0};
+  ParallelFor(400, 100, [&](int64_t, int64_t) { count++; });
+  EXPECT_EQ(count.load(), 1);  // inline
+  EXPECT_EQ(ProcessThreads(), before);
+}
+#endif
 
 TEST_F(ParallelTest, ThreadCountIsBounded) {
   EXPECT_FALSE(SetNumThreads(0));
