@@ -88,7 +88,7 @@ function adopt(nbytes, make) {
   return buffer;
 }
 
-// Takes `buffer` (one allocate() made, no longer held by anything) for reuse:
+// Takes `buffer` (one adopt() made, no longer held by anything) for reuse:
 // detaches it and keeps its memory under a new object. Returns false when the
 // caller must detach it instead.
 function recycle(buffer) {

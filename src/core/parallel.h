@@ -24,8 +24,10 @@
 // kernel, and a thread costs a core only in that window (as OpenMP's spin).
 // A loop of fewer than 8 grains that finds no pool thread awake runs on its
 // caller (waking one costs more than its half, and on a VM a descheduled
-// vCPU's wake-up on top) and wakes them to watch for the next loop, which,
-// if it comes soon (frames normalised back to back), is split. The caller
+// vCPU's wake-up on top). If it follows another loop within the threads'
+// 200 us watch, it also wakes them (starting them if no loop has) to watch
+// for the next loop, which, if it comes as soon (frames normalised back to
+// back), is split. The caller
 // runs it as a task, as in a split loop: a loop nested in it runs inline.
 //
 // The pool's threads are started on first use, live until the process ends
