@@ -123,7 +123,8 @@ function canCast(from, to) {
 // The shape tensors of `shapes` broadcast to (NumPy's rule: align on the
 // right; a dim of 1 stretches), or null when they do not.
 function broadcastShapes(shapes) {
-  const ndim = Math.max(0, ...shapes.map((s) => s.length));
+  let ndim = 0;
+  for (const s of shapes) if (s.length > ndim) ndim = s.length;
   const shape = new Array(ndim).fill(1);
   for (const s of shapes) {
     for (let i = 0; i < s.length; i++) {
@@ -228,12 +229,13 @@ function unsupported(op, dtype) {
 
 // --- running the engine ---------------------------------------------------------
 
-// Bytes a layout spans in its storage's buffer: [lo, hi) as absolute byte
-// offsets in that buffer, with the buffer.
+// Bytes a layout spans in its storage's buffer: [lo, hi) as byte offsets in
+// that buffer (getBytes() views all of it), with the buffer.
 function span(t) {
-  const bytes = t[kStorage].getBytes();
-  const lo = bytes.byteOffset + t[kLayout].base;
-  return { buffer: bytes.buffer, lo, hi: lo + t[kLayout].extent, at: bytes.byteOffset + t[kLayout].byteOffset };
+  const storage = t[kStorage];
+  storage.getBytes(); // throws for memory no longer there
+  const layout = t[kLayout];
+  return { buffer: storage.bytesOf, lo: layout.base, hi: layout.base + layout.extent, at: layout.byteOffset };
 }
 
 // Whether writing `out` element by element could change an input element
@@ -243,7 +245,8 @@ function partialOverlap(out, inputs, shape) {
   if (!out[kDevice].hostAccessible) return partialOverlapOnDevice(out, inputs, shape);
   const o = span(out);
   for (const v of inputs) {
-    if (!(v instanceof Tensor) || v[kLayout].size === 0) continue;
+    // out itself (an in-place op's first input): the very same elements.
+    if (v === out || !(v instanceof Tensor) || v[kLayout].size === 0) continue;
     const s = span(v);
     if (s.buffer !== o.buffer || s.hi <= o.lo || o.hi <= s.lo) continue;
     const same = s.at === o.at && v[kLayout].info.itemSize === out[kLayout].info.itemSize &&

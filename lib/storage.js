@@ -172,6 +172,9 @@ class Storage {
     this.holders = 0;
     this.released = false;
     this.bytes = null;
+    // The buffer `bytes` views: compared instead of bytes.buffer, a getter
+    // that costs a runtime call on every read (about 4x a .length).
+    this.bytesOf = null;
     this.known = false; // registered in `owners` (its buffer was handed out)
     this.inFlight = 0; // asynchronous ops using it now (lib/ops.js): it cannot move
   }
@@ -205,6 +208,7 @@ class Storage {
     this.released = true;
     this.memory.free();
     this.bytes = null;
+    this.bytesOf = null;
   }
 
   // Held by an asynchronous op until it settles: retained (the memory lives
@@ -255,13 +259,14 @@ class Storage {
   getBytes() {
     const buffer = this.buffer();
     let bytes = this.bytes;
-    if (bytes === null || bytes.buffer !== buffer || (bytes.length === 0 && buffer.byteLength !== 0)) {
+    if (bytes === null || this.bytesOf !== buffer || (bytes.length === 0 && buffer.byteLength !== 0)) {
       if (buffer.byteLength === 0 && isDetached(buffer)) {
         throw detachedError(this);
       }
       bytes = new Uint8Array(buffer);
       bytes[kStorage] = this;
       this.bytes = bytes;
+      this.bytesOf = buffer;
     }
     return bytes;
   }
@@ -285,6 +290,7 @@ class Storage {
     if (this.known && !old.isNative) owners.delete(old.buffer());
     this.memory = fresh.memory;
     this.bytes = null;
+    this.bytesOf = null;
     this.known = false; // the new buffer is registered to this Storage when handed out
     fresh.memory = null;
     fresh.released = true;

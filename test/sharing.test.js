@@ -245,6 +245,24 @@ describe('WebAssembly', () => {
     expect(copy.toArray()[0][3]).toBe(100);
   });
 
+  test('ops on a wasm view write the memory wasm reads, before and after grow()', async () => {
+    const memory = new WebAssembly.Memory({ initial: 1, maximum: 8 });
+    const kernel = await instantiate(memory);
+    const t = dl.wasm.view(memory, { ptr: 1024, dtype: 'int32', shape: [8] });
+    kernel.fill(1024, 8, 7);
+    t.add_(1); // the op's byte view is made over the first buffer
+    memory.grow(2); // detaches it: the next op must view the new one
+    t.add_(1);
+    expect(kernel.sum(1024, 8)).toBe(8 * 9);
+    // Two views one element apart over the grown memory: b.add_(a) writes
+    // b[i] (a[i + 1]) before it reads a[i + 1], so it must go through a temporary.
+    t.data.set([1, 2, 4, 8, 16, 32, 64, 128]);
+    const a = dl.wasm.view(memory, { ptr: 1024, dtype: 'int32', shape: [7] });
+    const b = dl.wasm.view(memory, { ptr: 1028, dtype: 'int32', shape: [7] });
+    b.add_(a);
+    expect(Array.from(t.data)).toEqual([1, 3, 6, 12, 24, 48, 96, 192]);
+  });
+
   test('fromBuffer(memory.buffer) after grow() reads nothing (row M03)', async () => {
     const memory = new WebAssembly.Memory({ initial: 1, maximum: 4 });
     const t = dl.fromBuffer(memory.buffer, { dtype: 'uint8', count: 16 });
