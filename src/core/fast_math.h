@@ -4,12 +4,17 @@
 // softmax/logSoftmax (reduce.cc). float64 keeps libm.
 //
 // exp: Cody-Waite range reduction x = n ln2 + r, |r| <= ln2 / 2, with ln2
-// split in two so that n * kLn2Hi is exact; a degree-7 polynomial for e^r
-// (Cephes' expf coefficients); 2^n built in the exponent bits, in two
-// factors so that n = 128 (overflow to inf) and n < -126 (subnormal results,
-// rounded once) need no branch. Within 2 ulp of the correctly rounded result
-// over the float range (test/cpp/fast_math_test.cc sweeps it); x > 88.72
-// gives inf, x < -103.97 gives 0, -inf gives 0, NaN stays NaN.
+// split in two so that n * kLn2Hi is exact; e^r = 1 + r + r^2 P(r), P of
+// degree 4 fitted for the least largest relative error
+// (scripts/fit_exp_poly.py: 0.06 ulp before the evaluation's rounding) and
+// evaluated by Estrin's scheme, which shortens the chain of dependent
+// operations (a loop of these is bound by that chain's latency, not by its
+// instruction count); 2^n built in the exponent bits, in two factors so that
+// n = 128 (overflow to inf) and n < -126 (subnormal results, rounded once)
+// need no branch. Within 2 ulp of the correctly rounded result over the
+// float range (test/cpp/fast_math_test.cc sweeps it; a sweep of every 7th
+// bit pattern found 1 ulp at most); x > 88.72 gives inf, x < -103.97 gives
+// 0, -inf gives 0, NaN stays NaN.
 //
 // tanh: odd, computed on |x| and given x's sign back (so -0 stays -0):
 // a polynomial below |x| = 0.625 (Cephes' tanhf), where 1 - 2 / (e^2x + 1)
@@ -56,14 +61,11 @@ inline float Select(bool cond, float a, float b) {
   return FromBits((Bits(a) & mask) | (Bits(b) & ~mask));
 }
 
-// 2^n for -127 < n < 128, from the exponent bits.
-inline float Pow2(int32_t n) { return FromBits(static_cast<uint32_t>(n + 127) << 23); }
-
 }  // namespace fast_math
 
 inline float FastExp(float x) {
   using fast_math::Bits;
-  using fast_math::Pow2;
+  using fast_math::FromBits;
   constexpr float kHi = 89.0F;    // e^89 > FLT_MAX: inf
   constexpr float kLo = -104.0F;  // e^-104 < half the least subnormal: 0
   constexpr float kLog2e = 1.44269504088896341F;
@@ -76,20 +78,20 @@ inline float FastExp(float x) {
   // n = round(x / ln2), as a float and in the low bits of kRound + n.
   const float shifted = x * kLog2e + kRound;
   const float n = shifted - kRound;
-  const auto ni = static_cast<int32_t>(Bits(shifted) - Bits(kRound));
   const float r = (x - n * kLn2Hi) - n * kLn2Lo;
   const float r2 = r * r;
-  float p = 1.9875691500E-4F;
-  p = p * r + 1.3981999507E-3F;
-  p = p * r + 8.3334519073E-3F;
-  p = p * r + 4.1665795894E-2F;
-  p = p * r + 1.6666665459E-1F;
-  p = p * r + 5.0000001201E-1F;
-  p = p * r2 + r + 1.0F;
+  // P(r) = (c0 + c1 r) + r^2 ((c2 + c3 r) + r^2 c4).
+  const float low = 4.99999940e-1F + r * 1.66665211e-1F;
+  const float high = 4.16683890e-2F + r * 8.36874545e-3F;
+  const float p = low + r2 * (high + r2 * 1.38145394e-3F);
+  const float e = p * r2 + r + 1.0F;
   // 2^n = 2^h * 2^(n - h), h = floor(n / 2): both factors are normal floats
-  // for every n the clamp allows (-150..128), and the second product rounds once.
-  const int32_t h = ni >> 1;
-  return (p * Pow2(h)) * Pow2(ni - h);
+  // for every n the clamp allows (-150..128), and the second product rounds
+  // once. Their biased exponents from m = n + 254 (104..382): h + 127 is
+  // m / 2 rounded down, and n - h + 127 the rest of m.
+  const uint32_t m = Bits(shifted) - (Bits(kRound) - 254U);
+  const uint32_t first = m >> 1;
+  return (e * FromBits(first << 23)) * FromBits((m - first) << 23);
 }
 
 inline float FastTanh(float x) {

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <vector>
 
+#include "fast_math.h"
 #include "parallel.h"
 
 namespace dlnode {
@@ -110,6 +111,49 @@ TEST(ElementwiseTest, RefusesTypesAnOpDoesNotComputeIn) {
   EXPECT_FALSE(Elementwise(ElementwiseOp::kAdd, Scalar::kFloat16, 1, shape, Of(out, s1), in));
   EXPECT_FALSE(Elementwise(ElementwiseOp::kAdd, Scalar::kComplex64, 1, shape, Of(out, s1), in));
   EXPECT_EQ(out[0], 0);
+}
+
+// The engine's dense float32 exp, sigmoid and tanh run in a vector clone
+// chosen at load (AVX2 on a machine that has it); this file's FastExp is
+// compiled for the baseline. Both must give the same bits (docs/API.md), so
+// no FMA may creep into either: every 65537th bit pattern, both signs, the
+// edges, out of place and in place.
+TEST(ElementwiseTest, VectorLoopsGiveTheScalarBits) {
+  std::vector<float> x;
+  for (uint64_t b = 0; b <= 0xFFFFFFFFULL; b += 65537) {
+    const auto bits = static_cast<uint32_t>(b);
+    float v;
+    std::memcpy(&v, &bits, sizeof v);
+    x.push_back(v);
+  }
+  for (float v = -110.0F; v <= 110.0F; v += 0.013F) x.push_back(v);
+  const int64_t shape[] = {static_cast<int64_t>(x.size())};
+  const int64_t s1[] = {1};
+  const struct {
+    ElementwiseOp op;
+    float (*scalar)(float);
+  } ops[] = {{ElementwiseOp::kExp, FastExp},
+             {ElementwiseOp::kSigmoid, FastSigmoid},
+             {ElementwiseOp::kTanh, FastTanh}};
+  for (const auto& o : ops) {
+    std::vector<float> out(x.size());
+    std::vector<float> in_place = x;
+    const Operand in[] = {Of(x, s1)};
+    const Operand self[] = {Of(in_place, s1)};
+    ASSERT_TRUE(Elementwise(o.op, Scalar::kFloat32, 1, shape, Of(out, s1), in));
+    ASSERT_TRUE(Elementwise(o.op, Scalar::kFloat32, 1, shape, Of(in_place, s1), self));
+    int64_t differ = 0;
+    for (size_t i = 0; i < x.size(); ++i) {
+      const float want = o.scalar(x[i]);
+      for (const float got : {out[i], in_place[i]}) {
+        const bool same =
+            std::isnan(want) ? std::isnan(got) : std::memcmp(&got, &want, sizeof got) == 0;
+        if (!same && differ++ < 5)
+          ADD_FAILURE() << "op " << static_cast<int>(o.op) << " at " << x[i];
+      }
+    }
+    EXPECT_EQ(differ, 0);
+  }
 }
 
 TEST(ElementwiseTest, SameBitsForAnyThreadCount) {

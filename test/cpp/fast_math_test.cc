@@ -76,7 +76,7 @@ void ExpectWithin(int64_t bound, const Got& got, const Want& want) {
   EXPECT_LE(neg.ulps, bound) << "at " << neg.at;
 }
 
-TEST(FastMathTest, ExpWithinTwoUlpsEverywhere) { ExpectWithin(2, FastExp, ExactExp); }
+TEST(FastMathTest, ExpWithinOneUlpEverywhere) { ExpectWithin(1, FastExp, ExactExp); }
 
 TEST(FastMathTest, ExpEdges) {
   EXPECT_EQ(FastExp(kInf), kInf);
