@@ -714,4 +714,4 @@ const rules = {
   },
 };
 
-module.exports = { functions, methods, rules, setNumThreads, getNumThreads };
+module.exports = { functions, methods, rules, setNumThreads, getNumThreads, partialOverlap };

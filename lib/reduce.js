@@ -366,7 +366,16 @@ function reduction(op) {
 function lanes(op, t, dim, outShape, values, indices, async, k = 0, largest = true, sorted = true) {
   const outStrides = contiguousStrides(outShape);
   return route.runReduceLanes(OP[op], t[kStorage], t[kLayout], dim, outStrides,
-    values === null ? null : values[kStorage], indices === null ? null : indices[kStorage], k, largest, sorted, async);
+    values === null ? null : values[kStorage], 0, indices === null ? null : indices[kStorage], k, largest, sorted,
+    async);
+}
+
+// softmax/logSoftmax of t along dim into `out` of t's shape, at out's offset
+// and strides (a new result, or options.out where directOut() allows it).
+function softmaxLanes(op, t, dim, out, async) {
+  const layout = out[kLayout];
+  return route.runReduceLanes(OP[op], t[kStorage], t[kLayout], dim, layout.strides, out[kStorage], layout.byteOffset,
+    null, 0, true, true, async);
 }
 
 // The first k elements along dim `d` of a CUDA tensor t in an order (largest
@@ -530,6 +539,26 @@ function softmaxOnDevice(op, src, d) {
   }
 }
 
+// Whether a synchronous softmax can write its results straight into
+// options.out (as an elementwise op does), rather than into a new tensor
+// copied there (a 1 MB result: 15% of the call): host memory, src's dtype
+// and shape, no two elements at one address (copyFrom's refusal stays where
+// it was), and no byte in common with src unless they are the very same
+// elements (a lane is read whole before it is written, so in place is safe;
+// a partial overlap would let one lane's results overwrite another lane's
+// inputs). The async form keeps the copy: an out disposed in flight must
+// see nothing written (docs/API.md).
+function directOut(out, src) {
+  if (out === null || !out.device.hostAccessible) return false;
+  const layout = out[kLayout];
+  const want = src[kLayout];
+  if (layout.info !== want.info || layout.shape.length !== want.shape.length) return false;
+  for (let i = 0; i < layout.shape.length; i++) {
+    if (layout.shape[i] !== want.shape[i] || (layout.shape[i] > 1 && layout.strides[i] === 0)) return false;
+  }
+  return !ops.partialOverlap(out, [src], want.shape);
+}
+
 // softmax(dim) / logSoftmax(dim): the dim is required (torch's implicit dim
 // is deprecated).
 function softmaxOf(op) {
@@ -551,14 +580,14 @@ function softmaxOf(op) {
       if (!src.device.hostAccessible) {
         out = softmaxOnDevice(op, src, d);
       } else {
-        out = result(src[kLayout].info, shape.slice());
-        if (out[kLayout].size !== 0) pending = lanes(op, src, d, shape, out, null, o.async);
+        out = !o.async && directOut(o.out, src) ? o.out : result(src[kLayout].info, shape.slice());
+        if (out[kLayout].size !== 0) pending = softmaxLanes(op, src, d, out, o.async);
       }
     } catch (error) {
       cleanup();
       throw error;
     }
-    return complete(o.async, pending, [src, out, o.out], () => deliver(out, o.out), cleanup);
+    return complete(o.async, pending, [src, out, o.out], () => (out === o.out ? out : deliver(out, o.out)), cleanup);
   };
 }
 

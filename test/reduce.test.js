@@ -362,6 +362,62 @@ describe('rules', () => {
     expect(probs.sum(0).toArray().map((v) => Math.round(v * 1e6) / 1e6)).toEqual([1, 1]);
   });
 
+  // A synchronous softmax writes straight into an `out` it can (lib/reduce.js
+  // directOut()); every other `out` gets a result computed apart. Either way
+  // the values are those of a new result, and nothing outside `out` changes.
+  it('softmax into `out`: strided, offset, in place, overlapping, over one buffer twice, another dtype', () => {
+    const rows = 5;
+    const cols = 37;
+    const values = Array.from({ length: rows * cols }, (_, i) => Math.sin(i) * 6);
+    const fresh = () => dl.tensor(values, { dtype: 'float32' }).reshape([rows, cols]);
+    for (const op of ['softmax', 'logSoftmax']) {
+      for (const dim of [1, 0]) {
+        const want = fresh()[op](dim).toArray();
+        const close = (got) => {
+          for (let r = 0; r < rows; r++) {
+            for (let c = 0; c < cols; c++) expect(got[r][c]).toBeCloseTo(want[r][c], 5);
+          }
+        };
+        // A transposed view inside a larger buffer, at an offset: the rest untouched.
+        const big = dl.empty([cols + 2, rows + 1], { dtype: 'float32' });
+        big.data.fill(7);
+        const target = big.narrow(0, 1, cols).narrow(1, 1, rows).transpose(0, 1);
+        expect(dl[op](fresh(), dim, { out: target })).toBe(target);
+        close(target.toArray());
+        const b = big.toArray();
+        expect(b[0].every((v) => v === 7) && b[cols + 1].every((v) => v === 7)).toBe(true);
+        expect(b.every((row) => row[0] === 7)).toBe(true);
+        // In place.
+        const x = fresh();
+        expect(dl[op](x, dim, { out: x })).toBe(x);
+        close(x.toArray());
+        // out one row further on in the same storage: each lane must be read
+        // before another lane's results land on it.
+        const shared = dl.tensor([...values, ...new Array(cols).fill(0)], { dtype: 'float32' });
+        const input = shared.narrow(0, 0, rows * cols).reshape([rows, cols]);
+        const shifted = shared.narrow(0, cols, rows * cols).reshape([rows, cols]);
+        dl[op](input, dim, { out: shifted });
+        close(shifted.toArray());
+        // Two tensors made apart over one ArrayBuffer, overlapping by half a row.
+        const buffer = new ArrayBuffer((rows * cols + 20) * 4);
+        const first = dl.fromBuffer(buffer, { dtype: 'float32', count: rows * cols, shape: [rows, cols] });
+        first.copyFrom(fresh());
+        const second = dl.fromBuffer(buffer, { dtype: 'float32', offset: 80, count: rows * cols, shape: [rows, cols] });
+        dl[op](first, dim, { out: second });
+        close(second.toArray());
+        // Another dtype: converted.
+        const wide = dl.empty([rows, cols], { dtype: 'float64' });
+        dl[op](fresh(), dim, { out: wide });
+        close(wide.toArray());
+      }
+    }
+    // Two elements at one address: refused as copyFrom refuses it, nothing written.
+    const one = dl.zeros([1, 3], { dtype: 'float32' });
+    expect(() => dl.softmax(dl.zeros([2, 3], { dtype: 'float32' }), 1, { out: one.expand([2, 3]) }))
+      .toThrow(expect.objectContaining({ code: 'ERR_DLPACK_UNSUPPORTED' }));
+    expect(one.toArray()).toEqual([[0, 0, 0]]);
+  });
+
   it('a reduction leaves its input unchanged, views and storage alike', () => {
     const base = dl.tensor([[3, 1, 2], [9, 8, 7]], { dtype: 'float32' });
     const view = base.slice(1, null, null, -1);
