@@ -156,6 +156,70 @@ TEST(ElementwiseTest, VectorLoopsGiveTheScalarBits) {
   }
 }
 
+// The dense float32 add/sub/mul/div loops run the elements before the
+// output's first 32-byte boundary on their own: every start offset and
+// length around that boundary (n shorter than the head included), in place,
+// tensor with tensor and with a scalar either side, gives each element's
+// own IEEE result and writes nothing outside the output.
+TEST(ElementwiseTest, DenseLoopsAtEveryAlignment) {
+  const ElementwiseOp ops[] = {ElementwiseOp::kAdd, ElementwiseOp::kSub, ElementwiseOp::kMul,
+                               ElementwiseOp::kDiv};
+  auto apply = [](ElementwiseOp op, float a, float b) {
+    switch (op) {
+      case ElementwiseOp::kAdd:
+        return a + b;
+      case ElementwiseOp::kSub:
+        return a - b;
+      case ElementwiseOp::kMul:
+        return a * b;
+      default:
+        return a / b;
+    }
+  };
+  const float sentinel = -12345.0F;
+  for (const ElementwiseOp op : ops) {
+    for (int64_t start = 0; start < 9; ++start) {
+      for (int64_t n = 1; n < 41; ++n) {
+        std::vector<float> a(64);
+        std::vector<float> b(64);
+        for (int i = 0; i < 64; ++i) {
+          a[i] = 1.0F + 0.37F * static_cast<float>(i);
+          b[i] = 3.0F - 0.11F * static_cast<float>(i);
+        }
+        const int64_t shape[] = {n};
+        const int64_t s1[] = {1};
+        const int64_t s0[] = {0};
+        // out = a op b, a op scalar, scalar op b; then a op= b, a op= scalar.
+        const struct {
+          const int64_t* sa;
+          const int64_t* sb;
+        } forms[] = {{s1, s1}, {s1, s0}, {s0, s1}};
+        for (const auto& f : forms) {
+          std::vector<float> out(64, sentinel);
+          const Operand in[] = {Of(a, f.sa, start), Of(b, f.sb, start)};
+          ASSERT_TRUE(Elementwise(op, Scalar::kFloat32, 1, shape, Of(out, s1, start), in));
+          for (int64_t i = 0; i < 64; ++i) {
+            const bool inside = i >= start && i < start + n;
+            const float want =
+                inside ? apply(op, a[f.sa == s1 ? i : start], b[f.sb == s1 ? i : start]) : sentinel;
+            ASSERT_EQ(out[i], want) << "start " << start << " n " << n << " i " << i;
+          }
+        }
+        for (const int64_t* sb : {s1, s0}) {
+          std::vector<float> x = a;
+          const Operand in[] = {Of(x, s1, start), Of(b, sb, start)};
+          ASSERT_TRUE(Elementwise(op, Scalar::kFloat32, 1, shape, Of(x, s1, start), in));
+          for (int64_t i = 0; i < 64; ++i) {
+            const bool inside = i >= start && i < start + n;
+            const float want = inside ? apply(op, a[i], b[sb == s1 ? i : start]) : a[i];
+            ASSERT_EQ(x[i], want) << "in place, start " << start << " n " << n << " i " << i;
+          }
+        }
+      }
+    }
+  }
+}
+
 TEST(ElementwiseTest, SameBitsForAnyThreadCount) {
   const int saved = GetNumThreads();
   const int64_t rows = 301;
