@@ -10,6 +10,11 @@
 // the same thread count) and TensorFlow.js with its wasm backend (devDependencies
 // @tensorflow/tfjs-core + @tensorflow/tfjs-backend-wasm; XNNPACK + SIMD, one thread
 // in Node). Rows are ms per op (median); ratio = ours / baseline, lower is better.
+// The rows judged against NumPy/torch that take well under a millisecond are timed
+// side by side: the peers' script runs first, ours later, and this VM's speed
+// drifts by up to 1.5x between the two (bench/README.md), so these rows get
+// SIDE_BY_SIDE_ROUNDS more rounds at the end, ours then the peers' (only those
+// rows) each round, and each side's figure is the least of its medians.
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
@@ -22,6 +27,8 @@ const REPEATS = 9;
 // (ours, the JS loops, tfjs, and compute_reference.py's): with 9, one row's
 // median moved by up to 50% between runs on the benchmark VM.
 const SHORT_REPEATS = 101;
+// Extra rounds of the side-by-side rows (round 0 is the rows' first timing).
+const SIDE_BY_SIDE_ROUNDS = 2;
 const MEAN = [0.485, 0.456, 0.406];
 const STD = [0.229, 0.224, 0.225];
 const now = process.hrtime.bigint;
@@ -57,10 +64,11 @@ function cLoops() {
 }
 
 // bench/compute_reference.py at `threads`: { ms, versions } or { reason }.
-function pythonPeers(python, threads) {
-  const run = spawnSync(python, [path.join(__dirname, 'compute_reference.py'), String(threads), String(REPEATS),
-    String(SHORT_REPEATS)],
-    { encoding: 'utf8', timeout: 600000 });
+// `only`: the row names to time (every row when absent).
+function pythonPeers(python, threads, only = undefined) {
+  const args = [path.join(__dirname, 'compute_reference.py'), String(threads), String(REPEATS), String(SHORT_REPEATS)];
+  if (only !== undefined) args.push(JSON.stringify(only));
+  const run = spawnSync(python, args, { encoding: 'utf8', timeout: 600000 });
   if (run.error || run.status !== 0) {
     const why = run.error ? run.error.code || run.error.message : run.stderr.trim().split('\n').pop();
     return { reason: `${python} compute_reference.py: ${why}` };
@@ -105,6 +113,49 @@ function fastest(peers) {
   return best;
 }
 
+// Rows timed side by side (the header): `add(spec)` at the row's place, with
+//   { id, name, ours: () => ms, peers: { label: [threads, python row] },
+//     others: { label: ms } (in-process peers, timed once), limit, text };
+// `finish()` runs the extra rounds and records every row.
+function sideBySide(python, py, row) {
+  const specs = [];
+  const pyMs = (t, name) => (py[t].ms ? py[t].ms[name] : undefined);
+  return {
+    add(spec) {
+      const first = { ours: spec.ours(), peers: {} };
+      for (const [label, [t, name]] of Object.entries(spec.peers)) first.peers[label] = pyMs(t, name);
+      specs.push({ ...spec, rounds: [first] });
+    },
+    finish() {
+      for (let round = 0; round < SIDE_BY_SIDE_ROUNDS && specs.length !== 0; round++) {
+        const ours = specs.map((spec) => spec.ours());
+        const wanted = { 1: new Set(), 2: new Set() };
+        for (const spec of specs) for (const [t, name] of Object.values(spec.peers)) wanted[t].add(name);
+        const again = {};
+        for (const t of [1, 2]) again[t] = wanted[t].size === 0 ? {} : pythonPeers(python, t, [...wanted[t]]);
+        specs.forEach((spec, i) => {
+          const peers = {};
+          for (const [label, [t, name]] of Object.entries(spec.peers)) peers[label] = again[t].ms ? again[t].ms[name] : undefined;
+          spec.rounds.push({ ours: ours[i], peers });
+        });
+      }
+      for (const spec of specs) {
+        const least = (values) => {
+          const numbers = values.filter((v) => typeof v === 'number');
+          return numbers.length === 0 ? undefined : Math.min(...numbers);
+        };
+        const candidates = { ...spec.others };
+        for (const label of Object.keys(spec.peers)) candidates[label] = least(spec.rounds.map((r) => r.peers[label]));
+        const best = fastest(candidates);
+        if (best) {
+          row(spec.id, spec.name, least(spec.rounds.map((r) => r.ours)), best.ms,
+            `${best.name} (fastest peer; least of ${spec.rounds.length} side-by-side rounds)`, spec.limit, spec.text);
+        }
+      }
+    },
+  };
+}
+
 function has(...names) {
   return names.every((n) => typeof dl[n] === 'function');
 }
@@ -125,6 +176,7 @@ async function computeCases(record, { python }) {
   const py = { 1: pythonPeers(python, 1), 2: pythonPeers(python, 2) };
   for (const t of [1, 2]) if (py[t].reason) notes.push(`compute: no NumPy/PyTorch at ${t} threads (${py[t].reason})`);
   const pyMs = (t, name) => (py[t].ms ? py[t].ms[name] : undefined);
+  const paired = sideBySide(python, py, row);
   const tfw = await tfjsWasm();
   if (tfw.reason) notes.push(`compute: no TensorFlow.js peer (${tfw.reason})`);
   else notes.push(`compute: TensorFlow.js ${tfw.version} wasm backend, SIMD ${tfw.simd}, one thread`);
@@ -176,18 +228,22 @@ async function computeCases(record, { python }) {
         '<= 1.18 (>= 0.85x C bandwidth)');
     }
     let tfBatch = null;
-    const inPlacePeers = {
-      [`torch sub_/div_ (${cores} threads)`]: pyMs(cores, 'torch in-place sub_/div_ [8,3,224,224]'),
-      'NumPy subtract/divide out=': pyMs(1, 'numpy in-place sub/div [8,3,224,224]'),
-      'tf.sub/tf.div (wasm, new tensors)': tf ? (tfBatch = tf.tensor4d(batch.data, [8, 3, 224, 224]),
-      tfMs(tf, () => tf.tidy(() => tf.div(tf.sub(tfBatch, tf.tensor4d(MEAN, [1, 3, 1, 1])),
-        tf.tensor4d(STD, [1, 3, 1, 1]))), SHORT_REPEATS)) : undefined,
-    };
-    const best = fastest(inPlacePeers);
-    if (best) {
-      row('normalize_:peer', `x.sub_(mean).div_(std) [8,3,224,224] (${cores} threads)`, inPlace, best.ms,
-        `${best.name} (fastest peer)`, 1, '<= 1.0 (>= 1x fastest peer)');
-    }
+    paired.add({
+      id: 'normalize_:peer',
+      name: `x.sub_(mean).div_(std) [8,3,224,224] (${cores} threads)`,
+      ours: () => timeMs(() => batch.sub_(mean).div_(std), { repeats: SHORT_REPEATS }),
+      peers: {
+        [`torch sub_/div_ (${cores} threads)`]: [cores, 'torch in-place sub_/div_ [8,3,224,224]'],
+        'NumPy subtract/divide out=': [1, 'numpy in-place sub/div [8,3,224,224]'],
+      },
+      others: {
+        'tf.sub/tf.div (wasm, new tensors)': tf ? (tfBatch = tf.tensor4d(batch.data, [8, 3, 224, 224]),
+        tfMs(tf, () => tf.tidy(() => tf.div(tf.sub(tfBatch, tf.tensor4d(MEAN, [1, 3, 1, 1])),
+          tf.tensor4d(STD, [1, 3, 1, 1]))), SHORT_REPEATS)) : undefined,
+      },
+      limit: 1,
+      text: '<= 1.0 (>= 1x fastest peer)',
+    });
     if (tfBatch) tfBatch.dispose();
   } else {
     unavailable('normalize_', 'x.sub_(mean).div_(std)', 'no in-place ops in this build');
@@ -224,7 +280,32 @@ async function computeCases(record, { python }) {
     for (const t of [1, cores]) {
       dl.setNumThreads(t);
       const repeats = input === a ? REPEATS : SHORT_REPEATS;
-      ours[t] = timeMs(() => { made = run(input); }, { repeats, after: () => { made.dispose(); made = null; } });
+      const time = () => timeMs(() => { made = run(input); }, { repeats, after: () => { made.dispose(); made = null; } });
+      ours[t] = time();
+      if (input !== a) {
+        // softmax: side by side (under a millisecond).
+        paired.add({
+          id: `${op}:peer:${t}`,
+          name: `${label} (${t} thread${t > 1 ? 's' : ''})`,
+          ours: () => {
+            const before = dl.getNumThreads();
+            dl.setNumThreads(t);
+            try {
+              return time();
+            } finally {
+              dl.setNumThreads(before);
+            }
+          },
+          peers: {
+            [`torch (${t} thread${t > 1 ? 's' : ''})`]: [t, torchName],
+            ...(numpyName ? { 'NumPy (1 thread)': [1, numpyName] } : {}),
+          },
+          others: { 'tfjs wasm (1 thread)': tf && t === 1 ? tfMs(tf, () => tfRun(tfInput), repeats) : undefined },
+          limit: 1,
+          text: '<= 1.0 (>= 1x fastest peer)',
+        });
+        continue;
+      }
       const best = fastest({
         [`torch (${t} thread${t > 1 ? 's' : ''})`]: pyMs(t, torchName),
         'NumPy (1 thread)': numpyName ? pyMs(1, numpyName) : undefined,
@@ -246,17 +327,20 @@ async function computeCases(record, { python }) {
   const m = dl.empty([4096, 1024]);
   for (let i = 0; i < m.data.length; i++) m.data[i] = (i % 1013) / 1013;
   if (typeof m.sum === 'function') {
-    const sum1 = timeMs(() => { made = m.sum(1); }, { repeats: SHORT_REPEATS, after: () => { made.dispose(); made = null; } });
     const tfM = tf ? tf.tensor2d(m.data, [4096, 1024]) : null;
-    const best = fastest({
-      'NumPy a.sum(1)': pyMs(1, 'numpy sum(1) [4096,1024] float32'),
-      [`torch sum(1) (${cores} threads)`]: pyMs(cores, 'torch sum(1) [4096,1024] float32'),
-      'tf.sum (wasm)': tf ? tfMs(tf, () => tf.sum(tfM, 1), SHORT_REPEATS) : undefined,
+    paired.add({
+      id: 'sum1:peer',
+      name: `t.sum(1) [4096,1024] float32 (${cores} threads)`,
+      ours: () => timeMs(() => { made = m.sum(1); },
+        { repeats: SHORT_REPEATS, after: () => { made.dispose(); made = null; } }),
+      peers: {
+        'NumPy a.sum(1)': [1, 'numpy sum(1) [4096,1024] float32'],
+        [`torch sum(1) (${cores} threads)`]: [cores, 'torch sum(1) [4096,1024] float32'],
+      },
+      others: { 'tf.sum (wasm)': tf ? tfMs(tf, () => tf.sum(tfM, 1), SHORT_REPEATS) : undefined },
+      limit: 1,
+      text: '<= 1.0 (>= 1x fastest peer)',
     });
-    if (best) {
-      row('sum1:peer', `t.sum(1) [4096,1024] float32 (${cores} threads)`, sum1, best.ms,
-        `${best.name} (fastest peer)`, 1, '<= 1.0 (>= 1x fastest peer)');
-    }
     if (tfM) tfM.dispose();
   } else {
     unavailable('sum1', 'sum(1)', 'no sum in this build');
@@ -457,6 +541,8 @@ async function computeCases(record, { python }) {
   });
   wide.dispose();
 
+  dl.setNumThreads(cores);
+  paired.finish();
   if (tfFrames) tf.dispose(tfFrames);
   if (tf) tf.dispose([tfA, tfB, tfLogits]);
   dl.setNumThreads(threadsBefore);

@@ -1,7 +1,9 @@
 """The peers' side of bench/compute.js: NumPy and PyTorch on the same work.
 
-Usage: compute_reference.py THREADS REPEATS [SHORT_REPEATS]
+Usage: compute_reference.py THREADS REPEATS [SHORT_REPEATS [ONLY]]
 Prints one JSON object: {"versions": {...}, "ms": {name: median ms per op}}.
+ONLY, a JSON array of row names, times those rows alone (compute.js's
+side-by-side rounds).
 Every op makes its result, as a user of that library would (NumPy and torch
 allocate a new array per call unless told otherwise); the in-place rows are
 in place. torch runs with THREADS intra-op threads; NumPy's elementwise loops
@@ -17,6 +19,7 @@ import numpy as np
 threads = int(sys.argv[1])
 repeats = int(sys.argv[2])
 short = int(sys.argv[3]) if len(sys.argv) > 3 else repeats
+only = set(json.loads(sys.argv[4])) if len(sys.argv) > 4 else None
 out = {"versions": {"numpy": np.__version__}, "ms": {}}
 
 
@@ -31,15 +34,20 @@ def median_ms(fn, repeats=repeats):
     return times[len(times) // 2]
 
 
+def time_row(name, fn, repeats=repeats):
+    if only is None or name in only:
+        out["ms"][name] = median_ms(fn, repeats)
+
+
 N = 16 * 1024 * 1024
 rng = np.random.default_rng(1)
 a = rng.random(N, dtype=np.float32)
 b = rng.random(N, dtype=np.float32)
-out["ms"]["numpy add 16M float32"] = median_ms(lambda: np.add(a, b))
-out["ms"]["numpy exp 16M float32"] = median_ms(lambda: np.exp(a))
-out["ms"]["numpy tanh 16M float32"] = median_ms(lambda: np.tanh(a))
+time_row("numpy add 16M float32", lambda: np.add(a, b))
+time_row("numpy exp 16M float32", lambda: np.exp(a))
+time_row("numpy tanh 16M float32", lambda: np.tanh(a))
 m = rng.random((4096, 1024), dtype=np.float32)
-out["ms"]["numpy sum(1) [4096,1024] float32"] = median_ms(lambda: m.sum(1), short)
+time_row("numpy sum(1) [4096,1024] float32", lambda: m.sum(1), short)
 logits = rng.standard_normal((256, 1000), dtype=np.float32)
 
 
@@ -48,7 +56,7 @@ def np_softmax():
     return e / e.sum(-1, keepdims=True)
 
 
-out["ms"]["numpy softmax(-1) [256,1000]"] = median_ms(np_softmax, short)
+time_row("numpy softmax(-1) [256,1000]", np_softmax, short)
 batch = rng.random((8, 3, 224, 224), dtype=np.float32)
 mean = np.array([0.485, 0.456, 0.406], dtype=np.float32).reshape(1, 3, 1, 1)
 std = np.array([0.229, 0.224, 0.225], dtype=np.float32).reshape(1, 3, 1, 1)
@@ -59,11 +67,12 @@ def np_normalize_inplace():
     np.divide(batch, std, out=batch)
 
 
-out["ms"]["numpy in-place sub/div [8,3,224,224]"] = median_ms(np_normalize_inplace, short)
+time_row("numpy in-place sub/div [8,3,224,224]", np_normalize_inplace, short)
 frames = [rng.integers(0, 256, (224, 224, 3), dtype=np.uint8) for _ in range(8)]
 mean3 = mean.reshape(3, 1, 1)
 std3 = std.reshape(3, 1, 1)
-out["ms"]["numpy preprocess 8 frames"] = median_ms(
+time_row(
+    "numpy preprocess 8 frames",
     lambda: np.stack([(f.transpose(2, 0, 1).astype(np.float32) / 255 - mean3) / std3 for f in frames]), short)
 
 try:
@@ -75,23 +84,24 @@ else:
     out["versions"]["torch"] = torch.__version__
     ta = torch.from_numpy(a)
     tb = torch.from_numpy(b)
-    out["ms"]["torch add 16M float32"] = median_ms(lambda: torch.add(ta, tb))
-    out["ms"]["torch exp 16M float32"] = median_ms(lambda: torch.exp(ta))
-    out["ms"]["torch sigmoid 16M float32"] = median_ms(lambda: torch.sigmoid(ta))
-    out["ms"]["torch tanh 16M float32"] = median_ms(lambda: torch.tanh(ta))
+    time_row("torch add 16M float32", lambda: torch.add(ta, tb))
+    time_row("torch exp 16M float32", lambda: torch.exp(ta))
+    time_row("torch sigmoid 16M float32", lambda: torch.sigmoid(ta))
+    time_row("torch tanh 16M float32", lambda: torch.tanh(ta))
     tm = torch.from_numpy(m)
-    out["ms"]["torch sum(1) [4096,1024] float32"] = median_ms(lambda: tm.sum(1), short)
+    time_row("torch sum(1) [4096,1024] float32", lambda: tm.sum(1), short)
     tl = torch.from_numpy(logits)
-    out["ms"]["torch softmax(-1) [256,1000]"] = median_ms(lambda: torch.softmax(tl, -1), short)
-    out["ms"]["torch topk(5) [256,1000]"] = median_ms(lambda: torch.topk(tl, 5), short)
+    time_row("torch softmax(-1) [256,1000]", lambda: torch.softmax(tl, -1), short)
+    time_row("torch topk(5) [256,1000]", lambda: torch.topk(tl, 5), short)
     tbatch = torch.from_numpy(batch)
     tmean = torch.from_numpy(mean)
     tstd = torch.from_numpy(std)
-    out["ms"]["torch in-place sub_/div_ [8,3,224,224]"] = median_ms(lambda: tbatch.sub_(tmean).div_(tstd), short)
+    time_row("torch in-place sub_/div_ [8,3,224,224]", lambda: tbatch.sub_(tmean).div_(tstd), short)
     tframes = [torch.from_numpy(f) for f in frames]
     tmean3 = tmean.reshape(3, 1, 1)
     tstd3 = tstd.reshape(3, 1, 1)
-    out["ms"]["torch preprocess 8 frames"] = median_ms(
+    time_row(
+        "torch preprocess 8 frames",
         lambda: torch.stack([(f.permute(2, 0, 1).float() / 255 - tmean3) / tstd3 for f in tframes]), short)
 
 print(json.dumps(out))
