@@ -431,8 +431,9 @@ function runReduceDims(op, storage, layout, order, reduced, outStorage, out, asy
 }
 
 // max/min, softmax/logSoftmax, topk along `dim`; results at `outStrides`
-// (per source dim) in `values` and `indices` (storages; null where the op
-// has none). A Promise when `async`, as runReduceDims.
+// (per source dim) in `values` (from byte `valuesOffset`) and `indices`
+// (storages; null where the op has none). A Promise when `async`, as
+// runReduceDims.
 function runReduceLanes(op, storage, layout, dim, outStrides, values, valuesOffset, indices, k, largest, sorted,
   async = false) {
   return reduceLanes(op, storage.getBytes(), layout.byteOffset, layout.info.index, layout.shape, layout.strides, dim,
