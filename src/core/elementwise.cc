@@ -112,12 +112,7 @@ inline T ApplyArith(T a, T b) {
   return a / b;
 }
 
-// How many of n floats from `o` come before its next 32-byte boundary. A
-// dense loop runs those on their own first, so that its vector body's
-// stores (and, in place, its loads) never straddle two cache lines: memory
-// malloc maps for a large buffer starts 16 bytes past a page (its chunk
-// header), and an AVX2 in-place loop over such a tensor ran 20-40% slower
-// than over the same tensor 16 bytes on (bench/README.md "Alignment").
+// How many of n floats from `o` come before its next 32-byte boundary.
 // Memory that is not even float-aligned gets no head.
 inline int64_t Head(const void* o, int64_t n) {
   const auto misaligned = static_cast<int64_t>(reinterpret_cast<uintptr_t>(o) & 31U);
@@ -125,23 +120,30 @@ inline int64_t Head(const void* o, int64_t n) {
   return std::min<int64_t>(n, (32 - misaligned) % 32 / static_cast<int64_t>(sizeof(float)));
 }
 
-// Before a memory-bound loop: four of its vector iterations an iteration
-// (torch's kernel does two). On [8, 3, 224, 224] at 2 threads, against one:
-// sub_, the in-place pair and add into out 3-6% faster (medians of eight
-// alternating runs; bench/README.md "Compute").
 #if defined(__GNUC__) && !defined(__clang__)
 #define DLNODE_UNROLL4 _Pragma("GCC unroll 4")
 #else
 #define DLNODE_UNROLL4
 #endif
 
-// body(begin, end) over [0, head) and [head, n): the same operations on each
-// element as one loop, so the same bits.
-template <class Body>
-inline void AlignedRuns(const void* o, int64_t n, const Body& body) {
+// o[i] = element(i) for i in [0, n), the same operations on each element as
+// one plain loop (so the same bits), in two runs:
+// - the elements before o's first 32-byte boundary on their own, so that the
+//   vector body's stores (and, in place, its loads) never straddle two cache
+//   lines. Memory malloc maps for a large buffer starts 16 bytes past a page
+//   (its chunk header): an in-place mul_ over a view at that offset took
+//   0.109 ms, over the same buffer 16 bytes on 0.084 ms (bench/README.md
+//   "Compute", 2026-11-27 morning);
+// - the body unrolled to four vector iterations an iteration (torch's kernel
+//   does two): on [8, 3, 224, 224] at 2 threads, against one, sub_, the
+//   in-place pair and add into out 3-6% faster (medians of eight alternating
+//   runs).
+template <class Element>
+inline void DenseLoop(float* o, int64_t n, const Element& element) {
   const int64_t head = Head(o, n);
-  body(0, head);
-  body(head, n);
+  for (int64_t i = 0; i < head; ++i) o[i] = element(i);
+  DLNODE_UNROLL4
+  for (int64_t i = head; i < n; ++i) o[i] = element(i);
 }
 
 template <Arith kOp>
@@ -154,40 +156,25 @@ inline bool DenseArith(char** p, const int64_t* s, int64_t n) {
   if (p[0] == p[1] && s[1] == kF) {  // in place: one pointer (see InPlace2)
     if (s[2] == 0) {
       const float bv = *b;
-      AlignedRuns(o, n, [o, bv](int64_t begin, int64_t end) {
-        DLNODE_UNROLL4
-        for (int64_t i = begin; i < end; ++i) o[i] = ApplyArith<kOp, float>(o[i], bv);
-      });
+      DenseLoop(o, n, [o, bv](int64_t i) { return ApplyArith<kOp, float>(o[i], bv); });
       return true;
     }
     if (s[2] != kF) return false;
-    AlignedRuns(o, n, [o, b](int64_t begin, int64_t end) {
-      DLNODE_UNROLL4
-      for (int64_t i = begin; i < end; ++i) o[i] = ApplyArith<kOp, float>(o[i], b[i]);
-    });
+    DenseLoop(o, n, [o, b](int64_t i) { return ApplyArith<kOp, float>(o[i], b[i]); });
     return true;
   }
   if (s[1] == kF && s[2] == kF) {
-    AlignedRuns(o, n, [o, a, b](int64_t begin, int64_t end) {
-      DLNODE_UNROLL4
-      for (int64_t i = begin; i < end; ++i) o[i] = ApplyArith<kOp, float>(a[i], b[i]);
-    });
+    DenseLoop(o, n, [a, b](int64_t i) { return ApplyArith<kOp, float>(a[i], b[i]); });
     return true;
   }
   if (s[1] == kF && s[2] == 0) {
     const float bv = *b;
-    AlignedRuns(o, n, [o, a, bv](int64_t begin, int64_t end) {
-      DLNODE_UNROLL4
-      for (int64_t i = begin; i < end; ++i) o[i] = ApplyArith<kOp, float>(a[i], bv);
-    });
+    DenseLoop(o, n, [a, bv](int64_t i) { return ApplyArith<kOp, float>(a[i], bv); });
     return true;
   }
   if (s[1] == 0 && s[2] == kF) {
     const float av = *a;
-    AlignedRuns(o, n, [o, av, b](int64_t begin, int64_t end) {
-      DLNODE_UNROLL4
-      for (int64_t i = begin; i < end; ++i) o[i] = ApplyArith<kOp, float>(av, b[i]);
-    });
+    DenseLoop(o, n, [av, b](int64_t i) { return ApplyArith<kOp, float>(av, b[i]); });
     return true;
   }
   return false;
