@@ -113,17 +113,29 @@ function fastest(peers) {
   return best;
 }
 
+// A row's ms in one pythonPeers() result, or undefined.
+function msIn(result, name) {
+  return result.ms ? result.ms[name] : undefined;
+}
+
+// The least of the numbers among `values`, or undefined.
+function least(values) {
+  const numbers = values.filter((v) => typeof v === 'number');
+  return numbers.length === 0 ? undefined : Math.min(...numbers);
+}
+
 // Rows timed side by side (the header): `add(spec)` at the row's place, with
-//   { id, name, ours: () => ms, peers: { label: [threads, python row] },
+//   { id, name, ours: () => ms, first (ours already timed there, or absent),
+//     peers: { label: [threads, python row] },
 //     others: { label: ms } (in-process peers, timed once), limit, text };
-// `finish()` runs the extra rounds and records every row.
+// `finish()` runs the extra rounds and records every row. `py`: the
+// pythonPeers() results of the start, by thread count (round 0).
 function sideBySide(python, py, row) {
   const specs = [];
-  const pyMs = (t, name) => (py[t].ms ? py[t].ms[name] : undefined);
   return {
     add(spec) {
-      const first = { ours: spec.ours(), peers: {} };
-      for (const [label, [t, name]] of Object.entries(spec.peers)) first.peers[label] = pyMs(t, name);
+      const first = { ours: spec.first !== undefined ? spec.first : spec.ours(), peers: {} };
+      for (const [label, [t, name]] of Object.entries(spec.peers)) first.peers[label] = msIn(py[t], name);
       specs.push({ ...spec, rounds: [first] });
     },
     finish() {
@@ -135,15 +147,11 @@ function sideBySide(python, py, row) {
         for (const t of [1, 2]) again[t] = wanted[t].size === 0 ? {} : pythonPeers(python, t, [...wanted[t]]);
         specs.forEach((spec, i) => {
           const peers = {};
-          for (const [label, [t, name]] of Object.entries(spec.peers)) peers[label] = again[t].ms ? again[t].ms[name] : undefined;
+          for (const [label, [t, name]] of Object.entries(spec.peers)) peers[label] = msIn(again[t], name);
           spec.rounds.push({ ours: ours[i], peers });
         });
       }
       for (const spec of specs) {
-        const least = (values) => {
-          const numbers = values.filter((v) => typeof v === 'number');
-          return numbers.length === 0 ? undefined : Math.min(...numbers);
-        };
         const candidates = { ...spec.others };
         for (const label of Object.keys(spec.peers)) candidates[label] = least(spec.rounds.map((r) => r.peers[label]));
         const best = fastest(candidates);
@@ -175,7 +183,7 @@ async function computeCases(record, { python }) {
   if (c.reason) notes.push(`compute: no C loop reference (${c.reason})`);
   const py = { 1: pythonPeers(python, 1), 2: pythonPeers(python, 2) };
   for (const t of [1, 2]) if (py[t].reason) notes.push(`compute: no NumPy/PyTorch at ${t} threads (${py[t].reason})`);
-  const pyMs = (t, name) => (py[t].ms ? py[t].ms[name] : undefined);
+  const pyMs = (t, name) => msIn(py[t], name);
   const paired = sideBySide(python, py, row);
   const tfw = await tfjsWasm();
   if (tfw.reason) notes.push(`compute: no TensorFlow.js peer (${tfw.reason})`);
@@ -232,6 +240,7 @@ async function computeCases(record, { python }) {
       id: 'normalize_:peer',
       name: `x.sub_(mean).div_(std) [8,3,224,224] (${cores} threads)`,
       ours: () => timeMs(() => batch.sub_(mean).div_(std), { repeats: SHORT_REPEATS }),
+      first: inPlace,
       peers: {
         [`torch sub_/div_ (${cores} threads)`]: [cores, 'torch in-place sub_/div_ [8,3,224,224]'],
         'NumPy subtract/divide out=': [1, 'numpy in-place sub/div [8,3,224,224]'],
@@ -296,6 +305,7 @@ async function computeCases(record, { python }) {
               dl.setNumThreads(before);
             }
           },
+          first: ours[t],
           peers: {
             [`torch (${t} thread${t > 1 ? 's' : ''})`]: [t, torchName],
             ...(numpyName ? { 'NumPy (1 thread)': [1, numpyName] } : {}),
