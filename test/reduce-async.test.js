@@ -146,6 +146,19 @@ describe('reductions with { async: true }', () => {
     same(t.sum(1), before);
   });
 
+  // The synchronous softmax writes straight into an `out` it may (lib/reduce.js
+  // directOut()); the async one computes apart, so an `out` disposed in flight
+  // has nothing written: another view of its memory still reads the old values.
+  it('softmax: an `out` disposed in flight rejects and nothing is written into its memory', async () => {
+    const t = filled([512, 1024]);
+    const base = dl.zeros([2, 512, 1024]);
+    const out = base.select(0, 1);
+    const p = dl.softmax(t, -1, { out, async: true });
+    out.dispose();
+    await expect(p).rejects.toMatchObject({ code: 'ERR_DLPACK_DISPOSED' });
+    expect(base.data.every((v) => v === 0)).toBe(true);
+  });
+
   it('throw bad arguments at the call, before a Promise exists', () => {
     const t = filled([2, 3]);
     expect(() => t.sum(0, { async: 'yes' })).toThrow(expect.objectContaining({ code: 'ERR_INVALID_ARG_TYPE',
