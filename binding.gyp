@@ -10,8 +10,12 @@
     # boundary is fetched in two windows an iteration; on this project's AMD EPYC
     # VM such a loop ran at half speed (x.sub_(s) over 4.8 MB: 0.23 -> 0.12 ms once
     # aligned; which op was slow moved with the code layout). bench/README.md.
+    # -ffp-contract=off: GCC's default for C++ fuses a * b + c into one FMA wherever
+    # the target has one (arm64 always), which rounds once instead of twice; that made
+    # arm64's exp, sigmoid, tanh and normalize give other bits than x64's, and a
+    # vector body other bits than its scalar tail. test/bits.test.js.
     "cflags_cc": ["-std=c++17", "-Wall", "-Wextra", "-Wno-unused-parameter", "-fvisibility=hidden",
-                  "-falign-loops=32"],
+                  "-falign-loops=32", "-ffp-contract=off"],
     "defines": [
       "NAPI_EXPERIMENTAL",
       "NAPI_CPP_EXCEPTIONS",
