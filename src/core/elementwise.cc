@@ -268,16 +268,16 @@ T Tanh(T a) {
   }
 }
 
-// Dense float32 exp, sigmoid and tanh, each compiled for AVX2 too
-// (DLNODE_VECTOR_CLONES): the inner loop when both operands are contiguous.
+// Dense float32 exp, sigmoid and tanh, each compiled for AVX2 and AVX-512F
+// too (DLNODE_COMPUTE_CLONES): the inner loop when both operands are contiguous.
 // In place is its own loop (an exact alias fails the vectoriser's overlap check).
-#define DLNODE_DENSE_FLOAT(Name, fn)                                    \
-  DLNODE_VECTOR_CLONES void Name(float* o, const float* a, int64_t n) { \
-    if (o == a) {                                                       \
-      for (int64_t i = 0; i < n; ++i) o[i] = fn(o[i]);                  \
-      return;                                                           \
-    }                                                                   \
-    for (int64_t i = 0; i < n; ++i) o[i] = fn(a[i]);                    \
+#define DLNODE_DENSE_FLOAT(Name, fn)                                     \
+  DLNODE_COMPUTE_CLONES void Name(float* o, const float* a, int64_t n) { \
+    if (o == a) {                                                        \
+      for (int64_t i = 0; i < n; ++i) o[i] = fn(o[i]);                   \
+      return;                                                            \
+    }                                                                    \
+    for (int64_t i = 0; i < n; ++i) o[i] = fn(a[i]);                     \
   }
 DLNODE_DENSE_FLOAT(ExpDense, FastExp)
 DLNODE_DENSE_FLOAT(SigmoidDense, FastSigmoid)

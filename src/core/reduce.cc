@@ -857,7 +857,7 @@ inline double ExpOf(double x) { return std::exp(x); }
 // The largest of n >= 1 floats in eight lanes (a single running maximum
 // would be a chain of dependent compares). A NaN may or may not win here:
 // softmax's NaN reaches every result through the sum of the exps instead.
-DLNODE_VECTOR_CLONES float DenseMax(const float* x, int64_t n) {
+DLNODE_COMPUTE_CLONES float DenseMax(const float* x, int64_t n) {
   float top = x[0];
   int64_t i = 0;
   if (n >= kLanes) {
@@ -877,8 +877,8 @@ DLNODE_VECTOR_CLONES float DenseMax(const float* x, int64_t n) {
 // A leaf of OrderedDense<float, Add>'s order over e^(x - top) for `count`
 // rows of kLanes, written to out as it goes: softmax's exp pass and its sum
 // in one visit of the row (the exps are summed while still in L1).
-DLNODE_VECTOR_CLONES void ExpLeaf(const float* x, float top, float* out, int64_t count,
-                                  float* lanes) {
+DLNODE_COMPUTE_CLONES void ExpLeaf(const float* x, float top, float* out, int64_t count,
+                                   float* lanes) {
   const int64_t n = count * kLanes;
   for (int64_t i = 0; i < n; ++i) out[i] = FastExp(x[i] - top);
   LeafOf<float, Add>(out, count, lanes);
@@ -886,10 +886,11 @@ DLNODE_VECTOR_CLONES void ExpLeaf(const float* x, float top, float* out, int64_t
 
 // out[i] *= scale (softmax's last pass), and out[i] = (x[i] - top) - shift
 // (logSoftmax's), rounded as the general path rounds them.
-DLNODE_VECTOR_CLONES void ScaleLane(float* out, int64_t n, float scale) {
+DLNODE_COMPUTE_CLONES void ScaleLane(float* out, int64_t n, float scale) {
   for (int64_t i = 0; i < n; ++i) out[i] *= scale;
 }
-DLNODE_VECTOR_CLONES void ShiftLane(const float* x, float top, float* out, int64_t n, float shift) {
+DLNODE_COMPUTE_CLONES void ShiftLane(const float* x, float top, float* out, int64_t n,
+                                     float shift) {
   for (int64_t i = 0; i < n; ++i) out[i] = (x[i] - top) - shift;
 }
 
