@@ -854,21 +854,25 @@ void ArgExtremeOf(ReduceOp op, const StridedInput& in, int dim, char* values, in
 inline float ExpOf(float x) { return FastExp(x); }
 inline double ExpOf(double x) { return std::exp(x); }
 
-// The largest of n >= 1 floats in eight lanes (a single running maximum
-// would be a chain of dependent compares). A NaN may or may not win here:
+// The largest of n >= 1 floats in four running maxima of eight lanes each:
+// one would be a chain of dependent compares, each waiting for the last (on
+// the Xeon of bench/README.md "2026-11-27 midday" that chain was 27% of
+// softmax's time over rows of 1000). A NaN may or may not win here:
 // softmax's NaN reaches every result through the sum of the exps instead.
 DLNODE_COMPUTE_CLONES float DenseMax(const float* x, int64_t n) {
+  constexpr int64_t kWide = 4 * kLanes;
   float top = x[0];
   int64_t i = 0;
-  if (n >= kLanes) {
-    Float8 best;
-    std::memcpy(&best, x, sizeof best);
-    for (i = kLanes; i + kLanes <= n; i += kLanes) {
-      Float8 v;
-      std::memcpy(&v, x + i, sizeof v);
-      best = v > best ? v : best;
+  if (n >= kWide) {
+    Float8 best[4];
+    std::memcpy(best, x, sizeof best);
+    for (i = kWide; i + kWide <= n; i += kWide) {
+      Float8 v[4];
+      std::memcpy(v, x + i, sizeof v);
+      for (int k = 0; k < 4; ++k) best[k] = v[k] > best[k] ? v[k] : best[k];
     }
-    for (int64_t j = 0; j < kLanes; ++j) top = best[j] > top ? best[j] : top;
+    for (int k = 1; k < 4; ++k) best[0] = best[k] > best[0] ? best[k] : best[0];
+    for (int64_t j = 0; j < kLanes; ++j) top = best[0][j] > top ? best[0][j] : top;
   }
   for (; i < n; ++i) top = x[i] > top ? x[i] : top;
   return top;

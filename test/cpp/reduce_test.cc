@@ -386,6 +386,31 @@ TEST_F(ReduceTest, DenseFloat32SoftmaxLaneMatchesTheStridedPath) {
   }
 }
 
+// The dense lane's maximum is taken in four running maxima of eight lanes and
+// a scalar tail: the largest element at every position of lanes around those
+// widths gives the strided path's bits (a maximum missed by one accumulator or
+// the tail shifts every exp, and these values would overflow).
+TEST_F(ReduceTest, DenseFloat32SoftmaxFindsTheMaximumAnywhere) {
+  for (const int64_t len : {7, 8, 31, 32, 33, 40, 63, 64, 65, 100}) {
+    for (int64_t at = 0; at < len; ++at) {
+      std::vector<float> x = Random(len, 11);
+      x[at] = 100;
+      std::vector<float> dense(len);
+      std::vector<float> strided(len);
+      const int64_t out_strides[1] = {1};
+      dlnode::Softmax(ReduceOp::kSoftmax, Input(x.data(), Scalar::kFloat32, {len}, {1}), 0,
+                      reinterpret_cast<char*>(dense.data()), out_strides);
+      std::vector<float> spaced(2 * len);  // every other element: not the dense lane
+      for (int64_t i = 0; i < len; ++i) spaced[2 * i] = x[i];
+      dlnode::Softmax(ReduceOp::kSoftmax, Input(spaced.data(), Scalar::kFloat32, {len}, {2}), 0,
+                      reinterpret_cast<char*>(strided.data()), out_strides);
+      for (int64_t i = 0; i < len; ++i)
+        ASSERT_EQ(Bits(dense[i]), Bits(strided[i])) << len << " " << at;
+      ASSERT_GT(dense[at], 0.99F) << len << " " << at;
+    }
+  }
+}
+
 TEST_F(ReduceTest, TopKOrdersNanFirstAndTiesByIndex) {
   const std::vector<float> v = {1, 3, 3, kNan, 2, kNan};
   std::vector<float> values(3);
