@@ -1,13 +1,16 @@
-// ESM entry: the same objects as the CommonJS entry.
+// ESM entry: the same objects as the CommonJS entry, every name of it
+// (test/architecture.test.js checks that the two lists agree).
 import { createRequire } from 'node:module';
 
 const dl = createRequire(import.meta.url)('./index.js');
 
 export const {
-  dtypes, dlpackVersion, Tensor, Device, DLPackCapsule, DLPackError, CudaError,
-  fromBuffer, frombuffer, empty, zeros, tensor, cat, stack, sum, mean, amax, amin, max, min, argmax, argmin, softmax,
-  logSoftmax, topk, fromDLPack, from_dlpack, toDLPack, to_dlpack, open, wasm,
-  cuda, capabilities, python,
+  dtypes, dlpackVersion, pythonPath, Tensor, Device, DLPackCapsule, DLPackError, CudaError,
+  fromBuffer, frombuffer, empty, zeros, tensor, cat, stack,
+  add, sub, mul, div, maximum, minimum, pow, eq, ne, lt, le, gt, ge, where,
+  neg, abs, exp, log, sqrt, sigmoid, tanh, round, clamp, normalize,
+  resultType, promoteTypes, canCast, broadcastShapes, setNumThreads, getNumThreads,
+  sum, mean, amax, amin, max, min, argmax, argmin, softmax, logSoftmax, topk,
+  fromDLPack, from_dlpack, toDLPack, to_dlpack, open, wasm, cuda, capabilities, python,
 } = dl;
-export const { pythonPath } = dl;
 export default dl;

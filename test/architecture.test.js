@@ -528,3 +528,16 @@ test('every failure table row names a documented code; no result type but Result
   expect(tables.sort()).toEqual(['DLNODE_CHECK_FAILURES', 'DLNODE_CUDA_FAILURES', 'DLNODE_IPC_FAILURES',
     'DLNODE_SHM_FAILURES', 'DLNODE_VIEW_FAILURES']);
 });
+
+// `import { normalize } from 'dlpack'` must work as require('dlpack').normalize
+// does: lib/index.mjs names each export (ESM needs the names written out), so a
+// name added to lib/index.js and not there would be missing for ESM users (the
+// ops and setNumThreads were, until 2026-11-27).
+test('the ESM entry exports every name the CommonJS entry has, and no other', () => {
+  const { spawnSync } = require('child_process');
+  const code = `import * as ns from ${JSON.stringify(path.join(LIB, 'index.mjs'))};
+    console.log(JSON.stringify(Object.keys(ns).filter((k) => k !== 'default').sort()));`;
+  const run = spawnSync(process.execPath, ['--input-type=module', '-e', code], { encoding: 'utf8', timeout: 60000 });
+  if (run.status !== 0) throw new Error(`the ESM import failed (${run.status} ${run.signal}): ${run.stderr}`);
+  expect(JSON.parse(run.stdout)).toEqual(Object.keys(require('../lib')).sort());
+});

@@ -9,3 +9,6 @@ const d: ShareDescriptor | null = null;
 // @ts-expect-error the default export is the module, not a function
 dl();
 void [u, same, d];
+// Every name of the CommonJS entry, ops included (test/architecture.test.js checks the list).
+import { add, normalize, setNumThreads } from 'dlpack';
+void [add, normalize, setNumThreads];
