@@ -1,5 +1,6 @@
 'use strict';
-// Creating tensors (docs/API.md "Creating tensors"): fromBuffer, empty, zeros, tensor.
+// Creating tensors (docs/API.md "Creating tensors"): fromBuffer, empty, zeros, ones,
+// full, arange, tensor; and the fill behind full() and t.fill_().
 const { makeError, invalidType, invalidValue, outOfRange, fail } = require('./errors');
 const { dtypeInfo, dtypeOfView, infos } = require('./dtypes');
 const { parseDevice } = require('./device');
@@ -20,6 +21,7 @@ const { isAnyArrayBuffer, isTypedArray, isDataView, viewParts, typedArrayLength,
 const FROM_BUFFER_KEYS = ['dtype', 'offset', 'count', 'shape', 'strides'];
 const CREATE_KEYS = ['dtype', 'device', 'shared'];
 const TENSOR_KEYS = ['dtype', 'shape', 'device'];
+const ARANGE_KEYS = ['dtype', 'device'];
 
 // torch.frombuffer semantics: a zero-copy view that keeps `source` alive.
 function fromBuffer(source, options) {
@@ -202,6 +204,134 @@ function allocateTensor(shapeValue, options, zeroed) {
 const empty = (shape, options) => allocateTensor(shape, options, false);
 const zeros = (shape, options) => allocateTensor(shape, options, true);
 
+// torch.full: `shape` of fillValue, its dtype inferred as tensor() infers it
+// (bool for a boolean, int64 for a bigint, else float32) unless given. The
+// value is checked and converted before anything is allocated.
+function full(shape, fillValue, options) {
+  const opts = checkOptions(options, CREATE_KEYS);
+  const info = opts.dtype === undefined ? undefined : dtypeInfo(opts.dtype, 'options.dtype');
+  const one = scalarTensor(fillValue, info, 'fillValue');
+  try {
+    const t = allocateTensor(shape, { device: opts.device, shared: opts.shared, dtype: one.dtype }, false);
+    try {
+      return fill(t, one);
+    } catch (error) {
+      t.dispose();
+      throw error;
+    }
+  } finally {
+    one.dispose();
+  }
+}
+
+const ones = (shape, options) => full(shape, 1, { dtype: 'float32', ...checkOptions(options, CREATE_KEYS) });
+
+// One value as a 0-d host tensor of info's dtype (inferred when info is
+// undefined), by tensor()'s rules: full()'s and fill_()'s source. A number,
+// bigint or boolean; for a complex dtype also an [re, im] pair.
+function scalarTensor(value, info, where) {
+  const complex = info !== undefined && info.viewLanes === 2;
+  if (!isScalar(value) && !(complex && Array.isArray(value) && value.length === 2)) {
+    throw invalidType(where, complex ? 'a number, bigint, boolean or [re, im] pair' : 'a number, bigint or boolean',
+      value);
+  }
+  return build(value, { dtype: info && info.name, shape: [] }, where);
+}
+
+// Every element of t from the 0-d host tensor `one`, through copyFrom() of one
+// broadcast to t's shape (so t's rules hold: readOnly, expanded views, `{ async }`).
+// A CUDA tensor gets the one element on its device first, so the broadcast
+// copy runs there.
+function fill(t, one, options) {
+  const source = t.device.type === 'cuda' ? one.to(t.device) : one;
+  const broadcast = source.expand(t.shape);
+  try {
+    return t.copyFrom(broadcast, options);
+  } finally {
+    broadcast.dispose();
+    if (source !== one) source.dispose();
+  }
+}
+
+// torch.arange: arange(end), arange(start, end), arange(start, end, step), and
+// an options object last ({ dtype, device }). Values start + i * step for i
+// below ceil((end - start) / step). The dtype is int64 when every bound is a
+// bigint (computed exactly), else float32 (a JS number does not say whether it
+// was written as an integer: tensor()'s rule), unless given. Each value is
+// computed in double and rounded once to the dtype. An integer dtype takes
+// integer bounds only (torch truncates fractional ones, for int64 before sizing
+// the result and for the other integer dtypes after), and every value in its
+// range; bool and complex are refused, as torch refuses them.
+function arange(...args) {
+  let options;
+  if (args.length > 1 && args[args.length - 1] !== null && typeof args[args.length - 1] === 'object') {
+    options = args.pop();
+  }
+  const opts = checkOptions(options, ARANGE_KEYS);
+  if (args.length < 1 || args.length > 3) {
+    throw fail('ERR_INVALID_ARG_VALUE', 'arguments', '(end), (start, end) or (start, end, step)',
+      `${args.length} bounds`);
+  }
+  const names = args.length === 1 ? ['end'] : ['start', 'end', 'step'].slice(0, args.length);
+  for (let i = 0; i < args.length; i++) {
+    const v = args[i];
+    if (typeof v !== 'number' && typeof v !== 'bigint') throw invalidType(names[i], 'a number or bigint', v);
+    if (typeof v === 'number' && !Number.isFinite(v)) throw outOfRange(names[i], 'a finite number', String(v));
+  }
+  const exact = args.every((v) => typeof v === 'bigint');
+  const one = exact ? 1n : 1;
+  const [start, end, step] = args.length === 1 ? [one - one, args[0], one] : [args[0], args[1], args[2] ?? one];
+  const info = opts.dtype === undefined ? (exact ? infos.int64 : infos.float32) : dtypeInfo(opts.dtype, 'options.dtype');
+  const device = parseDevice(opts.device, 'options.device');
+  if (info.kind === 'bool' || info.kind === 'complex') {
+    throw makeError('ERR_DLPACK_UNSUPPORTED', `arange() makes no ${info.name} tensor (torch has none either)`);
+  }
+  const num = (v) => (typeof v === 'bigint' ? Number(v) : v);
+  if (num(step) === 0) throw outOfRange('step', 'a nonzero number', String(step));
+  if (num(end) !== num(start) && (num(end) > num(start)) !== (num(step) > 0)) {
+    throw outOfRange('step', `a step of the sign of end - start (from ${start} to ${end})`, String(step));
+  }
+  // The element count, exactly for bigints.
+  let count;
+  if (exact) {
+    const span = end - start;
+    const q = span / step;
+    count = Number(q * step === span ? q : q + 1n);
+  } else {
+    count = Math.max(0, Math.ceil((num(end) - num(start)) / num(step)));
+  }
+  if (!Number.isSafeInteger(count * info.itemSize)) {
+    throw outOfRange('end', 'bounds that give at most 2^53 - 1 bytes', `${count} elements`);
+  }
+  const integer = isInteger(info);
+  if (integer && !exact) {
+    for (const [name, v] of [['start', start], ['end', end], ['step', step]]) {
+      if (!Number.isInteger(num(v))) throw outOfRange(name, `an integer for a ${info.name} tensor`, String(v));
+    }
+  }
+  const valueAt = exact ? (i) => start + BigInt(i) * step : (i) => num(start) + i * num(step);
+  if (integer && count > 0) {
+    // Monotonic: with both ends in range, every value is.
+    integerValue(valueAt(0), info.name, 'start');
+    integerValue(valueAt(count - 1), info.name, 'end');
+  }
+  // float16 and bfloat16 are written as float64 and converted natively.
+  const written = info.name === 'float16' || info.name === 'bfloat16' ? infos.float64 : info;
+  const host = allocateTensor([count], { dtype: written.name }, false);
+  const view = new written.View(host.buffer);
+  const wide = written.name === 'int64' || written.name === 'uint64';
+  if (wide && exact) for (let i = 0; i < count; i++) view[i] = valueAt(i);
+  else if (wide) for (let i = 0; i < count; i++) view[i] = BigInt(valueAt(i));
+  else if (exact) for (let i = 0; i < count; i++) view[i] = Number(valueAt(i));
+  else for (let i = 0; i < count; i++) view[i] = valueAt(i);
+  if (written === info && device.type === 'cpu') return host;
+  try {
+    return host.to({ dtype: info.name, device });
+  } finally {
+    host.dispose();
+  }
+}
+
 // dl.tensor(values, { dtype, shape, device }): copies values into new memory.
 function tensor(values, options) {
   return build(values, options, 'values');
@@ -252,7 +382,8 @@ function build(values, options, where) {
   if (isInteger(info)) {
     // Every value is checked before any is written (lib/convert.js).
     const name = info.name;
-    for (let i = 0; i < flat.length; i++) flat[i] = integerValue(flat[i], name, `${where} (element ${i})`);
+    const at = (i) => (shape.length === 0 ? where : `${where} (element ${i})`);
+    for (let i = 0; i < flat.length; i++) flat[i] = integerValue(flat[i], name, at(i));
   }
   const t = allocateTensor(shape, { dtype: info.name });
   const view = new info.View(t.buffer);
@@ -349,4 +480,4 @@ function flatten(values, complex, where) {
   return { flat, shape };
 }
 
-module.exports = { fromBuffer, empty, zeros, tensor, valuesFrom };
+module.exports = { fromBuffer, empty, zeros, ones, full, arange, tensor, valuesFrom, scalarTensor, fill };

@@ -322,6 +322,11 @@ export declare class Tensor<N extends DTypeName = DTypeName> implements DLPackPr
   copyFrom(src: Tensor | TensorValues, options?: CopyOptions & SyncOption): this;
   /** `async: true`: a Promise of this tensor once the copy has run off the event loop (host memory only). */
   copyFrom(src: Tensor | TensorValues, options: AsyncOption): Promise<this>;
+  /** torch's fill_: every element `value` (an [re, im] pair too for a complex dtype), by dl.tensor()'s rules. */
+  fill_(value: number | bigint | boolean | readonly [number, number], options?: SyncOption): this;
+  fill_(value: number | bigint | boolean | readonly [number, number], options: AsyncOption): Promise<this>;
+  zero_(options?: SyncOption): this;
+  zero_(options: AsyncOption): Promise<this>;
   // Elementwise ops (docs/API.md "Ops"): torch's names, promotion and broadcasting.
   add(other: Tensor | number | boolean): Tensor;
   sub(other: Tensor | number | boolean): Tensor;
@@ -501,6 +506,33 @@ export declare function empty<N extends DTypeName = 'float32'>(
   shape: readonly number[] | number, options?: CreateOptions<N>): Tensor<N>;
 export declare function zeros<N extends DTypeName = 'float32'>(
   shape: readonly number[] | number, options?: CreateOptions<N>): Tensor<N>;
+/** torch.ones: every element 1 (true for bool, 1 + 0i for complex). */
+export declare function ones<N extends DTypeName = 'float32'>(
+  shape: readonly number[] | number, options?: CreateOptions<N>): Tensor<N>;
+/** torch.full: the dtype is `options.dtype`, else bool for a boolean, int64 for a bigint, else float32. */
+export declare function full<N extends DTypeName>(
+  shape: readonly number[] | number, fillValue: number | bigint | boolean | readonly [number, number],
+  options: CreateOptions<N> & { dtype: N | DType<N> }): Tensor<N>;
+export declare function full(shape: readonly number[] | number, fillValue: boolean,
+  options?: Omit<CreateOptions<'bool'>, 'dtype'>): Tensor<'bool'>;
+export declare function full(shape: readonly number[] | number, fillValue: bigint,
+  options?: Omit<CreateOptions<'int64'>, 'dtype'>): Tensor<'int64'>;
+export declare function full(shape: readonly number[] | number, fillValue: number,
+  options?: Omit<CreateOptions<'float32'>, 'dtype'>): Tensor<'float32'>;
+/** Options of arange(): the dtype (int64 when every bound is a bigint, else float32) and device. */
+export interface ArangeOptions<N extends DTypeName> {
+  dtype?: N | DType<N>;
+  device?: DeviceLike;
+}
+/** torch.arange: start + i * step for i below ceil((end - start) / step). */
+export declare function arange<N extends DTypeName>(end: number | bigint, options: ArangeOptions<N> & { dtype: N | DType<N> }): Tensor<N>;
+export declare function arange<N extends DTypeName>(start: number | bigint, end: number | bigint, options: ArangeOptions<N> & { dtype: N | DType<N> }): Tensor<N>;
+export declare function arange<N extends DTypeName>(start: number | bigint, end: number | bigint, step: number | bigint, options: ArangeOptions<N> & { dtype: N | DType<N> }): Tensor<N>;
+export declare function arange(end: bigint, options?: ArangeOptions<'int64'>): Tensor<'int64'>;
+export declare function arange(start: bigint, end: bigint, step?: bigint, options?: ArangeOptions<'int64'>): Tensor<'int64'>;
+export declare function arange(end: number, options?: ArangeOptions<'float32'>): Tensor<'float32'>;
+export declare function arange(start: number | bigint, end: number | bigint, options?: ArangeOptions<'float32'>): Tensor<'float32'>;
+export declare function arange(start: number | bigint, end: number | bigint, step: number | bigint, options?: ArangeOptions<'float32'>): Tensor<'float32'>;
 /**
  * Copies `values`; the dtype is `options.dtype`, else the typed array's, else bool when
  * every value is a boolean, int64 when they are bigints (and booleans), else float32.

@@ -5,7 +5,7 @@ const { DLPackError, CudaError } = require('./errors');
 const { Device } = require('./device');
 const { Tensor, connect } = require('./tensor');
 const { DLPackCapsule, dlpackVersion, toDLPack, fromDLPack } = require('./capsule');
-const { fromBuffer, empty, zeros, tensor, valuesFrom } = require('./create');
+const { fromBuffer, empty, zeros, ones, full, arange, tensor, valuesFrom, scalarTensor, fill } = require('./create');
 const { open, wasm, share, shareMemory, toShared } = require('./sharing');
 const { cat, stack } = require('./batch');
 const ops = require('./ops');
@@ -15,7 +15,7 @@ const { cuda, capabilities } = require('./cuda');
 const python = require('./python');
 
 // The tensor core calls up into the layers built on it through these.
-connect({ toDLPack, share, shareMemory, toShared, valuesFrom, ops: ops.methods, reduce });
+connect({ toDLPack, share, shareMemory, toShared, valuesFrom, scalarTensor, fill, ops: ops.methods, reduce });
 
 // The folder holding the Python half (dlpack_node), for sys.path / PYTHONPATH.
 const pythonPath = require('path').join(__dirname, '..', 'python');
@@ -33,6 +33,9 @@ module.exports = {
   frombuffer: fromBuffer,
   empty,
   zeros,
+  ones,
+  full,
+  arange,
   tensor,
   cat,
   stack,

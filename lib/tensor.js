@@ -27,7 +27,8 @@ function notJson(t, value) {
 // build on this module); lib/index.js connects them once at load, so lib/
 // stays a DAG without lazy requires (test/architecture.test.js).
 const above = {
-  toDLPack: null, share: null, shareMemory: null, toShared: null, valuesFrom: null, ops: null, reduce: null,
+  toDLPack: null, share: null, shareMemory: null, toShared: null, valuesFrom: null, scalarTensor: null, fill: null,
+  ops: null, reduce: null,
 };
 function connect(layers) {
   Object.assign(above, layers);
@@ -259,6 +260,28 @@ class Tensor {
       if (temporary !== null) temporary.dispose();
     }
     return this;
+  }
+
+  // torch's fill_: every element `value` (a number, bigint or boolean; an
+  // [re, im] pair for a complex dtype), converted by dl.tensor()'s rules and
+  // checked before anything is written; `{ async }` as copyFrom() takes it.
+  fill_(value, options = undefined, ...rest) {
+    liveStorage(this);
+    if (rest.length !== 0) views.tooMany(rest, 2, 'fill_()');
+    if (this[kFlags] & READ_ONLY) {
+      throw makeError('ERR_DLPACK_READ_ONLY', 'Expected a writable tensor for fill_(), received a readOnly one');
+    }
+    const one = above.scalarTensor(value, this[kLayout].info, 'value');
+    try {
+      return above.fill(this, one, options);
+    } finally {
+      one.dispose();
+    }
+  }
+
+  zero_(options = undefined, ...rest) {
+    if (rest.length !== 0) views.tooMany(rest, 1, 'zero_()');
+    return this.fill_(0, options);
   }
 
   // t.to(dtype), t.to(device[, { stream }]), t.to({ dtype, device, stream }):

@@ -133,6 +133,64 @@ describe('empty, zeros, tensor', () => {
     expect(dl.tensor(u, { dtype: 'float32' }).toArray()).toEqual([1, 2, 3]);
   });
 
+  row('C17', TypeError, 'ERR_INVALID_ARG_TYPE', (throws) => {
+    for (const v of ['1', null, undefined, {}, [1, 2], Symbol('v')]) {
+      throws(() => dl.full([2], v), /for `fillValue`/);
+      throws(() => dl.zeros([2]).fill_(v), /for `value`/);
+    }
+    throws(() => dl.full([2], [1, 2, 3], { dtype: 'complex64' }), /\[re, im\] pair for `fillValue`/);
+    const t = dl.tensor([1, 2]);
+    throws(() => t.fill_('3'), /a number, bigint or boolean for `value`/);
+    expect(t.toArray()).toEqual([1, 2]);
+  });
+
+  row('C18', RangeError, 'ERR_OUT_OF_RANGE', async (throws) => {
+    await leakFree(() => {
+      throws(() => dl.full([4], 256, { dtype: 'uint8' }), /the uint8 range\) for `fillValue`/);
+      throws(() => dl.full([4], -1n, { dtype: 'uint64' }), /`fillValue`/);
+      throws(() => dl.full([4], NaN, { dtype: 'int32' }), /`fillValue`/);
+      throws(() => dl.full([2 ** 40], 2 ** 63, { dtype: 'int64' }), /`fillValue`/); // before allocating
+      throws(() => dl.full([4], 1, { dtype: 'int8', shared: true, device: 'cpu' }).fill_(128), /`value`/);
+      const t = dl.tensor([1, 2, 3], { dtype: 'int16' });
+      throws(() => t.fill_(40000), /the int16 range\) for `value`/);
+      throws(() => t.narrow(0, 1, 2).fill_(-Infinity), /`value`/);
+      expect(t.toArray()).toEqual([1, 2, 3]); // nothing written
+    });
+  });
+
+  row('C19', TypeError, 'ERR_INVALID_ARG_TYPE', (throws) => {
+    throws(() => dl.arange('5'), /a number or bigint for `end`/);
+    throws(() => dl.arange(0, null), /for `end`/);
+    throws(() => dl.arange(0, 5, '1'), /for `step`/);
+    throws(() => dl.arange(true, 5), /for `start`/);
+    throws(() => dl.arange({ dtype: 'int32' }), /for `end`/); // options need a bound before them
+  });
+
+  row('C20', TypeError, 'ERR_INVALID_ARG_VALUE', (throws) => {
+    throws(() => dl.arange(), /0 bounds/);
+    throws(() => dl.arange(0, 1, 1, 1), /4 bounds/);
+  });
+
+  row('C21', RangeError, 'ERR_OUT_OF_RANGE', (throws) => {
+    throws(() => dl.arange(Infinity), /a finite number for `end`/);
+    throws(() => dl.arange(NaN, 3), /for `start`/);
+    throws(() => dl.arange(0, 5, 0), /a nonzero number for `step`/);
+    throws(() => dl.arange(0n, 5n, 0n), /for `step`/);
+    throws(() => dl.arange(5, 0), /the sign of end - start.*for `step`/);
+    throws(() => dl.arange(0, 5, -1), /for `step`/);
+    throws(() => dl.arange(0, 5, 1.5, { dtype: 'int64' }), /an integer for a int64 tensor for `step`/);
+    throws(() => dl.arange(0.5, 5, { dtype: 'int32' }), /for `start`/);
+    throws(() => dl.arange(0, 4.5, { dtype: 'int32' }), /for `end`/);
+    throws(() => dl.arange(250, 260, { dtype: 'uint8' }), /the uint8 range\) for `end`/);
+    throws(() => dl.arange(-1n, 3n, { dtype: 'uint32' }), /the uint32 range\) for `start`/);
+    throws(() => dl.arange(2 ** 60), /at most 2\^53 - 1 bytes/);
+  });
+
+  row('C22', dl.DLPackError, 'ERR_DLPACK_UNSUPPORTED', (throws) => {
+    throws(() => dl.arange(3, { dtype: 'bool' }), /no bool tensor/);
+    throws(() => dl.arange(0, 3, { dtype: 'complex128' }), /no complex128 tensor/);
+  });
+
   row('C13', RangeError, 'ERR_OUT_OF_RANGE', (throws) => {
     throws(() => dl.tensor([1, 2, 3], { shape: [2, 2] }), /product is 3.*for `options.shape`/);
     throws(() => dl.tensor(new Float32Array(4), { shape: [3] }), /product is 4.*for `options.shape`/);

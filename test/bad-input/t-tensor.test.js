@@ -135,6 +135,8 @@ describe('Tensor', () => {
     const t = readOnly([1, 2, 3]);
     throws(() => t.copyFrom([4, 5, 6]), /readOnly/);
     throws(() => t.copyFrom(dl.tensor([4, 5, 6])), /readOnly/);
+    throws(() => t.fill_(4), /writable tensor for fill_\(\)/);
+    throws(() => t.zero_(), /writable tensor for fill_\(\)/);
     expect(t.toArray()).toEqual([1, 2, 3]);
   });
 
@@ -151,6 +153,7 @@ describe('Tensor', () => {
     const wide = base.expand(2, 3); // both rows are base's memory
     throws(() => wide.copyFrom(dl.tensor([[4, 5, 6], [7, 8, 9]])), /share memory.*expand\(\)/);
     throws(() => wide.copyFrom([[4, 5, 6], [7, 8, 9]]), /stride-0/);
+    throws(() => wide.fill_(4), /stride-0/);
     expect(base.toArray()).toEqual([1, 2, 3]);
     const column = dl.tensor([[1], [2]]).expand(2, 1); // a stride-0 dim of size 1 shares nothing
     expect(column.copyFrom(dl.tensor([[5], [6]])).toArray()).toEqual([[5], [6]]);

@@ -10,5 +10,5 @@ const d: ShareDescriptor | null = null;
 dl();
 void [u, same, d];
 // Every name of the CommonJS entry, ops included (test/architecture.test.js checks the list).
-import { add, normalize, setNumThreads } from 'dlpack';
-void [add, normalize, setNumThreads];
+import { add, normalize, setNumThreads, arange, ones } from 'dlpack';
+void [add, normalize, setNumThreads, arange, ones];

@@ -244,3 +244,9 @@ const notNow: dl.Tensor = dl.zeros([2]).sum(0, { async: true });
 void notNow;
 // @ts-expect-error an async clone takes no stream (a CUDA copy is asynchronous on its stream already)
 void dl.zeros([2]).clone({ async: true, stream: 2 });
+// @ts-expect-error full takes a value, not an array of values
+dl.full([2], [1, 2, 3]);
+// @ts-expect-error arange takes numbers or bigints
+dl.arange('10');
+// @ts-expect-error fill_ takes one value
+dl.zeros([2]).fill_('1');

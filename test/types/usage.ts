@@ -282,3 +282,19 @@ void asyncReductions;
   const all: dl.Tensor<'float32'> = dl.sum(logits, null, { out: dl.zeros([]) });
   void [total, rows, asDouble, peak, values, indices, best, flatBest, logProbs, topIndices, all];
 }
+// Creating and filling (docs/API.md "Creating tensors").
+{
+  const a: dl.Tensor<'float32'> = dl.ones([2, 3]);
+  const b: dl.Tensor<'uint8'> = dl.ones([2], { dtype: 'uint8' });
+  const c: dl.Tensor<'float32'> = dl.full([2], 0.5);
+  const d: dl.Tensor<'bool'> = dl.full(4, true);
+  const e: dl.Tensor<'int64'> = dl.full([1], 7n, { device: 'cpu' });
+  const f: dl.Tensor<'complex64'> = dl.full([2], [1, 2], { dtype: 'complex64' });
+  const g: dl.Tensor<'float32'> = dl.arange(10);
+  const h: dl.Tensor<'int64'> = dl.arange(0n, 10n, 2n);
+  const i: dl.Tensor<'int32'> = dl.arange(0, 10, 3, { dtype: 'int32' });
+  const j: dl.Tensor<'float64'> = dl.arange(1, 2, { dtype: 'float64' });
+  const k: dl.Tensor<'float32'> = a.fill_(2).zero_();
+  const filled: Promise<dl.Tensor<'float32'>> = a.fill_(3, { async: true });
+  void [b, c, d, e, f, g, h, i, j, k, filled];
+}
