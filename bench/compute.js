@@ -33,6 +33,25 @@ const MEAN = [0.485, 0.456, 0.406];
 const STD = [0.229, 0.224, 0.225];
 const now = process.hrtime.bigint;
 
+// Median ms of each of `fns` over REPEATS rounds after one warm-up each, the
+// fns taking turns within a round; `after` runs untimed after every call.
+function timeMsInTurn(fns, { repeats = REPEATS, after = () => {} } = {}) {
+  const times = fns.map(() => []);
+  for (const fn of fns) {
+    fn();
+    after();
+  }
+  for (let i = 0; i < repeats; i++) {
+    fns.forEach((fn, k) => {
+      const start = now();
+      fn();
+      times[k].push(Number(now() - start) / 1e6);
+      after();
+    });
+  }
+  return times.map((ts) => ts.sort((x, y) => x - y)[ts.length >> 1]);
+}
+
 // Median ms of `fn()` over REPEATS runs after one warm-up; `after` runs untimed.
 function timeMs(fn, { repeats = REPEATS, after = () => {} } = {}) {
   fn();
@@ -285,13 +304,26 @@ async function computeCases(record, { python }) {
       continue;
     }
     const label = input === a ? `${op} 16M float32` : `${op}(-1) [256,1000]`;
+    const repeats = input === a ? REPEATS : SHORT_REPEATS;
+    const dispose = () => { made.dispose(); made = null; };
     const ours = {};
-    for (const t of [1, cores]) {
+    const counts = cores > 1 ? [1, cores] : [1];
+    if (input === a) {
+      // 1 thread and `cores` threads take turns, call by call, so that the VM's
+      // drift reaches both alike (their ratio is a row). Not for softmax: a call
+      // of 0.2 ms on 1 thread outlasts the pool threads' 200 us watch, so every
+      // call on `cores` threads would pay a wake-up no loop of its own meets.
+      const inTurn = timeMsInTurn(counts.map((t) => () => {
+        dl.setNumThreads(t);
+        made = run(input);
+      }), { repeats, after: dispose });
+      counts.forEach((t, k) => { ours[t] = inTurn[k]; });
+    }
+    for (const t of counts) {
       dl.setNumThreads(t);
-      const repeats = input === a ? REPEATS : SHORT_REPEATS;
-      const time = () => timeMs(() => { made = run(input); }, { repeats, after: () => { made.dispose(); made = null; } });
-      ours[t] = time();
+      const time = () => timeMs(() => { made = run(input); }, { repeats, after: dispose });
       if (input !== a) {
+        ours[t] = time();
         // softmax: side by side (under a millisecond).
         paired.add({
           id: `${op}:peer:${t}`,
