@@ -1,6 +1,6 @@
 'use strict';
 // Creating tensors (docs/API.md "Creating tensors"): fromBuffer, empty, zeros, ones,
-// full, arange, tensor; and the fill behind full() and t.fill_().
+// full, arange, the *Like forms, tensor; and the fill behind full() and t.fill_().
 const { makeError, invalidType, invalidValue, outOfRange, fail } = require('./errors');
 const { dtypeInfo, dtypeOfView, infos } = require('./dtypes');
 const { parseDevice } = require('./device');
@@ -8,7 +8,7 @@ const { cudaStorage } = require('./cuda');
 const { normalizeShape, product } = require('./shape');
 const { Layout } = require('./layout');
 const { Storage, isDetached, holderOf } = require('./storage');
-const { makeTensor } = require('./tensor');
+const { Tensor, makeTensor, liveStorage } = require('./tensor');
 const { checkOptions } = require('./options');
 const { allocate } = require('./memory');
 const { integerValue, isInteger } = require('./convert');
@@ -225,6 +225,31 @@ function full(shape, fillValue, options) {
 }
 
 const ones = (shape, options) => full(shape, 1, { dtype: 'float32', ...checkOptions(options, CREATE_KEYS) });
+
+// torch's *_like: input's shape, and its dtype and device unless the options
+// give others. Row-major always (torch keeps a dense input's strides: a
+// transposed input gives a transposed result there).
+function likeOptions(input, options) {
+  if (!(input instanceof Tensor)) throw invalidType('input', 'a Tensor', input);
+  liveStorage(input);
+  const opts = checkOptions(options, CREATE_KEYS);
+  return {
+    dtype: opts.dtype === undefined ? input.dtype : opts.dtype,
+    device: opts.device === undefined ? input.device : opts.device,
+    shared: opts.shared,
+  };
+}
+const like = (make) => (input, options) => {
+  const opts = likeOptions(input, options);
+  return make(input.shape, opts);
+};
+const emptyLike = like(empty);
+const zerosLike = like(zeros);
+const onesLike = like(ones);
+function fullLike(input, fillValue, options) {
+  const opts = likeOptions(input, options);
+  return full(input.shape, fillValue, opts);
+}
 
 // One value as a 0-d host tensor of info's dtype (inferred when info is
 // undefined), by tensor()'s rules: full()'s and fill_()'s source. A number,
@@ -480,4 +505,7 @@ function flatten(values, complex, where) {
   return { flat, shape };
 }
 
-module.exports = { fromBuffer, empty, zeros, ones, full, arange, tensor, valuesFrom, scalarTensor, fill };
+module.exports = {
+  fromBuffer, empty, zeros, ones, full, arange, emptyLike, zerosLike, onesLike, fullLike, tensor, valuesFrom,
+  scalarTensor, fill,
+};

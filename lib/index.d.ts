@@ -519,6 +519,18 @@ export declare function full(shape: readonly number[] | number, fillValue: bigin
   options?: Omit<CreateOptions<'int64'>, 'dtype'>): Tensor<'int64'>;
 export declare function full(shape: readonly number[] | number, fillValue: number,
   options?: Omit<CreateOptions<'float32'>, 'dtype'>): Tensor<'float32'>;
+/** torch's *_like: input's shape, dtype and device unless the options give others; row-major always. */
+export declare function emptyLike<N extends DTypeName>(input: Tensor<N>, options?: Omit<CreateOptions<N>, 'dtype'>): Tensor<N>;
+export declare function emptyLike<M extends DTypeName>(input: Tensor, options: CreateOptions<M> & { dtype: M | DType<M> }): Tensor<M>;
+export declare function zerosLike<N extends DTypeName>(input: Tensor<N>, options?: Omit<CreateOptions<N>, 'dtype'>): Tensor<N>;
+export declare function zerosLike<M extends DTypeName>(input: Tensor, options: CreateOptions<M> & { dtype: M | DType<M> }): Tensor<M>;
+export declare function onesLike<N extends DTypeName>(input: Tensor<N>, options?: Omit<CreateOptions<N>, 'dtype'>): Tensor<N>;
+export declare function onesLike<M extends DTypeName>(input: Tensor, options: CreateOptions<M> & { dtype: M | DType<M> }): Tensor<M>;
+/** The dtype is input's (not inferred from fillValue, as torch.full_like), unless given. */
+export declare function fullLike<N extends DTypeName>(input: Tensor<N>, fillValue: number | bigint | boolean | readonly [number, number],
+  options?: Omit<CreateOptions<N>, 'dtype'>): Tensor<N>;
+export declare function fullLike<M extends DTypeName>(input: Tensor, fillValue: number | bigint | boolean | readonly [number, number],
+  options: CreateOptions<M> & { dtype: M | DType<M> }): Tensor<M>;
 /** Options of arange(): the dtype (int64 when every bound is a bigint, else float32) and device. */
 export interface ArangeOptions<N extends DTypeName> {
   dtype?: N | DType<N>;

@@ -5,7 +5,10 @@ const { DLPackError, CudaError } = require('./errors');
 const { Device } = require('./device');
 const { Tensor, connect } = require('./tensor');
 const { DLPackCapsule, dlpackVersion, toDLPack, fromDLPack } = require('./capsule');
-const { fromBuffer, empty, zeros, ones, full, arange, tensor, valuesFrom, scalarTensor, fill } = require('./create');
+const {
+  fromBuffer, empty, zeros, ones, full, arange, emptyLike, zerosLike, onesLike, fullLike, tensor, valuesFrom, scalarTensor,
+  fill,
+} = require('./create');
 const { open, wasm, share, shareMemory, toShared } = require('./sharing');
 const { cat, stack } = require('./batch');
 const ops = require('./ops');
@@ -36,6 +39,10 @@ module.exports = {
   ones,
   full,
   arange,
+  emptyLike,
+  zerosLike,
+  onesLike,
+  fullLike,
   tensor,
   cat,
   stack,

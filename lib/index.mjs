@@ -6,7 +6,8 @@ const dl = createRequire(import.meta.url)('./index.js');
 
 export const {
   dtypes, dlpackVersion, pythonPath, Tensor, Device, DLPackCapsule, DLPackError, CudaError,
-  fromBuffer, frombuffer, empty, zeros, ones, full, arange, tensor, cat, stack,
+  fromBuffer, frombuffer, empty, zeros, ones, full, arange, emptyLike, zerosLike, onesLike, fullLike, tensor, cat,
+  stack,
   add, sub, mul, div, maximum, minimum, pow, eq, ne, lt, le, gt, ge, where,
   neg, abs, exp, log, sqrt, sigmoid, tanh, round, clamp, normalize,
   resultType, promoteTypes, canCast, broadcastShapes, setNumThreads, getNumThreads,

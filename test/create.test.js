@@ -1,9 +1,9 @@
 'use strict';
-// dl.ones, dl.full, dl.arange and t.fill_ / t.zero_ (docs/API.md "Creating
+// dl.ones, dl.full, dl.arange, the *Like forms and t.fill_ / t.zero_ (docs/API.md "Creating
 // tensors", "Tensor"): values over every dtype, fills into strided views that
 // leave the rest of the memory alone, and arange against torch.arange
 // (PyTorch 1.13, /usr/bin/python3 or DLPACK_TEST_PYTHON) where it is there.
-// The misuses are docs/errors.md rows C17-C22, T12 and T22 (test/bad-input/).
+// The misuses are docs/errors.md rows C17-C24, T12 and T22 (test/bad-input/).
 const { spawnSync } = require('child_process');
 const dl = require('../lib');
 
@@ -57,6 +57,28 @@ describe('ones and full', () => {
     const seen = dl.open(t.share());
     expect(seen.toArray()).toEqual([7, 7, 7, 7]);
     seen.dispose();
+  });
+});
+
+describe('the *Like forms', () => {
+  test('input\'s shape, dtype and device; row-major whatever its strides', () => {
+    const input = dl.tensor([[1, 2, 3], [4, 5, 6]], { dtype: 'int16' }).transpose(0, 1);
+    for (const made of [dl.emptyLike(input), dl.zerosLike(input), dl.onesLike(input), dl.fullLike(input, 9)]) {
+      expect([made.shape, made.dtype, String(made.device), made.isContiguous]).toEqual([[3, 2], 'int16', 'cpu', true]);
+    }
+    expect(dl.zerosLike(input).toArray()).toEqual([[0, 0], [0, 0], [0, 0]]);
+    expect(dl.onesLike(input).toArray()).toEqual([[1, 1], [1, 1], [1, 1]]);
+    expect(input.toArray()).toEqual([[1, 4], [2, 5], [3, 6]]); // untouched
+  });
+
+  test('fullLike takes input\'s dtype, not the value\'s; options override', () => {
+    const ints = dl.zeros([2], { dtype: 'int32' });
+    expect(dl.fullLike(ints, 2.7).toArray()).toEqual([2, 2]);
+    expect(dl.fullLike(ints, 2.7, { dtype: 'float64' }).toArray()).toEqual([2.7, 2.7]);
+    expect(dl.onesLike(ints, { dtype: 'bool' }).toArray()).toEqual([true, true]);
+    expect(() => dl.fullLike(dl.zeros([2], { dtype: 'uint8' }), 256)).toThrow(RangeError);
+    const shared = dl.zerosLike(ints, { shared: true });
+    expect(dl.open(shared.share()).toArray()).toEqual([0, 0]);
   });
 });
 

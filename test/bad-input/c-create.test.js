@@ -191,6 +191,20 @@ describe('empty, zeros, tensor', () => {
     throws(() => dl.arange(0, 3, { dtype: 'complex128' }), /no complex128 tensor/);
   });
 
+  row('C23', TypeError, 'ERR_INVALID_ARG_TYPE', (throws) => {
+    for (const x of [[1, 2], new Float32Array(2), null, undefined, { shape: [2], dtype: 'float32' }]) {
+      for (const make of [dl.emptyLike, dl.zerosLike, dl.onesLike]) throws(() => make(x), /a Tensor for `input`/);
+      throws(() => dl.fullLike(x, 1), /a Tensor for `input`/);
+    }
+  });
+
+  row('C24', dl.DLPackError, 'ERR_DLPACK_DISPOSED', (throws) => {
+    const t = dl.zeros([2, 2]);
+    t.dispose();
+    for (const make of [dl.emptyLike, dl.zerosLike, dl.onesLike]) throws(() => make(t), /disposed/);
+    throws(() => dl.fullLike(t, 1), /disposed/);
+  });
+
   row('C13', RangeError, 'ERR_OUT_OF_RANGE', (throws) => {
     throws(() => dl.tensor([1, 2, 3], { shape: [2, 2] }), /product is 3.*for `options.shape`/);
     throws(() => dl.tensor(new Float32Array(4), { shape: [3] }), /product is 4.*for `options.shape`/);

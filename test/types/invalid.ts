@@ -250,3 +250,5 @@ dl.full([2], [1, 2, 3]);
 dl.arange('10');
 // @ts-expect-error fill_ takes one value
 dl.zeros([2]).fill_('1');
+// @ts-expect-error the *Like forms take a tensor
+dl.zerosLike([1, 2]);

@@ -296,5 +296,9 @@ void asyncReductions;
   const j: dl.Tensor<'float64'> = dl.arange(1, 2, { dtype: 'float64' });
   const k: dl.Tensor<'float32'> = a.fill_(2).zero_();
   const filled: Promise<dl.Tensor<'float32'>> = a.fill_(3, { async: true });
-  void [b, c, d, e, f, g, h, i, j, k, filled];
+  const l: dl.Tensor<'uint8'> = dl.zerosLike(b);
+  const m: dl.Tensor<'float64'> = dl.onesLike(b, { dtype: 'float64' });
+  const n: dl.Tensor<'int32'> = dl.fullLike(i, 2.5);
+  const o: dl.Tensor<'float32'> = dl.emptyLike(a, { device: 'cpu' });
+  void [b, c, d, e, f, g, h, i, j, k, filled, l, m, n, o];
 }
