@@ -268,7 +268,7 @@ function scalarTensor(value, info, where) {
 // A CUDA tensor gets the one element on its device first, so the broadcast
 // copy runs there.
 function fill(t, one, options) {
-  const source = t.device.type === 'cuda' ? one.to(t.device) : one;
+  const source = t.device.hostAccessible ? one : one.to(t.device);
   const broadcast = source.expand(t.shape);
   try {
     return t.copyFrom(broadcast, options);
@@ -305,7 +305,7 @@ function arange(...args) {
   }
   const exact = args.every((v) => typeof v === 'bigint');
   const one = exact ? 1n : 1;
-  const [start, end, step] = args.length === 1 ? [one - one, args[0], one] : [args[0], args[1], args[2] ?? one];
+  const [start, end, step] = args.length === 1 ? [exact ? 0n : 0, args[0], one] : [args[0], args[1], args[2] ?? one];
   const info = opts.dtype === undefined ? (exact ? infos.int64 : infos.float32) : dtypeInfo(opts.dtype, 'options.dtype');
   const device = parseDevice(opts.device, 'options.device');
   if (info.kind === 'bool' || info.kind === 'complex') {
@@ -344,11 +344,10 @@ function arange(...args) {
   const written = info.name === 'float16' || info.name === 'bfloat16' ? infos.float64 : info;
   const host = allocateTensor([count], { dtype: written.name }, false);
   const view = new written.View(host.buffer);
-  const wide = written.name === 'int64' || written.name === 'uint64';
-  if (wide && exact) for (let i = 0; i < count; i++) view[i] = valueAt(i);
-  else if (wide) for (let i = 0; i < count; i++) view[i] = BigInt(valueAt(i));
-  else if (exact) for (let i = 0; i < count; i++) view[i] = Number(valueAt(i));
-  else for (let i = 0; i < count; i++) view[i] = valueAt(i);
+  // A 64-bit integer view takes bigints, every other a number (the values of
+  // an integer dtype are integers: checked above).
+  const asElement = written.name === 'int64' || written.name === 'uint64' ? BigInt : Number;
+  for (let i = 0; i < count; i++) view[i] = asElement(valueAt(i));
   if (written === info && device.type === 'cpu') return host;
   try {
     return host.to({ dtype: info.name, device });

@@ -234,9 +234,7 @@ class Tensor {
     liveStorage(this);
     if (rest.length !== 0) views.tooMany(rest, 2, 'copyFrom()');
     const { stream, async } = copyOptions(options);
-    if (this[kFlags] & READ_ONLY) {
-      throw makeError('ERR_DLPACK_READ_ONLY', 'Expected a writable tensor for copyFrom(), received a readOnly one');
-    }
+    refuseReadOnly(this, 'copyFrom()');
     route.refuseSharedElements(this[kLayout]); // on every device, as torch
     let temporary = null;
     if (!(src instanceof Tensor)) {
@@ -268,9 +266,7 @@ class Tensor {
   fill_(value, options = undefined, ...rest) {
     liveStorage(this);
     if (rest.length !== 0) views.tooMany(rest, 2, 'fill_()');
-    if (this[kFlags] & READ_ONLY) {
-      throw makeError('ERR_DLPACK_READ_ONLY', 'Expected a writable tensor for fill_(), received a readOnly one');
-    }
+    refuseReadOnly(this, 'fill_()');
     const one = above.scalarTensor(value, this[kLayout].info, 'value');
     try {
       return above.fill(this, one, options);
@@ -613,6 +609,13 @@ function copyAs(t, shape) {
   const out = makeTensor(c[kStorage], Layout.contiguous(c[kLayout].info, shape, c[kLayout].byteOffset), 0, c[kDevice]);
   c.dispose();
   return out;
+}
+
+// copyFrom()'s and fill_()'s guard (`what` names the method in the message).
+function refuseReadOnly(t, what) {
+  if (t[kFlags] & READ_ONLY) {
+    throw makeError('ERR_DLPACK_READ_ONLY', `Expected a writable tensor for ${what}, received a readOnly one`);
+  }
 }
 
 function liveStorage(t) {

@@ -36,8 +36,9 @@
 // DLNODE_COMPUTE_CLONES adds AVX-512F (16 floats a register) to the loops
 // bound by arithmetic, not memory (exp, sigmoid, tanh, softmax's passes): on
 // the Xeon of bench/README.md "2026-11-27 midday", 1 thread, exp of 16M floats
-// 17.7-18.1 -> 13.0-13.1 ms and softmax of [256, 1000] 0.33-0.37 -> 0.24-0.27
-// ms. The memory-bound loops gain nothing from it, so they do without.
+// 15.7-18.1 -> 11.7-14.1 ms and tanh 23.5-27.0 -> 16.7-21.0 ms (alternating
+// builds three times). The memory-bound loops gain nothing from it, so they
+// do without.
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__ELF__)
 #define DLNODE_VECTOR_CLONES __attribute__((target_clones("avx2", "default")))
 #define DLNODE_COMPUTE_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
