@@ -89,8 +89,10 @@ if (convention.maxDims !== MAX_DIMS) {
 const dlpackVersion = Object.freeze({ major: convention.dlpackVersion.major, minor: convention.dlpackVersion.minor });
 // The DLManagedTensorVersioned flag bits lib/ sets and reads (dlpack_abi.h).
 const dlpackFlags = Object.freeze({ readOnly: convention.dlpackFlags.readOnly, isCopied: convention.dlpackFlags.isCopied });
-// Buffers at least this large get transparent huge pages (src/core/pages.h).
-const { hugePageAdviceMin } = convention;
+// Buffers at least this large get transparent huge pages, when hugePageAdvice
+// (DLPACK_HUGE_PAGES, and whether the VM's balloon takes free pages back:
+// src/core/pages.h HugePageAdviceWanted).
+const { hugePageAdviceMin, hugePageAdvice } = convention;
 // The struct slab's states, field offsets and layout (src/core/struct_slab.h;
 // lib/struct_slab.js reads them, docs/development.md "The struct slab").
 const slabConvention = Object.freeze({
@@ -422,7 +424,7 @@ function reduceLanes(op, srcBytes, srcOffset, srcDtype, shape, strides, dim, out
 }
 
 module.exports = {
-  native, threadShared, opCodes, deviceCodes, maxThreads, MAX_DIMS, dlpackVersion, dlpackFlags, hugePageAdviceMin, slabConvention, elementwise, normalize, externalBuffers, importResult, viewFailure, memoryKind,
+  native, threadShared, opCodes, deviceCodes, maxThreads, MAX_DIMS, dlpackVersion, dlpackFlags, hugePageAdviceMin, hugePageAdvice, slabConvention, elementwise, normalize, externalBuffers, importResult, viewFailure, memoryKind,
   checkDtypes, dtypeMismatch, viewCount, exportStruct, adoptPointer, importStruct, copyStrided, cudaStridedCopy,
   cudaElementwise, cudaReduceRows, cudaRowPicks, cudaSoftmaxRows,
   cudaConvert, reduceTable, reduceDims, reduceLanes,

@@ -27,7 +27,7 @@
 // than RECYCLE_COUNT buffers or RECYCLE_MAX_BYTES would be kept (the oldest
 // go first); the timer needs the event loop, so code that never yields keeps
 // at most those bounds. A worker's buffers go with its heap when it ends.
-const { native, hugePageAdviceMin: HUGE_PAGE_ADVICE_MIN } = require('./binding');
+const { native, hugePageAdviceMin: HUGE_PAGE_ADVICE_MIN, hugePageAdvice: HUGE_PAGE_ADVICE } = require('./binding');
 const { outOfRange } = require('./errors');
 
 const { Buffer, constants: { MAX_LENGTH: MAX_BYTES } } = require('buffer');
@@ -79,11 +79,12 @@ function allocateUnzeroed(nbytes) {
 }
 
 // make(nbytes) checked against the largest tensor, advised as huge pages
-// from HUGE_PAGE_ADVICE_MIN, and open to recycle() from RECYCLE_MIN.
+// from HUGE_PAGE_ADVICE_MIN (unless DLPACK_HUGE_PAGES or the machine says
+// not to: src/core/pages.h), and open to recycle() from RECYCLE_MIN.
 function adopt(nbytes, make) {
   if (nbytes > MAX_BYTES) throw outOfRange('shape', `a tensor of at most ${MAX_BYTES} bytes`, `${nbytes} bytes`);
   const buffer = make(nbytes);
-  if (nbytes >= HUGE_PAGE_ADVICE_MIN) native.adviseHugePages(buffer);
+  if (HUGE_PAGE_ADVICE && nbytes >= HUGE_PAGE_ADVICE_MIN) native.adviseHugePages(buffer);
   if (nbytes >= RECYCLE_MIN) recyclable.add(buffer);
   return buffer;
 }

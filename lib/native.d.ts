@@ -55,6 +55,8 @@ export interface Convention {
   dlpackFlags: { readOnly: number; isCopied: number };
   /** Buffers at least this many bytes get huge-page advice (src/core/pages.h kHugePageAdviceMin). */
   hugePageAdviceMin: number;
+  /** Whether lib/ advises its large buffers as huge pages (DLPACK_HUGE_PAGES; src/core/pages.h). */
+  hugePageAdvice: boolean;
   /** The struct slab's convention (src/core/struct_slab.h), the same for every slab. */
   slab: {
     /** Entry states (DLNODE_SLAB_STATES). */

@@ -281,11 +281,57 @@ describe('large allocations', () => {
   (thp ? test : test.skip)('buffers from 4 MiB on are advised as huge pages; contents and zeroing unchanged', () => {
     expect(native.adviseHugePages(new ArrayBuffer(1 << 20))).toBe(0);
     expect(native.adviseHugePages(new ArrayBuffer(16 << 20))).toBeGreaterThanOrEqual(14 << 20);
-    const t = dl.zeros([4 << 20], { dtype: 'float32' }); // allocate() advises it before any write
+    const t = dl.zeros([4 << 20], { dtype: 'float32' }); // allocate() may advise it before any write
     const d = t.data;
     expect(d[0] + d[d.length - 1] + d[d.length >> 1]).toBe(0);
     d.fill(2.5);
     expect(t.to('float64').data[d.length - 1]).toBe(2.5);
+  });
+});
+
+describe('DLPACK_HUGE_PAGES', () => {
+  const { spawnSync } = require('child_process');
+  // In a child: what lib/ decided, and how many times a 16 MiB tensor's
+  // allocation asked for the advice (native.adviseHugePages, counted).
+  const decide = (setting) => {
+    const script = `
+      const { native, hugePageAdvice } = require(${JSON.stringify(require.resolve('../lib/binding'))});
+      let calls = 0;
+      const advise = native.adviseHugePages;
+      native.adviseHugePages = (b) => { calls++; return advise(b); };
+      const dl = require(${JSON.stringify(require.resolve('..'))});
+      dl.zeros([4 << 20]); dl.empty([4 << 20]); dl.zeros([1 << 10]);
+      process.stdout.write(JSON.stringify({ hugePageAdvice, calls }));`;
+    const env = { ...process.env };
+    if (setting === undefined) delete env.DLPACK_HUGE_PAGES;
+    else env.DLPACK_HUGE_PAGES = setting;
+    const r = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 30000, env });
+    expect(r.status).toBe(0);
+    return JSON.parse(r.stdout);
+  };
+
+  test('1 advises every buffer from 4 MiB on, 0 none, whatever the machine', () => {
+    expect(decide('1')).toEqual({ hugePageAdvice: true, calls: 2 });
+    expect(decide('0')).toEqual({ hugePageAdvice: false, calls: 0 });
+  });
+
+  test('unset or auto: advice unless this VM\'s balloon reports free pages to its host', () => {
+    // The machine's own answer, read the way src/core/pages.cc reads it.
+    const fs = require('fs');
+    const dir = '/sys/bus/virtio/devices';
+    const reporting = fs.existsSync(dir) && fs.readdirSync(dir).some((d) => {
+      try {
+        return fs.readFileSync(`${dir}/${d}/device`, 'utf8').trim() === '0x0005'
+          && fs.readFileSync(`${dir}/${d}/features`, 'utf8')[5] === '1';
+      } catch {
+        return false;
+      }
+    });
+    console.log(`huge-page advice by default on this machine: ${!reporting}` +
+      (reporting ? ' (its virtio balloon reports free pages to the host)' : ''));
+    for (const setting of [undefined, 'auto', '']) {
+      expect(decide(setting)).toEqual({ hugePageAdvice: !reporting, calls: reporting ? 0 : 2 });
+    }
   });
 });
 

@@ -1,6 +1,7 @@
 #include "convention.h"
 
 #include <cstdint>
+#include <cstdlib>
 #include <string>
 
 #include "../core/buffer_view.h"
@@ -154,6 +155,9 @@ Napi::Object Convention(Napi::Env env) {
   result.Set("dlpackFlags", flag_bits);
   result.Set("hugePageAdviceMin",
              Napi::Number::New(env, static_cast<double>(dlcore::kHugePageAdviceMin)));
+  result.Set("hugePageAdvice",
+             Napi::Boolean::New(env, dlcore::HugePageAdviceWanted(std::getenv("DLPACK_HUGE_PAGES"),
+                                                                  dlcore::kVirtioDevices)));
   result.Set("slab", slab);
   return result;
 }

@@ -1,6 +1,11 @@
 #include "pages.h"
 
 #include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <system_error>
 
 #ifdef __linux__
 #include <sys/mman.h>
@@ -22,6 +27,41 @@ std::size_t AdviseHugePages(void* data, std::size_t size) {
   (void)size;
   return 0;
 #endif
+}
+
+namespace {
+
+// The first line of a small sysfs file, or "" when it cannot be read.
+std::string FirstLine(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  std::string line;
+  if (!in || !std::getline(in, line)) return "";
+  return line;
+}
+
+constexpr const char* kBalloonDevice = "0x0005";  // VIRTIO_ID_BALLOON
+constexpr std::size_t kReportingBit = 5;          // VIRTIO_BALLOON_F_REPORTING
+
+}  // namespace
+
+bool FreePagesGoBackToHost(const char* virtio_devices) {
+  std::error_code error;
+  std::filesystem::directory_iterator it(virtio_devices, error);
+  if (error) return false;
+  for (const std::filesystem::directory_iterator end; it != end; it.increment(error)) {
+    if (error) return false;
+    const std::filesystem::path device = it->path();
+    if (FirstLine(device / "device") != kBalloonDevice) continue;
+    const std::string features = FirstLine(device / "features");
+    if (features.size() > kReportingBit && features[kReportingBit] == '1') return true;
+  }
+  return false;
+}
+
+bool HugePageAdviceWanted(const char* setting, const char* virtio_devices) {
+  if (setting != nullptr && std::strcmp(setting, "1") == 0) return true;
+  if (setting != nullptr && std::strcmp(setting, "0") == 0) return false;
+  return !FreePagesGoBackToHost(virtio_devices);
 }
 
 }  // namespace dlcore

@@ -18,6 +18,28 @@ constexpr std::size_t kHugePageSize = std::size_t{2} << 20;
 // refused, or off Linux); never changes the contents.
 std::size_t AdviseHugePages(void* data, std::size_t size);
 
+// Where Linux lists the virtio devices of a virtual machine.
+constexpr const char* kVirtioDevices = "/sys/bus/virtio/devices";
+
+// Whether this machine is a virtual machine whose memory balloon reports free
+// pages to its host: a device of `virtio_devices` (kVirtioDevices, or a test's
+// copy) whose `device` reads 0x0005 (a memory balloon) and whose `features`,
+// one '0' or '1' per feature bit from bit 0, has bit 5 set
+// (VIRTIO_BALLOON_F_REPORTING; the bits the driver negotiated). The host then
+// takes free guest memory back in blocks of 2 MiB and faults each block in
+// again, whole, when the guest touches it; a huge page is always one such
+// block. On the benchmark VM that made the advice bimodal per process: a
+// fresh 64 MiB result took 17 ms or 57 ms with it, 30 ms without
+// (bench/README.md "2026-11-27 afternoon"). False when the directory is
+// missing or unreadable (bare metal, other hypervisors, other systems).
+bool FreePagesGoBackToHost(const char* virtio_devices);
+
+// Whether the library advises its large buffers as huge pages, given the
+// environment variable DLPACK_HUGE_PAGES (`setting`, nullptr when unset):
+// "1" yes, "0" no, anything else (unset, "auto") yes unless
+// FreePagesGoBackToHost(virtio_devices).
+bool HugePageAdviceWanted(const char* setting, const char* virtio_devices);
+
 }  // namespace dlcore
 
 #endif  // DLPACK_NODE_CORE_PAGES_H_

@@ -4,14 +4,19 @@
 
 #include <gtest/gtest.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <string>
 
 namespace {
 
 using dlcore::AdviseHugePages;
+using dlcore::FreePagesGoBackToHost;
+using dlcore::HugePageAdviceWanted;
 using dlcore::kHugePageSize;
 
 bool ThpCompiledIn() {
@@ -41,6 +46,74 @@ TEST(Pages, AdvisesTheWholeHugePagesInsideOnly) {
   EXPECT_EQ(bytes[size - 1], 7);  // contents unchanged
   EXPECT_EQ(bytes[0], 0);
   munmap(map, size);
+}
+
+// A stand-in for /sys/bus/virtio/devices: one directory per device with its
+// `device` and `features` files, as Linux writes them.
+class FakeVirtio {
+ public:
+  explicit FakeVirtio(const std::string& name = "sys") {
+    root_ = std::filesystem::temp_directory_path() /
+            ("dlpack-virtio-" + std::to_string(::getpid()) + "-" +
+             ::testing::UnitTest::GetInstance()->current_test_info()->name() + "-" + name);
+    std::filesystem::remove_all(root_);
+    std::filesystem::create_directories(root_);
+  }
+  ~FakeVirtio() { std::filesystem::remove_all(root_); }
+  FakeVirtio(const FakeVirtio&) = delete;
+  FakeVirtio& operator=(const FakeVirtio&) = delete;
+
+  void Add(const std::string& name, const std::string& device, const std::string& features) {
+    const std::filesystem::path dir = root_ / name;
+    std::filesystem::create_directories(dir);
+    std::ofstream(dir / "device") << device << "\n";
+    std::ofstream(dir / "features") << features << "\n";
+  }
+  std::string Path() const { return root_.string(); }
+
+ private:
+  std::filesystem::path root_;
+};
+
+// Bit 5 (VIRTIO_BALLOON_F_REPORTING) is the sixth character.
+const char kReporting[] = "0110010100000000000000000000000010000000000000000000000000000000";
+const char kNotReporting[] = "0110000100000000000000000000000010000000000000000000000000000000";
+
+TEST(Pages, ABalloonThatReportsFreePagesIsFound) {
+  FakeVirtio sys;
+  sys.Add("virtio0", "0x0001", kReporting);  // a network device: bit 5 means something else
+  EXPECT_FALSE(FreePagesGoBackToHost(sys.Path().c_str()));
+  sys.Add("virtio1", "0x0005", kNotReporting);  // a balloon without reporting
+  EXPECT_FALSE(FreePagesGoBackToHost(sys.Path().c_str()));
+  sys.Add("virtio2", "0x0005", kReporting);
+  EXPECT_TRUE(FreePagesGoBackToHost(sys.Path().c_str()));
+}
+
+TEST(Pages, MissingOrOddFilesMeanNoReporting) {
+  EXPECT_FALSE(FreePagesGoBackToHost("/nonexistent/dlpack/virtio"));
+  FakeVirtio sys;
+  EXPECT_FALSE(FreePagesGoBackToHost(sys.Path().c_str()));  // no devices
+  sys.Add("virtio0", "0x0005", "01100");                    // too short to hold bit 5
+  sys.Add("virtio1", "0x00050", kReporting);                // another id
+  sys.Add("virtio2", "", kReporting);
+  std::filesystem::create_directories(sys.Path() + "/virtio3");  // no files at all
+  EXPECT_FALSE(FreePagesGoBackToHost(sys.Path().c_str()));
+}
+
+TEST(Pages, TheSettingOverridesWhatTheMachineSays) {
+  FakeVirtio reporting("reporting");
+  reporting.Add("virtio0", "0x0005", kReporting);
+  FakeVirtio plain("plain");
+  plain.Add("virtio0", "0x0005", kNotReporting);
+  for (const FakeVirtio* sys : {&reporting, &plain}) {
+    EXPECT_TRUE(HugePageAdviceWanted("1", sys->Path().c_str()));
+    EXPECT_FALSE(HugePageAdviceWanted("0", sys->Path().c_str()));
+  }
+  for (const char* automatic : {static_cast<const char*>(nullptr), "auto", "", "yes"}) {
+    EXPECT_FALSE(HugePageAdviceWanted(automatic, reporting.Path().c_str()));
+    EXPECT_TRUE(HugePageAdviceWanted(automatic, plain.Path().c_str()));
+  }
+  EXPECT_TRUE(HugePageAdviceWanted(nullptr, "/nonexistent/dlpack/virtio"));
 }
 
 }  // namespace
