@@ -555,13 +555,19 @@ async function computeCases(record, { python }) {
   // The issue's own metric: the event-loop delay p99 (perf_hooks
   // monitorEventLoopDelay at 1 ms resolution) during a 256 MiB conversion
   // (64M float32 -> float64) with t.to({ dtype, async: true }), the
-  // synchronous conversion's beside it (the median of 5 of each).
+  // synchronous conversion's beside it (the median of 5 of each). gc() before
+  // each window: V8 counts every ArrayBuffer's bytes as external memory, so the
+  // previous 512 MiB result, once dropped, brings a mark-compact whose last
+  // pause (1.1-1.4 ms here) lands in the next window's first 10 ms, whatever
+  // made the buffer. The row after it keeps that collection in, as a loop of
+  // conversions meets it (bench/README.md "2026-11-27 afternoon").
   const wide = dl.empty([64 * 1024 * 1024]);
   wide.data.fill(0.5);
-  const delayP99 = async (convert) => {
+  const delayP99 = async (convert, collectFirst = true) => {
     const p99s = [];
     const h = monitorEventLoopDelay({ resolution: 1 });
     for (let i = 0; i < 5; i++) {
+      if (collectFirst && global.gc) global.gc();
       h.reset();
       h.enable(); // sampling from the first tick on: 10 ms before the conversion starts
       await new Promise((resolve) => setTimeout(resolve, 10));
@@ -580,6 +586,12 @@ async function computeCases(record, { python }) {
     id: 'to:eventloop-p99', name: 'event-loop delay p99, 256 MiB conversion (64M float32 -> float64), { async: true }',
     unit: 'ms', value: asyncP99, baseline: syncP99, baselineName: 'the synchronous conversion\'s p99',
     ratio: asyncP99 / syncP99, target: { on: 'value', op: '<=', limit: 2, text: '<= 2 ms' },
+  });
+  const loopP99 = await delayP99(() => wide.to({ dtype: 'float64', async: true }), false);
+  record({
+    id: 'to:eventloop-p99:gc', name: 'the same in a loop, the previous result\'s collection in the window',
+    unit: 'ms', value: loopP99, baseline: asyncP99, baselineName: 'with gc() between',
+    ratio: loopP99 / asyncP99, info: true,
   });
   wide.dispose();
 
