@@ -315,6 +315,24 @@ describe('DLPACK_HUGE_PAGES', () => {
     expect(decide('0')).toEqual({ hugePageAdvice: false, calls: 0 });
   });
 
+  test('the first load decides for the process: a worker started after the variable changed agrees', () => {
+    const binding = JSON.stringify(require.resolve('../lib/binding'));
+    const script = `
+      const { Worker } = require('worker_threads');
+      const first = require(${binding}).hugePageAdvice;
+      process.env.DLPACK_HUGE_PAGES = first ? '0' : '1';
+      const w = new Worker('require("worker_threads").parentPort.postMessage(require(${binding}).hugePageAdvice)',
+        { eval: true });
+      w.on('message', (inWorker) => process.stdout.write(JSON.stringify({ first, inWorker })));
+      w.on('error', (e) => { console.error(e); process.exit(1); });`;
+    for (const setting of ['1', '0']) {
+      const r = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 30000,
+        env: { ...process.env, DLPACK_HUGE_PAGES: setting } });
+      expect(r.status).toBe(0);
+      expect(JSON.parse(r.stdout)).toEqual({ first: setting === '1', inWorker: setting === '1' });
+    }
+  });
+
   test('unset or auto: advice unless this VM\'s balloon reports free pages to its host', () => {
     // The machine's own answer, read the way src/core/pages.cc reads it.
     const fs = require('fs');

@@ -155,9 +155,12 @@ Napi::Object Convention(Napi::Env env) {
   result.Set("dlpackFlags", flag_bits);
   result.Set("hugePageAdviceMin",
              Napi::Number::New(env, static_cast<double>(dlcore::kHugePageAdviceMin)));
-  result.Set("hugePageAdvice",
-             Napi::Boolean::New(env, dlcore::HugePageAdviceWanted(std::getenv("DLPACK_HUGE_PAGES"),
-                                                                  dlcore::kVirtioDevices)));
+  // Decided once a process, by its first load (a worker's load would walk
+  // sysfs again for the same answer): the machine does not change, and every
+  // thread's buffers then follow one rule.
+  static const bool huge_page_advice =
+      dlcore::HugePageAdviceWanted(std::getenv("DLPACK_HUGE_PAGES"), dlcore::kVirtioDevices);
+  result.Set("hugePageAdvice", Napi::Boolean::New(env, huge_page_advice));
   result.Set("slab", slab);
   return result;
 }
