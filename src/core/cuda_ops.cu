@@ -63,6 +63,32 @@ __global__ void ElementwiseKernel(ElementwiseOp op, int arity, int width, const 
   }
 }
 
+// math::Apply<float> out of line: the tiled kernels below apply the op to
+// several elements a thread, and Apply inlined at each (pow, tanh, ...) made
+// each kernel several times its size for every architecture in the binary.
+__device__ __noinline__ float ApplyCall(ElementwiseOp op, float a, float b, float c) {
+  return math::Apply<float, false>(op, a, b, c);
+}
+
+// The ops pipelines run most, inline (math::Apply's expressions: exp took
+// 1.33x torch's time through the call on an H200); the rest through ApplyCall.
+__device__ __forceinline__ float ApplyFloat(ElementwiseOp op, float a, float b, float c) {
+  switch (op) {
+    case ElementwiseOp::kAdd:
+      return a + b;
+    case ElementwiseOp::kSub:
+      return a - b;
+    case ElementwiseOp::kMul:
+      return a * b;
+    case ElementwiseOp::kDiv:
+      return a / b;
+    case ElementwiseOp::kExp:
+      return math::Exp(a);
+    default:
+      return ApplyCall(op, a, b, c);
+  }
+}
+
 // float32, at most three dims after coalescing and fewer than 2^31 elements
 // (dense operands, a scalar, a row or channel broadcast: what pipelines run):
 // 32-bit indices through FastDividers, no per-element width or arity switch.
@@ -75,29 +101,53 @@ struct SmallPlan {
   int64_t strides[kMaxOperands][3] = {};  // per operand: outer, middle, inner (elements)
 };
 
+// Tiled as the copy kernels (cuda_kernels.cu): element tile + u * kThreads +
+// threadIdx.x for u < kSmallPer, each thread's loads in flight together.
+constexpr int kSmallPer = 4;
+constexpr uint32_t kSmallTile = kThreads * kSmallPer;
+
+__device__ __forceinline__ void SmallOffsets(const SmallPlan& p, uint32_t i, uint32_t* a,
+                                             uint32_t* b, uint32_t* c) {
+  const uint32_t rest = Divide(p.inner, i);
+  *c = i - rest * p.inner.divisor;
+  *a = Divide(p.middle, rest);
+  *b = rest - *a * p.middle.divisor;
+}
+
 __global__ void SmallFloatKernel(ElementwiseOp op, int arity, const SmallPlan p,
                                  const OpArgs args) {
-  const uint32_t step = gridDim.x * blockDim.x;
   float scalar[kMaxOperands - 1];
-  for (int k = 0; k < kMaxOperands - 1; ++k) memcpy(&scalar[k], &args.scalar[k + 1], sizeof(float));
-  for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < p.count; i += step) {
-    const uint32_t rest = Divide(p.inner, i);
-    const uint32_t c = i - rest * p.inner.divisor;
-    const uint32_t a = Divide(p.middle, rest);
-    const uint32_t b = rest - a * p.middle.divisor;
-    float v[kMaxOperands - 1] = {0, 0, 0};
 #pragma unroll
-    for (int k = 0; k < kMaxOperands - 1; ++k) {
-      if (k >= arity) break;
-      const int64_t* st = p.strides[k + 1];
-      v[k] =
-          args.ptr[k + 1] == nullptr
-              ? scalar[k]
-              : reinterpret_cast<const float*>(args.ptr[k + 1])[a * st[0] + b * st[1] + c * st[2]];
+  for (int k = 0; k < kMaxOperands - 1; ++k) memcpy(&scalar[k], &args.scalar[k + 1], sizeof(float));
+  const uint32_t step = gridDim.x * kSmallTile;
+  for (uint32_t tile = blockIdx.x * kSmallTile; tile < p.count; tile += step) {
+    float v[kSmallPer][kMaxOperands - 1];
+    uint32_t at[kSmallPer][3];
+#pragma unroll
+    for (int u = 0; u < kSmallPer; ++u) {
+      const uint32_t i = tile + u * kThreads + threadIdx.x;
+      if (i >= p.count) break;
+      SmallOffsets(p, i, &at[u][0], &at[u][1], &at[u][2]);
+#pragma unroll
+      for (int k = 0; k < kMaxOperands - 1; ++k) {
+        v[u][k] = 0;
+        if (k >= arity) continue;
+        const int64_t* st = p.strides[k + 1];
+        v[u][k] =
+            args.ptr[k + 1] == nullptr
+                ? scalar[k]
+                : reinterpret_cast<const float*>(
+                      args.ptr[k + 1])[at[u][0] * st[0] + at[u][1] * st[1] + at[u][2] * st[2]];
+      }
     }
     const int64_t* so = p.strides[0];
-    reinterpret_cast<float*>(args.ptr[0])[a * so[0] + b * so[1] + c * so[2]] =
-        math::Apply<float, false>(op, v[0], v[1], v[2]);
+#pragma unroll
+    for (int u = 0; u < kSmallPer; ++u) {
+      if (tile + u * kThreads + threadIdx.x >= p.count) break;
+      reinterpret_cast<float*>(
+          args.ptr[0])[at[u][0] * so[0] + at[u][1] * so[1] + at[u][2] * so[2]] =
+          ApplyFloat(op, v[u][0], v[u][1], v[u][2]);
+    }
   }
 }
 
@@ -119,22 +169,106 @@ bool MakeSmallPlan(ElementwiseOp op, Scalar type, const OpPlan& plan, SmallPlan*
   return true;
 }
 
+// float32 plans of one dense dim (every operand contiguous or a scalar, each
+// tensor's pointer 16-byte aligned) under 2^31 elements: four elements a
+// thread per step through float4 loads and stores, the widest access a
+// thread makes. With one float a thread, add of 64M float32 moved 2.5 TB/s on
+// an H200; with this kernel 3.6 (torch 3.9; bench/README.md "CUDA ops").
+__global__ void DenseFloatKernel(ElementwiseOp op, int arity, uint32_t count, const OpArgs args) {
+  float scalar[kMaxOperands - 1];
+  const float* in[kMaxOperands - 1];
+#pragma unroll
+  for (int k = 0; k < kMaxOperands - 1; ++k) {
+    memcpy(&scalar[k], &args.scalar[k + 1], sizeof(float));
+    in[k] = reinterpret_cast<const float*>(args.ptr[k + 1]);
+  }
+  float* out = reinterpret_cast<float*>(args.ptr[0]);
+  const uint32_t quads = count / 4;
+  const uint32_t first = blockIdx.x * blockDim.x + threadIdx.x;
+  const uint32_t step = gridDim.x * blockDim.x;
+  for (uint32_t q = first; q < quads; q += step) {
+    float4 v[kMaxOperands - 1] = {};  // the inputs the op does not take stay 0
+#pragma unroll
+    for (int k = 0; k < kMaxOperands - 1; ++k) {
+      if (k >= arity) break;
+      v[k] = in[k] == nullptr ? make_float4(scalar[k], scalar[k], scalar[k], scalar[k])
+                              : reinterpret_cast<const float4*>(in[k])[q];
+    }
+    float4 r;
+    r.x = ApplyFloat(op, v[0].x, v[1].x, v[2].x);
+    r.y = ApplyFloat(op, v[0].y, v[1].y, v[2].y);
+    r.z = ApplyFloat(op, v[0].z, v[1].z, v[2].z);
+    r.w = ApplyFloat(op, v[0].w, v[1].w, v[2].w);
+    reinterpret_cast<float4*>(out)[q] = r;
+  }
+  // The last count % 4 elements, one a thread.
+  const uint32_t i = quads * 4 + first;
+  if (i < count) {
+    float v[kMaxOperands - 1] = {0, 0, 0};
+#pragma unroll
+    for (int k = 0; k < kMaxOperands - 1; ++k) {
+      if (k >= arity) break;
+      v[k] = in[k] == nullptr ? scalar[k] : in[k][i];
+    }
+    out[i] = ApplyFloat(op, v[0], v[1], v[2]);
+  }
+}
+
+// Whether DenseFloatKernel takes the plan (MakeSmallPlan's rules hold).
+bool DenseFloat(const OpPlan& plan, const OpArgs& args) {
+  if (plan.ndim != 1) return false;
+  for (int k = 0; k < plan.n; ++k) {
+    if (args.ptr[k] == nullptr) continue;  // a scalar (only inputs are)
+    if (plan.strides[k][0] != 1 || reinterpret_cast<uintptr_t>(args.ptr[k]) % 16 != 0) return false;
+  }
+  return true;
+}
+
+// A value moved down the warp: lane l gets lane l + by's.
+template <typename T>
+__device__ __forceinline__ T ShuffleDown(T v, int by) {
+  return __shfl_down_sync(0xffffffffu, v, by);
+}
+template <typename T>
+__device__ __forceinline__ math::RowPick<T> ShuffleDown(math::RowPick<T> v, int by) {
+  return {__shfl_down_sync(0xffffffffu, v.value, by), __shfl_down_sync(0xffffffffu, v.index, by)};
+}
+
+// The block's tree over each thread's `mine` (math::RowTreeStep's levels:
+// part[tid] combines part[tid + half], half = 128 down to 1), the result in
+// part[0] for every thread once it returns. Shared memory down to 32
+// partials, then warp 0 by shuffles: lane l takes lane l + half, the pair
+// the host tree combines, so the bits are the host's.
+template <typename T, typename Combine>
+__device__ T BlockTree(T* part, int tid, T mine, const Combine& combine) {
+  part[tid] = mine;
+  __syncthreads();
+  for (int half = math::kRowThreads / 2; half >= 32; half >>= 1) {
+    if (tid < half) part[tid] = combine(part[tid], part[tid + half]);
+    __syncthreads();
+  }
+  if (tid < 32) {
+    T v = part[tid];
+    for (int half = 16; half > 0; half >>= 1) v = combine(v, ShuffleDown(v, half));
+    if (tid == 0) part[0] = v;
+  }
+  __syncthreads();
+  const T result = part[0];
+  __syncthreads();  // part is free again
+  return result;
+}
+
 // One block per row, math::ReduceRow's order: each thread's partial, then
-// the tree in shared memory.
+// the tree.
 template <typename T>
 __global__ void ReduceRowsKernel(RowOp op, const T* in, T* out, int64_t rows, int64_t n) {
   __shared__ T part[math::kRowThreads];
   const int tid = static_cast<int>(threadIdx.x);
+  const auto combine = [op](T a, T b) { return math::RowCombine<T>(op, a, b); };
   DLNODE_NO_UNROLL
   for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
-    part[tid] = math::RowPartial<T>(op, in + r * n, n, tid);
-    __syncthreads();
-    for (int half = math::kRowThreads / 2; half > 0; half >>= 1) {
-      math::RowTreeStep<T>(op, part, half, tid);
-      __syncthreads();
-    }
-    if (tid == 0) out[r] = part[0];
-    __syncthreads();
+    const T total = BlockTree(part, tid, math::RowPartial<T>(op, in + r * n, n, tid), combine);
+    if (tid == 0) out[r] = total;
   }
 }
 
@@ -147,24 +281,71 @@ __global__ void RowPicksKernel(PickOrder order, const T* in, T* values, int64_t*
                                int64_t rows, int64_t n, int64_t k) {
   __shared__ math::RowPick<T> part[math::kRowThreads];
   const int tid = static_cast<int>(threadIdx.x);
+  const auto combine = [order](math::RowPick<T> a, math::RowPick<T> b) {
+    return math::RowPickCombine<T>(order, a, b);
+  };
   DLNODE_NO_UNROLL
   for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
     math::RowPick<T> after{T(0), -1};
     DLNODE_NO_UNROLL
     for (int64_t j = 0; j < k; ++j) {
-      part[tid] = math::RowPickPartial<T>(order, in + r * n, n, tid, after);
-      __syncthreads();
-      for (int half = math::kRowThreads / 2; half > 0; half >>= 1) {
-        math::RowPickTreeStep<T>(order, part, half, tid);
-        __syncthreads();
-      }
-      after = part[0];
+      after =
+          BlockTree(part, tid, math::RowPickPartial<T>(order, in + r * n, n, tid, after), combine);
       if (tid == 0) {
         if (values != nullptr) values[r * k + j] = after.value;
         if (indices != nullptr) indices[r * k + j] = after.index;
       }
-      __syncthreads();
     }
+  }
+}
+
+// float32 rows of at most kSoftmaxHeld * kRowThreads elements (1024: an
+// ImageNet classifier's 1000 logits fit): each thread holds its
+// elements (and then their exps) in registers, so the row is read once and
+// each exp computed once; the values and their order are math::SoftmaxRow's
+// (RowPartial's max, SoftmaxPartial's Kahan sum, SoftmaxValue).
+constexpr int kSoftmaxHeld = 4;
+
+template <typename T>
+__device__ T MaxOf(T a, T b) {
+  return math::RowCombine<T>(math::RowOp::kMax, a, b);
+}
+template <typename T>
+__device__ T SumOf(T a, T b) {
+  return math::RowCombine<T>(math::RowOp::kSum, a, b);
+}
+
+// One row of at most kSoftmaxHeld * kRowThreads elements, held.
+__device__ void SoftmaxHeldRow(bool log, const float* row, float* dst, int64_t n, int tid,
+                               float* part) {
+  float x[kSoftmaxHeld];
+  float e[kSoftmaxHeld];
+  float partial = math::RowIdentity<float>(math::RowOp::kMax);
+#pragma unroll
+  for (int c = 0; c < kSoftmaxHeld; ++c) {
+    const int64_t j = tid + int64_t{c} * math::kRowThreads;
+    x[c] = j < n ? row[j] : 0.0f;
+    if (j < n) partial = MaxOf(partial, x[c]);
+  }
+  const float top = BlockTree(part, tid, partial, MaxOf<float>);
+  float acc = 0.0f;
+  float lost = 0.0f;  // SoftmaxPartial's Kahan sum, over the held exps
+#pragma unroll
+  for (int c = 0; c < kSoftmaxHeld; ++c) {
+    if (tid + int64_t{c} * math::kRowThreads >= n) break;
+    e[c] = math::Exp(x[c] - top);
+    const float y = e[c] - lost;
+    const float t = acc + y;
+    lost = (t - acc) - y;
+    acc = t;
+  }
+  const float total = BlockTree(part, tid, acc, SumOf<float>);
+  const float shift = log ? math::Log(total) : 0.0f;
+#pragma unroll
+  for (int c = 0; c < kSoftmaxHeld; ++c) {
+    const int64_t j = tid + int64_t{c} * math::kRowThreads;
+    if (j >= n) break;
+    dst[j] = log ? (x[c] - top) - shift : e[c] / total;  // SoftmaxValue
   }
 }
 
@@ -177,26 +358,20 @@ __global__ void SoftmaxRowsKernel(bool log, const T* in, T* out, int64_t rows, i
   DLNODE_NO_UNROLL
   for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
     const T* row = in + r * n;
-    part[tid] = math::RowPartial<T>(math::RowOp::kMax, row, n, tid);
-    __syncthreads();
-    for (int half = math::kRowThreads / 2; half > 0; half >>= 1) {
-      math::RowTreeStep<T>(math::RowOp::kMax, part, half, tid);
-      __syncthreads();
+    T* dst = out + r * n;
+    if constexpr (std::is_same<T, float>::value) {
+      if (n <= int64_t{kSoftmaxHeld} * math::kRowThreads) {
+        SoftmaxHeldRow(log, row, dst, n, tid, part);
+        continue;
+      }
     }
-    const T top = part[0];
-    __syncthreads();
-    part[tid] = math::SoftmaxPartial<T>(row, n, tid, top);
-    __syncthreads();
-    for (int half = math::kRowThreads / 2; half > 0; half >>= 1) {
-      math::RowTreeStep<T>(math::RowOp::kSum, part, half, tid);
-      __syncthreads();
-    }
-    const T total = part[0];
+    const T top =
+        BlockTree(part, tid, math::RowPartial<T>(math::RowOp::kMax, row, n, tid), MaxOf<T>);
+    const T total = BlockTree(part, tid, math::SoftmaxPartial<T>(row, n, tid, top), SumOf<T>);
     DLNODE_NO_UNROLL
     for (int64_t j = tid; j < n; j += math::kRowThreads) {
-      out[r * n + j] = math::SoftmaxValue<T>(log, row[j], top, total);
+      dst[j] = math::SoftmaxValue<T>(log, row[j], top, total);
     }
-    __syncthreads();
   }
 }
 
@@ -245,7 +420,14 @@ int LaunchElementwise(ElementwiseOp op, Scalar type, const OpPlan& plan, const O
   const cudaStream_t s = StreamOf(stream);
   SmallPlan small;
   if (plan.count > 0 && MakeSmallPlan(op, type, plan, &small)) {
-    SmallFloatKernel<<<Blocks(plan.count), kThreads, 0, s>>>(op, plan.n - 1, small, args);
+    if (DenseFloat(plan, args)) {
+      const uint32_t count = static_cast<uint32_t>(plan.count);
+      DenseFloatKernel<<<Blocks(std::max<int64_t>(count / 4, 1)), kThreads, 0, s>>>(op, plan.n - 1,
+                                                                                    count, args);
+      return static_cast<int>(cudaGetLastError());
+    }
+    SmallFloatKernel<<<Blocks((plan.count + kSmallPer - 1) / kSmallPer), kThreads, 0, s>>>(
+        op, plan.n - 1, small, args);
     return static_cast<int>(cudaGetLastError());
   }
   int width = 8;

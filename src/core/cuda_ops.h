@@ -1,5 +1,7 @@
 // The elementwise ops (elementwise.h) on CUDA device memory:
 // one kernel per compute dtype with the op as a runtime switch (cuda_ops.cu),
+// and two for float32 plans under 2^31 elements (four elements a thread: a
+// dense one through float4 loads, a tiled one for at most three dims),
 // whose element functions are elementwise_math.h's, the host engine's. Every
 // tensor operand must be on `device`; a JS-number operand travels by value in
 // the launch's arguments. The work is enqueued on `stream` (1 the legacy

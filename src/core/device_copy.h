@@ -31,6 +31,15 @@
 #define DLNODE_HD inline
 #endif
 
+// A loop nvcc keeps rolled (the kernels' grid-stride loops: unrolled copies
+// of a loop with a runtime switch inside cost binary size, not speed, in a
+// memory-bound kernel); nothing on the host.
+#if defined(__CUDA_ARCH__)
+#define DLNODE_NO_UNROLL _Pragma("unroll 1")
+#else
+#define DLNODE_NO_UNROLL
+#endif
+
 namespace dlnode {
 
 // Two strided views of one shape, strides in elements; dimensions of size 1
@@ -56,6 +65,8 @@ inline bool IsDenseCopy(const CopyPlan& p) {
 DLNODE_HD void PlanOffsets(const CopyPlan& p, int64_t i, int64_t* dst, int64_t* src) {
   int64_t d = 0;
   int64_t s = 0;
+  // Not unrolled: a 64-bit division a dim costs more than the loop.
+  DLNODE_NO_UNROLL
   for (int k = p.ndim - 1; k >= 0; --k) {
     const int64_t n = p.shape[k];
     const int64_t q = i / n;
@@ -126,6 +137,9 @@ inline bool MakeCopyPlan32(const CopyPlan& plan, CopyPlan32* out) {
 DLNODE_HD void PlanOffsets(const CopyPlan32& p, uint32_t i, int64_t* dst, int64_t* src) {
   int64_t d = 0;
   int64_t s = 0;
+  // Not unrolled: the tiled copy kernel inlines the walk kPer times, and
+  // unrolled over kMaxDims each copy took kilobytes per architecture.
+  DLNODE_NO_UNROLL
   for (int k = p.ndim - 1; k >= 0; --k) {
     const uint32_t q = Divide(p.shape[k], i);
     const auto r = static_cast<int64_t>(i - q * p.shape[k].divisor);

@@ -19,15 +19,6 @@
 #include "elementwise.h"
 #include "layout.h"
 
-// A loop nvcc keeps rolled (the kernels' grid-stride loops: unrolled copies
-// of a loop with a runtime switch inside cost binary size, not speed, in a
-// memory-bound kernel); nothing on the host.
-#if defined(__CUDA_ARCH__)
-#define DLNODE_NO_UNROLL _Pragma("unroll 1")
-#else
-#define DLNODE_NO_UNROLL
-#endif
-
 namespace dlnode {
 namespace math {
 
