@@ -207,7 +207,10 @@ describe("'cuda-ipc' on a GPU", () => {
       expect((await py.ask({ op: 'read', id: viaTorch.id })).values).toEqual([5, 6, 7, 8]);
       await py.ask({ op: 'release', id: viaCupy.id });
       await py.ask({ op: 'release', id: viaTorch.id });
-      expect(native.cudaIpcCollect()).toBe(0);
+      // Under compute-sanitizer one mapping outlived both releases once (H200,
+      // 2026-11-27): the worker's own account goes with the failure.
+      const left = native.cudaIpcCollect();
+      if (left !== 0) throw new Error(`${left} still mapped; Python: ${JSON.stringify(await py.ask({ op: 'stats' }))}`);
     } finally {
       await py.stop();
     }

@@ -29,7 +29,9 @@ describe('Python worker process', () => {
     expect(t.toArray()).toEqual([[10, 20, 30], [40, 50, 60]]);
     t.data[0] = -1;
     expect((await py.ask({ op: 'read', id: opened.id })).values[0]).toBe(-1);
+    expect(await py.ask({ op: 'stats' })).toMatchObject({ arrays: 1, mappings: 0, deferred: 0, holders: [] });
     await py.ask({ op: 'release', id: opened.id });
+    expect(await py.ask({ op: 'stats' })).toMatchObject({ arrays: 0 });
     t.dispose();
   });
 
