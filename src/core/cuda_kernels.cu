@@ -1,6 +1,6 @@
 // The kernels behind cuda_kernels.h. Each thread handles elements i,
 // i + grid size, ... (the copies of plans under 2^31 elements, and uint8 to
-// float32, four elements a thread in tiles: see kPer); PlanOffsets and the
+// float32, four elements a thread in tiles: TiledCopyKernel); PlanOffsets and the
 // conversion rules are the host-tested code of device_copy.h.
 #include <cuda_runtime.h>
 
@@ -21,51 +21,55 @@ struct alignas(8) Bytes16 {
   uint64_t hi;
 };
 
-// Index is int64_t with a CopyPlan, uint32_t with a CopyPlan32 (plans of
-// fewer than 2^31 elements: no 64-bit division in the walk). A CopyPlan32's
-// walk is tiled: a block takes kTile elements at a time, element
+// Plans of 2^31 elements and more: one element a thread, 64-bit indices.
+template <typename T>
+__global__ void StridedCopyKernel(const CopyPlan plan, T* dst, const T* src) {
+  const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < plan.count;
+       i += step) {
+    int64_t d;
+    int64_t s;
+    PlanOffsets(plan, i, &d, &s);
+    dst[d] = src[s];
+  }
+}
+
+// Plans of fewer than 2^31 elements (CopyPlan32: no 64-bit division in the
+// walk), each element cast from S to D (a copy where they are the same).
+// Tiled: a block takes kTile elements at a time, element
 // tile + u * kThreads + threadIdx.x for u < kPer, so each of a thread's kPer
 // loads is coalesced across the warp where the layout allows and the kPer are
 // in flight together (one element a thread waited on each load in turn: a
 // permuted gather ran at 143 GB/s against torch's 501 on an H200,
-// bench/README.md). Plans of 2^31 elements and more keep the plain walk (one
-// more copy of each kernel per architecture for a rare size).
+// bench/README.md "CUDA ops"). The larger plans keep the plain walk above:
+// one more copy of each kernel per architecture for a rare size.
 constexpr int kPer = 4;
-constexpr int64_t kTile = int64_t{kThreads} * kPer;
+constexpr uint32_t kTile = kThreads * kPer;
 
-template <typename T, typename Plan, typename Index>
-__global__ void StridedCopyKernel(const Plan plan, T* dst, const T* src) {
-  if constexpr (std::is_same<Index, uint32_t>::value) {
-    const uint32_t count = plan.count;
-    const uint32_t step = gridDim.x * static_cast<uint32_t>(kTile);
-    for (uint32_t tile = blockIdx.x * static_cast<uint32_t>(kTile); tile < count; tile += step) {
-      int64_t d[kPer];
-      T v[kPer];
+template <typename S, typename D>
+__global__ void TiledCopyKernel(const CopyPlan32 plan, D* dst, const S* src) {
+  const uint32_t count = plan.count;
+  for (uint32_t tile = blockIdx.x * kTile; tile < count; tile += gridDim.x * kTile) {
+    int64_t d[kPer];
+    S v[kPer];
 #pragma unroll
-      for (int u = 0; u < kPer; ++u) {
-        const uint32_t i = tile + u * kThreads + threadIdx.x;
-        if (i >= count) break;
-        int64_t s;
-        PlanOffsets(plan, i, &d[u], &s);
-        v[u] = src[s];
-      }
-#pragma unroll
-      for (int u = 0; u < kPer; ++u) {
-        if (tile + u * kThreads + threadIdx.x >= count) break;
-        dst[d[u]] = v[u];
-      }
-    }
-  } else {
-    const Index step = static_cast<Index>(gridDim.x) * blockDim.x;
-    for (Index i = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x;
-         i < static_cast<Index>(plan.count); i += step) {
-      int64_t d;
+    for (int u = 0; u < kPer; ++u) {
+      const uint32_t i = tile + u * kThreads + threadIdx.x;
+      if (i >= count) break;
       int64_t s;
-      PlanOffsets(plan, i, &d, &s);
-      dst[d] = src[s];
+      PlanOffsets(plan, i, &d[u], &s);
+      v[u] = src[s];
+    }
+#pragma unroll
+    for (int u = 0; u < kPer; ++u) {
+      if (tile + u * kThreads + threadIdx.x >= count) break;
+      dst[d[u]] = static_cast<D>(v[u]);
     }
   }
 }
+
+// The tiled kernel's blocks for `count` elements.
+unsigned TiledBlocks(int64_t count) { return Blocks((count + kPer - 1) / kPer); }
 
 // Any element size, or pointers not aligned to it: byte by byte.
 template <typename Plan, typename Index>
@@ -99,33 +103,6 @@ __global__ void ConvertKernel(const Plan plan, ElementType dst_type, char* dst,
   }
 }
 
-// uint8 -> float32 (an image's bytes to a model's input, dl.normalize's first
-// pass on a device) tiled as StridedCopyKernel: the generic ConvertKernel
-// walks one element a thread through ConvertElement's switches, which ran a
-// permuted frame batch at the untiled copy's pace (bench/README.md "CUDA
-// ops"). Every uint8 is a float32: the cast is ConvertElement's value.
-__global__ void BytesToFloatKernel(const CopyPlan32 plan, float* dst, const uint8_t* src) {
-  const uint32_t count = plan.count;
-  const uint32_t step = gridDim.x * static_cast<uint32_t>(kTile);
-  for (uint32_t tile = blockIdx.x * static_cast<uint32_t>(kTile); tile < count; tile += step) {
-    int64_t d[kPer];
-    uint8_t v[kPer];
-#pragma unroll
-    for (int u = 0; u < kPer; ++u) {
-      const uint32_t i = tile + u * kThreads + threadIdx.x;
-      if (i >= count) break;
-      int64_t s;
-      PlanOffsets(plan, i, &d[u], &s);
-      v[u] = src[s];
-    }
-#pragma unroll
-    for (int u = 0; u < kPer; ++u) {
-      if (tile + u * kThreads + threadIdx.x >= count) break;
-      dst[d[u]] = static_cast<float>(v[u]);
-    }
-  }
-}
-
 bool Aligned(const void* p, uint64_t item) { return reinterpret_cast<uintptr_t>(p) % item == 0; }
 
 // Launches with 32-bit indices where the plan allows.
@@ -140,13 +117,14 @@ void WithPlan(const CopyPlan& plan, Launcher launch) {
 
 template <typename T>
 void Launch(const CopyPlan& plan, char* dst, const char* src, cudaStream_t stream) {
-  WithPlan(plan, [&](const auto& p, auto index) {
-    using Plan = std::decay_t<decltype(p)>;
-    const bool tiled = std::is_same<decltype(index), uint32_t>::value;
-    const unsigned blocks = tiled ? Blocks((plan.count + kPer - 1) / kPer) : Blocks(plan.count);
-    StridedCopyKernel<T, Plan, decltype(index)><<<blocks, kThreads, 0, stream>>>(
-        p, reinterpret_cast<T*>(dst), reinterpret_cast<const T*>(src));
-  });
+  CopyPlan32 narrow;
+  if (MakeCopyPlan32(plan, &narrow)) {
+    TiledCopyKernel<T, T><<<TiledBlocks(plan.count), kThreads, 0, stream>>>(
+        narrow, reinterpret_cast<T*>(dst), reinterpret_cast<const T*>(src));
+  } else {
+    StridedCopyKernel<T><<<Blocks(plan.count), kThreads, 0, stream>>>(
+        plan, reinterpret_cast<T*>(dst), reinterpret_cast<const T*>(src));
+  }
 }
 
 }  // namespace
@@ -179,10 +157,15 @@ int LaunchStridedCopy(const CopyPlan& plan, uint64_t item_size, char* dst, const
 int LaunchConvert(const CopyPlan& plan, ElementType dst_type, char* dst, ElementType src_type,
                   const char* src, uintptr_t stream) {
   const bool aligned = ElementsAligned(dst, dst_type) && ElementsAligned(src, src_type);
+  // uint8 -> float32 (an image's bytes to a model's input, dl.normalize's
+  // first pass on a device) through the tiled copy: ConvertKernel walks one
+  // element a thread through ConvertElement's switches, and ran a permuted
+  // frame batch at the untiled copy's pace. Every uint8 is a float32, so the
+  // cast gives ConvertElement's value.
   CopyPlan32 narrow;
   if (aligned && SameType(src_type, ElementType{kDLUInt, 8}) &&
       SameType(dst_type, ElementType{kDLFloat, 32}) && MakeCopyPlan32(plan, &narrow)) {
-    BytesToFloatKernel<<<Blocks((plan.count + kPer - 1) / kPer), kThreads, 0, StreamOf(stream)>>>(
+    TiledCopyKernel<uint8_t, float><<<TiledBlocks(plan.count), kThreads, 0, StreamOf(stream)>>>(
         narrow, reinterpret_cast<float*>(dst), reinterpret_cast<const uint8_t*>(src));
     return static_cast<int>(cudaGetLastError());
   }
