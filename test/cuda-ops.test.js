@@ -485,6 +485,65 @@ describe('softmax and logSoftmax on the device', () => {
   });
 });
 
+describe('the float32 fast kernels on the device', () => {
+  // src/core/cuda_ops.cu: DenseFloatKernel (dense operands, 16-byte aligned,
+  // four elements a thread, the last count % 4 one a thread), SmallFloatKernel
+  // (tiles of 1,024 elements), the softmax rows held in registers (at most
+  // 1,024 elements) and those that are not, and the row trees' warp shuffles.
+  // Values are multiples of 1/4 in [-4, 4] (valuesFor): every sum here is exact.
+  itGpu('dense ops at every length mod 4 and every alignment equal the CPU ones', () => {
+    const base = hostTensor('float32', [4200], 'none');
+    const other = hostTensor('float32', [4200], 'none', true);
+    const deviceBase = onDevice(base);
+    const deviceOther = onDevice(other);
+    for (const n of [1, 2, 3, 4, 5, 7, 8, 1023, 1024, 1025, 4097]) {
+      for (const start of [0, 1, 2, 3]) {
+        const a = base.slice(0, start, start + n);
+        const da = deviceBase.slice(0, start, start + n);
+        const b = other.slice(0, 3 - start, 3 - start + n); // aligned only where start is 3
+        const db = deviceOther.slice(0, 3 - start, 3 - start + n);
+        expectSame(da.add(da), a.add(a));
+        expectSame(da.div(3), a.div(3));
+        expectSame(da.sub(db), a.sub(b));
+        expectSame(dl.mul(da, 0.5), dl.mul(a, 0.5));
+        expectSame(da.exp(), a.exp(), closeTol('float32'));
+        expectSame(da.sigmoid(), a.sigmoid(), closeTol('float32'));
+        const inPlace = da.clone();
+        expect(inPlace.mul_(db)).toBe(inPlace);
+        expectSame(inPlace, a.mul(b));
+      }
+    }
+  });
+
+  itGpu('broadcast ops across tile edges equal the CPU ones', () => {
+    for (const shape of [[3, 17, 31], [2, 1025], [5, 3, 1000]]) {
+      const x = hostTensor('float32', shape, 'none');
+      const row = hostTensor('float32', [shape[shape.length - 1]], 'none', true);
+      const channel = hostTensor('float32', [shape[0], ...shape.slice(1).map(() => 1)], 'none', true);
+      expectSame(onDevice(x).sub(onDevice(row)), x.sub(row));
+      expectSame(onDevice(x).div(onDevice(channel)), x.div(channel));
+      expectSame(onDevice(x).transpose(0, -1).add(1), x.transpose(0, -1).add(1));
+    }
+  });
+
+  itGpu('rows of 1 to 3,000 elements: softmax, sums, extremes and picks equal the CPU ones', () => {
+    for (const n of [1, 31, 255, 256, 257, 1000, 1024, 1025, 3000]) {
+      const t = hostTensor('float32', [3, n], 'none');
+      const d = onDevice(t);
+      expectSame(d.softmax(1), t.softmax(1), closeTol('float32') * 4);
+      expectSame(d.logSoftmax(1), t.logSoftmax(1), closeTol('float32') * 4);
+      expectSame(d.sum(1), t.sum(1));
+      expectSame(d.amax(1), t.amax(1));
+      expectSame(d.argmin(1), t.argmin(1));
+      const k = Math.min(n, 5);
+      const picked = d.topk(k, 1);
+      const expected = t.topk(k, 1);
+      expectSame(picked.values, expected.values);
+      expectSame(picked.indices, expected.indices);
+    }
+  });
+});
+
 describe('memory', () => {
   itGpu('every temporary is freed: memoryStats back to base after dispose', async () => {
     const da = dl.tensor(valuesFor('int32', 64 * 32), { dtype: 'int32', shape: [64, 32], device: 'cuda' });
