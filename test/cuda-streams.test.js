@@ -9,7 +9,7 @@ const dl = require('../lib');
 const { makeTensor } = require('../lib/tensor');
 const { kStorage, kLayout } = require('../lib/symbols');
 const { Layout } = require('../lib/layout');
-const { collect, expectError } = require('./helpers');
+const { collect, expectError, EXIT_SAFE_FLAGS } = require('./helpers');
 
 const caps = dl.capabilities().cuda;
 const itGpu = caps.available ? test : test.skip;
@@ -72,7 +72,8 @@ describe('done() pending when its thread ends (a stand-in stream, a child proces
     ['exit', 12],
     ['worker-only', 12],
   ])('%s, %i rounds: the process lives on', (mode, rounds) => {
-    const result = spawnSync(process.execPath, [FIXTURE, mode, String(rounds)], { encoding: 'utf8', timeout: 60000 });
+    const result = spawnSync(process.execPath, [...EXIT_SAFE_FLAGS, FIXTURE, mode, String(rounds)],
+      { encoding: 'utf8', timeout: 60000 });
     expect(result.stderr).not.toMatch(/FATAL ERROR|Aborted|Segmentation/);
     expect({ signal: result.signal, status: result.status, stdout: result.stdout })
       .toEqual({ signal: null, status: 0, stdout: `ok ${mode} ${rounds}\n` });

@@ -141,5 +141,16 @@ function segmentHolders(name) {
   return fs.readdirSync('/proc').filter((p) => /^\d+$/.test(p) && heldSegments(p).includes(name)).map(Number);
 }
 
+// Node flags for a child that calls process.exit() while its threads allocate.
+// Node's exit can deadlock when a V8 compile job on a platform worker waits for a
+// main-thread collection that never comes: the main thread joins the workers in
+// NodePlatform::Shutdown while the job sits in CollectionBarrier::
+// AwaitCollectionBackground (nodejs/node#54918 and #64274, open). Seen here on
+// Node 24.21 in 1 of 120 runs of test/fixtures/async-terminate.js (a Sparkplug
+// job), and once in a clean-clone CI run. With these flags no compile job runs
+// off the main thread, so the deadlock cannot form; the addon's own threads are
+// unaffected.
+const EXIT_SAFE_FLAGS = ['--no-concurrent-sparkplug', '--no-concurrent-recompilation'];
+
 module.exports = { producer, consumer, native, collect, turn, expectError, nativeStats, PYTHON, startPython, jsonLines,
-  heldSegments, segmentHolders };
+  heldSegments, segmentHolders, EXIT_SAFE_FLAGS };

@@ -8,6 +8,7 @@ const fs = require('fs');
 const os = require('os');
 const path = require('path');
 const { spawnSync } = require('child_process');
+const { EXIT_SAFE_FLAGS } = require('./helpers');
 const dl = require('../lib');
 
 const PYTHON = process.env.DLPACK_TEST_PYTHON || '/usr/bin/python3';
@@ -490,7 +491,7 @@ describe('the asynchronous form ({ async: true })', () => {
   });
 
   it('survives worker.terminate() and process.exit() with ops in flight', () => {
-    const child = spawnSync(process.execPath, [path.join(__dirname, 'fixtures', 'async-terminate.js')],
+    const child = spawnSync(process.execPath, [...EXIT_SAFE_FLAGS, path.join(__dirname, 'fixtures', 'async-terminate.js')],
       { encoding: 'utf8', timeout: 60000 });
     expect({ status: child.status, signal: child.signal, stderr: child.stderr }).toEqual({ status: 0, signal: null,
       stderr: '' });

@@ -7,6 +7,7 @@
 // (test/bad-input/r-reduce.test.js).
 const path = require('path');
 const { spawnSync } = require('child_process');
+const { EXIT_SAFE_FLAGS } = require('./helpers');
 const dl = require('../lib');
 
 // Deterministic values with ties, negatives and a fraction.
@@ -168,7 +169,8 @@ describe('reductions with { async: true }', () => {
   });
 
   it('survive worker.terminate() and process.exit() with reductions in flight', () => {
-    const child = spawnSync(process.execPath, [path.join(__dirname, 'fixtures', 'async-reduce-terminate.js')],
+    const child = spawnSync(process.execPath,
+      [...EXIT_SAFE_FLAGS, path.join(__dirname, 'fixtures', 'async-reduce-terminate.js')],
       { encoding: 'utf8', timeout: 60000 });
     expect({ status: child.status, signal: child.signal, stderr: child.stderr }).toEqual({ status: 0, signal: null,
       stderr: '' });

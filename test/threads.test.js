@@ -5,13 +5,15 @@
 // std::terminate, exit 134).
 const path = require('path');
 const { spawnSync } = require('child_process');
+const { EXIT_SAFE_FLAGS } = require('./helpers');
 
 const STORM = path.join(__dirname, 'fixtures', 'terminate-storm.js');
 
 // The storm runs in a child process: an abort there is a failed test here.
 function storm(mode, arg) {
   // The limit is for a hang only: a sanitizer build on a busy machine is slow.
-  return spawnSync(process.execPath, [STORM, mode, String(arg)], { encoding: 'utf8', timeout: 100000 });
+  return spawnSync(process.execPath, [...EXIT_SAFE_FLAGS, STORM, mode, String(arg)],
+    { encoding: 'utf8', timeout: 100000 });
 }
 
 function expectClean(result) {
@@ -41,7 +43,8 @@ describe('terminate storm over every native entry point', () => {
 describe('a toPointer() struct imported on another thread (a child process each)', () => {
   const CROSS = path.join(__dirname, 'fixtures', 'cross-thread.js');
   const run = (scenario) => {
-    const result = spawnSync(process.execPath, ['--expose-gc', CROSS, scenario], { encoding: 'utf8', timeout: 60000 });
+    const result = spawnSync(process.execPath, [...EXIT_SAFE_FLAGS, '--expose-gc', CROSS, scenario],
+      { encoding: 'utf8', timeout: 60000 });
     expectClean(result);
     expect(result.status).toBe(0);
     // A child that exits 0 with nothing (or half a line) on stdout is a failure to
