@@ -43,8 +43,6 @@ __global__ void StridedCopyKernel(const CopyPlan plan, T* dst, const T* src) {
 // permuted gather ran at 143 GB/s against torch's 501 on an H200,
 // bench/README.md "CUDA ops"). The larger plans keep the plain walk above:
 // one more copy of each kernel per architecture for a rare size.
-constexpr int kPer = 4;
-constexpr uint32_t kTile = kThreads * kPer;
 
 template <typename S, typename D>
 __global__ void TiledCopyKernel(const CopyPlan32 plan, D* dst, const S* src) {
@@ -67,9 +65,6 @@ __global__ void TiledCopyKernel(const CopyPlan32 plan, D* dst, const S* src) {
     }
   }
 }
-
-// The tiled kernel's blocks for `count` elements.
-unsigned TiledBlocks(int64_t count) { return Blocks((count + kPer - 1) / kPer); }
 
 // Any element size, or pointers not aligned to it: byte by byte.
 template <typename Plan, typename Index>

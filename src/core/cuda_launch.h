@@ -23,6 +23,14 @@ inline unsigned Blocks(int64_t count) {
   return static_cast<unsigned>(std::min<int64_t>((count + kThreads - 1) / kThreads, 1 << 16));
 }
 
+// The tiled kernels (the copies, cuda_kernels.cu; the float32 ops,
+// cuda_ops.cu) take kPer elements a thread per step, kTile a block.
+constexpr int kPer = 4;
+constexpr uint32_t kTile = kThreads * kPer;
+
+// Blocks for a tiled walk over `count` elements.
+inline unsigned TiledBlocks(int64_t count) { return Blocks((count + kPer - 1) / kPer); }
+
 // One block per row (the row kernels' grid-stride loop over rows covers
 // more than 2^16).
 inline unsigned RowBlocks(int64_t rows) {

@@ -101,10 +101,8 @@ struct SmallPlan {
   int64_t strides[kMaxOperands][3] = {};  // per operand: outer, middle, inner (elements)
 };
 
-// Tiled as the copy kernels (cuda_kernels.cu): element tile + u * kThreads +
-// threadIdx.x for u < kSmallPer, each thread's loads in flight together.
-constexpr int kSmallPer = 4;
-constexpr uint32_t kSmallTile = kThreads * kSmallPer;
+// Tiled as the copy kernels (cuda_launch.h kPer): element tile + u * kThreads +
+// threadIdx.x for u < kPer, each thread's loads in flight together.
 
 __device__ __forceinline__ void SmallOffsets(const SmallPlan& p, uint32_t i, uint32_t* a,
                                              uint32_t* b, uint32_t* c) {
@@ -119,12 +117,12 @@ __global__ void SmallFloatKernel(ElementwiseOp op, int arity, const SmallPlan p,
   float scalar[kMaxOperands - 1];
 #pragma unroll
   for (int k = 0; k < kMaxOperands - 1; ++k) memcpy(&scalar[k], &args.scalar[k + 1], sizeof(float));
-  const uint32_t step = gridDim.x * kSmallTile;
-  for (uint32_t tile = blockIdx.x * kSmallTile; tile < p.count; tile += step) {
-    float v[kSmallPer][kMaxOperands - 1];
-    uint32_t at[kSmallPer][3];
+  const uint32_t step = gridDim.x * kTile;
+  for (uint32_t tile = blockIdx.x * kTile; tile < p.count; tile += step) {
+    float v[kPer][kMaxOperands - 1];
+    uint32_t at[kPer][3];
 #pragma unroll
-    for (int u = 0; u < kSmallPer; ++u) {
+    for (int u = 0; u < kPer; ++u) {
       const uint32_t i = tile + u * kThreads + threadIdx.x;
       if (i >= p.count) break;
       SmallOffsets(p, i, &at[u][0], &at[u][1], &at[u][2]);
@@ -142,7 +140,7 @@ __global__ void SmallFloatKernel(ElementwiseOp op, int arity, const SmallPlan p,
     }
     const int64_t* so = p.strides[0];
 #pragma unroll
-    for (int u = 0; u < kSmallPer; ++u) {
+    for (int u = 0; u < kPer; ++u) {
       if (tile + u * kThreads + threadIdx.x >= p.count) break;
       reinterpret_cast<float*>(
           args.ptr[0])[at[u][0] * so[0] + at[u][1] * so[1] + at[u][2] * so[2]] =
@@ -329,15 +327,12 @@ __device__ void SoftmaxHeldRow(bool log, const float* row, float* dst, int64_t n
   }
   const float top = BlockTree(part, tid, partial, MaxOf<float>);
   float acc = 0.0f;
-  float lost = 0.0f;  // SoftmaxPartial's Kahan sum, over the held exps
+  float lost = 0.0f;  // SoftmaxPartial's sum, over the held exps
 #pragma unroll
   for (int c = 0; c < kSoftmaxHeld; ++c) {
     if (tid + int64_t{c} * math::kRowThreads >= n) break;
     e[c] = math::Exp(x[c] - top);
-    const float y = e[c] - lost;
-    const float t = acc + y;
-    lost = (t - acc) - y;
-    acc = t;
+    math::KahanAdd(&acc, &lost, e[c]);
   }
   const float total = BlockTree(part, tid, acc, SumOf<float>);
   const float shift = log ? math::Log(total) : 0.0f;
@@ -422,12 +417,10 @@ int LaunchElementwise(ElementwiseOp op, Scalar type, const OpPlan& plan, const O
   if (plan.count > 0 && MakeSmallPlan(op, type, plan, &small)) {
     if (DenseFloat(plan, args)) {
       const uint32_t count = static_cast<uint32_t>(plan.count);
-      DenseFloatKernel<<<Blocks(std::max<int64_t>(count / 4, 1)), kThreads, 0, s>>>(op, plan.n - 1,
-                                                                                    count, args);
+      DenseFloatKernel<<<TiledBlocks(count), kThreads, 0, s>>>(op, plan.n - 1, count, args);
       return static_cast<int>(cudaGetLastError());
     }
-    SmallFloatKernel<<<Blocks((plan.count + kSmallPer - 1) / kSmallPer), kThreads, 0, s>>>(
-        op, plan.n - 1, small, args);
+    SmallFloatKernel<<<TiledBlocks(plan.count), kThreads, 0, s>>>(op, plan.n - 1, small, args);
     return static_cast<int>(cudaGetLastError());
   }
   int width = 8;

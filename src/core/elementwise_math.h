@@ -371,19 +371,25 @@ DLNODE_HD T RowCombine(RowOp op, T a, T b) {
 }
 
 // Thread `tid`'s partial over row[0, n).
+// One step of Kahan's compensated sum: `value` joins `*acc`, and `*lost` keeps
+// what the addition dropped, negated (RowPartial's float sums, SoftmaxPartial,
+// and the device softmax that holds its row, cuda_ops.cu: one order for all).
+template <typename T>
+DLNODE_HD void KahanAdd(T* acc, T* lost, T value) {
+  const T y = value - *lost;
+  const T t = *acc + y;
+  *lost = (t - *acc) - y;
+  *acc = t;
+}
+
 template <typename T>
 DLNODE_HD T RowPartial(RowOp op, const T* row, int64_t n, int tid) {
   T acc = RowIdentity<T>(op);
   if constexpr (kIsFloat<T>) {
     if (op == RowOp::kSum) {
-      T lost = T(0);  // Kahan: what the running sum dropped, negated
+      T lost = T(0);
       DLNODE_NO_UNROLL
-      for (int64_t j = tid; j < n; j += kRowThreads) {
-        const T y = row[j] - lost;
-        const T t = acc + y;
-        lost = (t - acc) - y;
-        acc = t;
-      }
+      for (int64_t j = tid; j < n; j += kRowThreads) KahanAdd(&acc, &lost, row[j]);
       return acc;
     }
   }
@@ -489,12 +495,7 @@ DLNODE_HD T SoftmaxPartial(const T* row, int64_t n, int tid, T top) {
   T acc = T(0);
   T lost = T(0);
   DLNODE_NO_UNROLL
-  for (int64_t j = tid; j < n; j += kRowThreads) {
-    const T y = Exp(row[j] - top) - lost;
-    const T t = acc + y;
-    lost = (t - acc) - y;
-    acc = t;
-  }
+  for (int64_t j = tid; j < n; j += kRowThreads) KahanAdd(&acc, &lost, Exp(row[j] - top));
   return acc;
 }
 
