@@ -367,6 +367,24 @@ function cudaSoftmaxRows(device, dtypeIndex, log, stream, inHandle, inOffset, ou
   native.cudaSoftmaxRows(device, dtypeIndex, log, stream, inHandle, inOffset, outHandle, outOffset, rows, n);
 }
 
+// dl.normalize's one pass into float32 as a kernel on CUDA device `device`
+// (src/addon/cuda.h CudaNormalize), enqueued on `stream`: out and input are
+// storage handles with their byte offsets and strides. False, with nothing
+// enqueued, where the one-pass kernel does not take the case.
+/**
+ * @param {number} device @param {number} inDtype @param {bigint} stream @param {readonly number[]} shape
+ * @param {StorageHandle} outHandle @param {number} outOffset @param {readonly number[]} outStrides
+ * @param {StorageHandle} inHandle @param {number} inOffset @param {readonly number[]} inStrides
+ * @param {Float64Array} meanStd @param {number} scale
+ * @returns {boolean}
+ */
+function cudaNormalize(device, inDtype, stream, shape, outHandle, outOffset, outStrides, inHandle, inOffset, inStrides,
+  meanStd, scale) {
+  writeShape(shape, outStrides);
+  writeSourceStrides(inStrides);
+  return native.cudaNormalize(device, inDtype, stream, outHandle, outOffset, inHandle, inOffset, meanStd, scale);
+}
+
 // dl.normalize's one pass (src/addon/ops.h NormalizeOnHost).
 /**
  * @param {number} inDtype @param {number} outDtype @param {readonly number[]} shape @param {Uint8Array} outBytes
@@ -424,7 +442,7 @@ function reduceLanes(op, srcBytes, srcOffset, srcDtype, shape, strides, dim, out
 }
 
 module.exports = {
-  native, threadShared, opCodes, deviceCodes, maxThreads, MAX_DIMS, dlpackVersion, dlpackFlags, hugePageAdviceMin, hugePageAdvice, slabConvention, elementwise, normalize, externalBuffers, importResult, viewFailure, memoryKind,
+  native, threadShared, opCodes, deviceCodes, maxThreads, MAX_DIMS, dlpackVersion, dlpackFlags, hugePageAdviceMin, hugePageAdvice, slabConvention, elementwise, normalize, cudaNormalize, externalBuffers, importResult, viewFailure, memoryKind,
   checkDtypes, dtypeMismatch, viewCount, exportStruct, adoptPointer, importStruct, copyStrided, cudaStridedCopy,
   cudaElementwise, cudaReduceRows, cudaRowPicks, cudaSoftmaxRows,
   cudaConvert, reduceTable, reduceDims, reduceLanes,

@@ -258,6 +258,12 @@ export interface Native {
   /** softmax (or logSoftmax: `log`) of each dense row of `n` elements, one launch. */
   cudaSoftmaxRows(device: number, dtype: number, log: boolean, stream: bigint, input: StorageHandle, inOffset: number,
     out: StorageHandle, outOffset: number, rows: number, n: number): void;
+  /**
+   * dl.normalize's one pass into float32 on `device` (shape and strides in the scratch slab); false, with nothing
+   * enqueued, where the one-pass kernel does not take the case.
+   */
+  cudaNormalize(device: number, inDtype: number, stream: bigint, out: StorageHandle, outOffset: number,
+    input: StorageHandle, inOffset: number, meanStd: Float64Array, scale: number): boolean;
   cudaStats(device: number): CudaMemoryStats;
   /** Gives cached blocks back to the driver and trims the pool; the bytes handed back. */
   cudaEmptyCache(device: number): number;

@@ -485,19 +485,25 @@ function clamp(input, min, max, options, self) {
 
 const NORMALIZE_KEYS = ['scale', 'out', 'async', 'stream'];
 
-function channelValues(values, channels, name) {
-  if (typeof values === 'number') return new Array(channels).fill(values);
+// mean or std, checked, as one value per channel written into `into` from
+// `at`. Plain loops: a per-frame call meets this code cold, and each array
+// builtin it would call (Array.from, fill, a spread) costs microseconds there.
+function channelValues(values, channels, name, into, at) {
+  if (typeof values === 'number') {
+    for (let c = 0; c < channels; c++) into[at + c] = values;
+    return;
+  }
   if (!Array.isArray(values) && !ArrayBuffer.isView(values)) {
     throw invalidType(name, 'a number or an array of numbers', values);
   }
-  for (let i = 0; i < values.length; i++) {
+  const n = values.length;
+  for (let i = 0; i < n; i++) {
     if (typeof values[i] !== 'number') throw invalidType(`${name}[${i}]`, 'a number', values[i]);
   }
-  if (values.length === 1) return new Array(channels).fill(values[0]);
-  if (values.length !== channels) {
+  if (n !== 1 && n !== channels) {
     throw invalidValue(name, `one value per channel (${channels}, dim -3 of the input) or one for all`, values);
   }
-  return Array.from(values);
+  for (let c = 0; c < channels; c++) into[at + c] = values[n === 1 ? 0 : c];
 }
 
 // torchvision.transforms.functional.normalize with a scale first:
@@ -532,8 +538,10 @@ function normalize(input, mean, std, options = undefined) {
   const dtype = input[kLayout].info.name;
   if (CATEGORY[dtype] === COMPLEX) throw unsupported('normalize', dtype);
   const channels = shape[shape.length - 3];
-  const means = channelValues(mean, channels, 'mean');
-  const stds = channelValues(std, channels, 'std');
+  // mean[0..C) then std[0..C), as the native pass reads them.
+  const meanStd = new Float64Array(2 * channels);
+  channelValues(mean, channels, 'mean', meanStd, 0);
+  channelValues(std, channels, 'std', meanStd, channels);
   if (out !== undefined) {
     const s = out[kLayout].shape;
     if (s.length !== shape.length || s.some((d, i) => d !== shape[i])) {
@@ -547,7 +555,7 @@ function normalize(input, mean, std, options = undefined) {
   }
   const device = placement('normalize', [input], out);
   if (device !== null) {
-    const result = normalizeOnDevice(input, means, stds, scale, out, stream);
+    const result = normalizeOnDevice(input, meanStd, scale, out, stream);
     return async ? Promise.resolve(result) : result;
   }
   const temporaries = [];
@@ -570,7 +578,6 @@ function normalize(input, mean, std, options = undefined) {
       return out;
     };
     if (target[kLayout].size === 0) return async ? Promise.resolve(finish()) : finish();
-    const meanStd = Float64Array.from([...means, ...stds]);
     const settled = route.runNormalize(target[kStorage], target[kLayout], source[kStorage], source[kLayout], meanStd,
       scale, async);
     if (!async) return finish();
@@ -587,6 +594,29 @@ function normalize(input, mean, std, options = undefined) {
   }
 }
 
+// normalizeOnDevice()'s one kernel into float32: the result (out, or a new
+// tensor), or undefined where the kernel does not take the case. An out that
+// partially overlaps the input is written through a temporary, as on the host.
+function normalizeInOnePass(input, meanStd, scale, out, stream) {
+  // The kernel's 32-bit indices (DeviceNormalizes decides every case; this
+  // spares the largest a result it would not write).
+  if (input[kLayout].size >= 2 ** 31) return undefined;
+  const shape = input[kLayout].shape;
+  const target = out === undefined || partialOverlap(out, [input], shape) ? fresh(shape, 'float32', input[kDevice]) :
+    out;
+  let taken = false;
+  try {
+    taken = route.runNormalizeOnDevice(target[kStorage], target[kLayout], input[kStorage], input[kLayout], meanStd,
+      scale, stream);
+    if (!taken || target === out) return taken ? out : undefined;
+    if (out === undefined) return target;
+    out.copyFrom(target, { stream });
+    return out;
+  } finally {
+    if (target !== out && (!taken || out !== undefined)) target.dispose();
+  }
+}
+
 // The per-channel values as a [C, 1, 1] tensor of `dtype` on `device`.
 function channelTensor(values, dtype, device, stream) {
   const host = fresh([values.length, 1, 1], dtype);
@@ -599,12 +629,21 @@ function channelTensor(values, dtype, device, stream) {
   }
 }
 
-// normalize() on a CUDA device: the elementwise kernels, in the host pass's
-// order and type ((x * scale - mean[c]) / std[c], each step rounded in the
-// output's dtype), enqueued on `stream`.
-function normalizeOnDevice(input, means, stds, scale, out, stream) {
+// normalize() on a CUDA device, enqueued on `stream`: one kernel where it
+// takes the case (uint8, bool or float32 into float32, at most 32 channels:
+// src/core/device_normalize.h), else the elementwise kernels; either way in
+// the host pass's order and type ((x * scale - mean[c]) / std[c], each step
+// rounded in the output's dtype), so the bits are the host's.
+function normalizeOnDevice(input, meanStd, scale, out, stream) {
   const device = input[kDevice];
   const outType = out !== undefined && out[kLayout].info.name === 'float64' ? 'float64' : 'float32';
+  if (outType === 'float32') {
+    const result = normalizeInOnePass(input, meanStd, scale, out, stream);
+    if (result !== undefined) return result;
+  }
+  const channels = meanStd.length / 2;
+  const means = meanStd.subarray(0, channels);
+  const stds = meanStd.subarray(channels);
   const temporaries = [];
   try {
     const x = input[kLayout].info.name === outType ? input : input.to(outType, { stream });

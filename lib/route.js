@@ -12,6 +12,7 @@
 // caller wraps it in a tensor. The device of a pair is its storage's.
 const {
   native, copyStrided, cudaStridedCopy, cudaConvert, cudaElementwise, cudaReduceRows, cudaRowPicks, cudaSoftmaxRows,
+  cudaNormalize,
   elementwise, normalize, reduceDims, reduceLanes,
 } = require('./binding');
 const { makeError } = require('./errors');
@@ -422,6 +423,17 @@ function runNormalize(outStorage, out, inStorage, input, meanStd, scale, async =
     inStorage.getBytes(), input.byteOffset, input.strides, meanStd, scale, async);
 }
 
+// The same pass as one kernel on the CUDA device of outStorage (src/core/
+// device_normalize.h), out float32, enqueued on `stream` where both storages
+// are memory this library allocated (kernelStream's rule), else on the
+// legacy default stream. False, with nothing enqueued, where that kernel does
+// not take the case (the caller then runs the elementwise kernels).
+function runNormalizeOnDevice(outStorage, out, inStorage, input, meanStd, scale, stream = 1n) {
+  return cudaNormalize(outStorage.device.index, input.info.index, kernelStream(outStorage, inStorage, stream), out.shape,
+    outStorage.nativeArg(), out.byteOffset, out.strides, inStorage.nativeArg(), input.byteOffset, input.strides,
+    meanStd, scale);
+}
+
 // A reduction of src's dims in `order` (the last `reduced` of them reduced)
 // into the contiguous pair `out`. A Promise when `async` (settled once the
 // loop has run off this thread), else undefined.
@@ -444,6 +456,6 @@ function runReduceLanes(op, storage, layout, dim, outStrides, values, valuesOffs
 module.exports = {
   PATH, coveredBuffer, onHost, overlapping, refuseSharedElements, copyPath, copyBytes, copyStorage, copyOnDevice,
   convertOnDevice, copyInto, copyIntoAsync, clone, moveTo, convert, convertOnHostAsync, operandOf, runElementwise,
-  runElementwiseOnDevice, runReduceRowsOnDevice, runRowPicksOnDevice, runSoftmaxRowsOnDevice, runNormalize, runReduceDims,
+  runElementwiseOnDevice, runReduceRowsOnDevice, runRowPicksOnDevice, runSoftmaxRowsOnDevice, runNormalize, runNormalizeOnDevice, runReduceDims,
   runReduceLanes,
 };

@@ -287,11 +287,11 @@ function dtypeLists(source, names = dtypeNames) {
 // destructured), which would hide the calls from the first two checks.
 const COPY_AND_OP_WRAPPERS = [
   'copyStrided', 'cudaStridedCopy', 'cudaConvert', 'cudaElementwise', 'cudaReduceRows', 'cudaRowPicks',
-  'cudaSoftmaxRows', 'elementwise', 'normalize', 'reduceDims', 'reduceLanes',
+  'cudaSoftmaxRows', 'cudaNormalize', 'elementwise', 'normalize', 'reduceDims', 'reduceLanes',
 ];
 const COPY_AND_OP_NATIVES = [
   'copyStrided', 'copyStridedAsync', 'cudaCopy', 'cudaStridedCopy', 'cudaConvert', 'cudaElementwise', 'cudaReduceRows',
-  'cudaRowPicks', 'cudaSoftmaxRows', 'elementwise', 'elementwiseAsync', 'normalize', 'normalizeAsync', 'reduceDims',
+  'cudaRowPicks', 'cudaSoftmaxRows', 'cudaNormalize', 'elementwise', 'elementwiseAsync', 'normalize', 'normalizeAsync', 'reduceDims',
   'reduceLanes', 'reduceDimsAsync', 'reduceLanesAsync',
 ];
 const ROUTERS = new Set(['binding.js', 'route.js']);

@@ -333,6 +333,72 @@ describe('normalize on the device', () => {
     expect(dl.normalize(onDevice(x), [1, 2, 3], 2, { out })).toBe(out);
     expectSame(out, dl.normalize(x, [1, 2, 3], 2, { out: dl.zeros([2, 3, 2, 2], { dtype: 'float64' }) }), 1e-12);
   });
+
+  // The one-pass kernel (src/core/device_normalize.h) and the cases it leaves
+  // to the elementwise kernels, each with the host pass's bits (tolerance 0).
+  itGpu('one kernel or the elementwise path, every case with the host bits', async () => {
+    for (let i = 0; i < 2; i++) {
+      global.gc();
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    const before = dl.cuda.memoryStats(0).allocatedBytes;
+    const mean = (c) => Array.from({ length: c }, (_, i) => 0.1 + i / 7);
+    const std = (c) => Array.from({ length: c }, (_, i) => 0.2 + i / 3);
+    const check = (input, channels, options = {}) => {
+      const host = dl.normalize(input, mean(channels), std(channels), { scale: 1 / 255, ...options.host });
+      const device = dl.normalize(options.deviceInput || onDevice(input), mean(channels), std(channels),
+        { scale: 1 / 255, ...options.device });
+      expectSame(device, host);
+      return device;
+    };
+    // A uint8 HWC frame read as CHW, a batch of them, a bool frame, a float32
+    // view read backwards: the one kernel.
+    const frame = hostTensor('uint8', [5, 7, 3], 'none');
+    check(frame.permute(2, 0, 1), 3, { deviceInput: onDevice(frame).permute(2, 0, 1) }).dispose();
+    const batch = hostTensor('uint8', [2, 4, 6, 3], 'none');
+    check(batch.permute(0, 3, 1, 2), 3, { deviceInput: onDevice(batch).permute(0, 3, 1, 2) }).dispose();
+    check(hostTensor('bool', [2, 3, 4], 'none'), 2).dispose();
+    check(hostTensor('float32', [3, 4, 5], 'flip'), 3).dispose();
+    check(hostTensor('uint8', [32, 2, 3], 'step'), 32).dispose();
+    // Not the one kernel: 33 channels, int16, a float64 out.
+    check(hostTensor('uint8', [33, 2, 2], 'none'), 33).dispose();
+    check(hostTensor('int32', [3, 2, 2], 'transpose'), 3).dispose();
+    const wide = dl.zeros([3, 2, 2], { dtype: 'float64', device: 'cuda' });
+    expect(check(hostTensor('uint8', [3, 2, 2], 'none'), 3,
+      { host: { out: dl.zeros([3, 2, 2], { dtype: 'float64' }) }, device: { out: wide } })).toBe(wide);
+    wide.dispose();
+    // Into out: a slice of a batch, the input itself, and an out that
+    // partially overlaps the input (through a temporary, as on the host).
+    const into = dl.zeros([2, 3, 4, 5], { device: 'cuda' });
+    const src = hostTensor('uint8', [4, 5, 3], 'none');
+    const slot = into.select(0, 1);
+    expect(check(src.permute(2, 0, 1), 3, { deviceInput: onDevice(src).permute(2, 0, 1), device: { out: slot },
+      host: { out: dl.zeros([3, 4, 5]) } })).toBe(slot);
+    expect(flat(into.select(0, 0).cpu().toArray()).every((v) => v === 0)).toBe(true);
+    into.dispose();
+    const values = dl.tensor(valuesFor('float32', 3 * 4 * 5), { shape: [3, 4, 5] });
+    const hostInPlace = dl.normalize(values, mean(3), std(3), { scale: 1 / 255 });
+    const self = values.cuda();
+    expect(dl.normalize(self, mean(3), std(3), { scale: 1 / 255, out: self })).toBe(self);
+    expectSame(self, hostInPlace);
+    self.dispose();
+    const storage = dl.tensor(valuesFor('float32', 2 * 3 * 4 * 5), { shape: [2 * 3 * 4 * 5] });
+    const hostShifted = dl.normalize(storage.narrow(0, 0, 60).reshape([3, 4, 5]), mean(3), std(3));
+    const shared = storage.cuda();
+    const shifted = shared.narrow(0, 1, 60).reshape([3, 4, 5]);
+    dl.normalize(shared.narrow(0, 0, 60).reshape([3, 4, 5]), mean(3), std(3), { out: shifted });
+    expectSame(shifted, hostShifted);
+    shared.dispose();
+    // On a stream of its own, ordered before the read.
+    const stream = new dl.cuda.Stream(0);
+    const onStream = dl.normalize(onDevice(frame).permute(2, 0, 1), mean(3), std(3), { scale: 1 / 255, stream });
+    await stream.done();
+    expectSame(onStream, dl.normalize(frame.permute(2, 0, 1), mean(3), std(3), { scale: 1 / 255 }));
+    onStream.dispose();
+    stream.dispose();
+    global.gc();
+    expect(dl.cuda.memoryStats(0).allocatedBytes).toBe(before);
+  });
 });
 
 describe('reductions on the device equal the CPU ones', () => {

@@ -138,6 +138,7 @@ Napi::Object Initialize(Napi::Env env, Napi::Object exports) {
       {"cudaReduceRows", Guarded<CudaReduceRows>},
       {"cudaRowPicks", Guarded<CudaRowPicks>},
       {"cudaSoftmaxRows", Guarded<CudaSoftmaxRows>},
+      {"cudaNormalize", Guarded<CudaNormalize>},
       {"cudaStats", Guarded<CudaStats>},
       {"cudaEmptyCache", Guarded<CudaEmptyCache>},
       {"elementwise", Guarded<ElementwiseOnHost>},

@@ -110,6 +110,15 @@ Status DeviceElementwise(int device, ElementwiseOp op, Scalar type, const OpPlan
   });
 }
 
+Status DeviceNormalize(int device, Scalar in_type, const NormalizePlan32& plan,
+                       const NormalizeValues& values, const char* in, char* out, uintptr_t stream) {
+  DeviceGuard guard(device);
+  if (!guard.status().ok) return guard.status();
+  return EnqueueOrdered(RuntimeStreamOps(), stream, [&](uintptr_t on) {
+    return StatusOf(LaunchNormalize(in_type, plan, values, in, out, on));
+  });
+}
+
 #else
 
 Status DeviceElementwise(int, ElementwiseOp, Scalar, const OpPlan&, const OpArgs&, uintptr_t) {
@@ -123,6 +132,10 @@ Status DeviceRowPicks(int, Scalar, PickOrder, const char*, char*, int64_t*, int6
   return NotCompiled();
 }
 Status DeviceSoftmaxRows(int, Scalar, bool, const char*, char*, int64_t, int64_t, uintptr_t) {
+  return NotCompiled();
+}
+Status DeviceNormalize(int, Scalar, const NormalizePlan32&, const NormalizeValues&, const char*,
+                       char*, uintptr_t) {
   return NotCompiled();
 }
 #endif

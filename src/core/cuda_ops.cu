@@ -11,6 +11,7 @@
 #include "cuda_launch.h"
 #include "cuda_ops.h"
 #include "device_copy.h"
+#include "device_normalize.h"
 #include "elementwise_math.h"
 
 namespace dlnode {
@@ -408,6 +409,47 @@ void Launch(ElementwiseOp op, int width, const OpPlan& plan, const OpArgs& args,
       <<<Blocks(plan.count), kThreads, 0, stream>>>(op, plan.n - 1, width, plan, args);
 }
 
+// dl.normalize in one pass (device_normalize.h): TiledCopyKernel's walk, each
+// element's channel from its index, mean and std from shared memory (a
+// dynamic index into the launch's arguments would go through local memory).
+// One kernel for both input dtypes (`floats`: float32, else uint8 or bool,
+// the same for every thread): two would double its code on every
+// architecture for one load instruction.
+__global__ void NormalizeKernel(const NormalizePlan32 plan, const NormalizeValues values,
+                                float* dst, const char* src, bool floats) {
+  __shared__ float means[kDeviceNormalizeChannels];
+  __shared__ float stds[kDeviceNormalizeChannels];
+  const uint32_t channels = plan.channels.divisor;
+  for (uint32_t c = threadIdx.x; c < channels; c += blockDim.x) {
+    means[c] = values.mean[c];
+    stds[c] = values.std[c];
+  }
+  __syncthreads();
+  const uint32_t count = plan.walk.count;
+  for (uint32_t tile = blockIdx.x * kTile; tile < count; tile += gridDim.x * kTile) {
+    int64_t d[kPer];
+    float v[kPer];
+#pragma unroll
+    for (int u = 0; u < kPer; ++u) {
+      const uint32_t i = tile + u * kThreads + threadIdx.x;
+      if (i >= count) break;
+      int64_t s;
+      PlanOffsets(plan.walk, i, &d[u], &s);
+      v[u] = floats ? reinterpret_cast<const float*>(src)[s]
+                    : static_cast<float>(reinterpret_cast<const uint8_t*>(src)[s]);
+    }
+    // Rolled: the loads above are what must be in flight together, and an
+    // IEEE division unrolled four times is most of the kernel's code.
+    DLNODE_NO_UNROLL
+    for (int u = 0; u < kPer; ++u) {
+      const uint32_t i = tile + u * kThreads + threadIdx.x;
+      if (i >= count) break;
+      const uint32_t c = ChannelOf(plan, i);
+      dst[d[u]] = NormalizeValue(v[u], values.scale, means[c], stds[c]);
+    }
+  }
+}
+
 }  // namespace
 
 int LaunchElementwise(ElementwiseOp op, Scalar type, const OpPlan& plan, const OpArgs& args,
@@ -485,6 +527,16 @@ int LaunchSoftmaxRows(Scalar type, bool log, const char* in, char* out, int64_t 
   } else {
     return static_cast<int>(cudaErrorInvalidValue);
   }
+  return static_cast<int>(cudaGetLastError());
+}
+
+int LaunchNormalize(Scalar in_type, const NormalizePlan32& plan, const NormalizeValues& values,
+                    const char* in, char* out, uintptr_t stream) {
+  if (in_type != Scalar::kUint8 && in_type != Scalar::kBool && in_type != Scalar::kFloat32) {
+    return static_cast<int>(cudaErrorInvalidValue);
+  }
+  NormalizeKernel<<<TiledBlocks(plan.walk.count), kThreads, 0, StreamOf(stream)>>>(
+      plan, values, reinterpret_cast<float*>(out), in, in_type == Scalar::kFloat32);
   return static_cast<int>(cudaGetLastError());
 }
 

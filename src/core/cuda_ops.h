@@ -15,6 +15,7 @@
 
 #include "convert.h"
 #include "cuda_runtime.h"
+#include "device_normalize.h"
 #include "elementwise.h"
 #include "elementwise_math.h"
 
@@ -70,6 +71,12 @@ Status DeviceRowPicks(int device, Scalar type, PickOrder order, const char* in, 
 Status DeviceSoftmaxRows(int device, Scalar type, bool log, const char* in, char* out, int64_t rows,
                          int64_t n, uintptr_t stream);
 
+// dl.normalize's one pass (device_normalize.h) from `in` (uint8, bool or
+// float32) into float32 `out` over `plan`; out may be in itself (the same
+// elements) but not overlap it otherwise. The caller checks DeviceNormalizes.
+Status DeviceNormalize(int device, Scalar in_type, const NormalizePlan32& plan,
+                       const NormalizeValues& values, const char* in, char* out, uintptr_t stream);
+
 // The kernel launchers (cuda_ops.cu): a cudaError_t as int.
 int LaunchElementwise(ElementwiseOp op, Scalar type, const OpPlan& plan, const OpArgs& args,
                       uintptr_t stream);
@@ -82,6 +89,9 @@ int LaunchRowPicks(Scalar type, PickOrder order, const char* in, char* values, i
 
 int LaunchSoftmaxRows(Scalar type, bool log, const char* in, char* out, int64_t rows, int64_t n,
                       uintptr_t stream);
+
+int LaunchNormalize(Scalar in_type, const NormalizePlan32& plan, const NormalizeValues& values,
+                    const char* in, char* out, uintptr_t stream);
 
 }  // namespace cuda
 }  // namespace dlnode
