@@ -307,6 +307,37 @@ describe('rules', () => {
     expect(unsorted.indices.toArray().map(Number).sort()).toEqual([1, 2, 3, 5]);
   });
 
+  it('topk of dense float32 lanes (blocks of 16 skipped at once) picks what the element-by-element rule picks', () => {
+    // The same values as a dense float32 lane (the vectorised skip), a strided
+    // float32 lane and a float64 lane (the element-by-element rule): the same
+    // indices, for lengths around the 16-element block, -0, infinities, NaN and ties.
+    const specials = [0, -0, Infinity, -Infinity, NaN, 1, -1, 1e30, -1e30];
+    let seed = 7;
+    const next = () => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed / 2147483648;
+    };
+    for (const len of [1, 15, 16, 17, 31, 32, 33, 100, 1000]) {
+      const values = Array.from({ length: len }, () => {
+        const r = next();
+        if (r < 0.05) return specials[Math.floor(next() * specials.length)];
+        return Math.round((next() - 0.5) * 64) / 4; // ties
+      });
+      const dense = dl.tensor([values], { dtype: 'float32' });
+      const strided = dl.tensor(values.map((v) => [v, 0]), { dtype: 'float32' }).transpose(0, 1).narrow(0, 0, 1);
+      const wide = dl.tensor([values], { dtype: 'float64' });
+      for (const largest of [true, false]) {
+        for (const k of [1, 2, 5, 16, 32]) {
+          if (k > len) continue;
+          const want = wide.topk(k, 1, { largest }).indices.toArray();
+          expect([len, largest, k, dense.topk(k, 1, { largest }).indices.toArray()])
+            .toEqual([len, largest, k, want]);
+          expect(strided.topk(k, 1, { largest }).indices.toArray()).toEqual(want);
+        }
+      }
+    }
+  });
+
   it('topk on both sides of its small-k path (k <= 32 scans once) matches a full sort, NaN and ties included', () => {
     const len = 1000;
     const values = Array.from({ length: len }, (_, i) => (i % 97 === 0 ? NaN : Math.round(Math.sin(i * 7.3) * 40)));
