@@ -17,6 +17,7 @@ const reduce = require('./reduce');
 const { cuda, capabilities } = require('./cuda');
 const python = require('./python');
 const { fromArrow, fromArrowIPC, toArrow, toArrowTable, toArrowIPCChunks } = require('./arrow');
+const ray = require('./ray');
 
 // The tensor core calls up into the layers built on it through these.
 connect({ toDLPack, share, shareMemory, toShared, valuesFrom, scalarTensor, fill, ops: ops.methods, reduce, toArrow });
@@ -75,4 +76,5 @@ module.exports = {
   fromArrowIPC,
   toArrowTable,
   toArrowIPCChunks,
+  ray: { connect: ray.connect, RayClient: ray.RayClient, RayRef: ray.RayRef },
 };
