@@ -112,6 +112,7 @@ function columnOf(A, source, column) {
 
 function columnIndex(schemaFields, column) {
   const names = schemaFields.map((f) => f.name);
+  if (names.length === 0) throw fail('ERR_INVALID_ARG_VALUE', 'source', 'a table with a column', 'a table with no columns');
   if (column === undefined) {
     if (names.length === 1) return 0;
     throw invalidValue('options.column', `one of the columns (${names.join(', ')}); the table has ${names.length}`,
@@ -129,7 +130,7 @@ function tensorOfColumn(A, chunks, field, opts) {
   const parts = chunks.filter((data) => data.length > 0);
   if (parts.length === 0) {
     if (chunks.length !== 0) return viewOfData(A, chunks[0], field, opts);
-    throw invalidValue('source', 'a column with at least one record batch', 'a table with none');
+    throw fail('ERR_INVALID_ARG_VALUE', 'source', 'a column with at least one record batch', 'a table with none');
   }
   if (parts.length === 1) return viewOfData(A, parts[0], field, opts);
   if (!opts.copy) {
@@ -466,7 +467,8 @@ function tensorColumn(A, t, { name, extension, dimNames, copy }) {
   const info = infos[t.dtype];
   const shape = t.shape;
   if (shape.length === 0) {
-    throw invalidValue('tensor', 'a tensor of at least one dim (its first dim is the rows)', 'a 0-d tensor');
+    throw fail('ERR_INVALID_ARG_VALUE', 'tensor', 'a tensor of at least one dim (its first dim is the rows)',
+      'a 0-d tensor');
   }
   if (dimNames !== undefined && (!Array.isArray(dimNames) || dimNames.length !== shape.length - 1 ||
       !dimNames.every((n) => typeof n === 'string'))) {
@@ -570,7 +572,8 @@ function toArrowTable(columns, options) {
   const rows = built[0].data.length;
   built.forEach(({ data }, i) => {
     if (data.length !== rows) {
-      throw invalidValue(`columns.${names[i]}`, `${rows} rows (the first column's)`, `${data.length} rows`);
+      throw fail('ERR_INVALID_ARG_VALUE', `columns.${names[i]}`, `${rows} rows (the first column's)`,
+        `${data.length} rows`);
     }
   });
   return tableOf(A, built, rows);
@@ -583,7 +586,7 @@ function namedColumn(A, name, value, copy) {
   }
   if (isObject(value) && Array.isArray(value.data) && value.data.every(isData)) {
     if (value.data.length !== 1) {
-      throw invalidValue(`columns.${name}`, 'a Vector of one chunk', `one of ${value.data.length} chunks`);
+      throw fail('ERR_INVALID_ARG_VALUE', `columns.${name}`, 'a Vector of one chunk', `one of ${value.data.length} chunks`);
     }
     const data = value.data[0];
     const known = fields.get(data);
