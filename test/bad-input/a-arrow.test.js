@@ -7,6 +7,7 @@ const A = require('apache-arrow');
 const dl = require('../../lib');
 const { makeError } = require('../../lib/errors');
 const { area, leakFree, cudaTensor, onlyCompiled } = require('./rows');
+const { bigEndian, variableShape } = require('../fixtures/arrow-columns');
 
 const { row } = area(__filename);
 
@@ -155,64 +156,6 @@ describe('Arrow', () => {
     }
   });
 });
-
-// A stream of t (float32, as toArrowIPCChunks writes it) whose schema says
-// big-endian and whose values are big-endian (Arrow's Schema.endianness = Big).
-function bigEndian(t) {
-  const flatbuffers = require('flatbuffers');
-  const { Message } = require('apache-arrow/fb/message');
-  const { Schema } = require('apache-arrow/fb/schema');
-  const chunks = dl.toArrowIPCChunks(t);
-  const table = dl.toArrowTable({ tensor: t });
-  const b = new flatbuffers.Builder();
-  const fields = Schema.createFieldsVector(b, table.schema.fields.map((f) => A.Field.encode(b, f)));
-  Schema.startSchema(b);
-  Schema.addEndianness(b, 1);
-  Schema.addFields(b, fields);
-  const schema = Schema.endSchema(b);
-  Message.startMessage(b);
-  Message.addVersion(b, A.MetadataVersion.V5);
-  Message.addHeaderType(b, 1);
-  Message.addHeader(b, schema);
-  Message.addBodyLength(b, 0n);
-  b.finish(Message.endMessage(b));
-  let message = b.asUint8Array();
-  const padded = new Uint8Array((message.length + 7) & ~7);
-  padded.set(message);
-  message = padded;
-  const head = new Int32Array([-1, message.length]);
-  // The batch message and its body as written (chunks after the schema's three).
-  const rest = Buffer.concat(chunks.slice(3));
-  const body = chunks.find((c) => c.byteLength === t.nbytes);
-  const at = Buffer.concat(chunks.slice(3)).indexOf(Buffer.from(body.buffer, body.byteOffset, body.byteLength));
-  const swapped = Buffer.from(rest);
-  for (let i = at; i < at + body.byteLength; i += 4) swapped.subarray(i, i + 4).reverse();
-  return Buffer.concat([Buffer.from(head.buffer), message, swapped]);
-}
-
-// An arrow.variable_shape_tensor column of float32 rows of `shapes`, with list `offsets`.
-function variableShape(shapes, offsets) {
-  const n = offsets[offsets.length - 1];
-  const values = A.makeData({ type: new A.Float32(), length: n, data: new Float32Array(n).map((_, i) => i) });
-  const list = A.makeData({
-    type: new A.List(new A.Field('item', new A.Float32())), length: shapes.length, nullCount: 0,
-    valueOffsets: new Int32Array(offsets), child: values,
-  });
-  const ndim = shapes[0].length;
-  const dims = A.makeData({ type: new A.Int32(), length: shapes.length * ndim, data: new Int32Array(shapes.flat()) });
-  const shape = A.makeData({
-    type: new A.FixedSizeList(ndim, new A.Field('item', new A.Int32())), length: shapes.length, nullCount: 0,
-    child: dims,
-  });
-  const type = new A.Struct([new A.Field('data', list.type), new A.Field('shape', shape.type)]);
-  const struct = A.makeData({ type, length: shapes.length, nullCount: 0, children: [list, shape] });
-  const field = new A.Field('x', type, false, new Map([['ARROW:extension:name', 'arrow.variable_shape_tensor'],
-    ['ARROW:extension:metadata', '{}']]));
-  const schema = new A.Schema([field]);
-  return new A.Table(schema, [new A.RecordBatch(schema, A.makeData({
-    type: new A.Struct(schema.fields), length: shapes.length, nullCount: 0, children: [struct],
-  }))]);
-}
 
 // Runs every Arrow function in a copy of lib/ that cannot find apache-arrow;
 // the child prints each error's { name, code, message }.
