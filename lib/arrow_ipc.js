@@ -32,9 +32,9 @@ function isBigEndian(bytes) {
     if (!inside(table, 4)) return 0;
     const vtable = table - view.getInt32(table, true);
     if (!inside(vtable, 4)) return 0;
-    const slot = 4 + 2 * index;
-    if (slot + 2 > view.getUint16(vtable, true) || !inside(vtable + slot, 2)) return 0;
-    const offset = view.getUint16(vtable + slot, true);
+    const entry = 4 + 2 * index;
+    if (entry + 2 > view.getUint16(vtable, true) || !inside(vtable + entry, 2)) return 0;
+    const offset = view.getUint16(vtable + entry, true);
     return offset === 0 ? 0 : table + offset;
   };
   if (!inside(at, 4)) return false;
