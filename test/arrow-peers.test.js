@@ -47,7 +47,10 @@ for (const [what, why] of [['pyarrow', pyarrowSkip], ['DuckDB (Python)', duckdbS
 // The fixture's answer (one JSON line); a child that dies fails the test at once.
 function peer(...args) {
   const run = spawnSync(PYTHON, [SCRIPT, ...args], {
-    encoding: 'utf8', timeout: 120000, env: { ...process.env, PYTHONPATH: dl.pythonPath },
+    encoding: 'utf8', timeout: 120000,
+    // pyarrow and DuckDB are not ours to check: the sanitizer phase's preload stays with Node.
+    env: { ...process.env, LD_PRELOAD: undefined, ASAN_OPTIONS: undefined, UBSAN_OPTIONS: undefined,
+      PYTHONPATH: dl.pythonPath },
   });
   if (run.status !== 0) throw new Error(`${SCRIPT} ${args[0]} failed (${run.status ?? run.signal}):\n${run.stderr}`);
   return JSON.parse(run.stdout);
