@@ -43,12 +43,13 @@ function rayProcesses(dir) {
 
 describe('dl.ray', () => {
   (raySkip === null ? test : test.skip)('a local cluster: put, a task on the batch, get back, Ray Data over ' +
-    'toArrowIPCChunks output, release, close; nothing of Ray left running', async () => {
+    'toArrowIPCChunks output, release and collection, close; nothing of Ray left running', async () => {
     // Short: Ray's socket paths must fit in 107 bytes.
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dlray-'));
     let out;
     try {
-      const child = spawnSync(process.execPath, [path.join(__dirname, 'fixtures', 'ray-child.js'), PYTHON, dir], {
+      const child = spawnSync(process.execPath, ['--expose-gc', path.join(__dirname, 'fixtures', 'ray-child.js'),
+        PYTHON, dir], {
         encoding: 'utf8', timeout: 240000, killSignal: 'SIGKILL',
       });
       if (child.status !== 0) {
@@ -84,6 +85,7 @@ describe('dl.ray', () => {
     if (out.data.skip) console.log(`ray.test.js: the Ray Data step skipped: ${out.data.skip}`);
     else expect(out.data).toEqual({ rows: 8, sum: out.expectedSum });
     expect(out.released).toBe(1);
+    expect(out.collected).toBe(1); // a RayRef collected without release() is released
     expect(out.errors).toEqual({
       notTensor: { code: 'ERR_INVALID_ARG_TYPE', name: 'TypeError' },
       notShared: { code: 'ERR_INVALID_ARG_VALUE', name: 'TypeError' }, // as worker.call refuses it
