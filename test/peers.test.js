@@ -13,6 +13,7 @@
 // skipped with the reason printed; with DLPACK_PEERS_REQUIRED=1 (.ci/run,
 // once it has made the venv) every peer must run, and a skip is a failure.
 const path = require('path');
+const fs = require('fs');
 const { spawn, spawnSync } = require('child_process');
 const { PEERS } = require('./peers/table');
 const { checksFor } = require('./peers/checks');
@@ -125,5 +126,53 @@ describe.each(Object.keys(PEERS))('%s', (name) => {
     expect({ ended: run.ended, done: run.done, skip: run.skip }).toEqual({
       ended: expect.stringMatching(/exited with code 0$/), done: true, skip: null,
     });
+  });
+});
+
+// The peer tables of docs/python.md "Peers" and docs/API.md "Peers" are
+// test/peers/table.js: what CI runs is what they say.
+describe('the peer tables in the docs', () => {
+  const python = (value) => value === null ? 'None' : Array.isArray(value) ? `(${value.join(', ')})` : String(value);
+  const asks = (peer) => Object.keys(peer.request).length === 0 ? 'no keywords' :
+    `\`${Object.entries(peer.request).map(([k, v]) => `${k}=${python(v)}`).join(', ')}\``;
+  const takes = (peer) => peer.keywords.map((k) => `\`${k}\``).join(', ');
+  const name = (peer) => peer.modern ? peer.label : `${peer.label} (Debian 12)`;
+  // The rows of the first table after `heading`, as arrays of cells.
+  function rows(file, heading) {
+    const text = fs.readFileSync(path.join(__dirname, '..', 'docs', file), 'utf8');
+    const lines = text.slice(text.indexOf(`\n${heading}\n`)).split('\n');
+    const start = lines.findIndex((l) => l.startsWith('| peer |'));
+    const table = [];
+    for (const line of lines.slice(start + 2)) {
+      if (!line.startsWith('|')) break;
+      table.push(line.slice(2, -2).split(' | '));
+    }
+    return table;
+  }
+
+  test.each([['python.md', '## Peers'], ['API.md', '### Peers']])('%s %s', (file, heading) => {
+    const table = rows(file, heading);
+    expect(table.map((r) => r[0])).toEqual(Object.values(PEERS).map(name));
+    for (const peer of Object.values(PEERS)) {
+      const row = table.find((r) => r[0] === name(peer));
+      // peer | version | in process | across processes | asks with | takes
+      expect({ peer: peer.name, version: row[1], asks: row[4], takes: row[5] })
+        .toEqual({ peer: peer.name, version: peer.version, asks: asks(peer), takes: takes(peer) });
+      if (file === 'python.md') {
+        for (const entry of [peer.consumer, ...Object.keys(peer.exports)]) {
+          expect({ peer: peer.name, entry, listed: row[2].includes(`\`${entry.replace(/\(x\)$/, '')}\``) })
+            .toEqual({ peer: peer.name, entry, listed: true });
+        }
+      }
+    }
+  });
+
+  test('the modern peers\' versions are the ones scripts/peers-requirements.txt pins', () => {
+    const pins = Object.fromEntries(fs.readFileSync(path.join(__dirname, '..', 'scripts', 'peers-requirements.txt'),
+      'utf8').split('\n').map((l) => l.split('#')[0].trim()).filter(Boolean).map((l) => l.split('==')));
+    const pip = { numpy: 'numpy', torch: 'torch', jax: 'jax', paddle: 'paddlepaddle' };
+    for (const peer of Object.values(PEERS).filter((p) => p.modern)) {
+      expect({ peer: peer.name, version: pins[pip[peer.name]] }).toEqual({ peer: peer.name, version: peer.version });
+    }
   });
 });

@@ -22,7 +22,8 @@ for m in ('numpy', 'torch', 'jax', 'paddle'):
 print(json.dumps(out))`], { encoding: 'utf8', timeout: 120000 });
   const versions = found.status === 0 ? JSON.parse(found.stdout.trim().split('\n').pop()) : {};
   const skip = (what) => {
-    const reason = found.error ? `${python} does not run (${found.error.code})` : `${python} cannot import ${what}`;
+    const reason = found.error ? `${python} does not run (${found.error.code})` : found.status !== 0 ?
+      `${python} failed to list its modules: ${found.stderr.trim().split('\n').pop()}` : `${python} cannot import ${what}`;
     console.log(`Python worker tests ${REQUIRED && label === 'venv' ? 'fail' : 'skipped'} (${label}): ${reason}`);
     return REQUIRED && label === 'venv' ? (title) => test(title, () => { throw new Error(reason); }) : test.skip;
   };
