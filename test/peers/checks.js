@@ -70,7 +70,9 @@ function checksFor(peer) {
 
   // --- our structs, read by the peer -------------------------------------------------
 
-  add(`${peer.consumer} reads our tensor: it asks with ${request(peer.request)}, gets the same memory, ` +
+  const struct = peer.request.max_version ? 'versioned' : 'legacy';
+  add(`${peer.consumer} reads our tensor: it asks with ${request(peer.request)}, gets a ${struct} struct over ` +
+    'the same memory, ' +
     (peer.importsWritable ? 'and a write on either side is read on the other' :
       `read-only to it (${peer.label} ${peer.version}), and our writes are read there`), async (ctx) => {
     const { py, dl } = ctx;
@@ -78,6 +80,7 @@ function checksFor(peer) {
     const x = ctx.ours(t);
     py.exec(`y = peer.consume(${x})`);
     expect(py.eval(`${x}.requests`)).toEqual([peer.request]);
+    expect(py.eval(`${x}.structs`)).toEqual([struct]);
     expect(py.eval('peer.address(y)')).toBe(ctx.address(t));
     expect(py.eval('peer.tolist(y)')).toEqual(t.toArray());
     t.data[1] = 42;
@@ -243,6 +246,21 @@ function checksFor(peer) {
     await ctx.collect();
     deletedOnce(ctx, x);
   });
+
+  if (peer.device !== null) {
+    add(`${peer.consumer}(x, device=cpu) ${peer.deviceAsks ? 'asks with dl_device=(1, 0)' :
+      `passes no dl_device (${peer.label} ${peer.version})`}, and reads the same memory`, async (ctx) => {
+      const { py, dl } = ctx;
+      const t = ourTensor(dl, 'float32', [4], true);
+      const x = ctx.ours(t);
+      py.exec(`y = peer.consume(${x}, device=${peer.device})`);
+      expect(py.eval(`${x}.requests`)).toEqual([peer.deviceAsks ? { ...peer.request, dl_device: [1, 0] } : peer.request]);
+      expect(py.eval('peer.address(y)')).toBe(ctx.address(t));
+      py.exec('del y');
+      await ctx.collect();
+      deletedOnce(ctx, x);
+    });
+  }
 
   if (!peer.copyKeyword) {
     add(`${peer.consumer} has no copy keyword`, (ctx) => {

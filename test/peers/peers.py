@@ -44,6 +44,7 @@ class Ours:
         self.id = tensor_id
         self.requests = []
         self.pointers = []
+        self.structs = []  # 'versioned' or 'legacy', per struct handed out
 
     def __dlpack__(self, **kw):
         unknown = sorted(set(kw) - set(self.KEYWORDS))
@@ -57,6 +58,7 @@ class Ours:
                 raise BufferError(str(error)) from None
             raise
         self.pointers.append(pointer)
+        self.structs.append('versioned' if versioned else 'legacy')
         return _node.capsule(pointer, versioned)
 
     def __dlpack_device__(self):

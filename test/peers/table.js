@@ -17,6 +17,8 @@ const KEYWORDS = ['stream', 'max_version', 'dl_device', 'copy'];
 //   consumer: its from_dlpack, as docs/python.md names it
 //   request: the keywords that from_dlpack passes to a CPU producer's __dlpack__
 //   copyKeyword: from_dlpack(x, copy=...) exists
+//   device: the CPU as its from_dlpack(x, device=...) takes it (null: no such keyword), and
+//   deviceAsks: whether it then asks __dlpack__ with dl_device=(1, 0)
 //   capsule: what its from_dlpack does with a bare capsule, versioned and legacy:
 //     true (imports it) or a pattern of the error it raises
 //   readOnly: what it makes of our READ_ONLY struct: 'read-only', 'writable'
@@ -44,6 +46,7 @@ const PEERS = {
   numpy: {
     label: 'NumPy', python: 'venv', version: '2.4.6', consumer: 'numpy.from_dlpack',
     request: { dl_device: null, copy: null, max_version: [1, 0] }, copyKeyword: true,
+    device: "'cpu'", deviceAsks: true,
     capsule: { versioned: /has no attribute '__dlpack__'/, legacy: /has no attribute '__dlpack__'/ },
     readOnly: 'read-only', copy: 'asks',
     consumes: without('bfloat16'), consumeOther: { bfloat16: /Unsupported dtype in DLTensor/ },
@@ -56,7 +59,7 @@ const PEERS = {
   },
   torch: {
     label: 'PyTorch', python: 'venv', version: '2.13.0+cpu', consumer: 'torch.from_dlpack',
-    request: { max_version: [1, 0] }, copyKeyword: true,
+    request: { max_version: [1, 0] }, copyKeyword: true, device: "'cpu'", deviceAsks: true,
     capsule: { versioned: true, legacy: true },
     // torch has no read-only tensors: 2.13 drops the flag.
     readOnly: 'writable', copy: 'asks',
@@ -76,7 +79,7 @@ const PEERS = {
   jax: {
     label: 'JAX', python: 'venv', version: '0.10.2', consumer: 'jax.dlpack.from_dlpack',
     // jax 0.10.2 asks for a legacy struct (no max_version), so read-only memory cannot reach it.
-    request: { stream: null }, copyKeyword: true,
+    request: { stream: null }, copyKeyword: true, device: 'peer.jax.devices("cpu")[0]', deviceAsks: false,
     capsule: { versioned: /must have __dlpack__ and __dlpack_device__/, legacy: /must have __dlpack__ and __dlpack_device__/ },
     readOnly: 'refused',
     // jax 0.10.2 shares memory with copy=True when the data is aligned (it drops the
@@ -94,7 +97,7 @@ const PEERS = {
   },
   paddle: {
     label: 'Paddle', python: 'venv', version: '3.3.1', consumer: 'paddle.utils.dlpack.from_dlpack',
-    request: { max_version: [1, 2] }, copyKeyword: true,
+    request: { max_version: [1, 2] }, copyKeyword: true, device: "'cpu'", deviceAsks: true,
     capsule: { versioned: true, legacy: true },
     readOnly: 'writable', copy: 'asks',
     // Paddle 3.3.1 takes DLPack uint16 for its bfloat16 (its UINT16 is bfloat16's old name).
@@ -113,7 +116,7 @@ const PEERS = {
   },
   'legacy-numpy': {
     label: 'NumPy', python: 'system', version: '1.24.2', consumer: 'numpy.from_dlpack', adapter: 'numpy',
-    request: {}, copyKeyword: false,
+    request: {}, copyKeyword: false, device: null,
     capsule: { versioned: /has no attribute '__dlpack__'/, legacy: /has no attribute '__dlpack__'/ },
     readOnly: 'refused', copy: null,
     consumes: without('bool', 'bfloat16'),
@@ -129,7 +132,7 @@ const PEERS = {
   },
   'legacy-torch': {
     label: 'PyTorch', python: 'system', version: '1.13.0a0', consumer: 'torch.from_dlpack', adapter: 'torch',
-    request: {}, copyKeyword: false,
+    request: {}, copyKeyword: false, device: null,
     capsule: { versioned: /from_dlpack received an invalid capsule/, legacy: true },
     readOnly: 'refused', copy: null,
     consumes: without('bool', 'uint16', 'uint32', 'uint64'),
