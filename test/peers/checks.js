@@ -298,6 +298,30 @@ function checksFor(peer) {
     });
   }
 
+  if (peer.adapter === 'jax') {
+    // The other checks run with jax_enable_x64 (peers.py); JAX's default is without.
+    add(`${peer.consumer} without jax_enable_x64 (JAX's default) reads our float64 and int64 as 32-bit ` +
+      'copies', async (ctx) => {
+      const { py, dl } = ctx;
+      const tensors = [ourTensor(dl, 'float64', [4], true), ourTensor(dl, 'int64', [4], true)];
+      const names = tensors.map((t) => ctx.ours(t));
+      py.exec('peer.x64(False)');
+      try {
+        for (const [i, t] of tensors.entries()) {
+          py.exec(`y = peer.consume(${names[i]})`);
+          expect(py.eval('peer.dtype(y)')).toBe(t.dtype.replace('64', '32'));
+          expect(py.eval('peer.address(y)')).not.toBe(ctx.address(t));
+          expect(py.eval('peer.tolist(y)')).toEqual(t.toArray().map(Number));
+          py.exec('del y');
+        }
+      } finally {
+        py.exec('peer.x64(True)');
+      }
+      await ctx.collect();
+      for (const x of names) deletedOnce(ctx, x);
+    });
+  }
+
   if (aligned) {
     add(`${peer.consumer} copies our memory below ${peer.align}-byte alignment, and refuses it with copy=False`,
       async (ctx) => {

@@ -7,15 +7,9 @@ tensor, consume a DLPack producer or capsule, export one, and read, write and
 locate a tensor's memory; what each peer does with our structs is the test's
 business, not this module's.
 """
-import gc
 import sys
 
 import _node
-
-# This library's dtypes (lib/dtypes.js), in one order for every peer.
-DTYPES = ('bool', 'int8', 'int16', 'int32', 'int64', 'uint8', 'uint16', 'uint32', 'uint64',
-          'float16', 'bfloat16', 'float32', 'float64', 'complex64', 'complex128')
-
 
 def values(dtype, count):
     """count values every dtype holds exactly, as Python numbers."""
@@ -79,14 +73,8 @@ def calls(pointer):
     return _node.calls(pointer)
 
 
-def collect():
-    gc.collect()
-
-
 class Peer:
     """What every adapter has; a peer overrides what it does its own way."""
-
-    capsule_consumer = True  # whether its from_dlpack takes a bare capsule
 
     def exports(self):
         """Its DLPack exports by name: each makes a capsule of x."""
@@ -106,7 +94,6 @@ class Peer:
 
 class NumPy(Peer):
     name = 'numpy'
-    capsule_consumer = False  # np.from_dlpack wants __dlpack__
 
     def __init__(self):
         import numpy
@@ -212,7 +199,6 @@ class Torch(Peer):
 
 class Jax(Peer):
     name = 'jax'
-    capsule_consumer = False  # jax.dlpack.from_dlpack wants __dlpack__ and __dlpack_device__
 
     def __init__(self):
         import jax
@@ -220,7 +206,7 @@ class Jax(Peer):
         import jax.numpy
         import numpy
         # 64-bit dtypes stay 64-bit only in x64 mode; otherwise from_dlpack
-        # canonicalises them to 32 bits (a copy): checks.js pins that too.
+        # canonicalises them to 32 bits, a copy (checks.js pins it, through x64()).
         jax.config.update('jax_enable_x64', True)
         self.jax = jax
         self.jnp = jax.numpy
