@@ -24,7 +24,8 @@ const report = (message) => fs.writeSync(3, `${JSON.stringify(message)}\n`);
 const started = Date.now();
 const py = require(helper);
 const pythonVersion = py.init(python, libpython);
-py.exec(`import gc, sys\nsys.path.insert(0, ${JSON.stringify(__dirname)})\nimport peers`);
+// No __pycache__ written into the source tree.
+py.exec(`import gc, sys\nsys.dont_write_bytecode = True\nsys.path.insert(0, ${JSON.stringify(__dirname)})\nimport peers`);
 try {
   py.exec(`peer = peers.load(${JSON.stringify(peer.adapter)})`);
   // What the imports made lives on: gc.collect() after each check then walks
