@@ -7,7 +7,7 @@
 // native code that carries shapes, strides and numbers without building
 // arguments. The rest of lib/ calls the wrappers below with plain values, or
 // `native` directly for calls that take only arguments.
-const { DLPackError, makeError } = require('./errors');
+const { DLPackError, makeError, adopt } = require('./errors');
 /** @typedef {import('./native').StorageHandle} StorageHandle */
 /** @typedef {{ name: string, code: number, bits: number }} DtypeRow */
 /** @type {readonly DtypeRow[]} */
@@ -25,12 +25,21 @@ const warn = (/** @type {string} */ message) => process.emitWarning(message, { c
 const FAILED = Symbol.for('dlpack.nativeFailure');
 const convention = addon.init(makeError, warn, require('worker_threads').isMainThread, FAILED);
 
-// The addon's functions as lib/ calls them: each throws the error its binding kept.
+// The addon's functions as lib/ calls them: each throws the error its binding
+// kept, and a Promise it returns rejects with this load's error (errors.js
+// adopt: the factory that built it may be another load's).
+/** @param {any} error @returns {never} */
+const rethrow = (error) => { throw adopt(error); };
 /** @template {(...args: any[]) => any} F @param {F} fn @returns {F} */
 function throwing(fn) {
   return /** @type {F} */ ((...args) => {
     const result = fn(...args);
-    if (result === FAILED) throw addon.takeError();
+    if (result === FAILED) throw adopt(addon.takeError());
+    // A native Promise (the asynchronous forms) is of the realm the addon was
+    // loaded in, so it is told by its `then`, not by instanceof.
+    if (result !== null && typeof result === 'object' && typeof result.then === 'function') {
+      return result.then(undefined, rethrow);
+    }
     return result;
   });
 }
