@@ -1,5 +1,19 @@
 // Type declarations for dlpack. The reference: ../docs/API.md (shipped in the package).
 
+// `Symbol.dispose` (the tensors', streams' and capsules' `using` support) is
+// in TypeScript's lib from esnext.disposable (es2024 in later versions);
+// declared here too, in the form TypeScript's own lib and @types/node write,
+// so that a project compiled with `lib: es2022` or `es2023` and no
+// skipLibCheck (@tsconfig/node20's settings) still checks these types
+// (test/types/tsconfig.node20.json). Declarations of one property in merged
+// interfaces with the same type agree, so projects with the newer lib see no
+// conflict.
+declare global {
+  interface SymbolConstructor {
+    readonly dispose: unique symbol;
+  }
+}
+
 export type DTypeName =
   | 'bool' | 'int8' | 'int16' | 'int32' | 'int64' | 'uint8' | 'uint16' | 'uint32' | 'uint64'
   | 'float16' | 'bfloat16' | 'float32' | 'float64' | 'complex64' | 'complex128';
@@ -630,18 +644,18 @@ export declare function minimum(input: Operand, other: Operand, options?: OutOpt
 export declare function minimum(input: Operand, other: Operand, options: AsyncOptions): Promise<Tensor>;
 export declare function pow(input: Operand, other: Operand, options?: OutOptions): Tensor;
 export declare function pow(input: Operand, other: Operand, options: AsyncOptions): Promise<Tensor>;
-export declare function eq(input: Operand, other: Operand, options?: OutOptions): Tensor;
-export declare function eq(input: Operand, other: Operand, options: AsyncOptions): Promise<Tensor>;
-export declare function ne(input: Operand, other: Operand, options?: OutOptions): Tensor;
-export declare function ne(input: Operand, other: Operand, options: AsyncOptions): Promise<Tensor>;
-export declare function lt(input: Operand, other: Operand, options?: OutOptions): Tensor;
-export declare function lt(input: Operand, other: Operand, options: AsyncOptions): Promise<Tensor>;
-export declare function le(input: Operand, other: Operand, options?: OutOptions): Tensor;
-export declare function le(input: Operand, other: Operand, options: AsyncOptions): Promise<Tensor>;
-export declare function gt(input: Operand, other: Operand, options?: OutOptions): Tensor;
-export declare function gt(input: Operand, other: Operand, options: AsyncOptions): Promise<Tensor>;
-export declare function ge(input: Operand, other: Operand, options?: OutOptions): Tensor;
-export declare function ge(input: Operand, other: Operand, options: AsyncOptions): Promise<Tensor>;
+export declare function eq(input: Operand, other: Operand, options?: OutOptions): Tensor<'bool'>;
+export declare function eq(input: Operand, other: Operand, options: AsyncOptions): Promise<Tensor<'bool'>>;
+export declare function ne(input: Operand, other: Operand, options?: OutOptions): Tensor<'bool'>;
+export declare function ne(input: Operand, other: Operand, options: AsyncOptions): Promise<Tensor<'bool'>>;
+export declare function lt(input: Operand, other: Operand, options?: OutOptions): Tensor<'bool'>;
+export declare function lt(input: Operand, other: Operand, options: AsyncOptions): Promise<Tensor<'bool'>>;
+export declare function le(input: Operand, other: Operand, options?: OutOptions): Tensor<'bool'>;
+export declare function le(input: Operand, other: Operand, options: AsyncOptions): Promise<Tensor<'bool'>>;
+export declare function gt(input: Operand, other: Operand, options?: OutOptions): Tensor<'bool'>;
+export declare function gt(input: Operand, other: Operand, options: AsyncOptions): Promise<Tensor<'bool'>>;
+export declare function ge(input: Operand, other: Operand, options?: OutOptions): Tensor<'bool'>;
+export declare function ge(input: Operand, other: Operand, options: AsyncOptions): Promise<Tensor<'bool'>>;
 export declare function where(condition: Tensor<'bool'>, input: Operand, other: Operand, options?: OutOptions): Tensor;
 export declare function where(condition: Tensor<'bool'>, input: Operand, other: Operand, options: AsyncOptions): Promise<Tensor>;
 export declare function neg<N extends DTypeName>(input: Tensor<N>, options?: OutOptions): Tensor<N>;
