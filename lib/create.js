@@ -113,7 +113,7 @@ function stridedView(buffer, base, length, info, offset, options) {
   if ((base + offset) % info.itemSize !== 0) {
     throw viewError(viewFailure.misaligned, info, length, base, offset, -1);
   }
-  const layout = Layout.of(info, dims, strides.slice(), base + offset);
+  const layout = Layout.of(info, dims, strides.slice(), base + offset, 'options.shape');
   const { low, high } = layout;
   if (layout.size !== 0 && (offset - low < 0 || offset + high > length)) {
     throw outOfRange('options.strides', `strides whose elements lie inside the ${length} bytes of \`source\``,

@@ -284,9 +284,11 @@ function partialOverlapOnDevice(out, inputs, shape) {
 function fresh(shape, dtype, device = null) {
   const info = infos[dtype];
   const size = product(shape);
+  // Its numbers checked first (a broadcast of two expand()ed views can pass 2^53 elements).
+  const layout = Layout.contiguous(info, shape, 0, size);
   const storage = device === null ? Storage.heap(allocateForCopy(size * info.itemSize), true) :
     cudaStorage(device, size * info.itemSize);
-  return makeTensor(storage, Layout.contiguous(info, shape, 0, size));
+  return makeTensor(storage, layout);
 }
 
 // Calls the engine: out (of the kernel's output dtype) = op(inputs), every

@@ -205,7 +205,8 @@ function openLayout(d) {
   if (!Number.isSafeInteger(product(shape))) {
     throw outOfRange('descriptor.shape', `at most ${Number.MAX_SAFE_INTEGER} elements`, `${product(shape)}`);
   }
-  return { layout: Layout.of(info, shape, strides.slice(), byteOffset), flags: d.readOnly ? READ_ONLY : 0 };
+  return { layout: Layout.of(info, shape, strides.slice(), byteOffset, 'descriptor.shape'),
+    flags: d.readOnly ? READ_ONLY : 0 };
 }
 
 // Every element of layout `l` lies inside the `available` shared bytes; an

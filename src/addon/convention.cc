@@ -8,6 +8,7 @@
 #include "../core/cuda_memory.h"
 #include "../core/dtype.h"
 #include "../core/elementwise.h"
+#include "../core/layout.h"
 #include "../core/pages.h"
 #include "../core/parallel.h"
 #include "../core/struct_slab.h"
@@ -43,6 +44,16 @@ void ScratchInts(const double* scratch, int first, int count, bool sizes, int64_
                                          " and below 2^53, received " + std::to_string(value)};
     }
     out[i] = static_cast<int64_t>(value);
+  }
+}
+
+void ScratchShape(const double* scratch, int ndim, int64_t* shape) {
+  ScratchInts(scratch, slot::kShape, ndim, true, shape);
+  uint64_t count = 0;
+  if (!CountElements(ndim, shape, &count)) {
+    throw Error{code::kOutOfRange,
+                "Expected a shape of at most 2^53 - 1 elements, received one whose element count "
+                "overflows (numel: integer multiplication overflow)"};
   }
 }
 

@@ -49,7 +49,7 @@ struct CopyJob {
     napi_env env = info.Env();
     const double* scratch = EnvState::Of(env).scratch();
     ndim = ScratchNdim(scratch);
-    ScratchInts(scratch, slot::kShape, ndim, true, shape);
+    ScratchShape(scratch, ndim, shape);
     ScratchInts(scratch, slot::kStrides, ndim, false, dst_strides);
     ScratchInts(scratch, slot::kSourceStrides, ndim, false, src_strides);
     if (!ScalarOf(Dtypes().at(info[2].As<Napi::Number>().Int32Value()), &dst_type) ||

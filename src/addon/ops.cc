@@ -77,13 +77,11 @@ struct ElementwiseJob {
     op = static_cast<ElementwiseOp>(info[0].As<Napi::Number>().Int32Value());
     const int arity = ElementwiseArity(op);
     type = ScalarAt(info[1]);
-    ndim = static_cast<int>(scratch[slot::kNdim]);
+    ndim = ScratchNdim(scratch);
     const int from[kMaxOperands] = {slot::kStrides, slot::kSourceStrides, slot::kOperandStrides,
                                     slot::kOperandStrides + kMaxDims};
-    for (int d = 0; d < ndim; ++d) {
-      shape[d] = static_cast<int64_t>(scratch[slot::kShape + d]);
-      for (int k = 0; k <= arity; ++k) strides[k][d] = static_cast<int64_t>(scratch[from[k] + d]);
-    }
+    ScratchShape(scratch, ndim, shape);
+    for (int k = 0; k <= arity; ++k) ScratchInts(scratch, from[k], ndim, false, strides[k]);
     const uint64_t size = ScalarSize(type);
     out =
         Operand{Place(env, info[2], info[3], ndim, shape, strides[0], IsComparison(op) ? 1 : size),
@@ -130,12 +128,10 @@ struct NormalizeJob {
     const double* scratch = EnvState::Of(env).scratch();
     in_type = ScalarAt(info[0]);
     out_type = ScalarAt(info[1]);
-    ndim = static_cast<int>(scratch[slot::kNdim]);
-    for (int d = 0; d < ndim; ++d) {
-      shape[d] = static_cast<int64_t>(scratch[slot::kShape + d]);
-      out_strides[d] = static_cast<int64_t>(scratch[slot::kStrides + d]);
-      in_strides[d] = static_cast<int64_t>(scratch[slot::kSourceStrides + d]);
-    }
+    ndim = ScratchNdim(scratch);
+    ScratchShape(scratch, ndim, shape);
+    ScratchInts(scratch, slot::kStrides, ndim, false, out_strides);
+    ScratchInts(scratch, slot::kSourceStrides, ndim, false, in_strides);
     out = Operand{Place(env, info[2], info[3], ndim, shape, out_strides, ScalarSize(out_type)),
                   out_strides};
     in = Operand{Place(env, info[4], info[5], ndim, shape, in_strides, ScalarSize(in_type)),

@@ -66,11 +66,11 @@ Source ReadSource(const Napi::CallbackInfo& info) {
   napi_env env = info.Env();
   const double* scratch = EnvState::Of(env).scratch();
   Source src;
-  src.ndim = static_cast<int>(scratch[slot::kNdim]);
-  for (int i = 0; i < src.ndim; ++i) {
-    src.shape[i] = static_cast<int64_t>(scratch[slot::kShape + i]);
-    src.strides[i] = static_cast<int64_t>(scratch[slot::kStrides + i]);
-  }
+  // Every number bounded (convention.h): a shape of more than 2^53 - 1
+  // elements would overflow the loops' products (UBSan saw it).
+  src.ndim = ScratchNdim(scratch);
+  ScratchShape(scratch, src.ndim, src.shape);
+  ScratchInts(scratch, slot::kStrides, src.ndim, false, src.strides);
   src.type = ScalarAt(info[3].As<Napi::Number>().Int32Value());
   const Bytes bytes = BytesOf(env, info[1]);
   const auto offset = static_cast<uint64_t>(info[2].As<Napi::Number>().Int64Value());
@@ -176,10 +176,8 @@ struct ReduceJob {
     }
     const double* scratch = EnvState::Of(info.Env()).scratch();
     int64_t out_shape[kMaxDims];
-    for (int i = 0; i < src.ndim; ++i) {
-      out_shape[i] = src.shape[i];
-      out_strides[i] = static_cast<int64_t>(scratch[slot::kSourceStrides + i]);
-    }
+    ScratchInts(scratch, slot::kSourceStrides, src.ndim, false, out_strides);
+    for (int i = 0; i < src.ndim; ++i) out_shape[i] = src.shape[i];
     const int64_t len = src.ndim == 0 ? 1 : src.shape[dim];
     if (src.ndim > 0) {
       if (op == ReduceOp::kMax || op == ReduceOp::kMin) out_shape[dim] = 1;
