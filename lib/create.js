@@ -13,6 +13,7 @@ const { checkOptions } = require('./options');
 const { allocate } = require('./memory');
 const { integerValue, isInteger } = require('./convert');
 const { sharedStorage } = require('./sharing');
+const scalars = require('./scalars');
 const { viewCount, viewFailure } = require('./binding');
 const { isAnyArrayBuffer, isTypedArray, isDataView, viewParts, typedArrayLength, viewBuffer, bufferByteLength,
   posesAsBuffer } =
@@ -25,11 +26,11 @@ const ARANGE_KEYS = ['dtype', 'device'];
 
 // torch.frombuffer semantics: a zero-copy view that keeps `source` alive.
 function fromBuffer(source, options) {
-  if (options !== null && typeof options === 'object') checkOptions(options, FROM_BUFFER_KEYS);
-  if (options === null || typeof options !== 'object' || options.dtype === undefined) {
+  const o = options !== null && typeof options === 'object' ? checkOptions(options, FROM_BUFFER_KEYS) : undefined;
+  if (o === undefined || o.dtype === undefined) {
     throw invalidType('options.dtype', 'a dtype name string', undefined);
   }
-  const info = dtypeInfo(options.dtype, 'options.dtype');
+  const info = dtypeInfo(o.dtype, 'options.dtype');
 
   let buffer;
   let base;
@@ -57,14 +58,14 @@ function fromBuffer(source, options) {
     throw makeError('ERR_DLPACK_DETACHED', 'Expected an attached buffer for `source`, received a detached one');
   }
 
-  const { offset = 0, count = -1, shape, strides } = options;
+  const { offset = 0, count = -1, shape, strides } = o;
   // Node's validateInteger: a number that is not an integer is out of range.
   wholeNumber(offset, 'options.offset');
   wholeNumber(count, 'options.count');
-  if (strides !== undefined) return stridedView(buffer, base, length, info, offset, options);
+  if (strides !== undefined) return stridedView(buffer, base, length, info, offset, o);
   // Range, alignment and element count: src/core/buffer_view.cc.
   const n = viewCount(length, base, info.itemSize, offset, count);
-  if (n < 0) throw viewError(-n, info, length, base, offset, count, options.count !== undefined);
+  if (n < 0) throw viewError(-n, info, length, base, offset, count, o.count !== undefined);
 
   // Memory the library owns is held through its own Storage (lib/storage.js).
   const storage = holderOf(buffer) || Storage.heap(buffer, false);
@@ -87,7 +88,8 @@ function wholeNumber(value, name) {
 
 // fromBuffer(source, { dtype, shape, strides, offset }): element 0 at byte
 // `offset` of the source, the elements wherever the strides (in elements,
-// negative allowed) put them, all inside the source's bytes.
+// negative allowed) put them, all inside the source's bytes. `options`: the
+// values checkOptions() read.
 function stridedView(buffer, base, length, info, offset, options) {
   if (options.shape === undefined) {
     throw invalidType('options.shape', 'an array of non-negative integers (options.strides needs it)', undefined);
@@ -251,16 +253,21 @@ function fullLike(input, fillValue, options) {
   return full(input.shape, fillValue, opts);
 }
 
-// One value as a 0-d host tensor of info's dtype (inferred when info is
-// undefined), by tensor()'s rules: full()'s and fill_()'s source. A number,
-// bigint or boolean; for a complex dtype also an [re, im] pair.
+// One value as a 0-d host tensor of info's dtype (inferred by tensor()'s
+// rules when info is undefined): full()'s and fill_()'s source. A number,
+// bigint or boolean; for a complex dtype also an [re, im] pair. It must
+// convert without overflow (lib/scalars.js checkedValue: torch's rule for
+// full and fill_), and is stored as that conversion gives it (-1 into uint8
+// is 255, 2.5 into int32 is 2).
 function scalarTensor(value, info, where) {
   const complex = info !== undefined && info.viewLanes === 2;
   if (!isScalar(value) && !(complex && Array.isArray(value) && value.length === 2)) {
     throw invalidType(where, complex ? 'a number, bigint, boolean or [re, im] pair' : 'a number, bigint or boolean',
       value);
   }
-  return build(value, { dtype: info && info.name, shape: [] }, where);
+  const target = info || inferredDType([value]);
+  const element = scalars.elementValue(scalars.checkedValue(value, target, where), target);
+  return build(element, { dtype: target.name, shape: [] }, where);
 }
 
 // Every element of t from the 0-d host tensor `one`, through copyFrom() of one

@@ -186,6 +186,8 @@ export interface Native {
    */
   storageBuffer(storage: StorageHandle): ArrayBuffer;
   storageLength(storage: StorageHandle): number;
+  /** The memory's first byte as an address (-1 at 2^53 and above): which memory it is (lib/route.js). */
+  storageAddress(storage: StorageHandle): number;
   /** Detaches `buffer` (storageBuffer's, when it made one) and lets go of the memory. */
   storageRelease(storage: StorageHandle, buffer: ArrayBuffer | null): void;
   /** Scratch (shape, strides, sourceStrides): dst <- src with conversion; dtypes are indices. */

@@ -7,16 +7,26 @@ const { fail, invalidType } = require('./errors');
 
 const EMPTY = Object.freeze({});
 
-// `options` itself when it is an object whose own enumerable string keys are
-// all in `allowedKeys`; an empty object for undefined (callers that require
-// options check for undefined first).
+// The values of `options` when it is an object whose own enumerable string
+// keys are all in `allowedKeys`: a new plain object holding each allowed key
+// that is not undefined, read from `options` once, here. Callers read the
+// values from it, never from `options` again, so a getter cannot hand one
+// value to a check and another to the work (a read-only tensor to normalize's
+// write after its `out` passed the read-only check: issue 37, finding 7).
+// An empty object for undefined (callers that require options check for
+// undefined first).
 function checkOptions(options, allowedKeys, name = 'options') {
   if (options === undefined) return EMPTY;
   if (options === null || typeof options !== 'object') throw invalidType(name, 'an object', options);
   for (const key of Object.keys(options)) {
     if (!allowedKeys.includes(key)) throw unknownKey(key, allowedKeys, name);
   }
-  return options;
+  const values = {};
+  for (let i = 0; i < allowedKeys.length; i++) {
+    const value = options[allowedKeys[i]];
+    if (value !== undefined) values[allowedKeys[i]] = value;
+  }
+  return values;
 }
 
 function unknownKey(key, allowedKeys, name) {

@@ -92,22 +92,25 @@ function readOptions(options, op) {
   if (options === null || typeof options !== 'object' || Array.isArray(options)) {
     throw invalidType('options', 'an object', options);
   }
-  checkOptions(options, KEYS[op], 'options');
+  // Each option read once (checkOptions), then checked.
+  const values = checkOptions(options, KEYS[op], 'options');
   const o = {
-    keepdim: flag(options, 'keepdim', false),
-    dtype: options.dtype === undefined ? null : dtypeInfo(options.dtype, 'options.dtype'),
+    keepdim: flag(values, 'keepdim', false),
+    dtype: values.dtype === undefined ? null : dtypeInfo(values.dtype, 'options.dtype'),
     out: null,
-    largest: flag(options, 'largest', true),
-    sorted: flag(options, 'sorted', true),
-    async: flag(options, 'async', false),
+    largest: flag(values, 'largest', true),
+    sorted: flag(values, 'sorted', true),
+    async: flag(values, 'async', false),
   };
-  if (options.out !== undefined) {
-    const out = options.out;
+  if (values.out !== undefined) {
+    const out = values.out;
     if (!(out instanceof Tensor)) throw invalidType('options.out', 'a Tensor', out);
     liveStorage(out); // its device is checked against the input's (outOn)
     if (out[kFlags] & READ_ONLY) {
       throw fail('ERR_DLPACK_READ_ONLY', 'options.out', 'a writable tensor', 'a readOnly one');
     }
+    // At the call, the rule of every write (lib/route.js), not once the loop has run.
+    route.refuseSharedElements(out[kLayout], `\`options.out\` of ${op}()`);
     o.out = out;
   }
   return o;
@@ -554,9 +557,9 @@ function directOut(out, src) {
   const want = src[kLayout];
   if (layout.info !== want.info || layout.shape.length !== want.shape.length) return false;
   for (let i = 0; i < layout.shape.length; i++) {
-    if (layout.shape[i] !== want.shape[i] || (layout.shape[i] > 1 && layout.strides[i] === 0)) return false;
+    if (layout.shape[i] !== want.shape[i]) return false;
   }
-  return !ops.partialOverlap(out, [src], want.shape);
+  return route.sharedElements(layout) === null && !ops.partialOverlap(out, [src], want.shape);
 }
 
 // softmax(dim) / logSoftmax(dim): the dim is required (torch's implicit dim

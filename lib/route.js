@@ -41,27 +41,123 @@ function onHost(device, what) {
   }
 }
 
-// Whether two pairs touch common bytes: one storage, and byte ranges
-// [base, base + extent) that intersect. The rule of the host copy
-// (src/core/convert.h, which compares addresses) and of the device path:
-// two disjoint views of one allocation do not overlap.
-function overlapping(aStorage, a, bStorage, b) {
-  return aStorage === bStorage && a.size !== 0 && b.size !== 0 &&
-    a.base < b.base + b.extent && b.base < a.base + a.extent;
+// --- the overlap rules ------------------------------------------------------------
+// One set of rules for every path that writes (copies, the ops, their
+// in-place and `out` forms, normalize, the reductions' `out`), on every
+// device (docs/API.md "Overlap").
+
+// Where storage b's bytes lie in storage a's frame: the number to add to a
+// byte position of b to get the position of the same byte in a, or null when
+// they are other memory. Memory is named by what it is, not by which JS
+// object reaches it (issue 37, finding 5): a shared-memory segment by its
+// name (every mapping of it in this process holds the same bytes at the same
+// offsets: dl.open(t.share()) in the thread that shared it, a descriptor
+// opened twice); other native memory by its address (a 'local' share opened
+// in the thread that made it, one producer's memory imported twice, CUDA
+// memory alike); JS memory by its buffer (two fromBuffer() over one
+// ArrayBuffer).
+function shiftBetween(a, b) {
+  if (a === b) return 0;
+  const sa = a.segment;
+  const sb = b.segment;
+  if (sa !== null || sb !== null) return sa !== null && sb !== null && sa.name === sb.name ? 0 : null;
+  if (a.isNative !== b.isNative) return null;
+  if (a.isNative) {
+    const x = a.memory.address();
+    const y = b.memory.address();
+    return x < 0 || y < 0 ? null : y - x;
+  }
+  return a.buffer() === b.buffer() ? 0 : null;
 }
 
-// Elements that share memory (a stride-0 dim of size > 1, from expand()):
-// which write wins would depend on the order the copy runs in, and on a GPU
-// threads race. torch refuses the same on every device ("more than one
-// element of the written-to tensor refers to a single memory location").
-function refuseSharedElements(layout) {
-  const { shape, strides } = layout;
-  for (let i = 0; i < shape.length; i++) {
-    if (shape[i] > 1 && strides[i] === 0) {
-      throw makeError('ERR_DLPACK_UNSUPPORTED', 'Expected a destination for copyFrom() whose elements do not ' +
-        'share memory, received one with a stride-0 dim of size > 1 (expand()); clone() it first');
-    }
+// Whether two pairs touch common bytes: one memory (shiftBetween), and
+// byte ranges [base, base + extent) that intersect. The rule of the host
+// copy and of the device path: two disjoint views of one allocation do not
+// overlap.
+function overlapping(aStorage, a, bStorage, b) {
+  if (a.size === 0 || b.size === 0) return false;
+  const shift = shiftBetween(aStorage, bStorage);
+  if (shift === null) return false;
+  const bBase = b.base + shift;
+  return a.base < bBase + b.extent && bBase < a.base + a.extent;
+}
+
+// Whether writing `out` element by element (over `shape`) could change an
+// element of `input` before it is read: their bytes overlap and they are not
+// the very same elements (element 0 at one byte, one item size, the same
+// stride on every dim longer than 1; `inStrides` are input's strides
+// broadcast to `shape`). The very same elements are safe: each is read
+// before it is written (an in-place op); any other overlap is staged through
+// a temporary by the caller, as copies stage it.
+//
+// A dim of extent 1 is never stepped, whatever stride it carries: without
+// this rule an in-place op on a [1, 3, 224, 224] image, whose broadcast
+// stride on dim 0 is 0, went through a temporary and a copy back, 5x slower.
+function writeOverlaps(outStorage, out, inStorage, input, inStrides, shape) {
+  if (!overlapping(outStorage, out, inStorage, input)) return false;
+  if (input.byteOffset + shiftBetween(outStorage, inStorage) !== out.byteOffset ||
+      input.info.itemSize !== out.info.itemSize) {
+    return true;
   }
+  for (let i = 0; i < shape.length; i++) {
+    if (shape[i] !== 1 && inStrides[i] !== out.strides[i]) return true;
+  }
+  return false;
+}
+
+// How elements of `layout` share memory: null when no two do; 'stride0'
+// for a dim of size > 1 with stride 0 (expand()), torch's "has internal
+// overlap"; 'overlap' for strides that may reach one element twice
+// (asStrided(), fromBuffer or a descriptor with such strides). The proof of
+// no sharing: an order of the dims of size > 1 in which each |stride| is
+// larger than the span (size - 1) * |stride| of all before it (then two
+// index vectors differ by more than the earlier dims can make up, a mixed
+// radix); the given order last-to-first is tried first (every view of a
+// dense tensor passes there, or after sorting by |stride|, the only other
+// order that can pass). A layout that fails both may still map its elements
+// to distinct bytes (shape [3, 2], strides [2, 3]): it is refused all the
+// same, where torch lets what it cannot decide cheaply through unchecked
+// (its "too hard"; deciding exactly is a subset-sum problem).
+function sharedElements(layout) {
+  if (layout.size === 0) return null; // nothing is written
+  const { shape, strides } = layout;
+  let span = 0;
+  let ordered = true;
+  for (let i = shape.length - 1; i >= 0; i--) {
+    if (shape[i] <= 1) continue;
+    const step = Math.abs(strides[i]);
+    if (step === 0) return 'stride0';
+    if (step <= span) ordered = false;
+    span += (shape[i] - 1) * step;
+  }
+  if (ordered) return null;
+  const dims = [];
+  for (let i = 0; i < shape.length; i++) if (shape[i] > 1) dims.push(i);
+  dims.sort((x, y) => Math.abs(strides[x]) - Math.abs(strides[y]));
+  span = 0;
+  for (const d of dims) {
+    const step = Math.abs(strides[d]);
+    if (step <= span) return 'overlap';
+    span += (shape[d] - 1) * step;
+  }
+  return null;
+}
+
+// A destination whose elements share memory is refused (`what` names it):
+// which write wins would depend on the order the loop runs in, and on a GPU
+// or two host threads writes race (an in-place add over an expand()ed view
+// lost updates, run to run: issue 37, finding 3). torch refuses the same on
+// every device ("more than one element of the written-to tensor refers to a
+// single memory location"). One rule for copyFrom(), fill_(), the ops'
+// in-place forms and `out`, normalize's `out` and the reductions' `out`.
+function refuseSharedElements(layout, what) {
+  const how = sharedElements(layout);
+  if (how === null) return;
+  const which = how === 'stride0' ? 'a stride-0 dim of size > 1, as expand() makes' :
+    `strides [${layout.strides.join(', ')}] that reach one element twice for shape [${layout.shape.join(', ')}]`;
+  throw makeError('ERR_DLPACK_UNSUPPORTED', `Expected a destination for ${what} whose elements do not share ` +
+    `memory, received one in which more than one element refers to a single memory location (${which}); ` +
+    'clone() it first');
 }
 
 // The paths of copyInto(): both sides on the host; a kernel on one CUDA
@@ -80,13 +176,13 @@ function copyPath(dstStorage, dst, srcStorage, src) {
 // --- the host loop ---------------------------------------------------------------
 
 // dst <- src element by element with conversion (same shape; host-accessible
-// memory). Overlap by address is handled natively; two mappings of one
-// shared-memory segment have different addresses, so they are staged here.
+// memory). Overlap within one buffer is handled natively, by address; the
+// same bytes reached through two storages (overlapping(): two mappings of one
+// segment have other addresses) are staged here.
 function copyOnHost(dstStorage, dst, srcStorage, src, async = false) {
   let srcBytes = srcStorage.getBytes();
   let srcOffset = src.byteOffset;
-  if (dstStorage !== srcStorage && dstStorage.segment !== null && srcStorage.segment !== null &&
-      dstStorage.segment.name === srcStorage.segment.name) {
+  if (dstStorage !== srcStorage && overlapping(dstStorage, dst, srcStorage, src)) {
     srcBytes = srcBytes.slice(src.base, srcOffset + src.high);
     srcOffset -= src.base;
   }
@@ -454,8 +550,8 @@ function runReduceLanes(op, storage, layout, dim, outStrides, values, valuesOffs
 }
 
 module.exports = {
-  PATH, coveredBuffer, onHost, overlapping, refuseSharedElements, copyPath, copyBytes, copyStorage, copyOnDevice,
-  convertOnDevice, copyInto, copyIntoAsync, clone, moveTo, convert, convertOnHostAsync, operandOf, runElementwise,
-  runElementwiseOnDevice, runReduceRowsOnDevice, runRowPicksOnDevice, runSoftmaxRowsOnDevice, runNormalize, runNormalizeOnDevice, runReduceDims,
-  runReduceLanes,
+  PATH, coveredBuffer, onHost, overlapping, writeOverlaps, sharedElements, refuseSharedElements, copyPath,
+  copyBytes, copyStorage, copyOnDevice, convertOnDevice, copyInto, copyIntoAsync, clone, moveTo, convert,
+  convertOnHostAsync, operandOf, runElementwise, runElementwiseOnDevice, runReduceRowsOnDevice, runRowPicksOnDevice,
+  runSoftmaxRowsOnDevice, runNormalize, runNormalizeOnDevice, runReduceDims, runReduceLanes,
 };

@@ -324,15 +324,15 @@ function view(memory, options) {
     throw invalidType('memory', 'a WebAssembly.Memory', memory);
   }
   if (options === null || typeof options !== 'object') throw invalidType('options', 'an object', options);
-  checkOptions(options, WASM_VIEW_KEYS);
-  const info = dtypeInfo(options.dtype, 'options.dtype');
-  const { ptr } = options;
+  const o = checkOptions(options, WASM_VIEW_KEYS);
+  const info = dtypeInfo(o.dtype, 'options.dtype');
+  const { ptr } = o;
   if (!Number.isSafeInteger(ptr) || ptr < 0) throw invalidType('options.ptr', 'a non-negative integer', ptr);
   if (ptr % info.itemSize !== 0) {
     throw makeError('ERR_DLPACK_MISALIGNED', `Expected a multiple of ${info.itemSize} (the ${info.name} size) ` +
       `for \`options.ptr\`, received ${ptr}`);
   }
-  const shape = normalizeShape(options.shape, 'options.shape');
+  const shape = normalizeShape(o.shape, 'options.shape');
   const nbytes = product(shape) * info.itemSize;
   if (ptr + nbytes > memory.buffer.byteLength) {
     throw outOfRange('options.ptr', `a range inside the memory's ${memory.buffer.byteLength} bytes`,

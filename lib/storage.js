@@ -113,6 +113,7 @@ class NativeMemory {
     this.handle = handle;
     this.owned = owned;
     this.buf = null; // the ArrayBuffer over it, made on first use
+    this.addr = undefined; // address(), once asked
   }
 
   get kind() { return 'native'; }
@@ -126,6 +127,14 @@ class NativeMemory {
   }
 
   byteLength() { return native.storageLength(this.handle); }
+
+  // The address of its first byte (-1 when it cannot be a number), read
+  // once: native memory never moves while its handle holds it. Which memory
+  // this is, for lib/route.js's overlap rule.
+  address() {
+    if (this.addr === undefined) this.addr = native.storageAddress(this.handle);
+    return this.addr;
+  }
 
   free() {
     native.storageRelease(this.handle, this.buf);

@@ -677,6 +677,25 @@ describe('routing of ops with CUDA operands (no kernel runs)', () => {
     expect(() => dl.normalize(onCuda(dl.zeros([3, 2, 2])), 0, 1, { out: dl.zeros([3, 2, 2]) })).toThrow(wrong);
   });
 
+  // Issue 37: the out, overlap and scalar rules are the host's, applied
+  // before the device split (lib/ops.js run()), so a CUDA op refuses what the
+  // host refuses, with the same code, before any CUDA call.
+  test('shared-element targets, out-of-range scalars, negative integer powers and a zero std: as on the host', () => {
+    const u8 = onCuda(dl.tensor([1, 2, 250], { dtype: 'uint8' }));
+    const wide = onCuda(dl.zeros([1, 3])).expand(2, 3);
+    const shared = expect.objectContaining({ code: 'ERR_DLPACK_UNSUPPORTED' });
+    expect(() => wide.add_(1)).toThrow(shared);
+    expect(() => dl.add(onCuda(dl.ones([2, 3])), 1, { out: wide })).toThrow(shared);
+    expect(() => dl.normalize(onCuda(dl.ones([2, 3, 1])), 0, 1, { out: wide.unsqueeze(-1) })).toThrow(shared);
+    const range = expect.objectContaining({ code: 'ERR_OUT_OF_RANGE' });
+    expect(() => dl.clamp(u8, 0, 300)).toThrow(range);
+    expect(() => dl.where(onCuda(dl.tensor([true, false, true])), u8, 300)).toThrow(range);
+    expect(() => dl.add(u8, 2 ** 70)).toThrow(range);
+    expect(() => dl.pow(u8, -1)).toThrow(expect.objectContaining({ code: 'ERR_OUT_OF_RANGE',
+      message: expect.stringMatching(/negative integer powers/) }));
+    expect(() => dl.normalize(onCuda(dl.ones([2, 3, 1])), 0, 0)).toThrow(range);
+  });
+
   test('dtype, promotion, shape and option errors come before any CUDA call', () => {
     const a = onCuda(dl.tensor([1, 2, 3], { dtype: 'float32' }));
     const flags = onCuda(dl.tensor([true, false, true]));

@@ -99,6 +99,7 @@ Napi::Object Initialize(Napi::Env env, Napi::Object exports) {
       {"capsuleOwns", Guarded<CapsuleOwns>},
       {"storageBuffer", Guarded<StorageBuffer>},
       {"storageLength", Guarded<StorageLength>},
+      {"storageAddress", Guarded<StorageAddress>},
       {"storageRelease", Guarded<StorageRelease>},
       {"copyStrided", Guarded<CopyStrided>},
       {"copyStridedAsync", Guarded<CopyStridedAsync>},

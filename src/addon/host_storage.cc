@@ -81,6 +81,14 @@ Napi::Value StorageLength(const Napi::CallbackInfo& info) {
                            static_cast<double>(StorageOf(info.Env(), info[0])->length()));
 }
 
+Napi::Value StorageAddress(const Napi::CallbackInfo& info) {
+  // x86-64 and arm64 user addresses (CUDA's unified ones included) are below
+  // 2^53; -1 says the address cannot travel as a number.
+  const auto address = reinterpret_cast<uintptr_t>(StorageOf(info.Env(), info[0])->base());
+  return Napi::Number::New(info.Env(),
+                           address < (uintptr_t{1} << 53) ? static_cast<double>(address) : -1.0);
+}
+
 Napi::Value StorageBuffer(const Napi::CallbackInfo& info) {
   napi_env env = info.Env();
   auto* state = HandleOf<OwnerState>(env, info[0], kStorageTag, "storage");

@@ -35,6 +35,9 @@ NativeMemory* StorageOf(napi_env env, napi_value handle);
 Napi::Value StorageLength(const Napi::CallbackInfo& info);   // (handle) -> bytes
 Napi::Value StorageBuffer(const Napi::CallbackInfo& info);   // (handle) -> ArrayBuffer
 Napi::Value StorageRelease(const Napi::CallbackInfo& info);  // (handle, buffer) -> undefined
+// (handle) -> the address of the memory's first byte, as a number (-1 at
+// 2^53 and above): which memory it is, for lib/route.js's overlap rule.
+Napi::Value StorageAddress(const Napi::CallbackInfo& info);
 
 }  // namespace dlnode
 

@@ -55,6 +55,24 @@ bool MakeNormalizePlan32(int ndim, const int64_t* shape, const int64_t* out_stri
 NormalizeValues MakeNormalizeValues(int channels, const double* mean, const double* std,
                                     double scale);
 
+// What the kernel reads: uint8, bool (any nonzero byte is 1, as every
+// conversion and op reads a bool: convert.h) or float32.
+enum class NormalizeInput : int { kUint8, kBool, kFloat32 };
+
+// How the kernel reads `in` (one of the types DeviceNormalizes takes).
+inline NormalizeInput NormalizeInputOf(Scalar in) {
+  if (in == Scalar::kFloat32) return NormalizeInput::kFloat32;
+  return in == Scalar::kBool ? NormalizeInput::kBool : NormalizeInput::kUint8;
+}
+
+// Input element `s` (in elements from `src`) as the pass reads it.
+DLNODE_HD float NormalizeInputAt(const char* src, int64_t s, NormalizeInput kind) {
+  if (kind == NormalizeInput::kFloat32) return reinterpret_cast<const float*>(src)[s];
+  const uint8_t byte = reinterpret_cast<const uint8_t*>(src)[s];
+  if (kind == NormalizeInput::kBool) return byte != 0 ? 1.0F : 0.0F;
+  return static_cast<float>(byte);
+}
+
 // The channel of row-major element i.
 DLNODE_HD uint32_t ChannelOf(const NormalizePlan32& p, uint32_t i) {
   const uint32_t q = Divide(p.plane, i);

@@ -637,11 +637,25 @@ void NormalizeRows(const Plan& p, const double* mean, const double* std, double 
   });
 }
 
+// A bool element as normalize reads it: 0 or 1, any nonzero byte being true
+// (convert.h's rule, which every op and to() follow; the device kernel reads
+// it so too: device_normalize.h NormalizeInputAt).
+struct BoolByte {
+  uint8_t byte;
+  template <typename T>
+  explicit operator T() const {
+    return byte != 0 ? T{1} : T{0};
+  }
+};
+static_assert(sizeof(BoolByte) == 1, "a bool element is one byte");
+
 template <typename Out>
 bool NormalizeFrom(Scalar in_type, const Plan& p, const double* mean, const double* std,
                    double scale) {
   switch (in_type) {
     case Scalar::kBool:
+      NormalizeRows<Out, BoolByte>(p, mean, std, scale);
+      return true;
     case Scalar::kUint8:
       NormalizeRows<Out, uint8_t>(p, mean, std, scale);
       return true;
@@ -785,16 +799,29 @@ bool Normalize(int ndim, const int64_t* shape, Scalar in_type, Operand in, Scala
 
 void StoreScalar(Scalar type, double value, void* dst) {
   const int64_t none[1] = {0};
-  // An integer-valued number wraps into an integer type, as torch wraps a
-  // Python int (uint8 tensor * -2 multiplies by 254): through int64, whose
-  // conversions to the narrower integers wrap.
+  // An integer-valued number in [-2^63, 2^64) wraps into an integer type, as
+  // torch wraps a Python int (uint8 tensor * -2 multiplies by 254): through
+  // int64 below 2^63, uint64 from there, whose conversions to the narrower
+  // integers wrap (lib/scalars.js refuses integers outside that range for an
+  // integer type; to a floating type the conversion rounds the same value).
+  // Anything else converts as a float64 (convert.h: saturating into an
+  // integer type, NaN to 0).
+  constexpr double kTwo63 = 9223372036854775808.0;
+  constexpr double kTwo64 = 18446744073709551616.0;
   int64_t whole = 0;
+  uint64_t high = 0;
   Scalar from = Scalar::kFloat64;
   char* src = reinterpret_cast<char*>(&value);
-  if (std::nearbyint(value) == value && std::fabs(value) < 9.2e18) {
-    whole = static_cast<int64_t>(value);
-    from = Scalar::kInt64;
-    src = reinterpret_cast<char*>(&whole);
+  if (std::nearbyint(value) == value && value >= -kTwo63 && value < kTwo64) {
+    if (value < kTwo63) {
+      whole = static_cast<int64_t>(value);
+      from = Scalar::kInt64;
+      src = reinterpret_cast<char*>(&whole);
+    } else {
+      high = static_cast<uint64_t>(value);
+      from = Scalar::kUint64;
+      src = reinterpret_cast<char*>(&high);
+    }
   }
   ConvertStrided(0, nullptr, type, StridedView{static_cast<char*>(dst), none},
                  ByteRange{static_cast<const char*>(dst), static_cast<const char*>(dst) + 16}, from,

@@ -88,6 +88,48 @@ describe('ops', () => {
     t.dispose();
   }, onlyCompiledNoDevice);
 
+  row('O10', dl.DLPackError, 'ERR_DLPACK_UNSUPPORTED', (throws) => {
+    const base = dl.zeros([1, 3]);
+    const wide = base.expand(2, 3);
+    throws(() => wide.add_(1), /destination for add_\(\) whose elements do not share memory/);
+    throws(() => wide.sigmoid_(), /sigmoid_\(\)/);
+    throws(() => wide.clamp_(0, 1), /clamp_\(\)/);
+    throws(() => dl.mul(m(), 2, { out: wide }), /`options.out` of mul\(\)/);
+    throws(() => dl.gt(m(), 2, { out: dl.zeros([1, 3], { dtype: 'bool' }).expand(2, 3) }), /gt\(\)/);
+    throws(() => dl.normalize(m().reshape(2, 1, 3), 0, 1, { out: dl.zeros([1, 1, 3]).expand(2, 1, 3) }),
+      /normalize\(\)/);
+    // Overlapping strides (rows one element apart), and on a CUDA tensor before any CUDA call.
+    throws(() => dl.add(m(), 1, { out: dl.zeros([4]).asStrided([2, 3], [1, 1]) }), /reach one element twice/);
+    expect(base.toArray()).toEqual([[0, 0, 0]]);
+  });
+
+  row('O11', RangeError, 'ERR_OUT_OF_RANGE', (throws) => {
+    const u8 = dl.tensor([1, 2, 250], { dtype: 'uint8' });
+    throws(() => u8.clamp(0, 300), /value cannot be converted to type uint8 without overflow.*`max`/);
+    throws(() => dl.clamp(u8, -256), /`min`/);
+    throws(() => dl.where(dl.tensor([true, false, true]), u8, 300), /`other`/);
+    throws(() => dl.where(dl.tensor([true, false, true]), 1e39, dl.zeros([3])), /float32 without overflow.*`input`/);
+    throws(() => dl.clamp(dl.zeros([2], { dtype: 'float16' }), null, 1e5), /float16/);
+    throws(() => u8.add(2 ** 70), /-2\^63 to 2\^64 - 1.*`other`/);
+    throws(() => dl.sub(2 ** 64, dl.tensor([1], { dtype: 'int64' })), /`input`/);
+    throws(() => u8.clamp_(0, 300), /`max`/);
+    expect(u8.toArray()).toEqual([1, 2, 250]);
+  });
+
+  row('O12', RangeError, 'ERR_OUT_OF_RANGE', (throws) => {
+    throws(() => dl.pow(dl.tensor([2, 3, 1], { dtype: 'uint8' }), -1),
+      /Integers to negative integer powers are not allowed.*`other`/);
+    throws(() => dl.tensor([2], { dtype: 'int64' }).pow(-3), /`other`/);
+    throws(() => dl.pow(dl.tensor([true, false]), -1), /`other`/);
+  });
+
+  row('O13', RangeError, 'ERR_OUT_OF_RANGE', (throws) => {
+    throws(() => dl.normalize(dl.ones([2, 2, 2]), 0, 0), /std evaluated to zero after conversion to float32.*`std`/);
+    throws(() => dl.normalize(dl.ones([2, 2, 2]), 0, [1, 1e-50]), /`std\[1\]`/);
+    throws(() => dl.normalize(dl.ones([2, 2, 2]), 0, -0, { out: dl.zeros([2, 2, 2], { dtype: 'float64' }) }),
+      /conversion to float64/);
+  });
+
   row('O07', TypeError, 'ERR_INVALID_ARG_TYPE', (throws) => {
     const before = dl.getNumThreads();
     throws(() => dl.setNumThreads('2'), /`n`/);

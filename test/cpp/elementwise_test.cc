@@ -77,6 +77,28 @@ TEST(ElementwiseTest, IntegersWrapAndScalarsWrapIn) {
   EXPECT_EQ(r[0], 0);
 }
 
+// Integer-valued scalars wrap exactly over [-2^63, 2^64) (torch casts a
+// Python int; 2^64 - 1 is uint64's max, not saturation), and past that they
+// convert as doubles (saturating: lib/scalars.js refuses them before).
+TEST(ElementwiseTest, IntegerScalarsWrapExactlyUpTo2To64) {
+  const auto stored = [](Scalar type, double value) {
+    alignas(16) char bytes[16] = {};
+    StoreScalar(type, value, bytes);
+    uint64_t out = 0;
+    std::memcpy(&out, bytes, ScalarSize(type));
+    return out;
+  };
+  EXPECT_EQ(stored(Scalar::kUint8, 300), 44u);
+  EXPECT_EQ(stored(Scalar::kUint8, 9223372036854775808.0), 0u);          // 2^63: through uint64
+  EXPECT_EQ(stored(Scalar::kUint8, 18446744073709549568.0), 0u);         // 2^64 - 2^11
+  EXPECT_EQ(stored(Scalar::kInt64, 9223372036854775808.0), 1ull << 63);  // 2^63 wraps to INT64_MIN
+  EXPECT_EQ(stored(Scalar::kUint64, -1), ~0ull);
+  EXPECT_EQ(stored(Scalar::kInt16, -9223372036854775808.0), 0u);  // -2^63
+  // Not integers in range: a double's conversion (saturation).
+  EXPECT_EQ(stored(Scalar::kUint8, 18446744073709551616.0), 255u);  // 2^64
+  EXPECT_EQ(stored(Scalar::kUint8, 2.5), 2u);
+}
+
 TEST(ElementwiseTest, BoolsAreLogicalAndComparisonsWriteBool) {
   std::vector<uint8_t> a = {0, 1, 2, 0};  // 2 reads as true
   std::vector<uint8_t> b = {0, 0, 1, 1};
