@@ -26,11 +26,11 @@ const ARANGE_KEYS = ['dtype', 'device'];
 
 // torch.frombuffer semantics: a zero-copy view that keeps `source` alive.
 function fromBuffer(source, options) {
-  const o = options !== null && typeof options === 'object' ? checkOptions(options, FROM_BUFFER_KEYS) : undefined;
-  if (o === undefined || o.dtype === undefined) {
-    throw invalidType('options.dtype', 'a dtype name string', undefined);
-  }
-  const info = dtypeInfo(o.dtype, 'options.dtype');
+  // Each option read once (one destructuring).
+  const { dtype, offset = 0, count, shape, strides } = options !== null && typeof options === 'object' ?
+    checkOptions(options, FROM_BUFFER_KEYS) : {};
+  if (dtype === undefined) throw invalidType('options.dtype', 'a dtype name string', undefined);
+  const info = dtypeInfo(dtype, 'options.dtype');
 
   let buffer;
   let base;
@@ -58,14 +58,13 @@ function fromBuffer(source, options) {
     throw makeError('ERR_DLPACK_DETACHED', 'Expected an attached buffer for `source`, received a detached one');
   }
 
-  const { offset = 0, count = -1, shape, strides } = o;
   // Node's validateInteger: a number that is not an integer is out of range.
   wholeNumber(offset, 'options.offset');
-  wholeNumber(count, 'options.count');
-  if (strides !== undefined) return stridedView(buffer, base, length, info, offset, o);
+  wholeNumber(count === undefined ? -1 : count, 'options.count');
+  if (strides !== undefined) return stridedView(buffer, base, length, info, offset, shape, strides, count);
   // Range, alignment and element count: src/core/buffer_view.cc.
-  const n = viewCount(length, base, info.itemSize, offset, count);
-  if (n < 0) throw viewError(-n, info, length, base, offset, count, o.count !== undefined);
+  const n = viewCount(length, base, info.itemSize, offset, count === undefined ? -1 : count);
+  if (n < 0) throw viewError(-n, info, length, base, offset, count === undefined ? -1 : count, count !== undefined);
 
   // Memory the library owns is held through its own Storage (lib/storage.js).
   const storage = holderOf(buffer) || Storage.heap(buffer, false);
@@ -88,18 +87,15 @@ function wholeNumber(value, name) {
 
 // fromBuffer(source, { dtype, shape, strides, offset }): element 0 at byte
 // `offset` of the source, the elements wherever the strides (in elements,
-// negative allowed) put them, all inside the source's bytes. `options`: the
-// values checkOptions() read.
-function stridedView(buffer, base, length, info, offset, options) {
-  if (options.shape === undefined) {
+// negative allowed) put them, all inside the source's bytes.
+function stridedView(buffer, base, length, info, offset, shape, strides, count) {
+  if (shape === undefined) {
     throw invalidType('options.shape', 'an array of non-negative integers (options.strides needs it)', undefined);
   }
-  if (options.count !== undefined) {
-    throw invalidValue('options.count', 'undefined when options.strides is given (the shape sets the count)',
-      options.count);
+  if (count !== undefined) {
+    throw invalidValue('options.count', 'undefined when options.strides is given (the shape sets the count)', count);
   }
-  const dims = normalizeShape(options.shape, 'options.shape');
-  const strides = options.strides;
+  const dims = normalizeShape(shape, 'options.shape');
   if (!Array.isArray(strides)) throw invalidType('options.strides', 'an array of integers', strides);
   if (strides.length !== dims.length) {
     throw invalidValue('options.strides', `${dims.length} strides (one per dimension of options.shape)`, strides);
@@ -210,11 +206,11 @@ const zeros = (shape, options) => allocateTensor(shape, options, true);
 // (bool for a boolean, int64 for a bigint, else float32) unless given. The
 // value is checked and converted before anything is allocated.
 function full(shape, fillValue, options) {
-  const opts = checkOptions(options, CREATE_KEYS);
-  const info = opts.dtype === undefined ? undefined : dtypeInfo(opts.dtype, 'options.dtype');
+  const { dtype, device, shared } = checkOptions(options, CREATE_KEYS);
+  const info = dtype === undefined ? undefined : dtypeInfo(dtype, 'options.dtype');
   const one = scalarTensor(fillValue, info, 'fillValue');
   try {
-    const t = allocateTensor(shape, { device: opts.device, shared: opts.shared, dtype: one.dtype }, false);
+    const t = allocateTensor(shape, { device, shared, dtype: one.dtype }, false);
     try {
       return fill(t, one);
     } catch (error) {
@@ -234,11 +230,11 @@ const ones = (shape, options) => full(shape, 1, { dtype: 'float32', ...checkOpti
 function likeOptions(input, options) {
   if (!(input instanceof Tensor)) throw invalidType('input', 'a Tensor', input);
   liveStorage(input);
-  const opts = checkOptions(options, CREATE_KEYS);
+  const { dtype, device, shared } = checkOptions(options, CREATE_KEYS);
   return {
-    dtype: opts.dtype === undefined ? input.dtype : opts.dtype,
-    device: opts.device === undefined ? input.device : opts.device,
-    shared: opts.shared,
+    dtype: dtype === undefined ? input.dtype : dtype,
+    device: device === undefined ? input.device : device,
+    shared,
   };
 }
 const like = (make) => (input, options) => {
@@ -299,7 +295,7 @@ function arange(...args) {
   if (args.length > 1 && args[args.length - 1] !== null && typeof args[args.length - 1] === 'object') {
     options = args.pop();
   }
-  const opts = checkOptions(options, ARANGE_KEYS);
+  const { dtype, device: deviceOption } = checkOptions(options, ARANGE_KEYS);
   if (args.length < 1 || args.length > 3) {
     throw fail('ERR_INVALID_ARG_VALUE', 'arguments', '(end), (start, end) or (start, end, step)',
       `${args.length} bounds`);
@@ -313,8 +309,8 @@ function arange(...args) {
   const exact = args.every((v) => typeof v === 'bigint');
   const one = exact ? 1n : 1;
   const [start, end, step] = args.length === 1 ? [exact ? 0n : 0, args[0], one] : [args[0], args[1], args[2] ?? one];
-  const info = opts.dtype === undefined ? (exact ? infos.int64 : infos.float32) : dtypeInfo(opts.dtype, 'options.dtype');
-  const device = parseDevice(opts.device, 'options.device');
+  const info = dtype === undefined ? (exact ? infos.int64 : infos.float32) : dtypeInfo(dtype, 'options.dtype');
+  const device = parseDevice(deviceOption, 'options.device');
   if (info.kind === 'bool' || info.kind === 'complex') {
     throw makeError('ERR_DLPACK_UNSUPPORTED', `arange() makes no ${info.name} tensor (torch has none either)`);
   }

@@ -176,7 +176,7 @@ function writable(t, name) {
 const OUT_KEYS = ['out', 'async', 'stream'];
 const NO_OPTIONS = Object.freeze({ out: undefined, async: false, stream: 1n });
 
-// An op's `options`, each read once (checkOptions): { out, async, stream },
+// An op's `options`, each read once (one destructuring): { out, async, stream },
 // `out` a live, writable tensor or undefined, `stream` a CUDA op's stream as
 // copies take it (lib/cuda.js copyStream; the legacy default stream, 1n,
 // unless named).
@@ -245,7 +245,8 @@ function partialOverlap(out, inputs, shape) {
   if (o.size === 0) return false;
   const storage = out[kStorage];
   for (const v of inputs) {
-    if (!(v instanceof Tensor) || v[kLayout].size === 0) continue;
+    // out itself (an in-place op's own tensor): the very same elements.
+    if (v === out || !(v instanceof Tensor) || v[kLayout].size === 0) continue;
     if (route.writeOverlaps(storage, o, v[kStorage], v[kLayout], broadcastStrides(v[kLayout], shape), shape)) {
       return true;
     }
@@ -322,11 +323,13 @@ function run(op, name, inputs, common, result,
     route.refuseSharedElements(target[kLayout], self !== undefined ? name : `\`options.out\` of ${name}()`);
   }
   const info = infos[common];
-  inputs = inputs.map((v, i) => {
-    if (v instanceof Tensor) return v;
-    const value = CHECKED.has(op) ? scalars.checkedValue(v, info, names[i]) : v;
-    return scalars.operandValue(value, info, names[i]);
-  });
+  if (!inputs.every((v) => v instanceof Tensor)) {
+    inputs = inputs.map((v, i) => {
+      if (v instanceof Tensor) return v;
+      const value = CHECKED.has(op) ? scalars.checkedValue(v, info, names[i]) : v;
+      return scalars.operandValue(value, info, names[i]);
+    });
+  }
   const device = placement(name, inputs, target);
   if (device !== null) inputs = scalarsOnHost(inputs, info);
   const kernelOut = compare ? 'bool' : type;
@@ -484,12 +487,20 @@ function clamp(input, min, max, options, self) {
 
 const NORMALIZE_KEYS = ['scale', 'out', 'async', 'stream'];
 
-// mean or std, checked, each value read once: the number itself (one for
-// every channel), or a Float64Array of the array's values (one, or one per
-// channel). The length is checked before any value is read, so an array of
-// the wrong length costs nothing however long.
-function channelValues(values, channels, name) {
-  if (typeof values === 'number') return values;
+// mean or std, checked, each value read once, as one value per channel
+// written into `into` from `at` (nothing written where `into` is null: an
+// empty input). `values` is a number (one for every channel) or an array of
+// one value or one per channel, its length checked before any value is read.
+// `zeroIn`: for std, the dtype the division runs in, in which a value may not
+// be 0 (torchvision's rule: issue 37, finding 13). Plain loops: a per-frame
+// call meets this code cold, and each array builtin it would call
+// (Array.from, fill, a spread) costs microseconds there.
+function channelValues(values, channels, name, into, at, zeroIn = null) {
+  if (typeof values === 'number') {
+    if (zeroIn !== null) refuseZero(values, zeroIn, name);
+    if (into !== null) for (let c = 0; c < channels; c++) into[at + c] = values;
+    return;
+  }
   if (!Array.isArray(values) && !ArrayBuffer.isView(values)) {
     throw invalidType(name, 'a number or an array of numbers', values);
   }
@@ -497,35 +508,20 @@ function channelValues(values, channels, name) {
   if (n !== 1 && n !== channels) {
     throw invalidValue(name, `one value per channel (${channels}, dim -3 of the input) or one for all`, values);
   }
-  const read = new Float64Array(n);
   for (let i = 0; i < n; i++) {
     const v = values[i];
     if (typeof v !== 'number') throw invalidType(`${name}[${i}]`, 'a number', v);
-    read[i] = v;
-  }
-  return read;
-}
-
-// torchvision refuses a std that is zero in the dtype the division runs in
-// (issue 37, finding 13): float32, or float64 for a float64 `out`.
-function refuseZeroStd(std, outType) {
-  const values = typeof std === 'number' ? [std] : std;
-  for (let i = 0; i < values.length; i++) {
-    const v = values[i];
-    if ((outType === 'float64' ? v : Math.fround(v)) !== 0) continue;
-    throw outOfRange(typeof std === 'number' ? 'std' : `std[${i}]`, `a std that is not zero in ${outType} ` +
-      `(torchvision: "std evaluated to zero after conversion to ${outType}, leading to division by zero.")`,
-    describe(v));
+    if (zeroIn !== null) refuseZero(v, zeroIn, `${name}[${i}]`);
+    if (into === null) continue;
+    if (n === 1) for (let c = 0; c < channels; c++) into[at + c] = v;
+    else into[at + i] = v;
   }
 }
 
-// `values` (channelValues()'s) as `channels` values into `into` from `at`.
-// Plain loops: a per-frame call meets this code cold, and each array builtin
-// it would call (Array.from, fill, a spread) costs microseconds there.
-function spreadChannels(values, channels, into, at) {
-  for (let c = 0; c < channels; c++) {
-    into[at + c] = typeof values === 'number' ? values : values[values.length === 1 ? 0 : c];
-  }
+function refuseZero(v, dtype, name) {
+  if ((dtype === 'float64' ? v : Math.fround(v)) !== 0) return;
+  throw outOfRange(name, `a std that is not zero in ${dtype} (torchvision: "std evaluated to zero after ` +
+    `conversion to ${dtype}, leading to division by zero.")`, describe(v));
 }
 
 // torchvision.transforms.functional.normalize with a scale first:
@@ -540,21 +536,19 @@ function normalize(input, mean, std, options = undefined) {
   let stream = 1n;
   if (options !== undefined) {
     if (options === null || typeof options !== 'object') throw invalidType('options', 'an object', options);
-    const o = checkOptions(options, NORMALIZE_KEYS, 'options');
-    if (o.scale !== undefined) {
-      if (typeof o.scale !== 'number') throw invalidType('options.scale', 'a number', o.scale);
-      scale = o.scale;
+    const { scale: s, out: o, async: a, stream: st } = checkOptions(options, NORMALIZE_KEYS, 'options');
+    if (s !== undefined) {
+      if (typeof s !== 'number') throw invalidType('options.scale', 'a number', s);
+      scale = s;
     }
-    if (o.out !== undefined) {
-      liveTensor(o.out, 'options.out');
-      writable(o.out, 'options.out');
-      out = o.out;
+    if (o !== undefined) {
+      liveTensor(o, 'options.out');
+      writable(o, 'options.out');
+      out = o;
     }
-    if (o.async !== undefined && typeof o.async !== 'boolean') {
-      throw invalidType('options.async', 'a boolean', o.async);
-    }
-    async = o.async === true;
-    stream = copyStream(o.stream);
+    if (a !== undefined && typeof a !== 'boolean') throw invalidType('options.async', 'a boolean', a);
+    async = a === true;
+    stream = copyStream(st);
   }
   const shape = input[kLayout].shape;
   if (shape.length < 3) {
@@ -563,8 +557,13 @@ function normalize(input, mean, std, options = undefined) {
   const dtype = input[kLayout].info.name;
   if (CATEGORY[dtype] === COMPLEX) throw unsupported('normalize', dtype);
   const channels = shape[shape.length - 3];
-  const means = channelValues(mean, channels, 'mean');
-  const stds = channelValues(std, channels, 'std');
+  const outType = out !== undefined && out[kLayout].info.name === 'float64' ? 'float64' : 'float32';
+  // mean[0..C) then std[0..C), as the native pass reads them; none for an
+  // empty input, which may have any number of channels.
+  const empty = input[kLayout].size === 0;
+  const meanStd = empty ? null : new Float64Array(2 * channels);
+  channelValues(mean, channels, 'mean', meanStd, 0);
+  channelValues(std, channels, 'std', meanStd, channels, outType);
   if (out !== undefined) {
     const s = out[kLayout].shape;
     if (s.length !== shape.length || s.some((d, i) => d !== shape[i])) {
@@ -577,19 +576,11 @@ function normalize(input, mean, std, options = undefined) {
     }
     route.refuseSharedElements(out[kLayout], '`options.out` of normalize()');
   }
-  const outType = out !== undefined && out[kLayout].info.name === 'float64' ? 'float64' : 'float32';
-  refuseZeroStd(stds, outType);
   const device = placement('normalize', [input], out);
-  if (input[kLayout].size === 0) {
-    // Nothing to compute: no per-channel values are made (an empty input may
-    // have any number of channels).
-    const empty = out !== undefined ? out : fresh(shape, outType, device);
-    return async ? Promise.resolve(empty) : empty;
+  if (empty) {
+    const result = out !== undefined ? out : fresh(shape, outType, device);
+    return async ? Promise.resolve(result) : result;
   }
-  // mean[0..C) then std[0..C), as the native pass reads them.
-  const meanStd = new Float64Array(2 * channels);
-  spreadChannels(means, channels, meanStd, 0);
-  spreadChannels(stds, channels, meanStd, channels);
   if (device !== null) {
     const result = normalizeOnDevice(input, meanStd, scale, out, stream);
     return async ? Promise.resolve(result) : result;

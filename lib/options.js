@@ -7,26 +7,24 @@ const { fail, invalidType } = require('./errors');
 
 const EMPTY = Object.freeze({});
 
-// The values of `options` when it is an object whose own enumerable string
-// keys are all in `allowedKeys`: a new plain object holding each allowed key
-// that is not undefined, read from `options` once, here. Callers read the
-// values from it, never from `options` again, so a getter cannot hand one
-// value to a check and another to the work (a read-only tensor to normalize's
-// write after its `out` passed the read-only check: issue 37, finding 7).
-// An empty object for undefined (callers that require options check for
-// undefined first).
+// `options` itself when it is an object whose own enumerable string keys are
+// all in `allowedKeys`; an empty object for undefined (callers that require
+// options check for undefined first).
+//
+// Each caller reads the keys it takes once, by destructuring what this
+// returns, and never reads `options` again: a getter cannot then hand one
+// value to a check and another to the work (normalize read `options.out`
+// again after its read-only check, so a getter could hand the write a
+// read-only tensor: issue 37, finding 7). A snapshot made here would say the
+// same, but a new object with keys set one by one cost 0.2-0.3 us a call,
+// a destructuring nothing measurable.
 function checkOptions(options, allowedKeys, name = 'options') {
   if (options === undefined) return EMPTY;
   if (options === null || typeof options !== 'object') throw invalidType(name, 'an object', options);
   for (const key of Object.keys(options)) {
     if (!allowedKeys.includes(key)) throw unknownKey(key, allowedKeys, name);
   }
-  const values = {};
-  for (let i = 0; i < allowedKeys.length; i++) {
-    const value = options[allowedKeys[i]];
-    if (value !== undefined) values[allowedKeys[i]] = value;
-  }
-  return values;
+  return options;
 }
 
 function unknownKey(key, allowedKeys, name) {

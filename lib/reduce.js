@@ -76,8 +76,7 @@ function deviceInput(t, method) {
   return t;
 }
 
-function flag(options, key, fallback) {
-  const v = options[key];
+function flag(v, key, fallback) {
   if (v === undefined) return fallback;
   if (typeof v !== 'boolean') throw invalidType(`options.${key}`, 'a boolean', v);
   return v;
@@ -92,18 +91,17 @@ function readOptions(options, op) {
   if (options === null || typeof options !== 'object' || Array.isArray(options)) {
     throw invalidType('options', 'an object', options);
   }
-  // Each option read once (checkOptions), then checked.
-  const values = checkOptions(options, KEYS[op], 'options');
+  // Each option read once (one destructuring), then checked.
+  const { keepdim, dtype, out, largest, sorted, async } = checkOptions(options, KEYS[op], 'options');
   const o = {
-    keepdim: flag(values, 'keepdim', false),
-    dtype: values.dtype === undefined ? null : dtypeInfo(values.dtype, 'options.dtype'),
+    keepdim: flag(keepdim, 'keepdim', false),
+    dtype: dtype === undefined ? null : dtypeInfo(dtype, 'options.dtype'),
     out: null,
-    largest: flag(values, 'largest', true),
-    sorted: flag(values, 'sorted', true),
-    async: flag(values, 'async', false),
+    largest: flag(largest, 'largest', true),
+    sorted: flag(sorted, 'sorted', true),
+    async: flag(async, 'async', false),
   };
-  if (values.out !== undefined) {
-    const out = values.out;
+  if (out !== undefined) {
     if (!(out instanceof Tensor)) throw invalidType('options.out', 'a Tensor', out);
     liveStorage(out); // its device is checked against the input's (outOn)
     if (out[kFlags] & READ_ONLY) {

@@ -290,14 +290,16 @@ class Tensor {
     if (rest.length !== 0) views.tooMany(rest, 2, 'to()');
     let dtype;
     let device;
-    let values; // an options object's, read once (checkOptions)
+    let values; // an options object's { stream, async }, each key read once
     if (target !== null && typeof target === 'object' && !Array.isArray(target) && !(target instanceof Device) &&
         !isDtype(target)) {
       if (options !== undefined) {
         throw invalidValue('options', 'undefined when the first argument is an options object', options);
       }
-      values = checkOptions(target, TO_KEYS);
-      ({ dtype, device } = values);
+      const { dtype: d, device: place, stream, async } = checkOptions(target, TO_KEYS);
+      dtype = d;
+      device = place;
+      values = { stream, async };
     } else if (isDtype(target)) {
       dtype = target;
     } else if (typeof target === 'string' && deviceOfString(target) === undefined) {

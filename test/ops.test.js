@@ -609,6 +609,14 @@ describe('the rules at the compute surface (issue 37)', () => {
     const f = counted({ dtype: 'int8', count: 2, offset: 0 });
     dl.fromBuffer(new ArrayBuffer(4), f.o);
     expect(f.reads).toEqual({ dtype: 1, count: 1, offset: 1 });
+    const s = counted({ dtype: 'int8', shape: [2], strides: [1] });
+    dl.fromBuffer(new ArrayBuffer(4), s.o);
+    expect(s.reads).toEqual({ dtype: 1, shape: 1, strides: 1 });
+    for (const make of [(o) => dl.full([2], 1, o), (o) => dl.zerosLike(dl.ones([2]), o), (o) => dl.arange(2, o)]) {
+      const m = counted({ dtype: 'int32', device: 'cpu' });
+      make(m.o);
+      expect(m.reads).toEqual({ dtype: 1, device: 1 });
+    }
     const values = [1, 2];
     let reads = 0;
     Object.defineProperty(values, 1, { get() { reads++; return reads === 1 ? 2 : 0; } });
