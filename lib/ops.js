@@ -526,7 +526,7 @@ function refuseZero(v, dtype, name) {
 
 // torchvision.transforms.functional.normalize with a scale first:
 // (input * scale - mean[c]) / std[c], the channel at dim -3, in one pass from
-// any real dtype (bool read as 0 and 1) and any strided view into float32 (or
+// any real dtype (bool read as 0 and 1, through uint8) and any strided view into float32 (or
 // out's dtype). Every option and every mean/std value is read once.
 function normalize(input, mean, std, options = undefined) {
   liveTensor(input, 'input');
@@ -582,15 +582,24 @@ function normalize(input, mean, std, options = undefined) {
     return async ? Promise.resolve(result) : result;
   }
   if (device !== null) {
-    const result = normalizeOnDevice(input, meanStd, scale, out, stream);
-    return async ? Promise.resolve(result) : result;
+    // A bool input as uint8 (0 or 1: the conversion's rule), as on the host.
+    const x = dtype === 'bool' ? input.to('uint8', { stream }) : input;
+    try {
+      const result = normalizeOnDevice(x, meanStd, scale, out, stream);
+      return async ? Promise.resolve(result) : result;
+    } finally {
+      if (x !== input) x.dispose();
+    }
   }
   const temporaries = [];
   let deferred = false;
   try {
+    // The pass reads its input's bytes as numbers: a bool input goes through
+    // the conversion first, whose rule reads any non-zero byte as 1 (a 0/255
+    // mask read 255: issue 37, finding 6); float16/bfloat16 through float32.
     let source = input;
-    if (CATEGORY[dtype] === FLOAT && infos[dtype].bits === 16) {
-      source = input.to('float32');
+    if (dtype === 'bool' || (CATEGORY[dtype] === FLOAT && infos[dtype].bits === 16)) {
+      source = input.to(dtype === 'bool' ? 'uint8' : 'float32');
       temporaries.push(source);
     }
     let target = out;
@@ -655,7 +664,7 @@ function channelTensor(values, dtype, device, stream) {
 }
 
 // normalize() on a CUDA device, enqueued on `stream`: one kernel where it
-// takes the case (uint8, bool or float32 into float32, at most 32 channels:
+// takes the case (uint8 or float32 into float32, at most 32 channels:
 // src/core/device_normalize.h), else the elementwise kernels; either way in
 // the host pass's order and type ((x * scale - mean[c]) / std[c], each step
 // rounded in the output's dtype), so the bits are the host's.

@@ -416,7 +416,7 @@ void Launch(ElementwiseOp op, int width, const OpPlan& plan, const OpArgs& args,
 // the same for every thread): two would double its code on every
 // architecture for one load instruction.
 __global__ void NormalizeKernel(const NormalizePlan32 plan, const NormalizeValues values,
-                                float* dst, const char* src, NormalizeInput kind) {
+                                float* dst, const char* src, bool floats) {
   __shared__ float means[kDeviceNormalizeChannels];
   __shared__ float stds[kDeviceNormalizeChannels];
   const uint32_t channels = plan.channels.divisor;
@@ -435,7 +435,8 @@ __global__ void NormalizeKernel(const NormalizePlan32 plan, const NormalizeValue
       if (i >= count) break;
       int64_t s;
       PlanOffsets(plan.walk, i, &d[u], &s);
-      v[u] = NormalizeInputAt(src, s, kind);
+      v[u] = floats ? reinterpret_cast<const float*>(src)[s]
+                    : static_cast<float>(reinterpret_cast<const uint8_t*>(src)[s]);
     }
     // Rolled: the loads above are what must be in flight together, and an
     // IEEE division unrolled four times is most of the kernel's code.
@@ -531,11 +532,11 @@ int LaunchSoftmaxRows(Scalar type, bool log, const char* in, char* out, int64_t 
 
 int LaunchNormalize(Scalar in_type, const NormalizePlan32& plan, const NormalizeValues& values,
                     const char* in, char* out, uintptr_t stream) {
-  if (in_type != Scalar::kUint8 && in_type != Scalar::kBool && in_type != Scalar::kFloat32) {
+  if (in_type != Scalar::kUint8 && in_type != Scalar::kFloat32) {
     return static_cast<int>(cudaErrorInvalidValue);
   }
   NormalizeKernel<<<TiledBlocks(plan.walk.count), kThreads, 0, StreamOf(stream)>>>(
-      plan, values, reinterpret_cast<float*>(out), in, NormalizeInputOf(in_type));
+      plan, values, reinterpret_cast<float*>(out), in, in_type == Scalar::kFloat32);
   return static_cast<int>(cudaGetLastError());
 }
 

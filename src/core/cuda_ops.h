@@ -71,7 +71,7 @@ Status DeviceRowPicks(int device, Scalar type, PickOrder order, const char* in, 
 Status DeviceSoftmaxRows(int device, Scalar type, bool log, const char* in, char* out, int64_t rows,
                          int64_t n, uintptr_t stream);
 
-// dl.normalize's one pass (device_normalize.h) from `in` (uint8, bool or
+// dl.normalize's one pass (device_normalize.h) from `in` (uint8 or
 // float32) into float32 `out` over `plan`; out may be in itself (the same
 // elements) but not overlap it otherwise. The caller checks DeviceNormalizes.
 Status DeviceNormalize(int device, Scalar in_type, const NormalizePlan32& plan,

@@ -637,25 +637,10 @@ void NormalizeRows(const Plan& p, const double* mean, const double* std, double 
   });
 }
 
-// A bool element as normalize reads it: 0 or 1, any nonzero byte being true
-// (convert.h's rule, which every op and to() follow; the device kernel reads
-// it so too: device_normalize.h NormalizeInputAt).
-struct BoolByte {
-  uint8_t byte;
-  template <typename T>
-  explicit operator T() const {
-    return byte != 0 ? T{1} : T{0};
-  }
-};
-static_assert(sizeof(BoolByte) == 1, "a bool element is one byte");
-
 template <typename Out>
 bool NormalizeFrom(Scalar in_type, const Plan& p, const double* mean, const double* std,
                    double scale) {
   switch (in_type) {
-    case Scalar::kBool:
-      NormalizeRows<Out, BoolByte>(p, mean, std, scale);
-      return true;
     case Scalar::kUint8:
       NormalizeRows<Out, uint8_t>(p, mean, std, scale);
       return true;

@@ -86,8 +86,11 @@ bool Elementwise(ElementwiseOp op, Scalar type, int ndim, const int64_t* shape, 
 
 // torchvision's normalize: out[..., c, h, w] = (in[..., c, h, w] * scale -
 // mean[c]) / std[c], the channel at dim ndim - 3 (ndim >= 3). `in` of any
-// real type, `out` float32 or float64 (computed in that type). One pass, split
-// over rows of the last dimension. Returns false for other types.
+// real type but bool, `out` float32 or float64 (computed in that type). One
+// pass, split over rows of the last dimension. Returns false for other types:
+// a bool input is converted to uint8 first by lib/ops.js (convert.h: any
+// nonzero byte is 1), since reading its bytes as numbers gave 255 for a 0/255
+// mask (issue 37, finding 6); a loop of its own would cost 15 KB of code.
 bool Normalize(int ndim, const int64_t* shape, Scalar in_type, Operand in, Scalar out_type,
                Operand out, const double* mean, const double* std, double scale);
 

@@ -295,6 +295,22 @@ TEST(ElementwiseTest, NormalizesAPermutedHwcFrame) {
   }
 }
 
+// A bool input is refused, with nothing written: the pass reads bytes as
+// numbers (a 0/255 mask normalized as 255: issue 37, finding 6), so
+// lib/ops.js converts bool to uint8 first, whose rule reads any nonzero byte
+// as 1.
+TEST(ElementwiseTest, NormalizeRefusesBool) {
+  std::vector<uint8_t> mask = {0, 255, 1, 7};
+  std::vector<float> out(4, -1.0F);
+  const int64_t shape[] = {1, 2, 2};
+  const int64_t strides[] = {4, 2, 1};
+  const double zero = 0;
+  const double one = 1;
+  EXPECT_FALSE(Normalize(3, shape, Scalar::kBool, Of(mask, strides), Scalar::kFloat32,
+                         Of(out, strides), &zero, &one, 1.0));
+  EXPECT_EQ(out, (std::vector<float>(4, -1.0F)));
+}
+
 // Interleaved frames (HWC memory read as CHW: every channel of a pixel row
 // read together) give the bits of the same values laid out as planes (the
 // general row path): RGB uint8 -> float32 (the vectorised row), 4 channels,
