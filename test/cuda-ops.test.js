@@ -342,6 +342,14 @@ describe('normalize on the device', () => {
       await new Promise((resolve) => setImmediate(resolve));
     }
     const before = dl.cuda.memoryStats(0).allocatedBytes;
+    // Each host tensor's device twin lives as long as the host tensor (a
+    // WeakMap value): the test disposes the ones it made before it counts.
+    const made = [];
+    const hostOf = (...args) => {
+      const t = hostTensor(...args);
+      made.push(twins.get(t));
+      return t;
+    };
     const mean = (c) => Array.from({ length: c }, (_, i) => 0.1 + i / 7);
     const std = (c) => Array.from({ length: c }, (_, i) => 0.2 + i / 3);
     const check = (input, channels, options = {}) => {
@@ -353,24 +361,24 @@ describe('normalize on the device', () => {
     };
     // A uint8 HWC frame read as CHW, a batch of them, a bool frame, a float32
     // view read backwards: the one kernel.
-    const frame = hostTensor('uint8', [5, 7, 3], 'none');
+    const frame = hostOf('uint8', [5, 7, 3], 'none');
     check(frame.permute(2, 0, 1), 3, { deviceInput: onDevice(frame).permute(2, 0, 1) }).dispose();
-    const batch = hostTensor('uint8', [2, 4, 6, 3], 'none');
+    const batch = hostOf('uint8', [2, 4, 6, 3], 'none');
     check(batch.permute(0, 3, 1, 2), 3, { deviceInput: onDevice(batch).permute(0, 3, 1, 2) }).dispose();
-    check(hostTensor('bool', [2, 3, 4], 'none'), 2).dispose();
-    check(hostTensor('float32', [3, 4, 5], 'flip'), 3).dispose();
-    check(hostTensor('uint8', [32, 2, 3], 'step'), 32).dispose();
+    check(hostOf('bool', [2, 3, 4], 'none'), 2).dispose();
+    check(hostOf('float32', [3, 4, 5], 'flip'), 3).dispose();
+    check(hostOf('uint8', [32, 2, 3], 'step'), 32).dispose();
     // Not the one kernel: 33 channels, int16, a float64 out.
-    check(hostTensor('uint8', [33, 2, 2], 'none'), 33).dispose();
-    check(hostTensor('int32', [3, 2, 2], 'transpose'), 3).dispose();
+    check(hostOf('uint8', [33, 2, 2], 'none'), 33).dispose();
+    check(hostOf('int32', [3, 2, 2], 'transpose'), 3).dispose();
     const wide = dl.zeros([3, 2, 2], { dtype: 'float64', device: 'cuda' });
-    expect(check(hostTensor('uint8', [3, 2, 2], 'none'), 3,
+    expect(check(hostOf('uint8', [3, 2, 2], 'none'), 3,
       { host: { out: dl.zeros([3, 2, 2], { dtype: 'float64' }) }, device: { out: wide } })).toBe(wide);
     wide.dispose();
     // Into out: a slice of a batch, the input itself, and an out that
     // partially overlaps the input (through a temporary, as on the host).
     const into = dl.zeros([2, 3, 4, 5], { device: 'cuda' });
-    const src = hostTensor('uint8', [4, 5, 3], 'none');
+    const src = hostOf('uint8', [4, 5, 3], 'none');
     const slot = into.select(0, 1);
     expect(check(src.permute(2, 0, 1), 3, { deviceInput: onDevice(src).permute(2, 0, 1), device: { out: slot },
       host: { out: dl.zeros([3, 4, 5]) } })).toBe(slot);
@@ -396,7 +404,11 @@ describe('normalize on the device', () => {
     expectSame(onStream, dl.normalize(frame.permute(2, 0, 1), mean(3), std(3), { scale: 1 / 255 }));
     onStream.dispose();
     stream.dispose();
-    global.gc();
+    for (const twin of made) twin.dispose();
+    for (let i = 0; i < 2; i++) {
+      global.gc();
+      await new Promise((resolve) => setImmediate(resolve));
+    }
     expect(dl.cuda.memoryStats(0).allocatedBytes).toBe(before);
   });
 });
