@@ -566,8 +566,8 @@ describe('softmax and logSoftmax on the device', () => {
 describe('the float32 fast kernels on the device', () => {
   // src/core/cuda_ops.cu: DenseFloatKernel (dense operands, 16-byte aligned,
   // four elements a thread, the last count % 4 one a thread), SmallFloatKernel
-  // (tiles of 1,024 elements), the softmax rows held in registers (at most
-  // 1,024 elements) and those that are not, and the row trees' warp shuffles.
+  // (tiles of 1,024 elements), the softmax rows a warp takes (at most 1,024
+  // elements) and those a block takes, and the row trees' warp shuffles.
   // Values are multiples of 1/4 in [-4, 4] (valuesFor): every sum here is exact.
   itGpu('dense ops at every length mod 4 and every alignment equal the CPU ones', () => {
     const base = hostTensor('float32', [4200], 'none');
@@ -618,6 +618,105 @@ describe('the float32 fast kernels on the device', () => {
       const expected = t.topk(k, 1);
       expectSame(picked.values, expected.values);
       expectSame(picked.indices, expected.indices);
+    }
+  });
+});
+
+// The row kernels' two group sizes (src/core/cuda_ops.cu "Rows by groups"):
+// a warp a row, eight rows a block, for rows of at most 1,024 float32 (512
+// float64) elements, copied into shared memory first; a block a row past
+// that. The order is the block tree's (test/cpp/elementwise_math_test.cc
+// WarpRowReductionsAreTheBlocks, WarpSoftmaxRowsAreTheBlocks prove the bits
+// on the host); here: against the CPU at row counts that leave a block's
+// warps partly idle, at lengths either side of the warp's limits, and each
+// row's bits the same whichever warp, block or batch it fell in.
+describe('rows by a warp and by a block on the device', () => {
+  const LENGTHS = [1, 2, 31, 32, 33, 255, 256, 257, 511, 512, 513, 1000, 1023, 1024, 1025];
+  const ROWS = [1, 9, 67];
+  const rowOf = (x, i) => x.slice(0, i, i + 1);
+  const reverse = (x) => x.slice(0, null, null, -1).contiguous();
+  const bitsOf = (x) => {
+    const v = x.cpu().contiguous().data;
+    return Buffer.from(new Uint8Array(v.buffer, v.byteOffset, v.byteLength));
+  };
+
+  itGpu('softmax, logSoftmax, sum, amax, amin equal the CPU ones at every row count and length', () => {
+    for (const dtype of ['float32', 'float64', 'float16']) {
+      const tol = closeTol(dtype) * 4;
+      for (const n of dtype === 'float16' ? [1000, 1025] : LENGTHS) { // float16 computes in float32
+        for (const rows of ROWS) {
+          const t = hostTensor(dtype, [rows, n], 'none');
+          const d = onDevice(t);
+          expectSame(d.softmax(1), t.softmax(1), tol);
+          expectSame(d.logSoftmax(1), t.logSoftmax(1), tol);
+          // Multiples of 1/4 below 2^11: every float32 and float64 sum is exact.
+          if (dtype !== 'float16') expectSame(d.sum(1), t.sum(1));
+          expectSame(d.amax(1), t.amax(1));
+          expectSame(d.amin(1), t.amin(1));
+        }
+      }
+    }
+  });
+
+  itGpu('a row\'s bits do not depend on its warp, block or batch, and repeat run to run', () => {
+    for (const dtype of ['float32', 'float64']) {
+      for (const n of [33, 512, 1000, 1024, 1025]) {
+        // Values from 1/16 to 16 in size, both signs: a different order of
+        // the additions (or of the sums of exps) moves the bits.
+        const values = [];
+        for (let i = 0; i < 67 * n; i++) values.push((random() * 2 - 1) * 2 ** Math.floor(random() * 9 - 4));
+        const d = dl.tensor(values, { dtype, shape: [67, n] }).cuda();
+        const reversed = reverse(d); // each row in another warp and block
+        for (const op of ['softmax', 'logSoftmax', 'sum', 'amax']) {
+          const all = d[op](1);
+          expect(bitsOf(all)).toEqual(bitsOf(d[op](1)));
+          const back = reverse(reversed[op](1));
+          expect(bitsOf(back)).toEqual(bitsOf(all));
+          for (const i of [0, 8, 66]) expect(bitsOf(rowOf(d, i)[op](1))).toEqual(bitsOf(rowOf(all, i)));
+          // The host sums in another order: its bits are its own (the exact
+          // sums are compared above).
+          if (op === 'sum') continue;
+          const host = dl.tensor(values, { dtype, shape: [67, n] })[op](1);
+          expectSame(all, host, op === 'amax' ? 0 : closeTol(dtype) * 4);
+        }
+      }
+    }
+  });
+
+  itGpu('NaN, infinities and ties in rows a warp takes, as on the CPU', () => {
+    const n = 300;
+    const rows = [];
+    for (let r = 0; r < 11; r++) {
+      const row = [];
+      for (let i = 0; i < n; i++) row.push(Math.floor(random() * 5) - 2);
+      rows.push(row);
+    }
+    rows[1][17] = NaN;
+    rows[2][n - 1] = NaN;
+    rows[3].fill(-Infinity);
+    rows[4][5] = Infinity;
+    rows[5][0] = -Infinity;
+    rows[6].fill(3);
+    rows[7][40] = -0;
+    for (const dtype of ['float32', 'float64']) {
+      const t = dl.tensor(rows, { dtype });
+      const d = t.cuda();
+      for (const op of ['softmax', 'logSoftmax']) expectSame(d[op](1), t[op](1), closeTol(dtype) * 4);
+      for (const op of ['sum', 'amax', 'amin']) expectSame(d[op](1), t[op](1));
+    }
+  });
+
+  itGpu('more rows than one grid of warps: the walk over rows, and dims other than the last', () => {
+    const rows = 65536 * 8 + 9; // past 2^16 blocks of eight warps
+    const t = hostTensor('float32', [rows, 3], 'none');
+    const d = onDevice(t);
+    expectSame(d.softmax(1), t.softmax(1), closeTol('float32') * 4);
+    expectSame(d.sum(1), t.sum(1));
+    expectSame(d.amin(1), t.amin(1));
+    const u = hostTensor('float32', [300, 5, 7], 'transpose'); // a view of a [7, 5, 300] base
+    for (const dim of [0, 1, 2]) {
+      expectSame(onDevice(u).softmax(dim), u.softmax(dim), closeTol('float32') * 4);
+      expectSame(onDevice(u).sum(dim), u.sum(dim));
     }
   });
 });
