@@ -279,10 +279,6 @@ function cudaConvert(device, dstHandle, dstOffset, to, srcHandle, srcOffset, fro
     stream);
 }
 
-// out = op(inputs) over the broadcast `shape` (src/addon/ops.h), on this
-// thread or (async) on a libuv thread: out is a
-// Uint8Array, its byte offset and strides; each input a number or
-
 // An op's inputs after its first arguments, as the addon reads them (host and
 // device alike): a number as (value, 0); a tensor as (memory(v), its byte
 // offset), its strides in the scratch block (input 0's in kSourceStrides, the
@@ -303,7 +299,11 @@ function pushInputs(args, shape, inputs, memory) {
     args.push(memory(v), v.offset);
   }
 }
-// { bytes, offset, strides } (strides already broadcast to `shape`).
+
+// out = op(inputs) over the broadcast `shape` (src/addon/ops.h), on this
+// thread or (async) on a libuv thread: out is a Uint8Array, its byte offset
+// and strides; each input a number or { bytes, offset, strides } (strides
+// already broadcast to `shape`).
 /**
  * @param {number} op @param {number} dtypeIndex @param {readonly number[]} shape @param {Uint8Array} outBytes
  * @param {number} outOffset @param {readonly number[]} outStrides

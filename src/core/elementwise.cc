@@ -131,13 +131,12 @@ inline int64_t Head(const void* o, int64_t n) {
 // - the elements before o's first 32-byte boundary on their own, so that the
 //   vector body's stores (and, in place, its loads) never straddle two cache
 //   lines. Memory malloc maps for a large buffer starts 16 bytes past a page
-//   (its chunk header): an in-place mul_ over a view at that offset took
-//   0.109 ms, over the same buffer 16 bytes on 0.084 ms (bench/README.md
-//   "Compute", 2026-11-27 morning);
+//   (its chunk header), and an in-place mul_ over a view at that offset was
+//   slower than over the same buffer 16 bytes on (bench/README.md "Compute",
+//   the morning runs of 2026-11-27);
 // - the body unrolled to four vector iterations an iteration (torch's kernel
-//   does two): on [8, 3, 224, 224] at 2 threads, against one, sub_, the
-//   in-place pair and add into out 3-6% faster (medians of eight alternating
-//   runs).
+//   does two), which made sub_, the in-place pair and add into out faster at
+//   2 threads (the same runs).
 template <class Element>
 inline void DenseLoop(float* o, int64_t n, const Element& element) {
   const int64_t head = Head(o, n);

@@ -855,9 +855,9 @@ inline float ExpOf(float x) { return FastExp(x); }
 inline double ExpOf(double x) { return std::exp(x); }
 
 // The largest of n >= 1 floats in four running maxima of eight lanes each:
-// one would be a chain of dependent compares, each waiting for the last (on
-// the Xeon of bench/README.md "2026-11-27 midday" that chain was 27% of
-// softmax's time over rows of 1000). A NaN may or may not win here:
+// one would be a chain of dependent compares, each waiting for the last (a
+// large part of softmax's time over rows of 1000: bench/README.md "Compute",
+// "another machine"). A NaN may or may not win here:
 // softmax's NaN reaches every result through the sum of the exps instead.
 DLNODE_COMPUTE_CLONES float DenseMax(const float* x, int64_t n) {
   constexpr int64_t kWide = 4 * kLanes;
@@ -1032,9 +1032,8 @@ DLNODE_INLINE void OfferTopk(const std::pair<V, int64_t>& c, int64_t k, bool lar
 // general loop in TopKOf finds them. Once the buffer is full and its k-th is
 // a number, blocks of 16 elements none of which is past the k-th or NaN
 // (the test vectorised: Float8 compares) are skipped whole; the rest go
-// through OfferTopk one by one. topk(5) of [256, 1000] on 1 thread (the
-// Xeon of bench/README.md "Compute", 2026-11-27): 0.76-1.20 -> 0.42-0.47 ms,
-// torch 1.13 0.62-0.90 ms.
+// through OfferTopk one by one (figures: bench/README.md "Compute", "topk of
+// dense float32 rows").
 DLNODE_VECTOR_CLONES void SmallTopkF32(const float* lane, int64_t len, int64_t k, bool largest,
                                        std::pair<float, int64_t>* pairs) {
   // Below kth is above -kth: one compare for both orders (-NaN is NaN, and
