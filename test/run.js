@@ -74,7 +74,8 @@ function nativeSuite() {
 }
 
 function jest(args) {
-  const bin = require.resolve('jest/bin/jest.js', { paths: [root] });
+  // The path package.json's test:js names (jest's "exports" do not list bin/jest.js).
+  const bin = path.join(root, 'node_modules', 'jest', 'bin', 'jest.js');
   const r = spawnSync(process.execPath, ['--expose-gc', bin, ...args], { cwd: root, stdio: 'inherit' });
   return r.status ?? 1;
 }
