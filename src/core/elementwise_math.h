@@ -374,11 +374,14 @@ DLNODE_HD T RowCombine(RowOp op, T a, T b) {
 // One step of Kahan's compensated sum: `value` joins `*acc`, and `*lost` keeps
 // what the addition dropped, negated (RowPartial's float sums, SoftmaxPartial,
 // and the device softmax that holds its row, cuda_ops.cu: one order for all).
+// Once the sum is infinite or NaN it stays so, and nothing is lost: the
+// compensation would be inf - inf, NaN, and turn a row of -inf, whose sum is
+// -inf, into NaN (t - t is NaN exactly when t is infinite or NaN).
 template <typename T>
 DLNODE_HD void KahanAdd(T* acc, T* lost, T value) {
   const T y = value - *lost;
   const T t = *acc + y;
-  *lost = (t - *acc) - y;
+  *lost = IsNan(t - t) ? T(0) : (t - *acc) - y;
   *acc = t;
 }
 

@@ -529,6 +529,36 @@ TEST(ElementwiseMath, WarpRowReductionsAreTheBlocks) {
   WarpReducesAsTheBlock<uint64_t>();
 }
 
+// A row's float sum keeps its infinities: the compensation of Kahan's step
+// once the sum is infinite would be inf - inf, and a row of -inf summed to
+// NaN on an H200 (2026-11-28) where the host engine gives -inf. The block's
+// and the warp's order, every thread with zero, one or several infinities.
+template <typename T>
+void RowSumsKeepInfinities() {
+  const T inf = std::numeric_limits<T>::infinity();
+  for (const int64_t n : {1, 2, 255, 256, 257, 300, 513, 1024, 3000}) {
+    SCOPED_TRACE(testing::Message() << "n " << n);
+    std::vector<T> row(static_cast<size_t>(n), -inf);
+    EXPECT_EQ(math::ReduceRow<T>(math::RowOp::kSum, row.data(), n), -inf);
+    EXPECT_EQ(math::ReduceRowByWarp<T>(math::RowOp::kSum, row.data(), n), -inf);
+    std::fill(row.begin(), row.end(), T(1.5));
+    row[0] = inf;
+    row[static_cast<size_t>(n - 1)] = inf;
+    EXPECT_EQ(math::ReduceRow<T>(math::RowOp::kSum, row.data(), n), inf);
+    EXPECT_EQ(math::ReduceRowByWarp<T>(math::RowOp::kSum, row.data(), n), inf);
+    if (n > 1) {
+      row[static_cast<size_t>(n / 2)] = -inf;  // inf + -inf
+      EXPECT_TRUE(std::isnan(math::ReduceRow<T>(math::RowOp::kSum, row.data(), n)));
+      EXPECT_TRUE(std::isnan(math::ReduceRowByWarp<T>(math::RowOp::kSum, row.data(), n)));
+    }
+  }
+}
+
+TEST(ElementwiseMath, RowSumsKeepInfinities) {
+  RowSumsKeepInfinities<float>();
+  RowSumsKeepInfinities<double>();
+}
+
 // The same for softmax and logSoftmax, every output element's bits: rows of
 // normal values, of order-sensitive ones, with NaN, with -inf (an all -inf
 // row is NaN), with +inf.
