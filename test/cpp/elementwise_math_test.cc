@@ -515,8 +515,16 @@ void WarpReducesAsTheBlock() {
       for (const math::RowOp op : {math::RowOp::kSum, math::RowOp::kMax, math::RowOp::kMin}) {
         SCOPED_TRACE(testing::Message()
                      << "n " << n << " op " << static_cast<int>(op) << " nan " << nan);
-        ASSERT_EQ(BitsOf(math::ReduceRowByWarp<T>(op, row.data(), n)),
-                  BitsOf(math::ReduceRow<T>(op, row.data(), n)));
+        const T warp = math::ReduceRowByWarp<T>(op, row.data(), n);
+        const T block = math::ReduceRow<T>(op, row.data(), n);
+        // A NaN's sign and payload are not the order's: the compiler may
+        // swap the operands of an addition (inf + -inf and NaN + NaN give
+        // either sign at -O3), so a NaN only has to be NaN on both.
+        if (math::IsNan(block)) {
+          ASSERT_TRUE(math::IsNan(warp));
+        } else {
+          ASSERT_EQ(BitsOf(warp), BitsOf(block));
+        }
       }
     }
   }
