@@ -3,12 +3,12 @@
 #include <algorithm>
 #include <cmath>
 #include <type_traits>
-#include <vector>
 
 #include "elementwise_math.h"
 #include "fast_math.h"
 #include "layout.h"
 #include "parallel.h"
+#include "scratch.h"
 #include "strided_loop.h"
 
 namespace dlnode {
@@ -546,8 +546,9 @@ void NormalizeInterleaved(const Plan& p, const double* mean, const double* std, 
   const int64_t width = p.shape[last];
   int64_t rows = 1;
   for (int d = 0; d < last; ++d) rows *= d == c ? 1 : p.shape[d];
-  std::vector<Out> m(static_cast<size_t>(channels));
-  std::vector<Out> sd(static_cast<size_t>(channels));
+  // Allocated before the split (scratch.h).
+  const Scratch<Out> m(channels);
+  const Scratch<Out> sd(channels);
   for (int64_t ch = 0; ch < channels; ++ch) {
     m[ch] = static_cast<Out>(mean[ch]);
     sd[ch] = static_cast<Out>(std[ch]);
