@@ -10,7 +10,6 @@ const { Layout } = require('./layout');
 const { Storage, isDetached, holderOf } = require('./storage');
 const { Tensor, makeTensor, liveStorage } = require('./tensor');
 const { checkOptions } = require('./options');
-const { allocate } = require('./memory');
 const { integerValue, isInteger } = require('./convert');
 const { sharedStorage } = require('./sharing');
 const scalars = require('./scalars');
@@ -191,7 +190,7 @@ function allocateTensor(shapeValue, options, zeroed) {
   }
   let storage;
   if (target.type !== 'cpu') storage = cudaStorage(target, nbytes, { shareable: shared, zeroed });
-  else storage = shared ? sharedStorage(nbytes) : Storage.heap(allocate(nbytes), true);
+  else storage = shared ? sharedStorage(nbytes) : Storage.allocate(nbytes);
   return makeTensor(storage, Layout.contiguous(info, shape));
 }
 

@@ -40,6 +40,8 @@ export type ReduceDims = number | readonly number[] | null | undefined;
 /**
  * `async: true` (every reduction, softmax and topk): a Promise of the result, the loop running off
  * the event loop (docs/API.md "Off the event loop"); the synchronous forms take `async: false`.
+ * A tensor over an ArrayBuffer the caller passed to fromBuffer() is refused there
+ * (ERR_DLPACK_DETACHABLE): pass a SharedArrayBuffer or library memory.
  */
 export interface SyncOption {
   async?: false;
@@ -503,6 +505,8 @@ export type ErrorCode =
   | 'ERR_DLPACK_UNSUPPORTED' | 'ERR_DLPACK_CONSUMED' | 'ERR_DLPACK_COPY_REQUIRED' | 'ERR_DLPACK_DETACHED'
   | 'ERR_DLPACK_DISPOSED' | 'ERR_DLPACK_READ_ONLY' | 'ERR_DLPACK_NOT_CONTIGUOUS' | 'ERR_DLPACK_WRONG_DEVICE'
   | 'ERR_DLPACK_OUT_OF_MEMORY' | 'ERR_DLPACK_CUDA' | 'ERR_DLPACK_CUDA_UNAVAILABLE'
+  // an { async: true } op over an ArrayBuffer the caller can detach (docs/API.md "Off the event loop")
+  | 'ERR_DLPACK_DETACHABLE'
   | 'ERR_DLPACK_PYTHON' | 'ERR_DLPACK_WORKER_EXITED' | 'ERR_DLPACK_WORKER_PROTOCOL'
   | 'ERR_DLPACK_MISSING_PEER'; // an optional peer (apache-arrow, Ray in the worker's Python) is not installed
 

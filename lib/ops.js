@@ -12,7 +12,6 @@ const { Tensor, makeTensor, liveStorage, checkedBuffer } = require('./tensor');
 const { checkOptions } = require('./options');
 const { Layout } = require('./layout');
 const { Storage } = require('./storage');
-const { allocateForCopy } = require('./memory');
 const { infos, dtypeInfo } = require('./dtypes');
 const { product } = require('./shape');
 const { cudaStorage, copyStream, isAvailable } = require('./cuda');
@@ -261,7 +260,7 @@ function fresh(shape, dtype, device = null) {
   const size = product(shape);
   // Its numbers checked first (a broadcast of two expand()ed views can pass 2^53 elements).
   const layout = Layout.contiguous(info, shape, 0, size);
-  const storage = device === null ? Storage.heap(allocateForCopy(size * info.itemSize), true) :
+  const storage = device === null ? Storage.allocateForCopy(size * info.itemSize) :
     cudaStorage(device, size * info.itemSize);
   return makeTensor(storage, layout);
 }

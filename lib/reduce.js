@@ -19,7 +19,6 @@ const route = require('./route');
 const { byIndex, dtypeInfo } = require('./dtypes');
 const { Layout } = require('./layout');
 const { Storage } = require('./storage');
-const { allocateForCopy } = require('./memory');
 const { contiguousStrides } = require('./shape');
 const { dimension, integer, tooMany } = require('./views');
 const { CPU, cudaUnavailable } = require('./device');
@@ -165,7 +164,7 @@ function resultInfo(op, t, family) {
 function result(info, shape) {
   let size = 1;
   for (const n of shape) size *= n;
-  return makeTensor(Storage.heap(allocateForCopy(size * info.itemSize), true), Layout.contiguous(info, shape), 0, CPU);
+  return makeTensor(Storage.allocateForCopy(size * info.itemSize), Layout.contiguous(info, shape), 0, CPU);
 }
 
 // t, or t converted to `dtype` (torch: the input is cast before the op).

@@ -20,7 +20,6 @@ const { CPU, cudaUnavailable } = require('./device');
 const { isAvailable, cudaStorage } = require('./cuda');
 const { Layout } = require('./layout');
 const { Storage, detachedError } = require('./storage');
-const { allocateForCopy } = require('./memory');
 
 // --- placement ----------------------------------------------------------------
 
@@ -30,6 +29,35 @@ function coveredBuffer(storage, layout) {
   const buffer = storage.buffer();
   if (!layout.inside(buffer.byteLength)) throw detachedError(storage);
   return buffer;
+}
+
+// The same check before a host loop, which reads native memory through its
+// handle: no ArrayBuffer is made for it (Storage#hostArg throws where the
+// one made was transferred away; the addon checks the extent again).
+function covered(storage, layout) {
+  if (storage.isNative) storage.hostArg();
+  else coveredBuffer(storage, layout);
+}
+
+// An { async: true } job's Promise, refused with ERR_DLPACK_DETACHED when the
+// ArrayBuffer made over an output's native memory was transferred away while
+// the job ran: the result went with it. A staged output's buffer detached
+// meanwhile is refused the same way by the addon (src/addon/job_memory.h).
+function settledInto(settled, output) {
+  return settled.then(() => {
+    if (output.isNative && output.memory.detached) throw detachedError(output);
+  });
+}
+
+// The `stage` argument of an { async: true } native call whose tensor
+// operands, in argument order, are over `storages`: bit i when the job stages
+// the i-th. Each goes through Storage#jobStages, the one rule of what a job
+// may use while JavaScript runs on, which throws ERR_DLPACK_DETACHABLE for
+// memory no job may touch (docs/API.md "Off the event loop").
+function jobMask(storages) {
+  let mask = 0;
+  for (let i = 0; i < storages.length; i++) if (storages[i].jobStages()) mask |= 1 << i;
+  return mask;
 }
 
 // Refuses memory the host cannot address, for `what` (ops and host reads run
@@ -178,16 +206,19 @@ function copyPath(dstStorage, dst, srcStorage, src) {
 // dst <- src element by element with conversion (same shape; host-accessible
 // memory). Overlap within one buffer is handled natively, by address; the
 // same bytes reached through two storages (overlapping(): two mappings of one
-// segment have other addresses) are staged here.
+// segment have other addresses) are staged here, into a copy no one else
+// holds, which a job may then use in place.
 function copyOnHost(dstStorage, dst, srcStorage, src, async = false) {
-  let srcBytes = srcStorage.getBytes();
+  const stage = async ? jobMask([dstStorage, srcStorage]) : undefined;
+  let srcMemory = srcStorage.hostArg();
   let srcOffset = src.byteOffset;
   if (dstStorage !== srcStorage && overlapping(dstStorage, dst, srcStorage, src)) {
-    srcBytes = srcBytes.slice(src.base, srcOffset + src.high);
+    srcMemory = srcStorage.getBytes().slice(src.base, srcOffset + src.high);
     srcOffset -= src.base;
   }
-  return copyStrided(dstStorage.getBytes(), dst.byteOffset, dst.info.index, srcBytes, srcOffset, src.info.index,
-    dst.shape, dst.strides, src.strides, async);
+  const settled = copyStrided(dstStorage.hostArg(), dst.byteOffset, dst.info.index, srcMemory, srcOffset,
+    src.info.index, dst.shape, dst.strides, src.strides, stage);
+  return async ? settledInto(settled, dstStorage) : settled;
 }
 
 // A new contiguous host pair with src's elements as `info` (src
@@ -196,10 +227,15 @@ function convertOnHost(storage, layout, info) {
   // Every byte of the result is written below (or it is dropped unseen), so
   // it may reuse memory a disposed tensor left (lib/memory.js).
   const out = Layout.contiguous(info, layout.shape.slice());
-  const fresh = Storage.heap(allocateForCopy(layout.size * info.itemSize), true);
-  if (layout.size !== 0) {
-    coveredBuffer(storage, layout);
-    copyOnHost(fresh, out, storage, layout);
+  const fresh = Storage.allocateForCopy(layout.size * info.itemSize);
+  try {
+    if (layout.size !== 0) {
+      covered(storage, layout);
+      copyOnHost(fresh, out, storage, layout);
+    }
+  } catch (error) {
+    fresh.discard();
+    throw error;
   }
   return { storage: fresh, layout: out };
 }
@@ -211,11 +247,11 @@ function convertOnHost(storage, layout, info) {
 // is refused); a failure frees the new storage.
 function convertOnHostAsync(storage, layout, info, wrap) {
   const out = Layout.contiguous(info, layout.shape.slice());
-  const fresh = Storage.heap(allocateForCopy(layout.size * info.itemSize), true);
+  const fresh = Storage.allocateForCopy(layout.size * info.itemSize);
   if (layout.size === 0) return Promise.resolve(wrap({ storage: fresh, layout: out }));
   let settled;
   try {
-    coveredBuffer(storage, layout);
+    covered(storage, layout);
     settled = copyOnHost(fresh, out, storage, layout, true);
   } catch (error) {
     fresh.discard();
@@ -309,7 +345,7 @@ function contiguousSource(storage, layout) {
     return { storage: convertOnHost(storage, layout, layout.info).storage, offset: 0, temporary: true };
   }
   const span = layout.extent;
-  const staged = Storage.heap(allocateForCopy(span), true);
+  const staged = Storage.allocateForCopy(span);
   try {
     copyBytes(staged, 0, storage, layout.base, span);
     const gathered = convertOnHost(staged, Layout.of(layout.info, layout.shape, layout.strides, layout.low),
@@ -342,7 +378,7 @@ function transfer(storage, layout, target, stream = 1n) {
   if (target === CPU && source.temporary) return { storage: source.storage, layout: out };
   let fresh = null;
   try {
-    fresh = target === CPU ? Storage.heap(allocateForCopy(nbytes), true) : cudaStorage(target, nbytes);
+    fresh = target === CPU ? Storage.allocateForCopy(nbytes) : cudaStorage(target, nbytes);
     copyBytes(fresh, 0, source.storage, source.offset, nbytes, stream);
   } catch (error) {
     if (fresh !== null) fresh.discard();
@@ -364,8 +400,8 @@ function copyInto(dstStorage, dst, srcStorage, src, stream = 1n) {
   if (dst.size === 0) return;
   const path = copyPath(dstStorage, dst, srcStorage, src);
   if (path === PATH.host) {
-    coveredBuffer(dstStorage, dst);
-    coveredBuffer(srcStorage, src);
+    covered(dstStorage, dst);
+    covered(srcStorage, src);
     copyOnHost(dstStorage, dst, srcStorage, src);
     return;
   }
@@ -405,8 +441,8 @@ function copyInto(dstStorage, dst, srcStorage, src, stream = 1n) {
 // run. Both storages are held until then (Storage.holdInFlight).
 function copyIntoAsync(dstStorage, dst, srcStorage, src) {
   if (dst.size === 0) return Promise.resolve();
-  coveredBuffer(dstStorage, dst);
-  coveredBuffer(srcStorage, src);
+  covered(dstStorage, dst);
+  covered(srcStorage, src);
   const settled = copyOnHost(dstStorage, dst, srcStorage, src, true);
   dstStorage.holdInFlight();
   srcStorage.holdInFlight();
@@ -459,15 +495,20 @@ function convert(storage, layout, info, place, stream = 1n) {
 
 // --- what the ops call -------------------------------------------------------------------
 
-// The engine's operand for a pair: its bytes, offset and `strides` (already
-// broadcast to the op's shape).
-const operandOf = (storage, layout, strides) => ({ bytes: storage.getBytes(), offset: layout.byteOffset, strides });
+// The engine's operand for a pair: its memory (Storage#hostArg), offset and
+// `strides` (already broadcast to the op's shape).
+const operandOf = (storage, layout, strides) =>
+  ({ storage, memory: storage.hostArg(), offset: layout.byteOffset, strides });
 
 // out = op(inputs) over `shape` on the host (src/addon/ops.h); inputs are
 // numbers or operandOf() values. Async: a Promise that settles once the
 // engine has run off this thread.
 function runElementwise(opCode, dtypeIndex, shape, outStorage, out, inputs, async = false) {
-  return elementwise(opCode, dtypeIndex, shape, outStorage.getBytes(), out.byteOffset, out.strides, inputs, async);
+  const stage = async ? jobMask([outStorage, ...inputs.filter((v) => typeof v !== 'number').map((v) => v.storage)]) :
+    undefined;
+  const settled = elementwise(opCode, dtypeIndex, shape, outStorage.hostArg(), out.byteOffset, out.strides, inputs,
+    stage);
+  return async ? settledInto(settled, outStorage) : settled;
 }
 
 // The same as a kernel on the CUDA device of outStorage (src/core/cuda_ops.h),
@@ -515,8 +556,10 @@ function runSoftmaxRowsOnDevice(log, storage, layout, outStorage, out, rows, n) 
 // dl.normalize's one pass, out <- (input * scale - mean[c]) / std[c].
 // A Promise when `async` (settled once the pass has run), else undefined.
 function runNormalize(outStorage, out, inStorage, input, meanStd, scale, async = false) {
-  return normalize(input.info.index, out.info.index, out.shape, outStorage.getBytes(), out.byteOffset, out.strides,
-    inStorage.getBytes(), input.byteOffset, input.strides, meanStd, scale, async);
+  const stage = async ? jobMask([outStorage, inStorage]) : undefined;
+  const settled = normalize(input.info.index, out.info.index, out.shape, outStorage.hostArg(), out.byteOffset,
+    out.strides, inStorage.hostArg(), input.byteOffset, input.strides, meanStd, scale, stage);
+  return async ? settledInto(settled, outStorage) : settled;
 }
 
 // The same pass as one kernel on the CUDA device of outStorage (src/core/
@@ -534,8 +577,9 @@ function runNormalizeOnDevice(outStorage, out, inStorage, input, meanStd, scale,
 // into the contiguous pair `out`. A Promise when `async` (settled once the
 // loop has run off this thread), else undefined.
 function runReduceDims(op, storage, layout, order, reduced, outStorage, out, async = false) {
-  return reduceDims(op, storage.getBytes(), layout.byteOffset, layout.info.index, order.map((i) => layout.shape[i]),
-    order.map((i) => layout.strides[i]), reduced, outStorage.getBytes(), out.byteOffset, async);
+  const stage = async ? jobMask([storage, outStorage]) : undefined;
+  return reduceDims(op, storage.hostArg(), layout.byteOffset, layout.info.index, order.map((i) => layout.shape[i]),
+    order.map((i) => layout.strides[i]), reduced, outStorage.hostArg(), out.byteOffset, stage);
 }
 
 // max/min, softmax/logSoftmax, topk along `dim`; results at `outStrides`
@@ -544,14 +588,15 @@ function runReduceDims(op, storage, layout, order, reduced, outStorage, out, asy
 // runReduceDims.
 function runReduceLanes(op, storage, layout, dim, outStrides, values, valuesOffset, indices, k, largest, sorted,
   async = false) {
-  return reduceLanes(op, storage.getBytes(), layout.byteOffset, layout.info.index, layout.shape, layout.strides, dim,
-    outStrides, values === null ? null : values.getBytes(), valuesOffset, indices === null ? null : indices.getBytes(),
-    0, k, largest, sorted, async);
+  const stage = async ? jobMask([storage, values, indices].filter((x) => x !== null)) : undefined;
+  return reduceLanes(op, storage.hostArg(), layout.byteOffset, layout.info.index, layout.shape, layout.strides, dim,
+    outStrides, values === null ? null : values.hostArg(), valuesOffset, indices === null ? null : indices.hostArg(),
+    0, k, largest, sorted, stage);
 }
 
 module.exports = {
-  PATH, coveredBuffer, onHost, overlapping, writeOverlaps, sharedElements, refuseSharedElements, copyPath,
-  copyBytes, copyStorage, copyOnDevice, convertOnDevice, copyInto, copyIntoAsync, clone, moveTo, convert,
+  PATH, coveredBuffer, covered, jobMask, onHost, overlapping, writeOverlaps, sharedElements, refuseSharedElements,
+  copyPath, copyBytes, copyStorage, copyOnDevice, convertOnDevice, copyInto, copyIntoAsync, clone, moveTo, convert,
   convertOnHostAsync, operandOf, runElementwise, runElementwiseOnDevice, runReduceRowsOnDevice, runRowPicksOnDevice,
   runSoftmaxRowsOnDevice, runNormalize, runNormalizeOnDevice, runReduceDims, runReduceLanes,
 };

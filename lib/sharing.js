@@ -52,7 +52,9 @@ function share(t) {
       dataSize: segment.dataSize, ...layoutOf(t) };
   }
   if (storage.sharedBuffer) return { kind: 'sab', buffer: storage.buffer(), ...layoutOf(t) };
-  if (storage.isNative) return shareLocal(t, storage);
+  // The library's own CPU memory is this thread's at every size, a native
+  // block (lib/memory.js) as an ArrayBuffer.
+  if (storage.isNative && !storage.ownHostMemory) return shareLocal(t, storage);
   throw makeError('ERR_DLPACK_UNSUPPORTED',
     'Expected a tensor over a SharedArrayBuffer, shared memory (dl.empty(shape, { shared: true })) or ' +
     `native memory for share(), received one over ${storage.kind === 'wasm' ? 'non-shared WebAssembly memory' :
@@ -117,12 +119,17 @@ function unmovable(storage) {
       return null;
     case 'wasm':
       return 'WebAssembly memory, which its instance holds';
+    case 'native':
+      if (!storage.ownHostMemory) break;
+      if (!storage.memory.sole) return 'memory a DLPack struct (toPointer()) may still point at';
+      return null;
     case 'cuda':
       if (storage.owned && storage.device.type === 'cuda') return null;
       return storage.owned ? `${storage.device} memory, which CUDA IPC cannot share` : 'memory another process shared';
-    default:
-      return 'memory another library or thread shared (a DLPack import or a \'local\' share)';
+    default: // 'shm' (a segment it opened), 'native' that is not a block
+      break;
   }
+  return 'memory another library or thread shared (a DLPack import or a \'local\' share)';
 }
 
 // t.toShared(): t's elements in new memory other processes can map, on t's

@@ -1,7 +1,6 @@
 #include "convention.h"
 
 #include <cstdint>
-#include <cstdlib>
 #include <string>
 
 #include "../core/buffer_view.h"
@@ -13,6 +12,7 @@
 #include "../core/parallel.h"
 #include "../core/struct_slab.h"
 #include "errors.h"
+#include "memory.h"
 
 namespace dlnode {
 namespace {
@@ -166,12 +166,7 @@ Napi::Object Convention(Napi::Env env) {
   result.Set("dlpackFlags", flag_bits);
   result.Set("hugePageAdviceMin",
              Napi::Number::New(env, static_cast<double>(dlcore::kHugePageAdviceMin)));
-  // Decided once a process, by its first load (a worker's load would walk
-  // sysfs again for the same answer): the machine does not change, and every
-  // thread's buffers then follow one rule.
-  static const bool huge_page_advice =
-      dlcore::HugePageAdviceWanted(std::getenv("DLPACK_HUGE_PAGES"), dlcore::kVirtioDevices);
-  result.Set("hugePageAdvice", Napi::Boolean::New(env, huge_page_advice));
+  result.Set("hugePageAdvice", Napi::Boolean::New(env, HugePageAdviceOn()));
   result.Set("slab", slab);
   return result;
 }

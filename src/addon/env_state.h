@@ -143,6 +143,12 @@ class EnvState {
   static constexpr int64_t kExternalBatch = 1 << 20;
   void AdjustExternal(node_api_basic_env env, int64_t change);
 
+  // Bytes of native memory whose owner garbage collection released while an
+  // ArrayBuffer over it was alive: Node frees them on a later turn of the
+  // event loop (host_storage.cc BufferHold). Shared with every hold, which
+  // may outlive this state.
+  const std::shared_ptr<std::atomic<int64_t>>& held_by_buffers() const { return held_by_buffers_; }
+
   // The struct slab (addon/struct_slab.h): the object JS reads it through,
   // or nullptr before the first request; the slab itself, given back to the
   // pool at cleanup.
@@ -170,6 +176,8 @@ class EnvState {
   std::shared_ptr<EnvLink> link_;
   bool external_buffers_ = true;
   int64_t unreported_ = 0;  // external memory change not yet told to V8
+  std::shared_ptr<std::atomic<int64_t>> held_by_buffers_ =
+      std::make_shared<std::atomic<int64_t>>(0);
   StructSlab* slab_ = nullptr;
   napi_ref slab_object_ = nullptr;
   bool slab_refused_ = false;

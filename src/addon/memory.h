@@ -1,4 +1,5 @@
 // The host memory lib/memory.js manages for the tensors the library allocates:
+// native blocks from its NATIVE_MIN bytes on (src/core/host_block.h),
 // detaching buffers the library owns (dispose), huge-page advice for fresh
 // large ones (src/core/pages.h).
 #ifndef DLPACK_NODE_ADDON_MEMORY_H_
@@ -6,7 +7,29 @@
 
 #include <napi.h>
 
+#include <cstdint>
+
 namespace dlnode {
+
+// Whether the library advises its large host buffers as huge pages
+// (DLPACK_HUGE_PAGES, src/core/pages.h HugePageAdviceWanted): decided once a
+// process, by its first load (a worker's load would walk sysfs again for the
+// same answer), so every thread's buffers follow one rule.
+bool HugePageAdviceOn();
+
+// Native memory that only ArrayBuffers still hold (EnvState::held_by_buffers)
+// past which HostAlloc makes no new block. Node frees such memory on a later
+// turn of the event loop, so a synchronous loop that drops tensors after
+// reading their `data` would pile blocks up until it yields; past this, its
+// new tensors are ArrayBuffers, which garbage collection frees by itself
+// (bench/README.md "Host memory").
+constexpr int64_t kHeldByBuffersMax = int64_t{64} << 20;
+
+// (nbytes, zeroed) -> a storage handle over a new HostBlock of nbytes (V8
+// told of them), advised as huge pages where HugePageAdviceOn(); null, with
+// nothing allocated, past kHeldByBuffersMax; throws ERR_DLPACK_OUT_OF_MEMORY
+// when the allocation fails.
+Napi::Value HostAlloc(const Napi::CallbackInfo& info);
 
 // (arrayBuffer) -> undefined
 Napi::Value DetachBuffer(const Napi::CallbackInfo& info);

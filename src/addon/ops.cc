@@ -9,9 +9,9 @@
 #include "../core/layout.h"
 #include "../core/parallel.h"
 #include "async_op.h"
-#include "bytes.h"
 #include "convention.h"
 #include "env_state.h"
+#include "job_memory.h"
 
 namespace dlnode {
 namespace {
@@ -24,23 +24,9 @@ Scalar ScalarAt(const Napi::Value& index) {
   return s;
 }
 
-// Element 0 of a tensor operand, after checking that every element `strides`
-// reaches lies inside the view's bytes now (a buffer may have been detached).
-char* Place(napi_env env, const Napi::Value& view, const Napi::Value& offset, int ndim,
-            const int64_t* shape, const int64_t* strides, uint64_t item_size) {
-  const Bytes bytes = BytesOf(env, view);
-  const auto at = static_cast<uint64_t>(offset.As<Napi::Number>().Int64Value());
-  uint64_t low = 0;
-  uint64_t high = 0;
-  if (!ComputeExtent(ndim, shape, strides, item_size, &low, &high)) {
-    throw Error{code::kOutOfRange, "Expected an operand extent below 2^53 bytes"};
-  }
-  if ((low != 0 || high != 0) && (at < low || at + high > bytes.length)) {
-    throw Error{
-        code::kDetached,
-        "Expected the tensor's buffer to still hold its bytes, but it was detached or shrunk"};
-  }
-  return bytes.data + at;
+// The byte offset of a tensor operand (its element 0), as lib/ passes it.
+uint64_t OffsetAt(const Napi::Value& offset) {
+  return static_cast<uint64_t>(offset.As<Napi::Number>().Int64Value());
 }
 
 }  // namespace
@@ -65,6 +51,7 @@ struct ElementwiseJob {
   alignas(16) char scalars[kMaxOperands][16] = {};
   Operand out{nullptr, nullptr};
   Operand in[kMaxOperands - 1] = {};
+  JobMemory memory;
 
   ElementwiseJob() = default;
   ElementwiseJob(const ElementwiseJob&) = delete;
@@ -82,9 +69,10 @@ struct ElementwiseJob {
                                     slot::kOperandStrides + kMaxDims};
     ScratchShape(scratch, ndim, shape);
     for (int k = 0; k <= arity; ++k) ScratchInts(scratch, from[k], ndim, false, strides[k]);
-    const uint64_t size = ScalarSize(type);
+    const Scalar out_type = IsComparison(op) ? Scalar::kBool : type;
     out =
-        Operand{Place(env, info[2], info[3], ndim, shape, strides[0], IsComparison(op) ? 1 : size),
+        Operand{memory.Operand(env, 2, info[2], OffsetAt(info[3]), ndim, shape, strides[0],
+                               ScalarSize(out_type), JobMemory::Role::kOutput, out_type, "result"),
                 strides[0]};
     for (int k = 0; k < arity; ++k) {
       const Napi::Value value = info[4 + 2 * k];
@@ -94,9 +82,10 @@ struct ElementwiseJob {
         StoreScalar(in_type, value.As<Napi::Number>().DoubleValue(), scalars[k]);
         in[k] = Operand{scalars[k], zeros};
       } else {
-        in[k] = Operand{
-            Place(env, value, info[5 + 2 * k], ndim, shape, strides[k + 1], ScalarSize(in_type)),
-            strides[k + 1]};
+        in[k] = Operand{memory.Operand(env, 4 + 2 * k, value, OffsetAt(info[5 + 2 * k]), ndim,
+                                       shape, strides[k + 1], ScalarSize(in_type),
+                                       JobMemory::Role::kInput, in_type, "operand"),
+                        strides[k + 1]};
       }
     }
   }
@@ -118,6 +107,7 @@ struct NormalizeJob {
   Operand in{nullptr, nullptr};
   std::vector<double> mean_std;  // the means, then the stds
   double scale = 1;
+  JobMemory memory;
 
   NormalizeJob() = default;
   NormalizeJob(const NormalizeJob&) = delete;
@@ -132,9 +122,12 @@ struct NormalizeJob {
     ScratchShape(scratch, ndim, shape);
     ScratchInts(scratch, slot::kStrides, ndim, false, out_strides);
     ScratchInts(scratch, slot::kSourceStrides, ndim, false, in_strides);
-    out = Operand{Place(env, info[2], info[3], ndim, shape, out_strides, ScalarSize(out_type)),
-                  out_strides};
-    in = Operand{Place(env, info[4], info[5], ndim, shape, in_strides, ScalarSize(in_type)),
+    out =
+        Operand{memory.Operand(env, 2, info[2], OffsetAt(info[3]), ndim, shape, out_strides,
+                               ScalarSize(out_type), JobMemory::Role::kOutput, out_type, "result"),
+                out_strides};
+    in = Operand{memory.Operand(env, 4, info[4], OffsetAt(info[5]), ndim, shape, in_strides,
+                                ScalarSize(in_type), JobMemory::Role::kInput, in_type, "input"),
                  in_strides};
     Napi::Float64Array values = info[6].As<Napi::Float64Array>();
     const size_t channels = values.ElementLength() / 2;
@@ -163,7 +156,10 @@ Napi::Value ElementwiseOnHost(const Napi::CallbackInfo& info) {
 }
 
 Napi::Value ElementwiseAsync(const Napi::CallbackInfo& info) {
-  return Queue<ElementwiseJob>(info, "dlpack:elementwise");
+  auto job = std::make_unique<ElementwiseJob>();
+  job->memory.Async(StageMask(info[info.Length() - 1]));
+  job->Read(info);
+  return QueueJob(info, std::move(job), "dlpack:elementwise");
 }
 
 Napi::Value NormalizeOnHost(const Napi::CallbackInfo& info) {
@@ -174,7 +170,10 @@ Napi::Value NormalizeOnHost(const Napi::CallbackInfo& info) {
 }
 
 Napi::Value NormalizeAsync(const Napi::CallbackInfo& info) {
-  return Queue<NormalizeJob>(info, "dlpack:normalize");
+  auto job = std::make_unique<NormalizeJob>();
+  job->memory.Async(StageMask(info[info.Length() - 1]));
+  job->Read(info);
+  return QueueJob(info, std::move(job), "dlpack:normalize");
 }
 
 Napi::Value GetNumThreadsOf(const Napi::CallbackInfo& info) {

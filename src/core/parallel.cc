@@ -7,6 +7,9 @@
 #include <cstdlib>
 #include <exception>
 #include <mutex>
+#include <new>
+#include <stdexcept>
+#include <string>
 #include <system_error>
 #include <thread>
 #include <utility>
@@ -91,13 +94,19 @@ class InTask {
   bool was_;
 };
 
+// What a chunk threw (Pool::Run rethrows it on the caller).
+enum class Thrown { kNone, kBadAlloc, kOther };
+
 // One loop at a time; its caller holds `busy` and takes part in it.
 class Pool {
  public:
   // Runs `body` over `chunks` chunks of `len` (the last shorter) with up to
   // chunks - 1 pool threads; the caller holds busy_. A chunk that throws
   // ends the loop early (the chunks not started are skipped); the first
-  // exception is rethrown here once no pool thread is inside the loop.
+  // exception is rethrown here once no pool thread is inside the loop: a
+  // std::bad_alloc as itself, anything else as a std::runtime_error with its
+  // message. (Not through std::exception_ptr, whose copies GCC 12's
+  // libstdc++ exports at CXXABI_1.3.13, above lib/floors.js's floor.)
   void Run(int64_t n, int64_t len, int chunks, const Body& body) {
     bool wake = false;
     {
@@ -121,13 +130,16 @@ class Pool {
     finished_.wait(lock, [&] { return Finished(); });
     body_ = Body{};
     chunks_ = 0;
-    std::exception_ptr error;
+    Thrown thrown;
+    std::string message;
     {
       std::lock_guard<std::mutex> hold(error_mutex_);
-      error = std::exchange(error_, nullptr);
+      thrown = std::exchange(thrown_, Thrown::kNone);
+      message.swap(message_);
     }
     lock.unlock();
-    if (error) std::rethrow_exception(error);
+    if (thrown == Thrown::kBadAlloc) throw std::bad_alloc();
+    if (thrown == Thrown::kOther) throw std::runtime_error(message);
   }
 
   std::mutex& busy() { return busy_; }
@@ -179,12 +191,28 @@ class Pool {
       const int64_t begin = i * len_;
       try {
         body_(i, begin, std::min(n_, begin + len_));
+      } catch (const std::bad_alloc&) {
+        Fail(Thrown::kBadAlloc, "");
+      } catch (const std::exception& e) {
+        Fail(Thrown::kOther, e.what());
       } catch (...) {
-        std::lock_guard<std::mutex> lock(error_mutex_);
-        if (!error_) error_ = std::current_exception();
-        failed_.store(true, std::memory_order_release);
+        Fail(Thrown::kOther, "an exception of no standard type in a parallel task");
       }
     }
+  }
+
+  // Keeps the first exception a chunk threw, and stops the chunks not started.
+  void Fail(Thrown thrown, const char* what) noexcept {
+    std::lock_guard<std::mutex> lock(error_mutex_);
+    if (thrown_ == Thrown::kNone) {
+      thrown_ = thrown;
+      try {
+        message_ = what;
+      } catch (...) {
+        thrown_ = Thrown::kBadAlloc;  // no memory left for the message
+      }
+    }
+    failed_.store(true, std::memory_order_release);
   }
 
   // Under mutex_. A thread that cannot be started leaves its chunks to the others.
@@ -242,7 +270,8 @@ class Pool {
   std::atomic<Clock::rep> last_end_{0};
   std::atomic<bool> failed_{false};  // a chunk of this loop threw
   std::mutex error_mutex_;
-  std::exception_ptr error_;  // the first exception a chunk threw (error_mutex_)
+  Thrown thrown_ = Thrown::kNone;  // the first exception a chunk threw (error_mutex_)
+  std::string message_;            // its message, for Thrown::kOther
 };
 
 // Never destroyed: its threads may run until the process ends.

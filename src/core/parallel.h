@@ -91,7 +91,8 @@ class OffEventLoop {
 // does not; if fn throws anyway, no exception leaves a pool thread or
 // unwinds past the pool while its threads still run the loop: the chunks not
 // yet started are skipped, and once every thread is out of the loop the
-// first exception is rethrown here, on the calling thread.
+// first exception is rethrown here, on the calling thread (a std::bad_alloc
+// as itself, anything else as a std::runtime_error with its message).
 void ParallelFor(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& fn);
 
 // The most chunks ParallelForChunks(n, grain, ...) splits [0, n) into when

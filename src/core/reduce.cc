@@ -752,8 +752,8 @@ void ReduceTyped(const StridedInput& in, int reduced, char* out, int64_t out_siz
       const int64_t o = i / blocks;
       const int64_t start = (i % blocks) * kSumBlock;
       w.Seek(o);
-      partial[i] = Combine<T, A, Op>(in.first + w.off0() * kSizeOf<T>, inner,
-                                                          start, std::min(kSumBlock, n - start));
+      partial[i] = Combine<T, A, Op>(in.first + w.off0() * kSizeOf<T>, inner, start,
+                                     std::min(kSumBlock, n - start));
     }
   });
   for (int64_t o = 0; o < m; ++o) {
@@ -851,20 +851,22 @@ void ArgExtremeOf(ReduceOp op, const StridedInput& in, int dim, char* values, in
     const int64_t len = in.ndim == 0 ? 1 : in.shape[dim];
     const int64_t step = (in.ndim == 0 ? 0 : in.strides[dim]) * kSizeOf<T>;
     const bool larger = op == ReduceOp::kMax;
-    ForEachLane(in, dim, out_strides, kSizeOf<T>, SplitLanes(in, dim), [&](int, const char* lane,
-                                                                         int64_t at) {
-      V best = Value(Raw<T>(lane));
-      int64_t index = 0;
-      for (int64_t i = 1; i < len && best == best; ++i) {  // NOLINT(misc-redundant-expression)
-        const V v = Value(Raw<T>(lane + i * step));
-        if ((larger ? v > best : v < best) || v != v) {  // NOLINT(misc-redundant-expression)
-          best = v;
-          index = i;
-        }
-      }
-      if (values != nullptr) std::memcpy(values + at * kSizeOf<T>, lane + index * step, sizeof(T));
-      if (indices != nullptr) indices[at] = index;
-    });
+    ForEachLane(
+        in, dim, out_strides, kSizeOf<T>, SplitLanes(in, dim),
+        [&](int, const char* lane, int64_t at) {
+          V best = Value(Raw<T>(lane));
+          int64_t index = 0;
+          for (int64_t i = 1; i < len && best == best; ++i) {  // NOLINT(misc-redundant-expression)
+            const V v = Value(Raw<T>(lane + i * step));
+            if ((larger ? v > best : v < best) || v != v) {  // NOLINT(misc-redundant-expression)
+              best = v;
+              index = i;
+            }
+          }
+          if (values != nullptr)
+            std::memcpy(values + at * kSizeOf<T>, lane + index * step, sizeof(T));
+          if (indices != nullptr) indices[at] = index;
+        });
   }
 }
 
@@ -974,36 +976,37 @@ void SoftmaxOf(ReduceOp op, const StridedInput& in, int dim, char* out,
         (out + out_high <= in.first - in_low || in.first + in_high <= out - out_low);
     const Scratch<V> buffers =
         dense && apart ? Scratch<V>() : ScratchSlots<V>(2 * split.len, split.chunks);
-    ForEachLane(
-        in, dim, out_strides, kSizeOf<T>, split, [&](int chunk, const char* lane, int64_t at) {
-          char* o = out + at * kSizeOf<T>;
-          const int64_t bytes = len * kSizeOf<T>;
-          if (dense && (o >= lane + bytes || lane >= o + bytes)) {
-            SoftmaxDenseLane(log, reinterpret_cast<const float*>(lane), reinterpret_cast<float*>(o),
-                             len);
-            return;
-          }
-          V* shifted = buffers.data() + 2 * len * chunk;
-          V* exps = shifted + len;
-          V top = Value(Raw<T>(lane));
-          for (int64_t i = 0; i < len; ++i) {
-            shifted[i] = Value(Raw<T>(lane + i * step));
-            top = Larger::Apply(top, shifted[i]);
-          }
-          for (int64_t i = 0; i < len; ++i) {
-            shifted[i] -= top;
-            exps[i] = ExpOf(shifted[i]);
-          }
-          const V total = OrderedDense<V, Add>(reinterpret_cast<const char*>(exps), len);
-          if (log) {
-            const V log_total = std::log(total);
-            for (int64_t i = 0; i < len; ++i)
-              StoreValue<T>(o + i * out_step, shifted[i] - log_total);
-          } else {
-            const V scale = V(1) / total;
-            for (int64_t i = 0; i < len; ++i) StoreValue<T>(o + i * out_step, exps[i] * scale);
-          }
-        });
+    ForEachLane(in, dim, out_strides, kSizeOf<T>, split,
+                [&](int chunk, const char* lane, int64_t at) {
+                  char* o = out + at * kSizeOf<T>;
+                  const int64_t bytes = len * kSizeOf<T>;
+                  if (dense && (o >= lane + bytes || lane >= o + bytes)) {
+                    SoftmaxDenseLane(log, reinterpret_cast<const float*>(lane),
+                                     reinterpret_cast<float*>(o), len);
+                    return;
+                  }
+                  V* shifted = buffers.data() + 2 * len * chunk;
+                  V* exps = shifted + len;
+                  V top = Value(Raw<T>(lane));
+                  for (int64_t i = 0; i < len; ++i) {
+                    shifted[i] = Value(Raw<T>(lane + i * step));
+                    top = Larger::Apply(top, shifted[i]);
+                  }
+                  for (int64_t i = 0; i < len; ++i) {
+                    shifted[i] -= top;
+                    exps[i] = ExpOf(shifted[i]);
+                  }
+                  const V total = OrderedDense<V, Add>(reinterpret_cast<const char*>(exps), len);
+                  if (log) {
+                    const V log_total = std::log(total);
+                    for (int64_t i = 0; i < len; ++i)
+                      StoreValue<T>(o + i * out_step, shifted[i] - log_total);
+                  } else {
+                    const V scale = V(1) / total;
+                    for (int64_t i = 0; i < len; ++i)
+                      StoreValue<T>(o + i * out_step, exps[i] * scale);
+                  }
+                });
   }
 }
 

@@ -130,6 +130,31 @@ describe('ops', () => {
       /conversion to float64/);
   });
 
+  // One rule for every async form (lib/storage.js Storage#jobStages; each
+  // form in test/async-memory.test.js).
+  row('O20', dl.DLPackError, 'ERR_DLPACK_DETACHABLE', (throws) => {
+    const caller = (options) => {
+      const ab = new ArrayBuffer(24, options);
+      new Float32Array(ab).fill(2);
+      return dl.fromBuffer(ab, { dtype: 'float32', shape: [2, 3] });
+    };
+    const t = caller();
+    const grows = caller({ maxByteLength: 48 });
+    const mine = m();
+    throws(() => dl.add(t, 1, { async: true }), /fromBuffer\(\).*SharedArrayBuffer/);
+    throws(() => dl.add(mine, 1, { out: t, async: true }));
+    throws(() => dl.exp(grows, { async: true }));
+    throws(() => dl.normalize(t.reshape([1, 2, 3]), 0, 1, { async: true }));
+    throws(() => t.sum(undefined, { async: true }));
+    throws(() => t.topk(1, 1, { async: true }));
+    throws(() => t.to({ dtype: 'float64', async: true }));
+    throws(() => t.clone({ async: true }));
+    throws(() => mine.copyFrom(t, { async: true }));
+    throws(() => t.fill_(0, { async: true }));
+    expect(t.toArray()).toEqual([[2, 2, 2], [2, 2, 2]]);
+    expect(mine.toArray()).toEqual([[1, 2, 3], [4, 5, 6]]);
+  });
+
   row('O07', TypeError, 'ERR_INVALID_ARG_TYPE', (throws) => {
     const before = dl.getNumThreads();
     throws(() => dl.setNumThreads('2'), /`n`/);

@@ -360,7 +360,8 @@ TEST_F(ParallelTest, AnInlineLoopThatThrowsLeavesTheThreadOutOfTheRegion) {
   EXPECT_THROW(ParallelFor(4, 1, [](int64_t, int64_t) { throw std::bad_alloc(); }), std::bad_alloc);
   EXPECT_FALSE(InParallelRegion());
   ASSERT_TRUE(SetNumThreads(1));
-  EXPECT_THROW(ParallelFor(100, 1, [](int64_t, int64_t) { throw std::bad_alloc(); }), std::bad_alloc);
+  EXPECT_THROW(ParallelFor(100, 1, [](int64_t, int64_t) { throw std::bad_alloc(); }),
+               std::bad_alloc);
   EXPECT_FALSE(InParallelRegion());
   // A later split loop still runs on the pool (the region flag was not left set).
   ASSERT_TRUE(SetNumThreads(2));

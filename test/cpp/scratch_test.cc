@@ -58,7 +58,8 @@ TEST_F(ScratchTest, AllocatesCountsAndFrees) {
     EXPECT_EQ(a.size(), 1000);
     a[999] = 1.5;
     Scratch<double> b = std::move(a);
-    EXPECT_EQ(a.data(), nullptr);  // NOLINT(bugprone-use-after-move): the moved-from state is the test
+    // NOLINTNEXTLINE(bugprone-use-after-move): the moved-from state is what is tested
+    EXPECT_EQ(a.data(), nullptr);
     EXPECT_EQ(b[999], 1.5);
     EXPECT_EQ(ScratchBlocksLive(), before + 1);
     const Scratch<char> none(0);  // nothing to hold: no allocation
@@ -101,7 +102,8 @@ void ExpectReportsFailure(const std::string& name, int allocations,
       const std::vector<char> before(output, output + size);
       const int64_t live = ScratchBlocksLive();
       FailScratchAfter(n);
-      EXPECT_THROW(entry(), std::bad_alloc) << name << ", allocation " << n << ", threads " << threads;
+      EXPECT_THROW(entry(), std::bad_alloc)
+          << name << ", allocation " << n << ", threads " << threads;
       FailScratchAfter(0);
       EXPECT_EQ(ScratchBlocksLive(), live) << name << ": scratch leaked";
       EXPECT_EQ(std::vector<char>(output, output + size), before)
@@ -143,8 +145,8 @@ TEST_F(ScratchTest, EveryEngineEntryThatAllocatesReportsAFailureAndLeaksNothing)
   // Dense lanes written in place: they overlap their output, so they need
   // the buffers too. Each run starts from, and leaves, the same values.
   std::vector<float> in_place = grid;
-  const StridedInput rows_in_place{reinterpret_cast<const char*>(in_place.data()),
-                                   Scalar::kFloat32, 2, grid_shape, grid_strides};
+  const StridedInput rows_in_place{reinterpret_cast<const char*>(in_place.data()), Scalar::kFloat32,
+                                   2, grid_shape, grid_strides};
   ExpectReportsFailure(
       "Softmax in place", 1,
       [&] {

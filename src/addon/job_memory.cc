@@ -1,0 +1,86 @@
+#include "job_memory.h"
+
+#include <cstring>
+#include <string>
+#include <utility>
+
+#include "../core/convert.h"
+#include "../core/layout.h"
+#include "bytes.h"
+#include "convention.h"
+#include "errors.h"
+#include "host_storage.h"
+
+namespace dlnode {
+namespace {
+
+Error Detached(const char* which, const char* when) {
+  return Error{code::kDetached, std::string("Expected the ") + which +
+                                    " buffer to still hold its bytes" + when +
+                                    ", but it was detached or shrunk"};
+}
+
+}  // namespace
+
+char* JobMemory::Operand(napi_env env, int arg, napi_value value, uint64_t offset, int ndim,
+                         const int64_t* shape, const int64_t* strides, uint64_t item_size,
+                         Role role, Scalar type, const char* which) {
+  const bool staged = async_ && ((staged_mask_ >> count_) & 1U) != 0;
+  ++count_;
+  napi_valuetype kind = napi_undefined;
+  Check(env, napi_typeof(env, value, &kind), "napi_typeof");
+  Bytes bytes{nullptr, 0};
+  const bool native = kind == napi_external;
+  NativeMemory* memory = nullptr;
+  if (native) {
+    memory = StorageOf(env, value);
+    bytes = Bytes{static_cast<char*>(memory->base()), memory->length()};
+  } else {
+    bytes = BytesOf(env, value);
+  }
+  uint64_t low = 0;
+  uint64_t high = 0;
+  if (!ComputeExtent(ndim, shape, strides, item_size, &low, &high)) {
+    throw Error{code::kOutOfRange, std::string("Expected a ") + which + " extent below 2^53 bytes"};
+  }
+  if (low == 0 && high == 0) return bytes.data + offset;  // no element: nothing to reach
+  if (!Holds(bytes.length, offset, low, high)) throw Detached(which, "");
+  char* first = bytes.data + offset;
+  if (native) {
+    // Read from the handle now; the reference keeps the memory until the job
+    // has run, whatever JavaScript does with a buffer over it.
+    if (async_) held_.push_back(Ref<NativeMemory>::retain(memory));
+    return first;
+  }
+  if (!staged) return first;
+  Scratch<char> copy(static_cast<int64_t>(low + high));
+  std::memcpy(copy.data(), first - low, static_cast<size_t>(low + high));
+  char* at = copy.data() + low;
+  if (role == Role::kOutput) {
+    outputs_.push_back(Staged{arg, std::move(copy), offset, low, high, ndim, shape, strides, type});
+  } else {
+    inputs_.push_back(std::move(copy));
+  }
+  return at;
+}
+
+void JobMemory::Release() noexcept { held_.clear(); }
+
+void JobMemory::Settle(napi_env env, const std::vector<napi_value>& args) {
+  for (Staged& out : outputs_) {
+    const Bytes bytes = BytesOf(env, args.at(static_cast<size_t>(out.arg)));
+    if (!Holds(bytes.length, out.offset, out.low, out.high)) {
+      throw Detached("result", " when the asynchronous op settled");
+    }
+    char* dst = bytes.data + out.offset;
+    char* src = out.bytes.data() + out.low;
+    // Element by element: bytes between a strided view's elements may have
+    // been written meanwhile, and are not the job's to restore.
+    ConvertStrided(out.ndim, out.shape, out.type, StridedView{dst, out.strides},
+                   ByteRange{dst - out.low, dst + out.high}, out.type,
+                   StridedView{src, out.strides}, ByteRange{src - out.low, src + out.high});
+  }
+  outputs_.clear();
+}
+
+}  // namespace dlnode
