@@ -490,6 +490,8 @@ require('./sharing').sharingCases(record, python).then(async (note) => {
   ortThreadsNote = await require('./ort_threads').ortThreadCases(record);
   arrowNote = await require('./arrow').arrowCases(record, { compare, median });
   computeNotes = await require('./compute').computeCases(record, { python });
+  // Host memory: native blocks against ArrayBuffers, staging, a tiny op (bench/memory.js).
+  await require('./memory').memoryCases(record, { compare, median });
   try {
     cudaNote = require('./cuda').cudaCases(record);
   } catch (error) {

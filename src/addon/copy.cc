@@ -50,21 +50,19 @@ struct CopyJob {
         ByteOffsetOf(info[1].As<Napi::Number>().DoubleValue(), "byteOffset");
     const uint64_t src_offset =
         ByteOffsetOf(info[4].As<Napi::Number>().DoubleValue(), "byteOffset");
+    JobMemory::Extent to{};
+    JobMemory::Extent from{};
     dst = memory.Operand(env, 0, info[0], dst_offset, ndim, shape, dst_strides,
-                         ScalarSize(dst_type), JobMemory::Role::kOutput, dst_type, "destination");
+                         ScalarSize(dst_type), JobMemory::Role::kOutput, dst_type, "destination",
+                         &to);
     src = memory.Operand(env, 3, info[3], src_offset, ndim, shape, src_strides,
-                         ScalarSize(src_type), JobMemory::Role::kInput, src_type, "source");
+                         ScalarSize(src_type), JobMemory::Role::kInput, src_type, "source", &from);
     // Overlap is judged by address, so two JS objects over one buffer count
     // (a side staged by the job is apart from everything).
-    uint64_t dst_low = 0;
-    uint64_t dst_high = 0;
-    uint64_t src_low = 0;
-    uint64_t src_high = 0;
-    ComputeExtent(ndim, shape, dst_strides, ScalarSize(dst_type), &dst_low, &dst_high);
-    ComputeExtent(ndim, shape, src_strides, ScalarSize(src_type), &src_low, &src_high);
-    const char* src_lo = src - src_low;
-    const char* src_hi = src + src_high;
-    if (dst - dst_low < src_hi && src_lo < dst + dst_high) {
+    const uint64_t src_low = from.low;
+    const char* src_lo = src - from.low;
+    const char* src_hi = src + from.high;
+    if (dst - to.low < src_hi && src_lo < dst + to.high) {
       try {
         staged = Scratch<char>(src_hi - src_lo);
       } catch (const std::bad_alloc&) {

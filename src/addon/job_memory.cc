@@ -24,25 +24,30 @@ Error Detached(const char* which, const char* when) {
 
 char* JobMemory::Operand(napi_env env, int arg, napi_value value, uint64_t offset, int ndim,
                          const int64_t* shape, const int64_t* strides, uint64_t item_size,
-                         Role role, Scalar type, const char* which) {
+                         Role role, Scalar type, const char* which, Extent* extent) {
   const bool staged = async_ && ((staged_mask_ >> count_) & 1U) != 0;
   ++count_;
-  napi_valuetype kind = napi_undefined;
-  Check(env, napi_typeof(env, value, &kind), "napi_typeof");
+  // A Uint8Array (one Node-API call, the common case of a synchronous op on
+  // small tensors), else a storage handle, whose tag HandleOf checks.
+  napi_typedarray_type kind;
+  size_t length = 0;
+  void* data = nullptr;
   Bytes bytes{nullptr, 0};
-  const bool native = kind == napi_external;
   NativeMemory* memory = nullptr;
+  const bool native = napi_get_typedarray_info(env, value, &kind, &length, &data, nullptr,
+                                               nullptr) != napi_ok;
   if (native) {
     memory = StorageOf(env, value);
     bytes = Bytes{static_cast<char*>(memory->base()), memory->length()};
   } else {
-    bytes = BytesOf(env, value);
+    bytes = Bytes{static_cast<char*>(data), length};  // lib/ passes Uint8Arrays: elements are bytes
   }
   uint64_t low = 0;
   uint64_t high = 0;
   if (!ComputeExtent(ndim, shape, strides, item_size, &low, &high)) {
     throw Error{code::kOutOfRange, std::string("Expected a ") + which + " extent below 2^53 bytes"};
   }
+  if (extent != nullptr) *extent = Extent{low, high};
   if (low == 0 && high == 0) return bytes.data + offset;  // no element: nothing to reach
   if (!Holds(bytes.length, offset, low, high)) throw Detached(which, "");
   char* first = bytes.data + offset;

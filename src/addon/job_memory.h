@@ -52,15 +52,21 @@ class JobMemory {
     staged_mask_ = staged;
   }
 
+  // The bytes a view reaches around its element 0: [first - low, first + high).
+  struct Extent {
+    uint64_t low;
+    uint64_t high;
+  };
+
   // Element 0 of the view (ndim, shape and strides in elements of
   // `item_size` bytes, starting `offset` bytes into `value`, argument `arg`
-  // of the call) of a tensor operand. `which` names it in the
-  // ERR_DLPACK_DETACHED message. For an output of `type`, a staged copy is
-  // written back at Settle(); shape and strides must outlive this object
-  // (the job owns them).
+  // of the call) of a tensor operand, and its extent into `extent` when
+  // given. `which` names it in the ERR_DLPACK_DETACHED message. For an
+  // output of `type`, a staged copy is written back at Settle(); shape and
+  // strides must outlive this object (the job owns them).
   char* Operand(napi_env env, int arg, napi_value value, uint64_t offset, int ndim,
                 const int64_t* shape, const int64_t* strides, uint64_t item_size, Role role,
-                Scalar type, const char* which);
+                Scalar type, const char* which, Extent* extent = nullptr);
 
   // Drops the references held on native memory (once the job has run; any
   // thread). Staged bytes stay until Settle() or destruction.
