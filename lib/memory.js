@@ -16,21 +16,24 @@
 // (docs/API.md "Off the event loop"; issue 37, finding 1).
 //
 // NATIVE_MIN is 64 KiB, measured (bench/README.md "Host memory: ArrayBuffer
-// or native block", bench/memory.js): a native block and its handle cost
-// about 1 us more per allocation than `new ArrayBuffer` at 64 KiB, under a
-// tenth of what filling 64 KiB costs, while an async job's staging copy of up
-// to 64 KiB an operand costs a few microseconds, less than the job's own
-// queueing and settling. At 256 KiB that copy would be as long as the job's
-// overhead. Where the runtime refuses external ArrayBuffers (a V8 sandbox:
+// or native block", bench/memory.js): per allocation a block costs what an
+// ArrayBuffer does (0.84 to 1.07x zeroed, 0.43 to 0.74x unzeroed from 16 to
+// 256 KiB), so what decides is the rest. An async job's staging copy of up to
+// 64 KiB an operand costs about a microsecond, far under the job's own round
+// trip (above 100 us on the loaded benchmark VM); at 256 KiB it would be as
+// long as a quiet machine's job. And the first `data` of a block makes an
+// external ArrayBuffer, 2.8 us more than reading an ArrayBuffer's (about
+// three writes of 64 KiB): below 64 KiB that cost would outweigh the memory
+// it is paid for. Where the runtime refuses external ArrayBuffers (a V8 sandbox:
 // `externalBuffers` false) every allocation is an ArrayBuffer, as before.
 //
 // The one cost of a block: an ArrayBuffer made over it (t.buffer, t.data,
 // toArray()) is freed by Node on a later turn of the event loop, not by
 // garbage collection alone, so a tensor dropped without dispose() after its
 // data was read keeps its block until the loop turns. A synchronous loop
-// doing that would pile blocks up; once 64 MiB of them wait so
-// (src/addon/memory.h kHeldByBuffersMax), new allocations are ArrayBuffers
-// again until the loop has turned (bench/README.md "Host memory").
+// doing that would pile blocks up; once 64 MiB of them wait so within one
+// turn (src/addon/memory.h kPiledMax), new allocations are ArrayBuffers
+// until the loop has turned (bench/README.md "Host memory").
 //
 // Fresh memory: large blocks come from fresh zero pages (calloc maps them:
 // zeroing costs nothing until the pages are written). From 4 MiB on they are
@@ -115,13 +118,24 @@ function checkSize(nbytes) {
 }
 
 // A new native block (its huge-page advice decided natively, by the same
-// rule), or null where too much native memory awaits a turn of the event loop
-// to be freed (src/addon/memory.h kHeldByBuffersMax): the caller makes an
-// ArrayBuffer instead.
+// rule), or null where too much native memory piled up this turn of the
+// event loop (src/addon/memory.h kPiledMax): the caller makes an ArrayBuffer
+// instead. The first block of a turn asks to hear of the next turn, which
+// starts the count again.
 function block(nbytes, zeroed) {
+  if (!turnAwaited) {
+    turnAwaited = true;
+    setImmediate(loopTurned);
+  }
   const handle = native.hostAlloc(nbytes, zeroed);
   if (handle !== null && nbytes >= RECYCLE_MIN) recyclable.add(handle);
   return handle;
+}
+
+let turnAwaited = false;
+function loopTurned() {
+  turnAwaited = false;
+  native.hostLoopTurned();
 }
 
 // An ArrayBuffer of this realm whose memory Node's allocator took with

@@ -211,9 +211,11 @@ export interface Native {
   storageRecycle(storage: StorageHandle, buffer: ArrayBuffer | undefined): boolean;
   /**
    * A new native CPU block of `nbytes` (src/core/host_block.h), zeroed or not, V8 told of it; null
-   * while too much native memory awaits the event loop (src/addon/memory.h kHeldByBuffersMax).
+   * while too much native memory piled up this turn of the event loop (src/addon/memory.h kPiledMax).
    */
   hostAlloc(nbytes: number, zeroed: boolean): StorageHandle | null;
+  /** A turn of the event loop came: the pile count of hostAlloc starts again. */
+  hostLoopTurned(): void;
   /** Scratch (shape, strides, sourceStrides): dst <- src with conversion; dtypes are indices. */
   copyStrided(dst: HostMemory, dstOffset: number, dstDtype: number, src: HostMemory, srcOffset: number,
     srcDtype: number): void;

@@ -5,7 +5,7 @@
 // and nothing that still holds memory loses it.
 const dl = require('../lib');
 const { recycledBytes, releaseRecycled, RECYCLE_MS } = require('../lib/memory');
-const { nativeStats } = require('./helpers');
+const { nativeStats, collect } = require('./helpers');
 
 const BYTES = 8 * 1024 * 1024; // above the 256 KiB from which buffers are kept
 const N = BYTES / 4;
@@ -29,7 +29,13 @@ function disposedCopy(src) {
   return view;
 }
 
-beforeEach(() => releaseRecycled());
+// Garbage earlier test files left (tensors dropped with their ArrayBuffers
+// made) is collected first, and a turn of the event loop frees it: a block
+// is kept only where nothing else holds it.
+beforeEach(async () => {
+  await collect();
+  releaseRecycled();
+});
 afterAll(() => releaseRecycled());
 
 test('a disposed large copy is detached and its memory serves the next copy of that size', () => {
@@ -225,9 +231,9 @@ test('every op writes each byte of its result: nothing of the memory it reuses s
 // event loop, never inside garbage collection alone: a synchronous loop that
 // reads each result's data and drops it undisposed kept every block until it
 // yielded (1.25 GB after 300 tensors of 4 MiB here). Past 64 MiB of blocks so
-// held, new tensors are ArrayBuffers again (src/addon/memory.h
-// kHeldByBuffersMax), which garbage collection frees by itself; once the loop
-// turns, every block is freed.
+// held within one turn, new tensors are ArrayBuffers again (src/addon/memory.h
+// kPiledMax), which garbage collection frees by itself; once the loop turns,
+// every block is freed and new tensors are blocks again.
 test('a synchronous loop reading and dropping large tensors stays bounded, and frees every block once it yields', () => {
   const { spawnSync } = require('child_process');
   const script = `

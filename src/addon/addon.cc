@@ -112,6 +112,7 @@ Napi::Object Initialize(Napi::Env env, Napi::Object exports) {
       {"storageSole", Guarded<StorageSole>},
       {"storageRecycle", Guarded<StorageRecycle>},
       {"hostAlloc", Guarded<HostAlloc>},
+      {"hostLoopTurned", Guarded<HostLoopTurned>},
       {"copyStrided", Guarded<CopyStrided>},
       {"copyStridedAsync", Guarded<CopyStridedAsync>},
       {"detachBuffer", Guarded<DetachBuffer>},

@@ -19,7 +19,7 @@ namespace {
 // shape and strides its views point at, and a copy of the source's bytes when
 // they overlap the destination's, so that Run() never allocates and may run
 // later on a libuv thread (the asynchronous form). Not movable.
-struct CopyJob {
+struct CopyJob final : AsyncJob {
   int ndim = 0;
   int64_t shape[kMaxDims] = {};
   int64_t dst_strides[kMaxDims] = {};
@@ -29,11 +29,6 @@ struct CopyJob {
   char* dst = nullptr;
   const char* src = nullptr;
   Scratch<char> staged;  // the source's bytes, where they overlap the destination's
-  JobMemory memory;
-
-  CopyJob() = default;
-  CopyJob(const CopyJob&) = delete;
-  CopyJob& operator=(const CopyJob&) = delete;
 
   void Read(const Napi::CallbackInfo& info) {
     napi_env env = info.Env();
@@ -52,9 +47,9 @@ struct CopyJob {
         ByteOffsetOf(info[4].As<Napi::Number>().DoubleValue(), "byteOffset");
     JobMemory::Extent to{};
     JobMemory::Extent from{};
-    dst = memory.Operand(env, 0, info[0], dst_offset, ndim, shape, dst_strides,
-                         ScalarSize(dst_type), JobMemory::Role::kOutput, dst_type, "destination",
-                         &to);
+    dst =
+        memory.Operand(env, 0, info[0], dst_offset, ndim, shape, dst_strides, ScalarSize(dst_type),
+                       JobMemory::Role::kOutput, dst_type, "destination", &to);
     src = memory.Operand(env, 3, info[3], src_offset, ndim, shape, src_strides,
                          ScalarSize(src_type), JobMemory::Role::kInput, src_type, "source", &from);
     // Overlap is judged by address, so two JS objects over one buffer count
@@ -73,13 +68,14 @@ struct CopyJob {
     }
   }
 
-  bool Run() const {
+  bool Run() const override {
     // The ranges passed never overlap (staged above): nothing is allocated.
     ConvertStrided(ndim, shape, dst_type, StridedView{dst, dst_strides}, ByteRange{dst, dst},
                    src_type, StridedView{const_cast<char*>(src), src_strides}, ByteRange{src, src});
     return true;
   }
   static constexpr const char* kRefused = "Expected a copy that needs no temporary";
+  const char* Refused() const override { return kRefused; }
 };
 
 }  // namespace
@@ -93,7 +89,7 @@ Napi::Value CopyStrided(const Napi::CallbackInfo& info) {
 
 Napi::Value CopyStridedAsync(const Napi::CallbackInfo& info) {
   auto job = std::make_unique<CopyJob>();
-  job->memory.Async(StageMask(info[info.Length() - 1]));
+  job->memory.Async(StageMask(info));
   job->Read(info);
   return QueueJob(info, std::move(job), "dlpack:copy");
 }

@@ -1,7 +1,5 @@
 #include "host_storage.h"
 
-#include <atomic>
-#include <memory>
 #include <utility>
 #include <vector>
 
@@ -18,15 +16,13 @@ struct OwnerState;
 // buffer's finalizer, or earlier by dispose() after it detaches the buffer.
 // Node runs that finalizer on a later turn of the event loop (node::Buffer's
 // CallbackInfo posts it), so memory whose owner garbage collection released
-// while its buffer was alive waits for that turn: `counted` bytes of it are
-// in the environment's tally then (EnvState::held_by_buffers, which
-// HostAlloc reads). The hold and its owner point at each other until either
-// goes; both live and die on the environment's thread.
+// while its buffer was alive waits for a turn: its bytes go into the
+// environment's count for this turn (EnvState::PileUp, which HostAlloc
+// reads). The hold and its owner point at each other until either goes; both
+// live and die on the environment's thread.
 struct BufferHold {
   Ref<NativeMemory> storage;  // empty once released
   OwnerState* owner = nullptr;
-  std::shared_ptr<std::atomic<int64_t>> tally;  // the environment's, kept alive by the hold
-  int64_t counted = 0;
 };
 
 struct OwnerState : Tagged {
@@ -55,8 +51,7 @@ void FinalizeOwner(node_api_basic_env env, void* data, void*) {
   if (BufferHold* hold = state->buffer_hold) {
     hold->owner = nullptr;
     if (hold->storage && state->storage) {
-      hold->counted = static_cast<int64_t>(state->storage->length());
-      hold->tally->fetch_add(hold->counted, std::memory_order_relaxed);
+      EnvState::Of(env).PileUp(static_cast<int64_t>(state->storage->length()));
     }
   }
   ReleaseOwner(env, state);
@@ -66,7 +61,6 @@ void FinalizeOwner(node_api_basic_env env, void* data, void*) {
 void FinalizeBuffer(node_api_basic_env, void*, void* hint) {
   auto* hold = static_cast<BufferHold*>(hint);
   if (hold->owner != nullptr) hold->owner->buffer_hold = nullptr;
-  if (hold->counted != 0) hold->tally->fetch_sub(hold->counted, std::memory_order_relaxed);
   delete hold;  // releases its reference, unless dispose() did
 }
 
@@ -126,7 +120,7 @@ Napi::Value StorageBuffer(const Napi::CallbackInfo& info) {
     Check(env, napi_create_arraybuffer(env, 0, &unused, &result), "napi_create_arraybuffer");
     return Napi::Value(env, result);
   }
-  auto* hold = new BufferHold{state->storage.share(), state, EnvState::Of(env).held_by_buffers()};
+  auto* hold = new BufferHold{state->storage.share(), state};
   const napi_status status = napi_create_external_arraybuffer(
       env, storage->base(), storage->length(), &FinalizeBuffer, hold, &result);
   if (status != napi_ok) {

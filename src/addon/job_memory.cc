@@ -2,7 +2,6 @@
 
 #include <cstring>
 #include <string>
-#include <utility>
 
 #include "../core/convert.h"
 #include "../core/layout.h"
@@ -25,8 +24,9 @@ Error Detached(const char* which, const char* when) {
 char* JobMemory::Operand(napi_env env, int arg, napi_value value, uint64_t offset, int ndim,
                          const int64_t* shape, const int64_t* strides, uint64_t item_size,
                          Role role, Scalar type, const char* which, Extent* extent) {
-  const bool staged = async_ && ((staged_mask_ >> count_) & 1U) != 0;
-  ++count_;
+  if (count_ == kMaxOperands) throw Error{code::kUnsupported, "Expected at most 4 tensor operands"};
+  const int index = count_++;
+  const bool staged = async_ && ((staged_mask_ >> index) & 1U) != 0;
   // A Uint8Array (one Node-API call, the common case of a synchronous op on
   // small tensors), else a storage handle, whose tag HandleOf checks.
   napi_typedarray_type kind;
@@ -34,8 +34,8 @@ char* JobMemory::Operand(napi_env env, int arg, napi_value value, uint64_t offse
   void* data = nullptr;
   Bytes bytes{nullptr, 0};
   NativeMemory* memory = nullptr;
-  const bool native = napi_get_typedarray_info(env, value, &kind, &length, &data, nullptr,
-                                               nullptr) != napi_ok;
+  const bool native =
+      napi_get_typedarray_info(env, value, &kind, &length, &data, nullptr, nullptr) != napi_ok;
   if (native) {
     memory = StorageOf(env, value);
     bytes = Bytes{static_cast<char*>(memory->base()), memory->length()};
@@ -54,25 +54,33 @@ char* JobMemory::Operand(napi_env env, int arg, napi_value value, uint64_t offse
   if (native) {
     // Read from the handle now; the reference keeps the memory until the job
     // has run, whatever JavaScript does with a buffer over it.
-    if (async_) held_.push_back(Ref<NativeMemory>::retain(memory));
+    if (async_) held_[index] = Ref<NativeMemory>::retain(memory);
     return first;
   }
   if (!staged) return first;
-  Scratch<char> copy(static_cast<int64_t>(low + high));
-  std::memcpy(copy.data(), first - low, static_cast<size_t>(low + high));
-  char* at = copy.data() + low;
-  if (role == Role::kOutput) {
-    outputs_.push_back(Staged{arg, std::move(copy), offset, low, high, ndim, shape, strides, type});
-  } else {
-    inputs_.push_back(std::move(copy));
-  }
-  return at;
+  Staged& copy = staged_[index];
+  copy.bytes = Scratch<char>(static_cast<int64_t>(low + high));
+  std::memcpy(copy.bytes.data(), first - low, static_cast<size_t>(low + high));
+  copy.arg = arg;
+  copy.offset = offset;
+  copy.low = low;
+  copy.high = high;
+  copy.ndim = ndim;
+  copy.shape = shape;
+  copy.strides = strides;
+  copy.type = type;
+  copy.output = role == Role::kOutput;
+  return copy.bytes.data() + low;
 }
 
-void JobMemory::Release() noexcept { held_.clear(); }
+void JobMemory::Release() noexcept {
+  for (Ref<NativeMemory>& held : held_) held.reset();
+}
 
 void JobMemory::Settle(napi_env env, const std::vector<napi_value>& args) {
-  for (Staged& out : outputs_) {
+  for (Staged& out : staged_) {
+    if (!out.output) continue;
+    out.output = false;
     const Bytes bytes = BytesOf(env, args.at(static_cast<size_t>(out.arg)));
     if (!Holds(bytes.length, out.offset, out.low, out.high)) {
       throw Detached("result", " when the asynchronous op settled");
@@ -85,7 +93,6 @@ void JobMemory::Settle(napi_env env, const std::vector<napi_value>& args) {
                    ByteRange{dst - out.low, dst + out.high}, out.type,
                    StridedView{src, out.strides}, ByteRange{src - out.low, src + out.high});
   }
-  outputs_.clear();
 }
 
 }  // namespace dlnode

@@ -78,25 +78,29 @@ class JobMemory {
   // its view.
   void Settle(napi_env env, const std::vector<napi_value>& args);
 
+  // The most tensor operands a call has (an elementwise op's out and three
+  // inputs).
+  static constexpr int kMaxOperands = 4;
+
  private:
   struct Staged {
-    int arg;
+    int arg = 0;
     Scratch<char> bytes;  // [first - low, first + high) of the view, copied in
-    uint64_t offset;      // of element 0 in the argument's bytes
-    uint64_t low;
-    uint64_t high;
-    int ndim;
-    const int64_t* shape;
-    const int64_t* strides;
-    Scalar type;
+    uint64_t offset = 0;  // of element 0 in the argument's bytes
+    uint64_t low = 0;
+    uint64_t high = 0;
+    int ndim = 0;
+    const int64_t* shape = nullptr;
+    const int64_t* strides = nullptr;
+    Scalar type = Scalar::kBool;
+    bool output = false;  // written back at Settle()
   };
 
   bool async_ = false;
   uint32_t staged_mask_ = 0;
   int count_ = 0;  // operands read so far
-  std::vector<Ref<NativeMemory>> held_;
-  std::vector<Staged> outputs_;        // staged outputs, written back at Settle()
-  std::vector<Scratch<char>> inputs_;  // staged inputs, freed with the job
+  Ref<NativeMemory> held_[kMaxOperands];
+  Staged staged_[kMaxOperands];  // by operand
 };
 
 }  // namespace dlnode

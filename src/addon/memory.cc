@@ -21,8 +21,7 @@ bool HugePageAdviceOn() {
 Napi::Value HostAlloc(const Napi::CallbackInfo& info) {
   const auto nbytes = static_cast<uint64_t>(info[0].As<Napi::Number>().Int64Value());
   const bool zeroed = info[1].As<Napi::Boolean>().Value();
-  if (EnvState::Of(info.Env()).held_by_buffers()->load(std::memory_order_relaxed) >
-      kHeldByBuffersMax) {
+  if (EnvState::Of(info.Env()).piled() > kPiledMax) {
     return info.Env().Null();  // lib/memory.js makes an ArrayBuffer instead
   }
   Ref<HostBlock> block = HostBlock::Allocate(nbytes, zeroed, HugePageAdviceOn());
@@ -32,6 +31,11 @@ Napi::Value HostAlloc(const Napi::CallbackInfo& info) {
   }
   return Napi::Value(info.Env(), NewStorageHandle(info.Env(), Ref<NativeMemory>(std::move(block)),
                                                   Accounting::kReport));
+}
+
+Napi::Value HostLoopTurned(const Napi::CallbackInfo& info) {
+  EnvState::Of(info.Env()).LoopTurned();
+  return info.Env().Undefined();
 }
 
 Napi::Value DetachBuffer(const Napi::CallbackInfo& info) {

@@ -17,19 +17,24 @@ namespace dlnode {
 // same answer), so every thread's buffers follow one rule.
 bool HugePageAdviceOn();
 
-// Native memory that only ArrayBuffers still hold (EnvState::held_by_buffers)
-// past which HostAlloc makes no new block. Node frees such memory on a later
-// turn of the event loop, so a synchronous loop that drops tensors after
-// reading their `data` would pile blocks up until it yields; past this, its
-// new tensors are ArrayBuffers, which garbage collection frees by itself
-// (bench/README.md "Host memory").
-constexpr int64_t kHeldByBuffersMax = int64_t{64} << 20;
+// Native memory piled up during one turn of the event loop
+// (EnvState::PileUp) past which HostAlloc makes no new block. Node frees a
+// block whose tensor was dropped after its ArrayBuffer was made only on a
+// later turn, so a synchronous loop that drops tensors after reading their
+// `data` would pile blocks up until it yields; past this, its new tensors are
+// ArrayBuffers, which garbage collection frees by itself (bench/README.md
+// "Host memory"). The count starts again at every turn.
+constexpr int64_t kPiledMax = int64_t{64} << 20;
 
 // (nbytes, zeroed) -> a storage handle over a new HostBlock of nbytes (V8
 // told of them), advised as huge pages where HugePageAdviceOn(); null, with
-// nothing allocated, past kHeldByBuffersMax; throws ERR_DLPACK_OUT_OF_MEMORY
-// when the allocation fails.
+// nothing allocated, past kPiledMax; throws ERR_DLPACK_OUT_OF_MEMORY when
+// the allocation fails.
 Napi::Value HostAlloc(const Napi::CallbackInfo& info);
+
+// () -> undefined: a turn of the event loop came (lib/memory.js); the pile
+// count starts again.
+Napi::Value HostLoopTurned(const Napi::CallbackInfo& info);
 
 // (arrayBuffer) -> undefined
 Napi::Value DetachBuffer(const Napi::CallbackInfo& info);

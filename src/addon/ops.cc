@@ -41,7 +41,7 @@ bool IsComparison(ElementwiseOp op) {
 // One call's operands, read from the arguments and the scratch block; it owns
 // the shape, the strides and the scalars its Operands point at, so it can
 // outlive the call (the asynchronous form). Not movable: Operands point into it.
-struct ElementwiseJob {
+struct ElementwiseJob final : AsyncJob {
   ElementwiseOp op = ElementwiseOp::kAdd;
   Scalar type = Scalar::kFloat32;
   int ndim = 0;
@@ -51,11 +51,6 @@ struct ElementwiseJob {
   alignas(16) char scalars[kMaxOperands][16] = {};
   Operand out{nullptr, nullptr};
   Operand in[kMaxOperands - 1] = {};
-  JobMemory memory;
-
-  ElementwiseJob() = default;
-  ElementwiseJob(const ElementwiseJob&) = delete;
-  ElementwiseJob& operator=(const ElementwiseJob&) = delete;
 
   // info: (op, dtype, out, outOffset, in0, in0Offset, ...) as ElementwiseOnHost.
   void Read(const Napi::CallbackInfo& info) {
@@ -90,13 +85,14 @@ struct ElementwiseJob {
     }
   }
 
-  bool Run() const { return Elementwise(op, type, ndim, shape, out, in); }
+  bool Run() const override { return Elementwise(op, type, ndim, shape, out, in); }
   static constexpr const char* kRefused = "Expected a dtype the op computes in";
+  const char* Refused() const override { return kRefused; }
 };
 
 // dl.normalize's operands, read as NormalizeOnHost's arguments; owns what its
 // Operands point at (the asynchronous form). Not movable.
-struct NormalizeJob {
+struct NormalizeJob final : AsyncJob {
   Scalar in_type = Scalar::kUint8;
   Scalar out_type = Scalar::kFloat32;
   int ndim = 0;
@@ -107,11 +103,6 @@ struct NormalizeJob {
   Operand in{nullptr, nullptr};
   std::vector<double> mean_std;  // the means, then the stds
   double scale = 1;
-  JobMemory memory;
-
-  NormalizeJob() = default;
-  NormalizeJob(const NormalizeJob&) = delete;
-  NormalizeJob& operator=(const NormalizeJob&) = delete;
 
   void Read(const Napi::CallbackInfo& info) {
     napi_env env = info.Env();
@@ -138,12 +129,13 @@ struct NormalizeJob {
     scale = info[7].As<Napi::Number>().DoubleValue();
   }
 
-  bool Run() const {
+  bool Run() const override {
     const double* mean = mean_std.data();
     return Normalize(ndim, shape, in_type, in, out_type, out, mean, mean + mean_std.size() / 2,
                      scale);
   }
   static constexpr const char* kRefused = "Expected a real input and a float32 or float64 output";
+  const char* Refused() const override { return kRefused; }
 };
 
 }  // namespace
@@ -157,7 +149,7 @@ Napi::Value ElementwiseOnHost(const Napi::CallbackInfo& info) {
 
 Napi::Value ElementwiseAsync(const Napi::CallbackInfo& info) {
   auto job = std::make_unique<ElementwiseJob>();
-  job->memory.Async(StageMask(info[info.Length() - 1]));
+  job->memory.Async(StageMask(info));
   job->Read(info);
   return QueueJob(info, std::move(job), "dlpack:elementwise");
 }
@@ -171,7 +163,7 @@ Napi::Value NormalizeOnHost(const Napi::CallbackInfo& info) {
 
 Napi::Value NormalizeAsync(const Napi::CallbackInfo& info) {
   auto job = std::make_unique<NormalizeJob>();
-  job->memory.Async(StageMask(info[info.Length() - 1]));
+  job->memory.Async(StageMask(info));
   job->Read(info);
   return QueueJob(info, std::move(job), "dlpack:normalize");
 }

@@ -102,7 +102,7 @@ namespace {
 // its pointers use, so it can outlive the call (the asynchronous form,
 // async_op.h); the checks all run in ReadDims/ReadLanes, on the JS thread.
 // Not movable: Source::input() points into it.
-struct ReduceJob {
+struct ReduceJob final : AsyncJob {
   ReduceOp op = ReduceOp::kSum;
   Source src;
   bool along = false;  // ReadLanes: along `dim`; else over the last `reduced` dims
@@ -116,11 +116,6 @@ struct ReduceJob {
   int64_t out_shape[kMaxDims] = {};  // ReadLanes: the results' shape
   char* values = nullptr;
   int64_t* indices = nullptr;
-  JobMemory memory;
-
-  ReduceJob() = default;
-  ReduceJob(const ReduceJob&) = delete;
-  ReduceJob& operator=(const ReduceJob&) = delete;
 
   // ReduceDims's arguments.
   void ReadDims(const Napi::CallbackInfo& info) {
@@ -197,7 +192,7 @@ struct ReduceJob {
   }
 
   // On either thread; never touches JS.
-  bool Run() const {
+  bool Run() const override {
     if (empty) return true;
     if (!along) {
       Reduce(op, src.input(), reduced, values);
@@ -211,6 +206,7 @@ struct ReduceJob {
     return true;
   }
   static constexpr const char* kRefused = "Expected a reduction this dtype has";
+  const char* Refused() const override { return kRefused; }
 };
 
 }  // namespace
@@ -224,7 +220,7 @@ Napi::Value ReduceDims(const Napi::CallbackInfo& info) {
 
 Napi::Value ReduceDimsAsync(const Napi::CallbackInfo& info) {
   auto job = std::make_unique<ReduceJob>();
-  job->memory.Async(StageMask(info[info.Length() - 1]));
+  job->memory.Async(StageMask(info));
   job->ReadDims(info);
   return QueueJob(info, std::move(job), "dlpack:reduce");
 }
@@ -238,7 +234,7 @@ Napi::Value ReduceLanes(const Napi::CallbackInfo& info) {
 
 Napi::Value ReduceLanesAsync(const Napi::CallbackInfo& info) {
   auto job = std::make_unique<ReduceJob>();
-  job->memory.Async(StageMask(info[info.Length() - 1]));
+  job->memory.Async(StageMask(info));
   job->ReadLanes(info);
   return QueueJob(info, std::move(job), "dlpack:reduce");
 }
