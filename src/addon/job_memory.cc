@@ -1,6 +1,7 @@
 #include "job_memory.h"
 
 #include <cstring>
+#include <memory>
 #include <string>
 
 #include "../core/convert.h"
@@ -21,12 +22,17 @@ Error Detached(const char* which, const char* when) {
 
 }  // namespace
 
+void JobMemory::Async(uint32_t staged) {
+  kept_ = std::make_unique<Kept>();
+  kept_->staged_mask = staged;
+}
+
 char* JobMemory::Operand(napi_env env, int arg, napi_value value, uint64_t offset, int ndim,
                          const int64_t* shape, const int64_t* strides, uint64_t item_size,
                          Role role, Scalar type, const char* which, Extent* extent) {
   if (count_ == kMaxOperands) throw Error{code::kUnsupported, "Expected at most 4 tensor operands"};
   const int index = count_++;
-  const bool staged = async_ && ((staged_mask_ >> index) & 1U) != 0;
+  const bool staged = kept_ && ((kept_->staged_mask >> index) & 1U) != 0;
   // A Uint8Array (one Node-API call, the common case of a synchronous op on
   // small tensors), else a storage handle, whose tag HandleOf checks.
   napi_typedarray_type kind;
@@ -54,11 +60,11 @@ char* JobMemory::Operand(napi_env env, int arg, napi_value value, uint64_t offse
   if (native) {
     // Read from the handle now; the reference keeps the memory until the job
     // has run, whatever JavaScript does with a buffer over it.
-    if (async_) held_[index] = Ref<NativeMemory>::retain(memory);
+    if (kept_) kept_->held[index] = Ref<NativeMemory>::retain(memory);
     return first;
   }
   if (!staged) return first;
-  Staged& copy = staged_[index];
+  Staged& copy = kept_->staged[index];
   copy.bytes = Scratch<char>(static_cast<int64_t>(low + high));
   std::memcpy(copy.bytes.data(), first - low, static_cast<size_t>(low + high));
   copy.arg = arg;
@@ -74,11 +80,13 @@ char* JobMemory::Operand(napi_env env, int arg, napi_value value, uint64_t offse
 }
 
 void JobMemory::Release() noexcept {
-  for (Ref<NativeMemory>& held : held_) held.reset();
+  if (!kept_) return;
+  for (Ref<NativeMemory>& held : kept_->held) held.reset();
 }
 
 void JobMemory::Settle(napi_env env, const std::vector<napi_value>& args) {
-  for (Staged& out : staged_) {
+  if (!kept_) return;
+  for (Staged& out : kept_->staged) {
     if (!out.output) continue;
     out.output = false;
     const Bytes bytes = BytesOf(env, args.at(static_cast<size_t>(out.arg)));

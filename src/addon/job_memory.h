@@ -26,6 +26,7 @@
 #include <napi.h>
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "../core/convert.h"
@@ -47,10 +48,7 @@ class JobMemory {
   // The asynchronous form, before the first Operand(): native memory held,
   // and bit i of `staged` stages the i-th tensor operand (in the order
   // Operand() is called, which is argument order).
-  void Async(uint32_t staged) {
-    async_ = true;
-    staged_mask_ = staged;
-  }
+  void Async(uint32_t staged);
 
   // The bytes a view reaches around its element 0: [first - low, first + high).
   struct Extent {
@@ -96,11 +94,16 @@ class JobMemory {
     bool output = false;  // written back at Settle()
   };
 
-  bool async_ = false;
-  uint32_t staged_mask_ = 0;
+  // What the asynchronous form keeps, by operand (none for the synchronous
+  // form, which pays nothing for it).
+  struct Kept {
+    uint32_t staged_mask = 0;
+    Ref<NativeMemory> held[kMaxOperands];
+    Staged staged[kMaxOperands];
+  };
+
   int count_ = 0;  // operands read so far
-  Ref<NativeMemory> held_[kMaxOperands];
-  Staged staged_[kMaxOperands];  // by operand
+  std::unique_ptr<Kept> kept_;
 };
 
 }  // namespace dlnode
