@@ -5,7 +5,7 @@
 // rule (lib/storage.js Storage#jobStages): native memory is held by the job,
 // the library's small ArrayBuffers are staged, SharedArrayBuffers and
 // WebAssembly memory are used in place, and a caller's own ArrayBuffer is
-// refused with ERR_DLPACK_DETACHABLE (docs/errors.md O20). Each mechanism
+// refused with ERR_DLPACK_DETACHABLE (docs/errors.md O14). Each mechanism
 // that takes a buffer away runs in a child process, which crashed (SIGSEGV in
 // a release build, heap-use-after-free under ASan) before the rule.
 const path = require('path');

@@ -143,7 +143,7 @@ describe('two loads of lib/ in one thread', () => {
     const { infos } = require('../lib/dtypes');
     const bytes = new Uint8Array(2);
     const rejected = elementwise(opCodes.sub, infos.bool.index, [2], bytes, 0, [1],
-      [{ bytes, offset: 0, strides: [1] }, 1], true);
+      [{ memory: bytes, offset: 0, strides: [1] }, 1], 0);
     const error = await rejected.then(() => null, (e) => e);
     expect(error).toBeInstanceOf(dl.DLPackError);
     expect(error).not.toBeInstanceOf(other.DLPackError);

@@ -15,6 +15,7 @@ const { makeTensor } = require('../lib/tensor');
 const { producer } = require('./helpers'); // and the --expose-gc check
 
 const { infos } = require('../lib/dtypes');
+const { NATIVE_MIN } = require('../lib/memory');
 const { kLayout, kStorage } = require('../lib/symbols');
 
 const f32 = infos.float32;
@@ -99,6 +100,23 @@ describe('one memory through two mappings', () => {
     expect(route.overlapping(a[kStorage], a[kLayout], c[kStorage], c[kLayout])).toBe(false);
     for (const t of [a, b, c]) t.dispose();
   });
+
+  test('a library block (NATIVE_MIN bytes and more) exported by pointer and imported again is the same memory',
+    async () => {
+      const big = NATIVE_MIN / 4 + 16; // float32 elements
+      const a = dl.zeros([big], { dtype: 'float32' });
+      expect(a[kStorage].memory.constructor.name).toBe('BlockMemory');
+      const b = dl.fromDLPack(dl.DLPackCapsule.fromPointer(a.__dlpack__().toPointer(), { versioned: true }));
+      expect(b[kStorage]).not.toBe(a[kStorage]); // the import's own storage, over the block's address
+      expect(route.overlapping(a[kStorage], a[kLayout], b[kStorage], b[kLayout])).toBe(true);
+      dl.add(b.narrow(0, 0, big - 1), 1, { out: a.narrow(0, 1, big - 1) });
+      expect(a.data.subarray(1).every((v) => v === 1)).toBe(true);
+      a.zero_();
+      await dl.add(b.narrow(0, 0, big - 1), 1, { out: a.narrow(0, 1, big - 1), async: true });
+      expect(a.data.subarray(1).every((v) => v === 1)).toBe(true);
+      b.dispose();
+      a.dispose();
+    });
 });
 
 describe('writeOverlaps(): whether an op must stage its input', () => {

@@ -132,7 +132,7 @@ describe('ops', () => {
 
   // One rule for every async form (lib/storage.js Storage#jobStages; each
   // form in test/async-memory.test.js).
-  row('O20', dl.DLPackError, 'ERR_DLPACK_DETACHABLE', (throws) => {
+  row('O14', dl.DLPackError, 'ERR_DLPACK_DETACHABLE', (throws) => {
     const caller = (options) => {
       const ab = new ArrayBuffer(24, options);
       new Float32Array(ab).fill(2);
