@@ -495,8 +495,9 @@ std::vector<T> OrderSensitiveRow(std::mt19937& gen, int64_t n, bool with_nan) {
       if (pick(gen) != 0) x = std::ldexp(unit(gen), scale(gen));
     }
   } else {
+    // In uint64_t, whose overflow wraps (int64_t's is undefined: UBSan).
     for (T& x : row)
-      x = static_cast<T>(gen()) * static_cast<T>(2654435761U) + static_cast<T>(gen());
+      x = static_cast<T>(static_cast<uint64_t>(gen()) * uint64_t{2654435761U} + gen());
   }
   return row;
 }
