@@ -115,6 +115,8 @@ const viewFailure = Object.freeze({ ...convention.viewFailure });
 const memoryKind = Object.freeze({ ...convention.memoryKind });
 // The engine's ops by name (src/core/elementwise.h DLNODE_ELEMENTWISE_OPS).
 const opCodes = Object.freeze({ ...convention.ops });
+// The device an op call names for the host (src/core/compute/elementwise_call.h kHostDevice).
+const HOST_DEVICE = convention.hostDevice;
 // DLPack's device type codes for the devices lib/device.js names.
 const deviceCodes = Object.freeze({ ...convention.deviceCodes });
 // The most threads dl.setNumThreads() takes (src/core/parallel.h kMaxThreads).
@@ -282,65 +284,61 @@ function cudaConvert(device, dstHandle, dstOffset, to, srcHandle, srcOffset, fro
     stream);
 }
 
-// An op's inputs after its first arguments, as the addon reads them (host and
-// device alike): a number as (value, 0); a tensor as (memory(v), its byte
-// offset), its strides in the scratch block (input 0's in kSourceStrides, the
-// others' in kOperandStrides).
+// Input k of an op as the addon reads it (host and device alike): a number as
+// itself; a tensor as its memory, its strides written to the scratch block
+// (input 0's in kSourceStrides, the others' in kOperandStrides).
 /**
- * @param {any[]} args @param {readonly number[]} shape @param {any[]} inputs
- * @param {(v: any) => any} memory
+ * @param {number | { memory: any, strides: readonly number[] }} v @param {number} k
+ * @param {readonly number[]} shape
  */
-function pushInputs(args, shape, inputs, memory) {
-  for (let k = 0; k < inputs.length; k++) {
-    const v = inputs[k];
-    if (typeof v === 'number') {
-      args.push(v, 0);
-      continue;
-    }
-    const at = k === 0 ? SOURCE_STRIDES : OPERAND_STRIDES + (k - 1) * MAX_DIMS;
-    for (let i = 0; i < shape.length; i++) scratch[at + i] = v.strides[i];
-    args.push(memory(v), v.offset);
-  }
+function inputArg(v, k, shape) {
+  if (typeof v === 'number') return v;
+  const at = k === 0 ? SOURCE_STRIDES : OPERAND_STRIDES + (k - 1) * MAX_DIMS;
+  const strides = v.strides;
+  for (let i = 0; i < shape.length; i++) scratch[at + i] = strides[i];
+  return v.memory;
 }
 
-// out = op(inputs) over the broadcast `shape` (src/addon/ops.h), on this
-// thread or (`stage` given) on a libuv thread: out is host memory (a
-// Uint8Array or a storage handle: lib/storage.js hostArg), its byte offset and
-// strides; each input a number or { memory, offset, strides } (strides
-// already broadcast to `shape`). `stage`: bit i stages the i-th tensor
-// operand (lib/route.js jobMask).
+// out = op(inputs) over the broadcast `shape` (src/addon/ops.h, one entry for
+// the host and CUDA): on `device` (HOST_DEVICE, or a CUDA device's index,
+// whose kernel is enqueued on `stream`), on this thread or (`stage` given, the
+// host only) on a libuv thread. out is its memory (lib/storage.js hostArg on
+// the host, nativeArg on a device), byte offset and strides; each input a
+// number or { memory, offset, strides } (strides already broadcast to
+// `shape`). `stage`: bit i stages the i-th tensor operand (lib/route.js
+// jobMask).
 /**
- * @param {number} op @param {number} dtypeIndex @param {readonly number[]} shape @param {HostMemory} out
- * @param {number} outOffset @param {readonly number[]} outStrides
- * @param {Array<number | { memory: HostMemory, offset: number, strides: readonly number[] }>} inputs
+ * @param {number} device @param {number} op @param {number} dtypeIndex @param {bigint} stream
+ * @param {readonly number[]} shape @param {HostMemory | StorageHandle} out @param {number} outOffset
+ * @param {readonly number[]} outStrides
+ * @param {Array<number | { memory: HostMemory | StorageHandle, offset: number, strides: readonly number[] }>} inputs
  * @param {number} [stage]
  * @returns {void | Promise<void>}
  */
-function elementwise(op, dtypeIndex, shape, out, outOffset, outStrides, inputs, stage = undefined) {
+function elementwise(device, op, dtypeIndex, stream, shape, out, outOffset, outStrides, inputs, stage = undefined) {
   writeShape(shape, outStrides);
-  /** @type {[number, number, HostMemory, number, ...Array<HostMemory | number>]} */
-  const args = [op, dtypeIndex, out, outOffset];
-  pushInputs(args, shape, inputs, (v) => v.memory);
+  const n = inputs.length;
+  // The common arities spelt out: no argument array is built per call.
+  if (stage === undefined && n === 2) {
+    const a = inputs[0];
+    const b = inputs[1];
+    return native.elementwise(device, op, dtypeIndex, stream, out, outOffset, inputArg(a, 0, shape),
+      typeof a === 'number' ? 0 : a.offset, inputArg(b, 1, shape), typeof b === 'number' ? 0 : b.offset);
+  }
+  if (stage === undefined && n === 1) {
+    const a = inputs[0];
+    return native.elementwise(device, op, dtypeIndex, stream, out, outOffset, inputArg(a, 0, shape),
+      typeof a === 'number' ? 0 : a.offset);
+  }
+  /** @type {[number, number, number, bigint, HostMemory | StorageHandle, number, ...any[]]} */
+  const args = [device, op, dtypeIndex, stream, out, outOffset];
+  for (let k = 0; k < n; k++) {
+    const v = inputs[k];
+    args.push(inputArg(v, k, shape), typeof v === 'number' ? 0 : v.offset);
+  }
   if (stage === undefined) return native.elementwise(...args);
   args.push(stage); // the binding reads it last
   return native.elementwiseAsync(...args);
-}
-
-// The same op as a kernel on CUDA device `device` (src/addon/cuda.h
-// CudaElementwise), enqueued on `stream`: out is a storage handle and its
-// byte offset, each input a number or { handle, offset, strides }.
-/**
- * @param {number} device @param {number} op @param {number} dtypeIndex @param {bigint} stream
- * @param {readonly number[]} shape @param {StorageHandle} outHandle @param {number} outOffset
- * @param {readonly number[]} outStrides
- * @param {Array<number | { handle: StorageHandle, offset: number, strides: readonly number[] }>} inputs
- */
-function cudaElementwise(device, op, dtypeIndex, stream, shape, outHandle, outOffset, outStrides, inputs) {
-  writeShape(shape, outStrides);
-  /** @type {[number, number, number, bigint, StorageHandle, number, ...Array<StorageHandle | number>]} */
-  const args = [device, op, dtypeIndex, stream, outHandle, outOffset];
-  pushInputs(args, shape, inputs, (v) => v.handle);
-  native.cudaElementwise(...args);
 }
 
 // Row reductions on CUDA device `device` (src/addon/cuda.h CudaReduceRows):
@@ -455,8 +453,8 @@ function reduceLanes(op, src, srcOffset, srcDtype, shape, strides, dim, outStrid
 }
 
 module.exports = {
-  native, threadShared, opCodes, deviceCodes, maxThreads, MAX_DIMS, dlpackVersion, dlpackFlags, hugePageAdviceMin, hugePageAdvice, slabConvention, elementwise, normalize, cudaNormalize, externalBuffers, importResult, viewFailure, memoryKind,
+  native, threadShared, opCodes, HOST_DEVICE, deviceCodes, maxThreads, MAX_DIMS, dlpackVersion, dlpackFlags, hugePageAdviceMin, hugePageAdvice, slabConvention, elementwise, normalize, cudaNormalize, externalBuffers, importResult, viewFailure, memoryKind,
   checkDtypes, dtypeMismatch, viewCount, exportStruct, adoptPointer, importStruct, copyStrided, cudaStridedCopy,
-  cudaElementwise, cudaReduceRows, cudaRowPicks, cudaSoftmaxRows,
+  cudaReduceRows, cudaRowPicks, cudaSoftmaxRows,
   cudaConvert, reduceTable, reduceDims, reduceLanes,
 };

@@ -52,6 +52,8 @@ export interface Convention {
   /** The elementwise ops' numbers (DLNODE_ELEMENTWISE_OPS, src/core/elementwise.h). */
   ops: Table;
   /** The most threads setNumThreads accepts (src/core/parallel.h kMaxThreads). */
+  /** The device an op call names for the host (src/core/compute/elementwise_call.h kHostDevice). */
+  hostDevice: number;
   maxThreads: number;
   /** The most dimensions a tensor may have (src/core/layout.h kMaxDims). */
   maxDims: number;
@@ -274,12 +276,6 @@ export interface Native {
   /** Scratch (shape, strides, sourceStrides): a conversion kernel; types as DLPack code and bits. */
   cudaConvert(device: number, dst: StorageHandle, dstOffset: number, dstCode: number, dstBits: number,
     src: StorageHandle, srcOffset: number, srcCode: number, srcBits: number, stream: bigint): void;
-  /**
-   * Scratch as elementwise(): out = op(inputs) as a kernel on `device`, enqueued on `stream`;
-   * each input a (StorageHandle, byte offset) pair or a (number, 0) pair.
-   */
-  cudaElementwise(device: number, op: number, dtype: number, stream: bigint, out: StorageHandle, outOffset: number,
-    ...inputs: Array<StorageHandle | number>): void;
   /** Row reductions as a kernel on `device` (op 0 sum, 1 max, 2 min) over dense rows of `n` elements. */
   cudaReduceRows(device: number, op: number, dtype: number, stream: bigint, input: StorageHandle, inOffset: number,
     out: StorageHandle, outOffset: number, rows: number, n: number): void;
@@ -304,13 +300,14 @@ export interface Native {
   /** Tests: done()'s promise and thread-safe function, with a thread sleeping `ms` for the stream. */
   streamDoneAfter(ms: number): Promise<void>;
   /**
-   * Scratch (shape, strides of out, sourceStrides, operandStrides): out = op(inputs)
-   * over the broadcast shape; each input a (HostMemory, byte offset) pair or a (number, 0) pair.
+   * Scratch (shape, strides of out, sourceStrides, operandStrides): out = op(inputs) over the broadcast shape on
+   * `device` (hostDevice, or a CUDA device's index, the kernel enqueued on `stream`); each input a (memory, byte
+   * offset) pair or a (number, 0) pair.
    */
-  elementwise(op: number, dtype: number, out: HostMemory, outOffset: number,
-    ...inputs: Array<HostMemory | number>): void;
-  /** The same on a libuv thread, the `stage` mask last (copyStridedAsync); resolves when the engine has run. */
-  elementwiseAsync(op: number, dtype: number, out: HostMemory, outOffset: number,
+  elementwise(device: number, op: number, dtype: number, stream: bigint, out: HostMemory | StorageHandle,
+    outOffset: number, ...inputs: Array<HostMemory | StorageHandle | number>): void;
+  /** The same on the host on a libuv thread, the `stage` mask last (copyStridedAsync); resolves when it has run. */
+  elementwiseAsync(device: number, op: number, dtype: number, stream: bigint, out: HostMemory, outOffset: number,
     ...inputs: Array<HostMemory | number>): Promise<void>;
   /** Scratch (shape, strides of out, sourceStrides of input): dl.normalize's one pass. */
   normalize(inDtype: number, outDtype: number, out: HostMemory, outOffset: number, input: HostMemory,

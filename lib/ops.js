@@ -271,18 +271,18 @@ function fresh(shape, dtype, device = null) {
 // On a CUDA device the kernel is enqueued on `stream` and nothing waits.
 function launch(op, type, out, inputs, shape, async = false, stream = 1n) {
   if (out[kLayout].size === 0) return async ? Promise.resolve() : undefined;
-  const onDevice = !out[kDevice].hostAccessible;
-  const operands = inputs.map((v) => {
-    if (!(v instanceof Tensor)) return typeof v === 'boolean' ? +v : v;
-    const strides = broadcastStrides(v[kLayout], shape);
-    return onDevice ? { storage: v[kStorage], layout: v[kLayout], strides } :
-      route.operandOf(v[kStorage], v[kLayout], strides);
-  });
-  if (onDevice) {
-    route.runElementwiseOnDevice(opCodes[op], infos[type].index, shape, out[kStorage], out[kLayout], operands, stream);
-    return async ? Promise.resolve() : undefined;
+  const operands = new Array(inputs.length);
+  for (let k = 0; k < inputs.length; k++) {
+    const v = inputs[k];
+    if (v instanceof Tensor) {
+      const layout = v[kLayout];
+      operands[k] = { storage: v[kStorage], layout, strides: broadcastStrides(layout, shape) };
+    } else {
+      operands[k] = typeof v === 'boolean' ? +v : v;
+    }
   }
-  return route.runElementwise(opCodes[op], infos[type].index, shape, out[kStorage], out[kLayout], operands, async);
+  return route.runElementwise(opCodes[op], infos[type].index, shape, out[kStorage], out[kLayout], operands, async,
+    stream);
 }
 
 // What an op computes: `common` the promoted dtype of its inputs, `result` the

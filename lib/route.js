@@ -11,7 +11,7 @@
 // layout } that no holder has taken yet (Storage.discard() frees it); the
 // caller wraps it in a tensor. The device of a pair is its storage's.
 const {
-  native, copyStrided, cudaStridedCopy, cudaConvert, cudaElementwise, cudaReduceRows, cudaRowPicks, cudaSoftmaxRows,
+  native, HOST_DEVICE, copyStrided, cudaStridedCopy, cudaConvert, cudaReduceRows, cudaRowPicks, cudaSoftmaxRows,
   cudaNormalize,
   elementwise, normalize, reduceDims, reduceLanes,
 } = require('./binding');
@@ -495,32 +495,46 @@ function convert(storage, layout, info, place, stream = 1n) {
 
 // --- what the ops call -------------------------------------------------------------------
 
-// The engine's operand for a pair: its memory (Storage#hostArg), offset and
-// `strides` (already broadcast to the op's shape).
-const operandOf = (storage, layout, strides) =>
-  ({ storage, memory: storage.hostArg(), offset: layout.byteOffset, strides });
-
-// out = op(inputs) over `shape` on the host (src/addon/ops.h); inputs are
-// numbers or operandOf() values. Async: a Promise that settles once the
-// engine has run off this thread.
-function runElementwise(opCode, dtypeIndex, shape, outStorage, out, inputs, async = false) {
-  const stage = async ? jobMask([outStorage, ...inputs.filter((v) => typeof v !== 'number').map((v) => v.storage)]) :
-    undefined;
-  const settled = elementwise(opCode, dtypeIndex, shape, outStorage.hostArg(), out.byteOffset, out.strides, inputs,
-    stage);
-  return async ? settledInto(settled, outStorage) : settled;
-}
-
-// The same as a kernel on the CUDA device of outStorage (src/core/cuda_ops.h),
+// out = op(inputs) over `shape` (src/core/compute/elementwise_call.h): one
+// descriptor for the host and CUDA, forked at the bottom by the device of
+// outStorage. inputs are numbers or { storage, layout, strides } (strides
+// already broadcast to `shape`). On the host, `async`: a Promise that settles
+// once the engine has run off this thread. On a CUDA device the kernel is
 // enqueued on `stream` where every storage is memory this library allocated
-// (kernelStream's rule), else on the legacy default stream; inputs are
-// numbers (passed by value) or { storage, layout, strides }, all on that device.
-function runElementwiseOnDevice(opCode, dtypeIndex, shape, outStorage, out, inputs, stream = 1n) {
-  const ordered = inputs.every((v) => typeof v === 'number' || v.storage.streamOrdered);
-  const on = ordered ? kernelStream(outStorage, outStorage, stream) : 1n;
-  cudaElementwise(outStorage.device.index, opCode, dtypeIndex, on, shape, outStorage.nativeArg(), out.byteOffset,
-    out.strides, inputs.map((v) => (typeof v === 'number' ? v :
-      { handle: v.storage.nativeArg(), offset: v.layout.byteOffset, strides: v.strides })));
+// (kernelStream's rule), else on the legacy default stream, and nothing waits
+// (`async`: a Promise already settled).
+function runElementwise(opCode, dtypeIndex, shape, outStorage, out, inputs, async = false, stream = 1n) {
+  const device = outStorage.device;
+  const n = inputs.length;
+  const operands = new Array(n);
+  if (!device.hostAccessible) {
+    let ordered = true;
+    for (let k = 0; k < n; k++) {
+      const v = inputs[k];
+      if (typeof v === 'number') {
+        operands[k] = v;
+        continue;
+      }
+      if (!v.storage.streamOrdered) ordered = false;
+      operands[k] = { memory: v.storage.nativeArg(), offset: v.layout.byteOffset, strides: v.strides };
+    }
+    const on = ordered ? kernelStream(outStorage, outStorage, stream) : 1n;
+    elementwise(device.index, opCode, dtypeIndex, on, shape, outStorage.nativeArg(), out.byteOffset, out.strides,
+      operands);
+    return async ? Promise.resolve() : undefined;
+  }
+  for (let k = 0; k < n; k++) {
+    const v = inputs[k];
+    operands[k] = typeof v === 'number' ? v : { memory: v.storage.hostArg(), offset: v.layout.byteOffset,
+      strides: v.strides };
+  }
+  if (!async) {
+    return elementwise(HOST_DEVICE, opCode, dtypeIndex, 0n, shape, outStorage.hostArg(), out.byteOffset, out.strides,
+      operands);
+  }
+  const stage = jobMask([outStorage, ...inputs.filter((v) => typeof v !== 'number').map((v) => v.storage)]);
+  return settledInto(elementwise(HOST_DEVICE, opCode, dtypeIndex, 0n, shape, outStorage.hostArg(), out.byteOffset,
+    out.strides, operands, stage), outStorage);
 }
 
 // out[r] = op over dense row r (`n` elements) of the contiguous pair
@@ -597,6 +611,6 @@ function runReduceLanes(op, storage, layout, dim, outStrides, values, valuesOffs
 module.exports = {
   PATH, coveredBuffer, covered, jobMask, onHost, overlapping, writeOverlaps, sharedElements, refuseSharedElements,
   copyPath, copyBytes, copyStorage, copyOnDevice, convertOnDevice, copyInto, copyIntoAsync, clone, moveTo, convert,
-  convertOnHostAsync, operandOf, runElementwise, runElementwiseOnDevice, runReduceRowsOnDevice, runRowPicksOnDevice,
+  convertOnHostAsync, runElementwise, runReduceRowsOnDevice, runRowPicksOnDevice,
   runSoftmaxRowsOnDevice, runNormalize, runNormalizeOnDevice, runReduceDims, runReduceLanes,
 };

@@ -286,11 +286,11 @@ function dtypeLists(source, names = dtypeNames) {
 // any other way of holding the module (`= require('./binding')` not
 // destructured), which would hide the calls from the first two checks.
 const COPY_AND_OP_WRAPPERS = [
-  'copyStrided', 'cudaStridedCopy', 'cudaConvert', 'cudaElementwise', 'cudaReduceRows', 'cudaRowPicks',
+  'copyStrided', 'cudaStridedCopy', 'cudaConvert', 'cudaReduceRows', 'cudaRowPicks',
   'cudaSoftmaxRows', 'cudaNormalize', 'elementwise', 'normalize', 'reduceDims', 'reduceLanes',
 ];
 const COPY_AND_OP_NATIVES = [
-  'copyStrided', 'copyStridedAsync', 'cudaCopy', 'cudaStridedCopy', 'cudaConvert', 'cudaElementwise', 'cudaReduceRows',
+  'copyStrided', 'copyStridedAsync', 'cudaCopy', 'cudaStridedCopy', 'cudaConvert', 'cudaReduceRows',
   'cudaRowPicks', 'cudaSoftmaxRows', 'cudaNormalize', 'elementwise', 'elementwiseAsync', 'normalize', 'normalizeAsync', 'reduceDims',
   'reduceLanes', 'reduceDimsAsync', 'reduceLanesAsync',
 ];

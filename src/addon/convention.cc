@@ -4,6 +4,7 @@
 #include <string>
 
 #include "../core/buffer_view.h"
+#include "../core/compute/elementwise_call.h"
 #include "../core/cuda_memory.h"
 #include "../core/dtype.h"
 #include "../core/elementwise.h"
@@ -160,6 +161,7 @@ Napi::Object Convention(Napi::Env env) {
   result.Set("memoryKind", memory_kind);
   result.Set("dtypes", dtypes);
   result.Set("ops", ops);
+  result.Set("hostDevice", Napi::Number::New(env, kHostDevice));
   result.Set("maxThreads", Napi::Number::New(env, kMaxThreads));
   result.Set("maxDims", Napi::Number::New(env, kMaxDims));
   result.Set("dlpackVersion", version);

@@ -135,51 +135,6 @@ Scalar ComputeType(const Napi::Value& index) {
 
 }  // namespace
 
-// info: (device, op, dtype, stream, out, outOffset, in0, in0Offset, ...):
-// the operands as ElementwiseOnHost reads them (scratch: shape, strides of
-// out, sourceStrides of in0, operandStrides of in1 and in2), each tensor a
-// storage handle on `device`, each number stored as an element of its type.
-Napi::Value CudaElementwise(const Napi::CallbackInfo& info) {
-  napi_env env = info.Env();
-  const double* scratch = EnvState::Of(env).scratch();
-  const int device = info[0].As<Napi::Number>().Int32Value();
-  const auto op = static_cast<ElementwiseOp>(info[1].As<Napi::Number>().Int32Value());
-  const int arity = ElementwiseArity(op);
-  if (arity == 0) throw Error{code::kInvalidArgValue, "Expected an elementwise op"};
-  const Scalar type = ComputeType(info[2]);
-  if (!cuda::DeviceComputes(op, type)) {
-    throw Error{code::kUnsupported, "Expected a dtype the op computes in"};
-  }
-  const uintptr_t stream = StreamArg(info[3]);
-  const int ndim = ScratchNdim(scratch);
-  int64_t shape[kMaxDims] = {};
-  int64_t strides[kMaxOperands][kMaxDims] = {};
-  ScratchShape(scratch, ndim, shape);
-  const int from[kMaxOperands] = {slot::kStrides, slot::kSourceStrides, slot::kOperandStrides,
-                                  slot::kOperandStrides + kMaxDims};
-  cuda::OpArgs args;
-  const bool compare = math::IsComparison(op);
-  for (int k = 0; k <= arity; ++k) {
-    const Napi::Value value = info[4 + 2 * k];
-    const Scalar operand_type =
-        (k == 0 && compare) || (op == ElementwiseOp::kWhere && k == 1) ? Scalar::kBool : type;
-    if (k > 0 && value.IsNumber()) {
-      alignas(16) char bytes[16] = {};
-      StoreScalar(operand_type, value.As<Napi::Number>().DoubleValue(), bytes);
-      args.scalar[k] = cuda::ScalarBits(operand_type, bytes);
-      continue;  // strides stay 0
-    }
-    ScratchInts(scratch, from[k], ndim, false, strides[k]);
-    args.ptr[k] = ViewIn(env, value, OffsetArg(info[5 + 2 * k]), ndim, shape, strides[k],
-                         ScalarSize(operand_type), k == 0 ? "output" : "input");
-  }
-  const int64_t* rows[kMaxOperands] = {strides[0], strides[1], strides[2], strides[3]};
-  const OpPlan plan = MakeOpPlan(ndim, shape, arity + 1, rows);
-  Throw(cuda::DeviceElementwise(device, op, type, plan, args, stream),
-        "the elementwise kernel on device " + std::to_string(device));
-  return info.Env().Undefined();
-}
-
 // info: (device, op, dtype, stream, in, inOffset, out, outOffset, rows, n):
 // cuda::DeviceReduceRows over dense rows of storage handles on `device`.
 Napi::Value CudaReduceRows(const Napi::CallbackInfo& info) {

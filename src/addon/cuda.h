@@ -34,8 +34,6 @@ Napi::Value CudaStridedCopy(const Napi::CallbackInfo& info);
 // (device, dstHandle, dstOffset, dstCode, dstBits, srcHandle, srcOffset, srcCode, srcBits, stream
 // bigint)
 Napi::Value CudaConvert(const Napi::CallbackInfo& info);
-// An elementwise op (src/core/cuda_ops.h) on one device, on a stream.
-Napi::Value CudaElementwise(const Napi::CallbackInfo& info);
 // A row reduction (src/core/cuda_ops.h DeviceReduceRows) on one device, on a stream.
 Napi::Value CudaReduceRows(const Napi::CallbackInfo& info);
 // The first k elements of rows in an order (src/core/cuda_ops.h DeviceRowPicks):

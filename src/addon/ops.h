@@ -1,5 +1,6 @@
-// Ops on host memory (src/core/elementwise.h) and the pool's thread count
-// (src/core/parallel.h). lib/ops.js validates, broadcasts and promotes first.
+// The elementwise ops, host and CUDA (src/core/compute/elementwise_call.h),
+// dl.normalize on the host and the pool's thread count (src/core/parallel.h).
+// lib/ops.js validates, broadcasts and promotes first.
 #ifndef DLPACK_NODE_ADDON_OPS_H_
 #define DLPACK_NODE_ADDON_OPS_H_
 
@@ -7,15 +8,19 @@
 
 namespace dlnode {
 
-// (op, dtype, out, outOffset, in0, in0Offset[, in1, in1Offset[, in2, in2Offset]])
-// An input is a Uint8Array with the byte offset of its element 0, or a number
-// (a scalar of `dtype`, its offset ignored). ndim and the broadcast shape in
-// the scratch block; strides in elements: the output's in kStrides, in0's in
-// kSourceStrides, in1's and in2's in kOperandStrides (0 where broadcast).
-Napi::Value ElementwiseOnHost(const Napi::CallbackInfo& info);
+// (device, op, dtype, stream, out, outOffset, in0, in0Offset[, in1, in1Offset[,
+// in2, in2Offset]]): device -1 (kHostDevice) or a CUDA device's index, whose
+// kernel is enqueued on `stream` (a BigInt). A tensor operand is its memory (a
+// Uint8Array or a storage handle) with the byte offset of its element 0; an
+// input may be a number instead (a scalar of `dtype`, its offset ignored).
+// ndim and the broadcast shape in the scratch block; strides in elements: the
+// output's in kStrides, in0's in kSourceStrides, in1's and in2's in
+// kOperandStrides (0 where broadcast).
+Napi::Value ElementwiseOnce(const Napi::CallbackInfo& info);
 
-// The same arguments -> a Promise settled when the engine has run on a libuv
-// thread (lib/ops.js `{ async: true }`); the buffers are held until then.
+// The same arguments on the host, the `stage` mask last -> a Promise settled
+// when the engine has run on a libuv thread (lib/ops.js `{ async: true }`);
+// the buffers are held until then.
 Napi::Value ElementwiseAsync(const Napi::CallbackInfo& info);
 
 // (inDtype, outDtype, out, outOffset, in, inOffset, meanStd, scale): meanStd
