@@ -113,7 +113,7 @@ const slabConvention = Object.freeze({
 const importResult = Object.freeze({ ...convention.importResult });
 const viewFailure = Object.freeze({ ...convention.viewFailure });
 const memoryKind = Object.freeze({ ...convention.memoryKind });
-// The engine's ops by name (src/core/elementwise.h DLNODE_ELEMENTWISE_OPS).
+// The engine's ops by name (src/core/compute/elementwise.h DLNODE_ELEMENTWISE_OPS).
 const opCodes = Object.freeze({ ...convention.ops });
 // The device an op call names for the host (src/core/compute/elementwise_call.h kHostDevice).
 const HOST_DEVICE = convention.hostDevice;

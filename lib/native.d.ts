@@ -49,7 +49,7 @@ export interface Convention {
   memoryKind: Table;
   /** [name, DLPack type code, bits] in dtype index order (DLNODE_DTYPES). */
   dtypes: Array<[name: string, code: number, bits: number]>;
-  /** The elementwise ops' numbers (DLNODE_ELEMENTWISE_OPS, src/core/elementwise.h). */
+  /** The elementwise ops' numbers (DLNODE_ELEMENTWISE_OPS, src/core/compute/elementwise.h). */
   ops: Table;
   /** The most threads setNumThreads accepts (src/core/parallel.h kMaxThreads). */
   /** The device an op call names for the host (src/core/compute/elementwise_call.h kHostDevice). */

@@ -14,7 +14,7 @@
 // 1.13's order: eq(bfloat16 [256], 257) is true, 257 being 256 there). An
 // int into an integer dtype must lie in [-2^63, 2^64) (torch 2.x: "int too
 // big to convert"; 1.13 stops at 2^63); the engine wraps it exactly
-// (src/core/elementwise.h StoreScalar).
+// (src/core/compute/elementwise.h StoreScalar).
 //
 // Checked values (clamp's bounds, where()'s scalar operands, full(),
 // fill_()): torch's checked conversion, "value cannot be converted to type

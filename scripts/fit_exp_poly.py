@@ -1,4 +1,4 @@
-"""The coefficients of FastExp's polynomial (src/core/fast_math.h).
+"""The coefficients of FastExp's polynomial (src/core/compute/fast_math.h).
 
 e^r ~ 1 + r + r^2 P(r) on |r| <= ln2 / 2, P of degree 4, chosen to minimise
 the largest relative error (Lawson's iteration: weighted least squares on

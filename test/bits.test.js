@@ -1,5 +1,5 @@
 'use strict';
-// The float32 math the library computes itself (src/core/fast_math.h's exp,
+// The float32 math the library computes itself (src/core/compute/fast_math.h's exp,
 // sigmoid and tanh, softmax, normalize, the arithmetic) gives the same bits on
 // every machine: x64 with whichever clone the CPU picks at load (AVX2 or the
 // SSE2 baseline), arm64 (.ci/run runs this file under qemu-aarch64), any thread

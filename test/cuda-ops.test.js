@@ -567,7 +567,7 @@ describe('softmax and logSoftmax on the device', () => {
 });
 
 describe('the float32 fast kernels on the device', () => {
-  // src/core/cuda_ops.cu: DenseFloatKernel (dense operands, 16-byte aligned,
+  // src/core/compute/cuda/cuda_ops.cu: DenseFloatKernel (dense operands, 16-byte aligned,
   // four elements a thread, the last count % 4 one a thread), SmallFloatKernel
   // (tiles of 1,024 elements), the softmax rows a warp takes (at most 1,024
   // elements) and those a block takes, and the row trees' warp shuffles.
@@ -625,7 +625,7 @@ describe('the float32 fast kernels on the device', () => {
   });
 });
 
-// The row kernels' two group sizes (src/core/cuda_ops.cu "Rows by groups"):
+// The row kernels' two group sizes (src/core/compute/cuda/cuda_ops.cu "Rows by groups"):
 // a warp a row, eight rows a block, for rows of at most 1,024 float32 (512
 // float64) elements, copied into shared memory first; a block a row past
 // that. The order is the block tree's (test/cpp/elementwise_math_test.cc

@@ -4,10 +4,10 @@
 #include <string>
 
 #include "../core/buffer_view.h"
+#include "../core/compute/elementwise.h"
 #include "../core/compute/elementwise_call.h"
 #include "../core/cuda_memory.h"
 #include "../core/dtype.h"
-#include "../core/elementwise.h"
 #include "../core/layout.h"
 #include "../core/pages.h"
 #include "../core/parallel.h"
@@ -94,7 +94,7 @@ Napi::Object Convention(Napi::Env env) {
   Napi::Object ops = Napi::Object::New(env);
   {
     Napi::Object& list = ops;
-#define DLNODE_SET_OP(js, constant, inputs) \
+#define DLNODE_SET_OP(js, constant, ...) \
   DLNODE_SET(js, constant, static_cast<int>(ElementwiseOp::constant))
     DLNODE_ELEMENTWISE_OPS(DLNODE_SET_OP)
 #undef DLNODE_SET_OP

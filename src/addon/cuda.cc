@@ -9,6 +9,7 @@
 #include <thread>
 #include <utility>
 
+#include "../core/compute/elementwise.h"
 #include "../core/cuda_kernels.h"
 #include "../core/cuda_memory.h"
 #include "../core/cuda_ops.h"
@@ -16,7 +17,6 @@
 #include "../core/device_copy.h"
 #include "../core/device_normalize.h"
 #include "../core/dtype.h"
-#include "../core/elementwise.h"
 #include "../core/layout.h"
 #include "bytes.h"
 #include "env_state.h"

@@ -4,9 +4,9 @@
 #include <string>
 #include <vector>
 
+#include "../core/compute/elementwise.h"
 #include "../core/compute/elementwise_call.h"
 #include "../core/dtype.h"
-#include "../core/elementwise.h"
 #include "../core/layout.h"
 #include "../core/parallel.h"
 #include "async_op.h"

@@ -13,11 +13,11 @@
 
 #include <cstdint>
 
+#include "compute/elementwise.h"
+#include "compute/elementwise_math.h"
 #include "convert.h"
 #include "cuda_runtime.h"
 #include "device_normalize.h"
-#include "elementwise.h"
-#include "elementwise_math.h"
 
 namespace dlnode {
 namespace cuda {

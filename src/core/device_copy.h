@@ -23,22 +23,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "host_device.h"
 #include "layout.h"
-
-#if defined(__CUDACC__)
-#define DLNODE_HD __host__ __device__ __forceinline__
-#else
-#define DLNODE_HD inline
-#endif
-
-// A loop nvcc keeps rolled (the kernels' grid-stride loops: unrolled copies
-// of a loop with a runtime switch inside cost binary size, not speed, in a
-// memory-bound kernel); nothing on the host.
-#if defined(__CUDA_ARCH__)
-#define DLNODE_NO_UNROLL _Pragma("unroll 1")
-#else
-#define DLNODE_NO_UNROLL
-#endif
 
 namespace dlnode {
 

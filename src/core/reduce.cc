@@ -8,7 +8,7 @@
 #include <type_traits>
 #include <utility>
 
-#include "fast_math.h"
+#include "compute/fast_math.h"
 #include "layout.h"
 #include "parallel.h"
 #include "scratch.h"

@@ -14,7 +14,7 @@
 #include <random>
 #include <vector>
 
-#include "elementwise.h"
+#include "compute/elementwise.h"
 
 namespace {
 

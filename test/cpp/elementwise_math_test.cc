@@ -7,7 +7,7 @@
 // (reduce.h); the rows a warp takes against the rows a block takes, bit for
 // bit. A GPU runs the same functions; only the launch itself goes untested
 // here.
-#include "elementwise_math.h"
+#include "compute/elementwise_math.h"
 
 #include <gtest/gtest.h>
 
@@ -21,9 +21,9 @@
 #include <type_traits>
 #include <vector>
 
+#include "compute/elementwise.h"
 #include "convert.h"
 #include "cuda_ops.h"
-#include "elementwise.h"
 #include "reduce.h"
 
 namespace {
@@ -34,14 +34,14 @@ using dlnode::Scalar;
 namespace math = dlnode::math;
 
 constexpr ElementwiseOp kOps[] = {
-#define DLNODE_TEST_OP(js, constant, inputs) ElementwiseOp::constant,
+#define DLNODE_TEST_OP(js, constant, ...) ElementwiseOp::constant,
     DLNODE_ELEMENTWISE_OPS(DLNODE_TEST_OP)
 #undef DLNODE_TEST_OP
 };
 
 std::string NameOf(ElementwiseOp op) {
   static const char* const kNames[] = {
-#define DLNODE_TEST_NAME(js, constant, inputs) #js,
+#define DLNODE_TEST_NAME(js, constant, ...) #js,
       DLNODE_ELEMENTWISE_OPS(DLNODE_TEST_NAME)
 #undef DLNODE_TEST_NAME
   };

@@ -1,8 +1,8 @@
-// The elementwise engine (src/core/elementwise.h): broadcasting through stride
+// The elementwise engine (src/core/compute/elementwise.h): broadcasting through stride
 // 0, coalescing, the in-place and strided loops, integer wrapping, bool
 // handling, the refusals, and the same result for any thread count. The
 // differential suite against torch is test/ops.test.js.
-#include "elementwise.h"
+#include "compute/elementwise.h"
 
 #include <gtest/gtest.h>
 
@@ -10,7 +10,7 @@
 #include <cstring>
 #include <vector>
 
-#include "fast_math.h"
+#include "compute/fast_math.h"
 #include "parallel.h"
 
 namespace dlnode {

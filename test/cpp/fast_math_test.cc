@@ -1,8 +1,8 @@
-// The vectorisable float32 exp, tanh and sigmoid (src/core/fast_math.h)
+// The vectorisable float32 exp, tanh and sigmoid (src/core/compute/fast_math.h)
 // against libm in double, rounded to float: the edges (overflow, underflow,
 // infinities, NaN, signed zeros, saturation) exactly, and a sweep over the
 // whole float range plus a dense range within an ulp bound.
-#include "fast_math.h"
+#include "compute/fast_math.h"
 
 #include <gtest/gtest.h>
 

@@ -23,8 +23,8 @@
 #include <string>
 #include <vector>
 
+#include "compute/elementwise.h"
 #include "convert.h"
-#include "elementwise.h"
 #include "parallel.h"
 #include "reduce.h"
 

@@ -3,7 +3,7 @@
 #include <string>
 
 #include "../cuda_ops.h"
-#include "../elementwise_math.h"
+#include "elementwise_math.h"
 
 namespace dlnode {
 namespace {

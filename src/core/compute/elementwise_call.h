@@ -9,8 +9,8 @@
 
 #include <cstdint>
 
-#include "../elementwise.h"
 #include "../result.h"
+#include "elementwise.h"
 
 namespace dlnode {
 

@@ -4,12 +4,12 @@
 #include <cmath>
 #include <type_traits>
 
+#include "../layout.h"
+#include "../parallel.h"
+#include "../scratch.h"
+#include "../strided_loop.h"
 #include "elementwise_math.h"
 #include "fast_math.h"
-#include "layout.h"
-#include "parallel.h"
-#include "scratch.h"
-#include "strided_loop.h"
 
 namespace dlnode {
 namespace {
@@ -232,13 +232,7 @@ void Loop3(char** p, const int64_t* s, int64_t n, const F& f) {
 
 // The element functions shared with the CUDA kernel (elementwise_math.h).
 using math::Bool;
-using math::IntPow;
 using math::kIsFloat;
-using math::Max;
-using math::Min;
-using math::WrapAdd;
-using math::WrapMul;
-using math::WrapSub;
 
 // exp, sigmoid and tanh: float32 through fast_math.h (whose loops vectorise),
 // float64 through libm.
@@ -297,210 +291,104 @@ void Transcendental(Plan* p, void (*dense)(float*, const float*, int64_t), const
   });
 }
 
-// The floating-point functions (exp log sqrt sigmoid tanh) for a float T.
-template <typename T>
-bool FloatUnary(ElementwiseOp op, Plan* p) {
-  using Op = ElementwiseOp;
-  switch (op) {
-    case Op::kExp:
-      Transcendental<T>(p, ExpDense, [](T a) { return Exp(a); });
-      return true;
-    case Op::kLog:
-      Run(p, [](char** q, const int64_t* s, int64_t n) {
-        Loop1<T, T>(q, s, n, [](T a) { return std::log(a); });
-      });
-      return true;
-    case Op::kSqrt:
-      Run(p, [](char** q, const int64_t* s, int64_t n) {
-        Loop1<T, T>(q, s, n, [](T a) { return std::sqrt(a); });
-      });
-      return true;
-    case Op::kSigmoid:
-      Transcendental<T>(p, SigmoidDense, [](T a) { return Sigmoid(a); });
-      return true;
-    case Op::kTanh:
-      Transcendental<T>(p, TanhDense, [](T a) { return Tanh(a); });
-      return true;
-    default:
-      return false;
-  }
-}
+// --- the op table's host dispatch ----------------------------------------------
+// Each row of DLNODE_ELEMENTWISE_OPS runs its functor (elementwise_math.h)
+// over the loop of its kind and arity; a few rows have a loop of their own
+// here (HostLoop), the same values by the same operations.
 
-// clamp(x, lo, hi), clamp(x, lo), clamp(x, None, hi) for a non-bool T.
-template <typename T>
-bool Clamp(ElementwiseOp op, Plan* p) {
-  if (op == ElementwiseOp::kClampMin) {
-    Run(p, [](char** q, const int64_t* s, int64_t n) { Loop2<T, T>(q, s, n, Max<T>); });
-  } else if (op == ElementwiseOp::kClampMax) {
-    Run(p, [](char** q, const int64_t* s, int64_t n) { Loop2<T, T>(q, s, n, Min<T>); });
+// The loop for a row's functor Fn in T, by its kind and arity.
+template <class Fn, int kArity, typename T, bool IsBool>
+void TableLoop(Plan* p) {
+  if constexpr (Fn::kKind == math::Kind::kCompare) {
+    Run(p, [](char** q, const int64_t* s, int64_t n) {
+      Loop2<Bool, T>(q, s, n, [](T a, T b) { return Fn::template Of<T, IsBool>(a, b); });
+    });
+  } else if constexpr (Fn::kKind == math::Kind::kSelect) {
+    Run(p, [](char** q, const int64_t* s, int64_t n) {
+      Loop3<T, Bool, T>(q, s, n,
+                        [](Bool c, T a, T b) { return Fn::template Of<T, IsBool>(c, a, b); });
+    });
+  } else if constexpr (kArity == 1) {
+    Run(p, [](char** q, const int64_t* s, int64_t n) {
+      Loop1<T, T>(q, s, n, [](T a) { return Fn::template Of<T, IsBool>(a, T(), T()); });
+    });
+  } else if constexpr (kArity == 2) {
+    Run(p, [](char** q, const int64_t* s, int64_t n) {
+      Loop2<T, T>(q, s, n, [](T a, T b) { return Fn::template Of<T, IsBool>(a, b, T()); });
+    });
   } else {
-    // torch's clamp_kernel (math::Clamp).
-    Run(p, [](char** q, const int64_t* s, int64_t n) { Loop3<T, T, T>(q, s, n, math::Clamp<T>); });
+    Run(p, [](char** q, const int64_t* s, int64_t n) {
+      Loop3<T, T, T>(q, s, n, [](T a, T b, T c) { return Fn::template Of<T, IsBool>(a, b, c); });
+    });
   }
-  return true;
 }
 
-// IsBool: T is Bool holding a bool (uint8_t is also uint8's type). The cases
-// are ordered so that no two refusals of one type are neighbours (clang-tidy's
-// bugprone-branch-clone reads each instantiation).
+// The rows with a host loop of their own: float add, sub, mul and div
+// through DenseArith's AVX2 clones; float exp, sigmoid and tanh through
+// fast_math.h (float32) and libm (float64), dense float32 through their
+// AVX2/AVX-512F clones. Any other row, or type, runs TableLoop.
+template <class Fn>
+struct HostLoop {
+  template <int kArity, typename T, bool IsBool>
+  static void Go(Plan* p) {
+    TableLoop<Fn, kArity, T, IsBool>(p);
+  }
+};
+
+#define DLNODE_HOST_ARITH(Fn, kOp)                 \
+  template <>                                      \
+  struct HostLoop<math::Fn> {                      \
+    template <int kArity, typename T, bool IsBool> \
+    static void Go(Plan* p) {                      \
+      if constexpr (kIsFloat<T>) {                 \
+        Run(p, ArithLoop<T, kOp>);                 \
+      } else {                                     \
+        TableLoop<math::Fn, kArity, T, IsBool>(p); \
+      }                                            \
+    }                                              \
+  };
+DLNODE_HOST_ARITH(AddFn, Arith::kAdd)
+DLNODE_HOST_ARITH(SubFn, Arith::kSub)
+DLNODE_HOST_ARITH(MulFn, Arith::kMul)
+DLNODE_HOST_ARITH(DivFn, Arith::kDiv)
+#undef DLNODE_HOST_ARITH
+
+#define DLNODE_HOST_TRANSCENDENTAL(Fn, dense, fn)             \
+  template <>                                                 \
+  struct HostLoop<math::Fn> {                                 \
+    template <int kArity, typename T, bool IsBool>            \
+    static void Go(Plan* p) {                                 \
+      Transcendental<T>(p, dense, [](T a) { return fn(a); }); \
+    }                                                         \
+  };
+DLNODE_HOST_TRANSCENDENTAL(ExpFn, ExpDense, Exp)
+DLNODE_HOST_TRANSCENDENTAL(SigmoidFn, SigmoidDense, Sigmoid)
+DLNODE_HOST_TRANSCENDENTAL(TanhFn, TanhDense, Tanh)
+#undef DLNODE_HOST_TRANSCENDENTAL
+
+// One row in T: false where T is outside its domain (nothing written).
+template <class Fn, int kArity, math::Domain kDomain, typename T, bool IsBool>
+bool Row(Plan* p) {
+  if constexpr (math::InDomain<T, IsBool>(kDomain)) {
+    HostLoop<Fn>::template Go<kArity, T, IsBool>(p);
+    return true;
+  } else {
+    return false;
+  }
+}
+
+// IsBool: T is Bool holding a bool (uint8_t is also uint8's type).
 template <typename T, bool IsBool = false>
 bool Dispatch(ElementwiseOp op, Plan* p) {
-  using Op = ElementwiseOp;
-  constexpr bool kBool = IsBool;
-  constexpr bool kFloat = kIsFloat<T>;
-  // Comparisons read bool bytes as 0/1 values (any nonzero is true).
-  auto v = [](T x) {
-    if constexpr (kBool) return static_cast<Bool>(x != 0);
-    return x;
-  };
-#define DLNODE_COMPARE(constant, expr)                  \
-  case Op::constant:                                    \
-    Run(p, [&](char** q, const int64_t* s, int64_t n) { \
-      Loop2<Bool, T>(q, s, n, [&](T a0, T b0) {         \
-        const T a = v(a0);                              \
-        const T b = v(b0);                              \
-        return static_cast<Bool>(expr);                 \
-      });                                               \
-    });                                                 \
-    return true;
   switch (op) {
-    case Op::kAdd:
-      if constexpr (kBool) {
-        Run(p, [](char** q, const int64_t* s, int64_t n) {
-          Loop2<Bool, Bool>(q, s, n,
-                            [](Bool a, Bool b) { return static_cast<Bool>((a | b) != 0); });
-        });
-      } else if constexpr (kFloat) {
-        Run(p, ArithLoop<T, Arith::kAdd>);
-      } else {
-        Run(p, [](char** q, const int64_t* s, int64_t n) { Loop2<T, T>(q, s, n, WrapAdd<T>); });
-      }
-      return true;
-    case Op::kSub:
-      if constexpr (kBool) {
-        return false;
-      } else if constexpr (kFloat) {
-        Run(p, ArithLoop<T, Arith::kSub>);
-      } else {
-        Run(p, [](char** q, const int64_t* s, int64_t n) { Loop2<T, T>(q, s, n, WrapSub<T>); });
-      }
-      return true;
-    case Op::kMul:
-      if constexpr (kBool) {
-        Run(p, [](char** q, const int64_t* s, int64_t n) {
-          Loop2<Bool, Bool>(q, s, n, [](Bool a, Bool b) { return static_cast<Bool>(a && b); });
-        });
-      } else if constexpr (kFloat) {
-        Run(p, ArithLoop<T, Arith::kMul>);
-      } else {
-        Run(p, [](char** q, const int64_t* s, int64_t n) { Loop2<T, T>(q, s, n, WrapMul<T>); });
-      }
-      return true;
-    case Op::kPow:
-      if constexpr (kBool) {
-        return false;
-      } else if constexpr (kFloat) {
-        Run(p, [](char** q, const int64_t* s, int64_t n) {
-          Loop2<T, T>(q, s, n, [](T a, T b) { return static_cast<T>(std::pow(a, b)); });
-        });
-      } else {
-        Run(p, [](char** q, const int64_t* s, int64_t n) { Loop2<T, T>(q, s, n, IntPow<T>); });
-      }
-      return true;
-    case Op::kMaximum:
-      Run(p, [&](char** q, const int64_t* s, int64_t n) {
-        Loop2<T, T>(q, s, n, [&](T a, T b) { return Max<T>(v(a), v(b)); });
-      });
-      return true;
-    case Op::kDiv:
-      if constexpr (!kFloat) {
-        return false;
-      } else {
-        Run(p, ArithLoop<T, Arith::kDiv>);
-        return true;
-      }
-    case Op::kMinimum:
-      Run(p, [&](char** q, const int64_t* s, int64_t n) {
-        Loop2<T, T>(q, s, n, [&](T a, T b) { return Min<T>(v(a), v(b)); });
-      });
-      return true;
-    case Op::kNeg:
-      if constexpr (kBool) {
-        return false;
-      } else if constexpr (kFloat) {
-        Run(p, [](char** q, const int64_t* s, int64_t n) {
-          Loop1<T, T>(q, s, n, [](T a) { return -a; });
-        });
-      } else {
-        Run(p, [](char** q, const int64_t* s, int64_t n) {
-          Loop1<T, T>(q, s, n, [](T a) { return WrapSub<T>(0, a); });
-        });
-      }
-      return true;
-      DLNODE_COMPARE(kEq, a == b)
-    case Op::kAbs:
-      if constexpr (kBool) {
-        return false;
-      } else if constexpr (kFloat) {
-        Run(p, [](char** q, const int64_t* s, int64_t n) {
-          Loop1<T, T>(q, s, n, [](T a) { return std::fabs(a); });
-        });
-      } else if constexpr (std::is_signed<T>::value) {
-        Run(p, [](char** q, const int64_t* s, int64_t n) {
-          Loop1<T, T>(q, s, n, [](T a) { return a < 0 ? WrapSub<T>(0, a) : a; });
-        });
-      } else {
-        Run(p, [](char** q, const int64_t* s, int64_t n) {
-          Loop1<T, T>(q, s, n, [](T a) { return a; });
-        });
-      }
-      return true;
-      DLNODE_COMPARE(kNe, a != b)
-    case Op::kExp:
-    case Op::kLog:
-    case Op::kSqrt:
-    case Op::kSigmoid:
-    case Op::kTanh:
-      if constexpr (!kFloat) {
-        return false;
-      } else {
-        return FloatUnary<T>(op, p);
-      }
-      DLNODE_COMPARE(kLt, a < b)
-    case Op::kRound:
-      if constexpr (kBool) {
-        return false;
-      } else if constexpr (kFloat) {
-        // Half to even, as torch.round (the default rounding mode).
-        Run(p, [](char** q, const int64_t* s, int64_t n) {
-          Loop1<T, T>(q, s, n, [](T a) { return std::nearbyint(a); });
-        });
-      } else {
-        Run(p, [](char** q, const int64_t* s, int64_t n) {
-          Loop1<T, T>(q, s, n, [](T a) { return a; });
-        });
-      }
-      return true;
-      DLNODE_COMPARE(kLe, a <= b)
-    case Op::kClamp:
-    case Op::kClampMin:
-    case Op::kClampMax:
-      if constexpr (kBool) {
-        return false;
-      } else {
-        return Clamp<T>(op, p);
-      }
-      DLNODE_COMPARE(kGt, a > b)
-      DLNODE_COMPARE(kGe, a >= b)
-    case Op::kWhere:
-      Run(p, [&](char** q, const int64_t* s, int64_t n) {
-        Loop3<T, Bool, T>(q, s, n, [&](Bool c, T a, T b) { return c != 0 ? v(a) : v(b); });
-      });
-      return true;
-    case Op::kCount:
+#define DLNODE_DISPATCH_ROW(js, constant, inputs, Fn, domain) \
+  case ElementwiseOp::constant:                               \
+    return Row<math::Fn, inputs, math::Domain::domain, T, IsBool>(p);
+    DLNODE_ELEMENTWISE_OPS(DLNODE_DISPATCH_ROW)
+#undef DLNODE_DISPATCH_ROW
+    case ElementwiseOp::kCount:
       break;
   }
-#undef DLNODE_COMPARE
   return false;
 }
 
@@ -717,7 +605,7 @@ OpPlan MakeOpPlan(int ndim, const int64_t* shape, int n, const int64_t* const* s
 
 int ElementwiseArity(ElementwiseOp op) {
   static constexpr int kArity[] = {
-#define DLNODE_ELEMENTWISE_ARITY(js, constant, inputs) (inputs),
+#define DLNODE_ELEMENTWISE_ARITY(js, constant, inputs, ...) (inputs),
       DLNODE_ELEMENTWISE_OPS(DLNODE_ELEMENTWISE_ARITY)
 #undef DLNODE_ELEMENTWISE_ARITY
   };

@@ -21,53 +21,61 @@
 // normalize's pass over an interleaved RGB frame for AVX2. The other forms,
 // and float64's exp, sigmoid and tanh (libm), have one baseline copy. Check
 // the object code with `objdump -d
-// build/Release/obj.target/dlpack/src/core/elementwise.o`.
+// build/Release/obj.target/dlpack/src/core/compute/elementwise.o`.
 //
 // Types: lib/ops.js promotes (torch.result_type), then converts every input
 // to the computation's type before calling, so inputs share one type, but
 // for where()'s condition (bool). Comparisons write bool. float16 and
 // bfloat16 compute through float32 (lib/ops.js converts both ways); complex
 // types are refused. Integer arithmetic wraps modulo 2^bits (torch, NumPy).
-#ifndef DLPACK_NODE_CORE_ELEMENTWISE_H_
-#define DLPACK_NODE_CORE_ELEMENTWISE_H_
+#ifndef DLPACK_NODE_CORE_COMPUTE_ELEMENTWISE_H_
+#define DLPACK_NODE_CORE_COMPUTE_ELEMENTWISE_H_
 
 #include <cstdint>
 
-#include "convert.h"
-#include "strided_loop.h"
+#include "../convert.h"
+#include "../strided_loop.h"
 
-// X(jsName, Constant, inputs)
-#define DLNODE_ELEMENTWISE_OPS(X) \
-  X(add, kAdd, 2)                 \
-  X(sub, kSub, 2)                 \
-  X(mul, kMul, 2)                 \
-  X(div, kDiv, 2)                 \
-  X(maximum, kMaximum, 2)         \
-  X(minimum, kMinimum, 2)         \
-  X(pow, kPow, 2)                 \
-  X(eq, kEq, 2)                   \
-  X(ne, kNe, 2)                   \
-  X(lt, kLt, 2)                   \
-  X(le, kLe, 2)                   \
-  X(gt, kGt, 2)                   \
-  X(ge, kGe, 2)                   \
-  X(where, kWhere, 3)             \
-  X(neg, kNeg, 1)                 \
-  X(abs, kAbs, 1)                 \
-  X(exp, kExp, 1)                 \
-  X(log, kLog, 1)                 \
-  X(sqrt, kSqrt, 1)               \
-  X(sigmoid, kSigmoid, 1)         \
-  X(tanh, kTanh, 1)               \
-  X(round, kRound, 1)             \
-  X(clamp, kClamp, 3)             \
-  X(clampMin, kClampMin, 2)       \
-  X(clampMax, kClampMax, 2)
+// The op table: one row per op, X(jsName, Constant, inputs, Fn, domain).
+// jsName is the op's name in lib/ops.js (handed to JS at load with the
+// enum's value, src/addon/convention.cc), Fn the element function, a struct
+// in elementwise_math.h with `Of<T, IsBool>` (DLNODE_HD: the host engine and
+// the CUDA kernel call the same code) and its kind (a map T -> T, a
+// comparison T -> bool, or where's select), and `domain` the types it
+// computes in (math::Domain: kAll, kNoBool, kFloat). From the rows come the
+// host dispatch (elementwise.cc Dispatch) and the device's Computes, Apply,
+// Compare and Select (elementwise_math.h); a new op is a functor and a row.
+#define DLNODE_ELEMENTWISE_OPS(X)               \
+  X(add, kAdd, 2, AddFn, kAll)                  \
+  X(sub, kSub, 2, SubFn, kNoBool)               \
+  X(mul, kMul, 2, MulFn, kAll)                  \
+  X(div, kDiv, 2, DivFn, kFloat)                \
+  X(maximum, kMaximum, 2, MaximumFn, kAll)      \
+  X(minimum, kMinimum, 2, MinimumFn, kAll)      \
+  X(pow, kPow, 2, PowFn, kNoBool)               \
+  X(eq, kEq, 2, EqFn, kAll)                     \
+  X(ne, kNe, 2, NeFn, kAll)                     \
+  X(lt, kLt, 2, LtFn, kAll)                     \
+  X(le, kLe, 2, LeFn, kAll)                     \
+  X(gt, kGt, 2, GtFn, kAll)                     \
+  X(ge, kGe, 2, GeFn, kAll)                     \
+  X(where, kWhere, 3, WhereFn, kAll)            \
+  X(neg, kNeg, 1, NegFn, kNoBool)               \
+  X(abs, kAbs, 1, AbsFn, kNoBool)               \
+  X(exp, kExp, 1, ExpFn, kFloat)                \
+  X(log, kLog, 1, LogFn, kFloat)                \
+  X(sqrt, kSqrt, 1, SqrtFn, kFloat)             \
+  X(sigmoid, kSigmoid, 1, SigmoidFn, kFloat)    \
+  X(tanh, kTanh, 1, TanhFn, kFloat)             \
+  X(round, kRound, 1, RoundFn, kNoBool)         \
+  X(clamp, kClamp, 3, ClampFn, kNoBool)         \
+  X(clampMin, kClampMin, 2, MaximumFn, kNoBool) \
+  X(clampMax, kClampMax, 2, MinimumFn, kNoBool)
 
 namespace dlnode {
 
 enum class ElementwiseOp {
-#define DLNODE_ELEMENTWISE_ENUM(js, constant, inputs) constant,
+#define DLNODE_ELEMENTWISE_ENUM(js, constant, ...) constant,
   DLNODE_ELEMENTWISE_OPS(DLNODE_ELEMENTWISE_ENUM)
 #undef DLNODE_ELEMENTWISE_ENUM
       kCount
@@ -109,4 +117,4 @@ void StoreScalar(Scalar type, double value, void* dst);
 
 }  // namespace dlnode
 
-#endif  // DLPACK_NODE_CORE_ELEMENTWISE_H_
+#endif  // DLPACK_NODE_CORE_COMPUTE_ELEMENTWISE_H_

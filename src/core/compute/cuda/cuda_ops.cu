@@ -8,11 +8,11 @@
 #include <cstring>
 #include <type_traits>
 
-#include "cuda_launch.h"
-#include "cuda_ops.h"
-#include "device_copy.h"
-#include "device_normalize.h"
-#include "elementwise_math.h"
+#include "../../cuda_launch.h"
+#include "../../cuda_ops.h"
+#include "../../device_copy.h"
+#include "../../device_normalize.h"
+#include "../elementwise_math.h"
 
 namespace dlnode {
 namespace cuda {
@@ -76,15 +76,15 @@ __device__ __noinline__ float ApplyCall(ElementwiseOp op, float a, float b, floa
 __device__ __forceinline__ float ApplyFloat(ElementwiseOp op, float a, float b, float c) {
   switch (op) {
     case ElementwiseOp::kAdd:
-      return a + b;
+      return math::AddFn::Of<float, false>(a, b, c);
     case ElementwiseOp::kSub:
-      return a - b;
+      return math::SubFn::Of<float, false>(a, b, c);
     case ElementwiseOp::kMul:
-      return a * b;
+      return math::MulFn::Of<float, false>(a, b, c);
     case ElementwiseOp::kDiv:
-      return a / b;
+      return math::DivFn::Of<float, false>(a, b, c);
     case ElementwiseOp::kExp:
-      return math::Exp(a);
+      return math::ExpFn::Of<float, false>(a, b, c);
     default:
       return ApplyCall(op, a, b, c);
   }

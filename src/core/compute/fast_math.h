@@ -23,8 +23,8 @@
 //
 // sigmoid: 1 / (1 + e^-x) for x >= 0 and e^x / (1 + e^x) below, so that e^
 // never overflows (subnormal results down to x = -103.97); -inf gives 0, inf 1.
-#ifndef DLPACK_NODE_CORE_FAST_MATH_H_
-#define DLPACK_NODE_CORE_FAST_MATH_H_
+#ifndef DLPACK_NODE_CORE_COMPUTE_FAST_MATH_H_
+#define DLPACK_NODE_CORE_COMPUTE_FAST_MATH_H_
 
 #include <cstdint>
 #include <cstring>
@@ -129,4 +129,4 @@ inline float FastSigmoid(float x) {
 
 }  // namespace dlnode
 
-#endif  // DLPACK_NODE_CORE_FAST_MATH_H_
+#endif  // DLPACK_NODE_CORE_COMPUTE_FAST_MATH_H_

@@ -7,17 +7,17 @@
 // The host engine keeps its vectorised float32 exp, sigmoid and tanh
 // (fast_math.h); the kernel calls the CUDA math library (expf, tanhf: a few
 // ulp from the host's). Every other function is the same code on both sides.
-#ifndef DLPACK_NODE_CORE_ELEMENTWISE_MATH_H_
-#define DLPACK_NODE_CORE_ELEMENTWISE_MATH_H_
+#ifndef DLPACK_NODE_CORE_COMPUTE_ELEMENTWISE_MATH_H_
+#define DLPACK_NODE_CORE_COMPUTE_ELEMENTWISE_MATH_H_
 
 #include <math.h>
 
 #include <cstdint>
 #include <type_traits>
 
-#include "device_copy.h"  // DLNODE_HD
+#include "../host_device.h"
+#include "../layout.h"
 #include "elementwise.h"
-#include "layout.h"
 
 namespace dlnode {
 namespace math {
@@ -126,35 +126,15 @@ DLNODE_HD bool IsComparison(ElementwiseOp op) {
          op == ElementwiseOp::kLe || op == ElementwiseOp::kGt || op == ElementwiseOp::kGe;
 }
 
-// Whether the engine computes `op` in T (IsBool: T is Bool holding a bool).
-// The same refusals as the host engine's Elementwise(): bool for sub, neg,
-// abs, pow, round and clamp; an integer type for div and the floating-point
-// functions.
+// The op table's domain column (elementwise.h): the types a row computes in.
+// kNoBool: every type but bool; kFloat: float32 and float64 (lib/ops.js
+// converts an integer input to the default float dtype first).
+enum class Domain { kAll, kNoBool, kFloat };
+
 template <typename T, bool IsBool>
-DLNODE_HD bool Computes(ElementwiseOp op) {
-  using Op = ElementwiseOp;
-  switch (op) {
-    case Op::kSub:
-    case Op::kNeg:
-    case Op::kAbs:
-    case Op::kPow:
-    case Op::kRound:
-    case Op::kClamp:
-    case Op::kClampMin:
-    case Op::kClampMax:
-      return !IsBool;
-    case Op::kDiv:
-    case Op::kExp:
-    case Op::kLog:
-    case Op::kSqrt:
-    case Op::kSigmoid:
-    case Op::kTanh:
-      return kIsFloat<T>;
-    case Op::kCount:
-      return false;
-    default:
-      return true;
-  }
+DLNODE_HD constexpr bool InDomain(Domain domain) {
+  return domain == Domain::kAll || (domain == Domain::kNoBool && !IsBool) ||
+         (domain == Domain::kFloat && kIsFloat<T>);
 }
 
 // A bool operand as 0/1 (any nonzero byte is true); other types unchanged.
@@ -167,117 +147,239 @@ DLNODE_HD T Truth(T x) {
   }
 }
 
+// The element functions of the table's rows. A map takes (a, b, c) and
+// ignores the inputs its row does not have; a comparison takes (a, b) and
+// gives a bool byte; where's select takes the condition first. Each is
+// called only for the types of its row's domain.
+enum class Kind { kMap, kCompare, kSelect };
+
+// add: bool is logical or; integers wrap.
+struct AddFn {
+  static constexpr Kind kKind = Kind::kMap;
+  template <typename T, bool IsBool>
+  DLNODE_HD static T Of(T a, T b, T /*c*/) {
+    if constexpr (IsBool) {
+      return static_cast<T>((a | b) != 0);
+    } else if constexpr (kIsFloat<T>) {
+      return a + b;
+    } else {
+      return WrapAdd<T>(a, b);
+    }
+  }
+};
+
+struct SubFn {
+  static constexpr Kind kKind = Kind::kMap;
+  template <typename T, bool IsBool>
+  DLNODE_HD static T Of(T a, T b, T /*c*/) {
+    if constexpr (kIsFloat<T>) {
+      return a - b;
+    } else {
+      return WrapSub<T>(a, b);
+    }
+  }
+};
+
+// mul: bool is logical and; integers wrap.
+struct MulFn {
+  static constexpr Kind kKind = Kind::kMap;
+  template <typename T, bool IsBool>
+  DLNODE_HD static T Of(T a, T b, T /*c*/) {
+    if constexpr (IsBool) {
+      return static_cast<T>(a != 0 && b != 0);
+    } else if constexpr (kIsFloat<T>) {
+      return a * b;
+    } else {
+      return WrapMul<T>(a, b);
+    }
+  }
+};
+
+struct DivFn {
+  static constexpr Kind kKind = Kind::kMap;
+  template <typename T, bool IsBool>
+  DLNODE_HD static T Of(T a, T b, T /*c*/) {
+    return a / b;
+  }
+};
+
+// maximum and clamp(min=): NaN-propagating; bool reads 0/1.
+struct MaximumFn {
+  static constexpr Kind kKind = Kind::kMap;
+  template <typename T, bool IsBool>
+  DLNODE_HD static T Of(T a, T b, T /*c*/) {
+    return Max<T>(Truth<T, IsBool>(a), Truth<T, IsBool>(b));
+  }
+};
+
+struct MinimumFn {
+  static constexpr Kind kKind = Kind::kMap;
+  template <typename T, bool IsBool>
+  DLNODE_HD static T Of(T a, T b, T /*c*/) {
+    return Min<T>(Truth<T, IsBool>(a), Truth<T, IsBool>(b));
+  }
+};
+
+struct PowFn {
+  static constexpr Kind kKind = Kind::kMap;
+  template <typename T, bool IsBool>
+  DLNODE_HD static T Of(T a, T b, T /*c*/) {
+    if constexpr (kIsFloat<T>) {
+      return Pow(a, b);
+    } else {
+      return IntPow<T>(a, b);
+    }
+  }
+};
+
+// The comparisons, on 0/1 for bool.
+#define DLNODE_COMPARE_FN(Name, op)                                         \
+  struct Name {                                                             \
+    static constexpr Kind kKind = Kind::kCompare;                           \
+    template <typename T, bool IsBool>                                      \
+    DLNODE_HD static Bool Of(T a, T b) {                                    \
+      return static_cast<Bool>(Truth<T, IsBool>(a) op Truth<T, IsBool>(b)); \
+    }                                                                       \
+  };
+DLNODE_COMPARE_FN(EqFn, ==)
+DLNODE_COMPARE_FN(NeFn, !=)
+DLNODE_COMPARE_FN(LtFn, <)
+DLNODE_COMPARE_FN(LeFn, <=)
+DLNODE_COMPARE_FN(GtFn, >)
+DLNODE_COMPARE_FN(GeFn, >=)
+#undef DLNODE_COMPARE_FN
+
+// where(c, a, b) for one element.
+struct WhereFn {
+  static constexpr Kind kKind = Kind::kSelect;
+  template <typename T, bool IsBool>
+  DLNODE_HD static T Of(Bool c, T a, T b) {
+    return c != 0 ? Truth<T, IsBool>(a) : Truth<T, IsBool>(b);
+  }
+};
+
+// neg and abs: integers wrap (abs of the least signed value is itself).
+struct NegFn {
+  static constexpr Kind kKind = Kind::kMap;
+  template <typename T, bool IsBool>
+  DLNODE_HD static T Of(T a, T /*b*/, T /*c*/) {
+    if constexpr (kIsFloat<T>) {
+      return -a;
+    } else {
+      return WrapSub<T>(0, a);
+    }
+  }
+};
+
+struct AbsFn {
+  static constexpr Kind kKind = Kind::kMap;
+  template <typename T, bool IsBool>
+  DLNODE_HD static T Of(T a, T /*b*/, T /*c*/) {
+    if constexpr (kIsFloat<T>) {
+      return Abs(a);
+    } else if constexpr (std::is_signed<T>::value) {
+      return a < 0 ? WrapSub<T>(0, a) : a;
+    } else {
+      return a;
+    }
+  }
+};
+
+// The floating-point functions (the C library's; see the top of this file for
+// the host engine's float32 exp, sigmoid and tanh).
+#define DLNODE_FLOAT_FN(Name, fn)                  \
+  struct Name {                                    \
+    static constexpr Kind kKind = Kind::kMap;      \
+    template <typename T, bool IsBool>             \
+    DLNODE_HD static T Of(T a, T /*b*/, T /*c*/) { \
+      return fn(a);                                \
+    }                                              \
+  };
+DLNODE_FLOAT_FN(ExpFn, Exp)
+DLNODE_FLOAT_FN(LogFn, Log)
+DLNODE_FLOAT_FN(SqrtFn, Sqrt)
+DLNODE_FLOAT_FN(SigmoidFn, Sigmoid)
+DLNODE_FLOAT_FN(TanhFn, Tanh)
+#undef DLNODE_FLOAT_FN
+
+// round: half to even for floats (torch.round); integers unchanged.
+struct RoundFn {
+  static constexpr Kind kKind = Kind::kMap;
+  template <typename T, bool IsBool>
+  DLNODE_HD static T Of(T a, T /*b*/, T /*c*/) {
+    if constexpr (kIsFloat<T>) {
+      return Round(a);
+    } else {
+      return a;
+    }
+  }
+};
+
+// torch's clamp_kernel (Clamp above).
+struct ClampFn {
+  static constexpr Kind kKind = Kind::kMap;
+  template <typename T, bool IsBool>
+  DLNODE_HD static T Of(T a, T b, T c) {
+    return Clamp<T>(a, b, c);
+  }
+};
+
+// Whether the engine computes `op` in T (IsBool: T is Bool holding a bool):
+// the row's domain. The host engine's Elementwise() refuses the same.
+template <typename T, bool IsBool>
+DLNODE_HD bool Computes(ElementwiseOp op) {
+  switch (op) {
+#define DLNODE_COMPUTES_ROW(js, constant, inputs, Fn, domain) \
+  case ElementwiseOp::constant:                               \
+    return InDomain<T, IsBool>(Domain::domain);
+    DLNODE_ELEMENTWISE_OPS(DLNODE_COMPUTES_ROW)
+#undef DLNODE_COMPUTES_ROW
+    default:
+      return false;
+  }
+}
+
 // A comparison's result (IsComparison(op)), as a bool byte.
 template <typename T, bool IsBool>
-DLNODE_HD Bool Compare(ElementwiseOp op, T a0, T b0) {
-  const T a = Truth<T, IsBool>(a0);
-  const T b = Truth<T, IsBool>(b0);
+DLNODE_HD Bool Compare(ElementwiseOp op, T a, T b) {
   switch (op) {
-    case ElementwiseOp::kEq:
-      return static_cast<Bool>(a == b);
-    case ElementwiseOp::kNe:
-      return static_cast<Bool>(a != b);
-    case ElementwiseOp::kLt:
-      return static_cast<Bool>(a < b);
-    case ElementwiseOp::kLe:
-      return static_cast<Bool>(a <= b);
-    case ElementwiseOp::kGt:
-      return static_cast<Bool>(a > b);
+#define DLNODE_COMPARE_ROW(js, constant, inputs, Fn, domain) \
+  case ElementwiseOp::constant:                              \
+    if constexpr (Fn::kKind == Kind::kCompare) {             \
+      return Fn::template Of<T, IsBool>(a, b);               \
+    }                                                        \
+    break;
+    DLNODE_ELEMENTWISE_OPS(DLNODE_COMPARE_ROW)
+#undef DLNODE_COMPARE_ROW
     default:
-      return static_cast<Bool>(a >= b);
+      break;
   }
+  return 0;
 }
 
 // where(c, a, b) for one element.
 template <typename T, bool IsBool>
 DLNODE_HD T Select(Bool c, T a, T b) {
-  return c != 0 ? Truth<T, IsBool>(a) : Truth<T, IsBool>(b);
+  return WhereFn::Of<T, IsBool>(c, a, b);
 }
 
 // Every other op (Computes<T, IsBool>(op), not a comparison, not where): the
-// inputs it does not take are ignored. The floating-point functions call the
-// C library (see the top of this file for the host engine's float32 ones).
+// inputs it does not take are ignored.
 template <typename T, bool IsBool>
 DLNODE_HD T Apply(ElementwiseOp op, T a, T b, T c) {
-  using Op = ElementwiseOp;
-  if constexpr (IsBool) {
-    switch (op) {
-      case Op::kAdd:
-        return static_cast<T>((a | b) != 0);
-      case Op::kMul:
-        return static_cast<T>(a != 0 && b != 0);
-      case Op::kMaximum:
-        return Max<T>(Truth<T, true>(a), Truth<T, true>(b));
-      default:  // kMinimum
-        return Min<T>(Truth<T, true>(a), Truth<T, true>(b));
-    }
-  } else if constexpr (kIsFloat<T>) {
-    switch (op) {
-      case Op::kAdd:
-        return a + b;
-      case Op::kSub:
-        return a - b;
-      case Op::kMul:
-        return a * b;
-      case Op::kDiv:
-        return a / b;
-      case Op::kMaximum:
-      case Op::kClampMin:
-        return Max<T>(a, b);
-      case Op::kMinimum:
-      case Op::kClampMax:
-        return Min<T>(a, b);
-      case Op::kPow:
-        return Pow(a, b);
-      case Op::kNeg:
-        return -a;
-      case Op::kAbs:
-        return Abs(a);
-      case Op::kExp:
-        return Exp(a);
-      case Op::kLog:
-        return Log(a);
-      case Op::kSqrt:
-        return Sqrt(a);
-      case Op::kSigmoid:
-        return Sigmoid(a);
-      case Op::kTanh:
-        return Tanh(a);
-      case Op::kRound:
-        return Round(a);
-      default:  // kClamp
-        return Clamp<T>(a, b, c);
-    }
-  } else {
-    switch (op) {
-      case Op::kAdd:
-        return WrapAdd<T>(a, b);
-      case Op::kSub:
-        return WrapSub<T>(a, b);
-      case Op::kMul:
-        return WrapMul<T>(a, b);
-      case Op::kMaximum:
-      case Op::kClampMin:
-        return Max<T>(a, b);
-      case Op::kMinimum:
-      case Op::kClampMax:
-        return Min<T>(a, b);
-      case Op::kPow:
-        return IntPow<T>(a, b);
-      case Op::kNeg:
-        return WrapSub<T>(0, a);
-      case Op::kAbs:
-        if constexpr (std::is_signed<T>::value) {
-          return a < 0 ? WrapSub<T>(0, a) : a;
-        } else {
-          return a;
-        }
-      case Op::kRound:
-        return a;
-      default:  // kClamp
-        return Clamp<T>(a, b, c);
-    }
+  switch (op) {
+#define DLNODE_APPLY_ROW(js, constant, inputs, Fn, domain)                          \
+  case ElementwiseOp::constant:                                                     \
+    if constexpr (Fn::kKind == Kind::kMap && InDomain<T, IsBool>(Domain::domain)) { \
+      return Fn::template Of<T, IsBool>(a, b, c);                                   \
+    }                                                                               \
+    break;
+    DLNODE_ELEMENTWISE_OPS(DLNODE_APPLY_ROW)
+#undef DLNODE_APPLY_ROW
+    default:
+      break;
   }
+  return a;
 }
 
 // The CUDA kernel computes every integer width in the 64-bit type of its
@@ -637,4 +739,4 @@ DLNODE_HD void OpOffsets(const OpPlan& p, int64_t i, int64_t* offsets) {
 
 }  // namespace dlnode
 
-#endif  // DLPACK_NODE_CORE_ELEMENTWISE_MATH_H_
+#endif  // DLPACK_NODE_CORE_COMPUTE_ELEMENTWISE_MATH_H_
