@@ -3,7 +3,7 @@
 const { dtypes } = require('./dtypes');
 const { DLPackError, CudaError } = require('./errors');
 const { Device } = require('./device');
-const { Tensor, connect } = require('./tensor');
+const { Tensor, connect, installMethods } = require('./tensor');
 const { DLPackCapsule, dlpackVersion, toDLPack, fromDLPack } = require('./capsule');
 const {
   fromBuffer, empty, zeros, ones, full, arange, emptyLike, zerosLike, onesLike, fullLike, tensor, valuesFrom, scalarTensor,
@@ -20,7 +20,9 @@ const { fromArrow, fromArrowIPC, toArrow, toArrowTable, toArrowIPCChunks } = req
 const ray = require('./ray');
 
 // The tensor core calls up into the layers built on it through these.
-connect({ toDLPack, share, shareMemory, toShared, valuesFrom, scalarTensor, fill, ops: ops.methods, reduce, toArrow });
+connect({ toDLPack, share, shareMemory, toShared, valuesFrom, scalarTensor, fill, reduce, toArrow });
+// The modules above that own Tensor methods install them.
+installMethods(ops.tensorMethods);
 
 // The folder holding the Python half (dlpack_node), for sys.path / PYTHONPATH.
 const pythonPath = require('path').join(__dirname, '..', 'python');

@@ -1,7 +1,7 @@
 'use strict';
 // Elementwise ops (docs/API.md "Ops", "Broadcasting", "Type promotion"): torch's
 // names and rules. This module validates, broadcasts and promotes, then hands
-// the engine (src/core/elementwise.h) operands of one type: inputs of another
+// the engine (src/core/compute/elementwise.h) operands of one type: inputs of another
 // dtype are converted first, float16/bfloat16 compute through float32, and a
 // result the engine cannot write in place (another dtype, or an `out` that
 // partially overlaps an input) goes through a temporary.
@@ -10,6 +10,7 @@ const route = require('./route');
 const { makeError, invalidType, invalidValue, outOfRange, fail, describe } = require('./errors');
 const { Tensor, makeTensor, liveStorage, checkedBuffer } = require('./tensor');
 const { checkOptions } = require('./options');
+const { tooMany } = require('./views');
 const { Layout } = require('./layout');
 const { Storage } = require('./storage');
 const { infos, dtypeInfo } = require('./dtypes');
@@ -738,25 +739,59 @@ const functions = {
   normalize,
 };
 
-// What Tensor's methods forward to (lib/tensor.js, connected by lib/index.js).
-const methods = {
-  binary: (op, self, other) => binary(op, self, other, undefined),
-  binaryInPlace: (op, self, other) => {
-    liveTensor(self, 'this');
-    return binary(op, self, other, undefined, self);
-  },
-  compare: (op, self, other) => compare(op, self, other, undefined),
-  unary: (op, self) => unary(op, self, undefined),
-  unaryInPlace: (op, self) => {
-    liveTensor(self, 'this');
-    return unary(op, self, undefined, self);
-  },
-  clamp: (self, min, max) => clamp(self, min, max, undefined),
-  clampInPlace: (self, min, max) => {
-    liveTensor(self, 'this');
-    return clamp(self, min, max, undefined, self);
-  },
-};
+// The ops' Tensor methods (lib/index.js installs them through lib/tensor.js
+// installMethods): t.add(other), t.add_(other), t.eq(other), t.exp(),
+// t.exp_(), t.clamp(min, max), t.clamp_(min, max), ...; each checks its
+// argument count, then runs as the function does, the in-place forms into
+// `this`.
+const BINARY_METHODS = ['add', 'sub', 'mul', 'div', 'maximum', 'minimum', 'pow'];
+const BINARY_IN_PLACE = ['add', 'sub', 'mul', 'div'];
+const COMPARE_METHODS = ['eq', 'ne', 'lt', 'le', 'gt', 'ge'];
+const UNARY_METHODS = ['neg', 'abs', 'exp', 'log', 'sqrt', 'sigmoid', 'tanh', 'round'];
+
+// A method named `name` (as a class method's own name) of `body`.
+const named = (name, body) => Object.defineProperty(body, 'name', { value: name });
+
+const tensorMethods = {};
+for (const op of BINARY_METHODS) {
+  tensorMethods[op] = named(op, function (other, ...rest) {
+    if (rest.length !== 0) tooMany(rest, 1, `${op}()`);
+    return binary(op, this, other, undefined);
+  });
+}
+for (const op of BINARY_IN_PLACE) {
+  tensorMethods[`${op}_`] = named(`${op}_`, function (other, ...rest) {
+    if (rest.length !== 0) tooMany(rest, 1, `${op}_()`);
+    liveTensor(this, 'this');
+    return binary(op, this, other, undefined, this);
+  });
+}
+for (const op of COMPARE_METHODS) {
+  tensorMethods[op] = named(op, function (other, ...rest) {
+    if (rest.length !== 0) tooMany(rest, 1, `${op}()`);
+    return compare(op, this, other, undefined);
+  });
+}
+for (const op of UNARY_METHODS) {
+  tensorMethods[op] = named(op, function (...rest) {
+    if (rest.length !== 0) tooMany(rest, 0, `${op}()`);
+    return unary(op, this, undefined);
+  });
+  tensorMethods[`${op}_`] = named(`${op}_`, function (...rest) {
+    if (rest.length !== 0) tooMany(rest, 0, `${op}_()`);
+    liveTensor(this, 'this');
+    return unary(op, this, undefined, this);
+  });
+}
+tensorMethods.clamp = named('clamp', function (min = undefined, max = undefined, ...rest) {
+  if (rest.length !== 0) tooMany(rest, 2, 'clamp()');
+  return clamp(this, min, max, undefined);
+});
+tensorMethods.clamp_ = named('clamp_', function (min = undefined, max = undefined, ...rest) {
+  if (rest.length !== 0) tooMany(rest, 2, 'clamp_()');
+  liveTensor(this, 'this');
+  return clamp(this, min, max, undefined, this);
+});
 
 // The public forms of the promotion and broadcasting rules (torch's
 // result_type, promote_types, can_cast, broadcast_shapes).
@@ -786,4 +821,4 @@ const rules = {
   },
 };
 
-module.exports = { functions, methods, rules, setNumThreads, getNumThreads, partialOverlap };
+module.exports = { functions, tensorMethods, rules, setNumThreads, getNumThreads, partialOverlap };

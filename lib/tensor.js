@@ -28,7 +28,7 @@ function notJson(t, value) {
 // stays a DAG without lazy requires (test/architecture.test.js).
 const above = {
   toDLPack: null, share: null, shareMemory: null, toShared: null, valuesFrom: null, scalarTensor: null, fill: null,
-  ops: null, reduce: null, toArrow: null,
+  reduce: null, toArrow: null,
 };
 function connect(layers) {
   Object.assign(above, layers);
@@ -337,43 +337,8 @@ class Tensor {
     return route.convertOnHostAsync(storage, layout, info, made);
   }
 
-  // Elementwise ops (docs/API.md "Ops"), forwarded to lib/ops.js. The `_`
-  // forms write `this` and return it.
-  add(other, ...rest) { return binaryOp('add', this, other, rest); }
-  sub(other, ...rest) { return binaryOp('sub', this, other, rest); }
-  mul(other, ...rest) { return binaryOp('mul', this, other, rest); }
-  div(other, ...rest) { return binaryOp('div', this, other, rest); }
-  maximum(other, ...rest) { return binaryOp('maximum', this, other, rest); }
-  minimum(other, ...rest) { return binaryOp('minimum', this, other, rest); }
-  pow(other, ...rest) { return binaryOp('pow', this, other, rest); }
-  add_(other, ...rest) { return binaryOp('add', this, other, rest, true); }
-  sub_(other, ...rest) { return binaryOp('sub', this, other, rest, true); }
-  mul_(other, ...rest) { return binaryOp('mul', this, other, rest, true); }
-  div_(other, ...rest) { return binaryOp('div', this, other, rest, true); }
-  eq(other, ...rest) { return compareOp('eq', this, other, rest); }
-  ne(other, ...rest) { return compareOp('ne', this, other, rest); }
-  lt(other, ...rest) { return compareOp('lt', this, other, rest); }
-  le(other, ...rest) { return compareOp('le', this, other, rest); }
-  gt(other, ...rest) { return compareOp('gt', this, other, rest); }
-  ge(other, ...rest) { return compareOp('ge', this, other, rest); }
-  neg(...rest) { return unaryOp('neg', this, rest); }
-  neg_(...rest) { return unaryOp('neg', this, rest, true); }
-  abs(...rest) { return unaryOp('abs', this, rest); }
-  abs_(...rest) { return unaryOp('abs', this, rest, true); }
-  exp(...rest) { return unaryOp('exp', this, rest); }
-  exp_(...rest) { return unaryOp('exp', this, rest, true); }
-  log(...rest) { return unaryOp('log', this, rest); }
-  log_(...rest) { return unaryOp('log', this, rest, true); }
-  sqrt(...rest) { return unaryOp('sqrt', this, rest); }
-  sqrt_(...rest) { return unaryOp('sqrt', this, rest, true); }
-  sigmoid(...rest) { return unaryOp('sigmoid', this, rest); }
-  sigmoid_(...rest) { return unaryOp('sigmoid', this, rest, true); }
-  tanh(...rest) { return unaryOp('tanh', this, rest); }
-  tanh_(...rest) { return unaryOp('tanh', this, rest, true); }
-  round(...rest) { return unaryOp('round', this, rest); }
-  round_(...rest) { return unaryOp('round', this, rest, true); }
-  clamp(min = undefined, max = undefined, ...rest) { return clampOp(this, min, max, rest); }
-  clamp_(min = undefined, max = undefined, ...rest) { return clampOp(this, min, max, rest, true); }
+  // The elementwise ops' methods (docs/API.md "Ops": add, add_, eq, exp, ...)
+  // are lib/ops.js's own, installed by lib/index.js (installMethods below).
 
   // The one element of a 0-d or one-element tensor, as toArray() gives it.
   item(...rest) {
@@ -536,27 +501,6 @@ class Tensor {
     const device = this[kDevice];
     return [device.code, device.index];
   }
-}
-
-// The forwarders of the op methods: argument count, then lib/ops.js.
-function binaryOp(op, t, other, rest, inPlace = false) {
-  if (rest.length !== 0) views.tooMany(rest, 1, `${op}${inPlace ? '_' : ''}()`);
-  return inPlace ? above.ops.binaryInPlace(op, t, other) : above.ops.binary(op, t, other);
-}
-
-function compareOp(op, t, other, rest) {
-  if (rest.length !== 0) views.tooMany(rest, 1, `${op}()`);
-  return above.ops.compare(op, t, other);
-}
-
-function unaryOp(op, t, rest, inPlace = false) {
-  if (rest.length !== 0) views.tooMany(rest, 0, `${op}${inPlace ? '_' : ''}()`);
-  return inPlace ? above.ops.unaryInPlace(op, t) : above.ops.unary(op, t);
-}
-
-function clampOp(t, min, max, rest, inPlace = false) {
-  if (rest.length !== 0) views.tooMany(rest, 2, `clamp${inPlace ? '_' : ''}()`);
-  return inPlace ? above.ops.clampInPlace(t, min, max) : above.ops.clamp(t, min, max);
 }
 
 // The `stream` of a copy's options (docs/API.md "CUDA": on a stream, copies
