@@ -484,6 +484,7 @@ let cudaOpsNote = null;
 let pipelineNote = null;
 let ortThreadsNote = null;
 let computeNotes = [];
+let tinyOpsNote = null;
 require('./sharing').sharingCases(record, python).then(async (note) => {
   sharingNote = note;
   pipelineNote = await require('./pipeline').pipelineCases(record, python);
@@ -492,6 +493,8 @@ require('./sharing').sharingCases(record, python).then(async (note) => {
   computeNotes = await require('./compute').computeCases(record, { python });
   // Host memory: native blocks against ArrayBuffers, staging, a tiny op (bench/memory.js).
   await require('./memory').memoryCases(record, { compare, median });
+  // A tiny op per call beside NumPy's and torch's (bench/tiny_ops.js).
+  tinyOpsNote = require('./tiny_ops').tinyOpCases(record, { compare, median, python });
   try {
     cudaNote = require('./cuda').cudaCases(record);
   } catch (error) {
@@ -512,6 +515,7 @@ require('./sharing').sharingCases(record, python).then(async (note) => {
       arrowNote,
       pipelineNote,
       computeNotes,
+      tinyOpsNote,
       cudaNote,
       cudaOpsNote,
       issueReference: ISSUE_REFERENCE,
@@ -568,6 +572,7 @@ function printTable() {
   if (ortThreadsNote) console.log(ortThreadsNote);
   if (arrowNote) console.log(arrowNote);
   for (const note of computeNotes) console.log(note);
+  if (tinyOpsNote) console.log(tinyOpsNote);
   if (cudaNote) console.log(cudaNote);
   if (cudaOpsNote) console.log(cudaOpsNote);
   for (const r of results) if (r.note) console.log(`  ${r.name}: ${r.note}`);

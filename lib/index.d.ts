@@ -379,6 +379,37 @@ export declare class Tensor<N extends DTypeName = DTypeName> implements DLPackPr
   sqrt_(): this;
   sigmoid_(): this;
   tanh_(): this;
+  /** floor, ceil, trunc, sign and relu keep the dtype (bool refused but by sign). */
+  floor(): Tensor<N>;
+  ceil(): Tensor<N>;
+  trunc(): Tensor<N>;
+  sign(): Tensor<N>;
+  relu(): Tensor<N>;
+  floor_(): this;
+  ceil_(): this;
+  trunc_(): this;
+  sign_(): this;
+  relu_(): this;
+  /** Integer and bool tensors give float32. */
+  erf(): Tensor;
+  log1p(): Tensor;
+  expm1(): Tensor;
+  sin(): Tensor;
+  cos(): Tensor;
+  rsqrt(): Tensor;
+  reciprocal(): Tensor;
+  erf_(): this;
+  log1p_(): this;
+  expm1_(): this;
+  sin_(): this;
+  cos_(): this;
+  rsqrt_(): this;
+  reciprocal_(): this;
+  /** Floating tensors only (torch's F.silu, F.gelu). */
+  silu(): Tensor<N>;
+  silu_(): this;
+  gelu(options?: { approximate?: 'none' | 'tanh' }): Tensor<N>;
+  gelu_(options?: { approximate?: 'none' | 'tanh' }): this;
   /** clamp(min), clamp(min, max), clamp(null, max). */
   clamp(min?: Tensor | number | null, max?: Tensor | number | null): Tensor;
   clamp_(min?: Tensor | number | null, max?: Tensor | number | null): this;
@@ -678,6 +709,35 @@ export declare function sigmoid(input: Tensor, options?: OutOptions): Tensor;
 export declare function sigmoid(input: Tensor, options: AsyncOptions): Promise<Tensor>;
 export declare function tanh(input: Tensor, options?: OutOptions): Tensor;
 export declare function tanh(input: Tensor, options: AsyncOptions): Promise<Tensor>;
+export declare function floor<N extends DTypeName>(input: Tensor<N>, options?: OutOptions): Tensor<N>;
+export declare function floor<N extends DTypeName>(input: Tensor<N>, options: AsyncOptions): Promise<Tensor<N>>;
+export declare function ceil<N extends DTypeName>(input: Tensor<N>, options?: OutOptions): Tensor<N>;
+export declare function ceil<N extends DTypeName>(input: Tensor<N>, options: AsyncOptions): Promise<Tensor<N>>;
+export declare function trunc<N extends DTypeName>(input: Tensor<N>, options?: OutOptions): Tensor<N>;
+export declare function trunc<N extends DTypeName>(input: Tensor<N>, options: AsyncOptions): Promise<Tensor<N>>;
+export declare function sign<N extends DTypeName>(input: Tensor<N>, options?: OutOptions): Tensor<N>;
+export declare function sign<N extends DTypeName>(input: Tensor<N>, options: AsyncOptions): Promise<Tensor<N>>;
+export declare function relu<N extends DTypeName>(input: Tensor<N>, options?: OutOptions): Tensor<N>;
+export declare function relu<N extends DTypeName>(input: Tensor<N>, options: AsyncOptions): Promise<Tensor<N>>;
+export declare function silu<N extends DTypeName>(input: Tensor<N>, options?: OutOptions): Tensor<N>;
+export declare function silu<N extends DTypeName>(input: Tensor<N>, options: AsyncOptions): Promise<Tensor<N>>;
+/** torch's F.gelu: exact (erf) unless `approximate: 'tanh'`. Floating tensors only. */
+export declare function gelu<N extends DTypeName>(input: Tensor<N>, options?: OutOptions & { approximate?: 'none' | 'tanh' }): Tensor<N>;
+export declare function gelu<N extends DTypeName>(input: Tensor<N>, options: AsyncOptions & { approximate?: 'none' | 'tanh' }): Promise<Tensor<N>>;
+export declare function erf(input: Tensor, options?: OutOptions): Tensor;
+export declare function erf(input: Tensor, options: AsyncOptions): Promise<Tensor>;
+export declare function log1p(input: Tensor, options?: OutOptions): Tensor;
+export declare function log1p(input: Tensor, options: AsyncOptions): Promise<Tensor>;
+export declare function expm1(input: Tensor, options?: OutOptions): Tensor;
+export declare function expm1(input: Tensor, options: AsyncOptions): Promise<Tensor>;
+export declare function sin(input: Tensor, options?: OutOptions): Tensor;
+export declare function sin(input: Tensor, options: AsyncOptions): Promise<Tensor>;
+export declare function cos(input: Tensor, options?: OutOptions): Tensor;
+export declare function cos(input: Tensor, options: AsyncOptions): Promise<Tensor>;
+export declare function rsqrt(input: Tensor, options?: OutOptions): Tensor;
+export declare function rsqrt(input: Tensor, options: AsyncOptions): Promise<Tensor>;
+export declare function reciprocal(input: Tensor, options?: OutOptions): Tensor;
+export declare function reciprocal(input: Tensor, options: AsyncOptions): Promise<Tensor>;
 export declare function clamp(input: Tensor, min?: Operand | null, max?: Operand | null, options?: OutOptions): Tensor;
 export declare function clamp(input: Tensor, min: Operand | null | undefined, max: Operand | null | undefined, options: AsyncOptions): Promise<Tensor>;
 /** torchvision's normalize: (input * scale - mean[c]) / std[c], channel at dim -3, one pass into float32 (or out's dtype). */

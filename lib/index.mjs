@@ -10,6 +10,7 @@ export const {
   stack,
   add, sub, mul, div, maximum, minimum, pow, eq, ne, lt, le, gt, ge, where,
   neg, abs, exp, log, sqrt, sigmoid, tanh, round, clamp, normalize,
+  relu, gelu, silu, erf, log1p, expm1, floor, ceil, trunc, sin, cos, rsqrt, reciprocal, sign,
   resultType, promoteTypes, canCast, broadcastShapes, setNumThreads, getNumThreads,
   sum, mean, amax, amin, max, min, argmax, argmin, softmax, logSoftmax, topk,
   fromDLPack, from_dlpack, toDLPack, to_dlpack, open, wasm, cuda, capabilities, python,

@@ -451,16 +451,43 @@ function where(condition, input, other, options) {
 }
 
 // Functions of floats: integers and bools compute in float32 (torch).
-const FLOAT_UNARY = new Set(['exp', 'log', 'sqrt', 'sigmoid', 'tanh']);
+// The unary ops' dtype rules, torch's: these compute in float32 for an
+// integer or bool input (torch's default float dtype); silu and gelu refuse
+// anything but a floating type, as torch does; these refuse bool; the rest
+// (floor, ceil, trunc, relu, sign, neg, abs, round) keep the input's dtype.
+const FLOAT_UNARY = new Set(['exp', 'log', 'sqrt', 'sigmoid', 'tanh', 'erf', 'log1p', 'expm1', 'sin', 'cos', 'rsqrt',
+  'reciprocal']);
+const FLOAT_ONLY = new Set(['silu', 'gelu', 'geluTanh']);
+const NO_BOOL = new Set(['neg', 'abs', 'round', 'floor', 'ceil', 'trunc', 'relu']);
 
-function unary(op, input, options, self) {
-  const name = self !== undefined ? `${op}_()` : op;
+function unary(op, input, options, self, name = self !== undefined ? `${op}_()` : op) {
   liveTensor(input, self !== undefined ? 'this' : 'input');
   const { out, async, stream } = self !== undefined ? NO_OPTIONS : opOptions(options);
   const dtype = input[kLayout].info.name;
-  if (dtype === 'bool' && (op === 'neg' || op === 'abs' || op === 'round')) throw unsupported(op, 'bool');
+  if (dtype === 'bool' && NO_BOOL.has(op)) throw unsupported(name, 'bool');
+  if (FLOAT_ONLY.has(op) && !isFloating(dtype)) throw unsupported(name, dtype);
   const computed = FLOAT_UNARY.has(op) && !isFloating(dtype) ? 'float32' : dtype;
   return run(op, name, [input], computed, computed, { self, out, async, stream });
+}
+
+const GELU_KEYS = ['approximate', ...OUT_KEYS];
+const APPROXIMATIONS = ['none', 'tanh'];
+
+// gelu(input, { approximate: 'none' | 'tanh', out, async, stream }): torch's
+// F.gelu, exact (erf) by default or its tanh approximation.
+function gelu(input, options, self) {
+  let op = 'gelu';
+  let rest = options;
+  if (options !== undefined && options !== null && typeof options === 'object') {
+    const { approximate, ...others } = checkOptions(options, GELU_KEYS, 'options');
+    if (approximate !== undefined && !APPROXIMATIONS.includes(approximate)) {
+      throw invalidValue('options.approximate', `one of ${APPROXIMATIONS.map((a) => `'${a}'`).join(', ')}`,
+        describe(approximate));
+    }
+    if (approximate === 'tanh') op = 'geluTanh';
+    rest = others;
+  }
+  return unary(op, input, self !== undefined ? undefined : rest, self, self !== undefined ? 'gelu_()' : 'gelu');
 }
 
 // clamp(min, max), clamp(min), clamp(undefined, max): each bound a tensor or a
@@ -735,6 +762,20 @@ const functions = {
   sigmoid: (input, options) => unary('sigmoid', input, options),
   tanh: (input, options) => unary('tanh', input, options),
   round: (input, options) => unary('round', input, options),
+  relu: (input, options) => unary('relu', input, options),
+  gelu: (input, options) => gelu(input, options),
+  silu: (input, options) => unary('silu', input, options),
+  erf: (input, options) => unary('erf', input, options),
+  log1p: (input, options) => unary('log1p', input, options),
+  expm1: (input, options) => unary('expm1', input, options),
+  floor: (input, options) => unary('floor', input, options),
+  ceil: (input, options) => unary('ceil', input, options),
+  trunc: (input, options) => unary('trunc', input, options),
+  sin: (input, options) => unary('sin', input, options),
+  cos: (input, options) => unary('cos', input, options),
+  rsqrt: (input, options) => unary('rsqrt', input, options),
+  reciprocal: (input, options) => unary('reciprocal', input, options),
+  sign: (input, options) => unary('sign', input, options),
   clamp: (input, min, max, options) => clamp(input, min, max, options),
   normalize,
 };
@@ -747,7 +788,8 @@ const functions = {
 const BINARY_METHODS = ['add', 'sub', 'mul', 'div', 'maximum', 'minimum', 'pow'];
 const BINARY_IN_PLACE = ['add', 'sub', 'mul', 'div'];
 const COMPARE_METHODS = ['eq', 'ne', 'lt', 'le', 'gt', 'ge'];
-const UNARY_METHODS = ['neg', 'abs', 'exp', 'log', 'sqrt', 'sigmoid', 'tanh', 'round'];
+const UNARY_METHODS = ['neg', 'abs', 'exp', 'log', 'sqrt', 'sigmoid', 'tanh', 'round', 'relu', 'silu', 'erf', 'log1p',
+  'expm1', 'floor', 'ceil', 'trunc', 'sin', 'cos', 'rsqrt', 'reciprocal', 'sign'];
 
 // A method named `name` (as a class method's own name) of `body`.
 const named = (name, body) => Object.defineProperty(body, 'name', { value: name });
@@ -783,6 +825,19 @@ for (const op of UNARY_METHODS) {
     return unary(op, this, undefined, this);
   });
 }
+// t.gelu({ approximate }) and t.gelu_({ approximate }).
+const GELU_METHOD_KEYS = ['approximate'];
+tensorMethods.gelu = named('gelu', function (options = undefined, ...rest) {
+  if (rest.length !== 0) tooMany(rest, 1, 'gelu()');
+  if (options !== undefined) checkOptions(options, GELU_METHOD_KEYS, 'options');
+  return gelu(this, options);
+});
+tensorMethods.gelu_ = named('gelu_', function (options = undefined, ...rest) {
+  if (rest.length !== 0) tooMany(rest, 1, 'gelu_()');
+  liveTensor(this, 'this');
+  const approximate = options === undefined ? undefined : checkOptions(options, GELU_METHOD_KEYS, 'options').approximate;
+  return gelu(this, approximate === undefined ? undefined : { approximate }, this);
+});
 tensorMethods.clamp = named('clamp', function (min = undefined, max = undefined, ...rest) {
   if (rest.length !== 0) tooMany(rest, 2, 'clamp()');
   return clamp(this, min, max, undefined);

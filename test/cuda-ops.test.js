@@ -109,7 +109,8 @@ function expectSame(device, host, tol = 0) {
 // float16 results are float32 results rounded to half: one float32 ulp can
 // move them one half ulp.
 const closeTol = (dtype) => (dtype === 'float64' ? 1e-12 : dtype === 'float16' || dtype === 'bfloat16' ? 1e-3 : 1e-6);
-const CLOSE = new Set(['pow', 'exp', 'log', 'sqrt', 'sigmoid', 'tanh']);
+const CLOSE = new Set(['pow', 'exp', 'log', 'sqrt', 'sigmoid', 'tanh', 'silu', 'gelu', 'geluTanh', 'erf', 'log1p',
+  'expm1', 'sin', 'cos', 'rsqrt']);
 const tolFor = (op, result) => (CLOSE.has(op) || (op === 'div' && result === 'float16') ? closeTol(result) : 0);
 
 // Broadcast patterns (null: a JS number).
@@ -127,7 +128,10 @@ const PATTERNS = [
 
 const BINARY = ['add', 'sub', 'mul', 'div', 'maximum', 'minimum', 'pow'];
 const COMPARE = ['eq', 'ne', 'lt', 'le', 'gt', 'ge'];
-const UNARY = ['neg', 'abs', 'exp', 'log', 'sqrt', 'sigmoid', 'tanh', 'round'];
+const UNARY = ['neg', 'abs', 'exp', 'log', 'sqrt', 'sigmoid', 'tanh', 'round', 'relu', 'gelu', 'geluTanh', 'silu', 'erf',
+  'log1p', 'expm1', 'floor', 'ceil', 'trunc', 'sin', 'cos', 'rsqrt', 'reciprocal', 'sign'];
+// The function of a UNARY name (geluTanh: gelu's tanh approximation).
+const unaryFn = (op) => (op === 'geluTanh' ? (t) => dl.gelu(t, { approximate: 'tanh' }) : dl[op]);
 
 // Runs `fn` on host operands and on their device copies; both refuse alike,
 // or the device result equals the host one.
@@ -171,7 +175,7 @@ describe('unary ops on the device equal the CPU ones', () => {
       for (const dtype of DTYPES) {
         for (const [shape, view] of [[[3, 4], 'none'], [[3, 4], 'transpose'], [[2, 5], 'flip'], [[2, 3], 'step'],
           [[], 'none'], [[0, 2], 'none'], [[2, 3, 2], 'transpose']]) {
-          compareOp(op, dl[op], [hostTensor(dtype, shape, view)]);
+          compareOp(op, unaryFn(op), [hostTensor(dtype, shape, view)]);
         }
       }
     });

@@ -268,3 +268,7 @@ void new dl.ray.RayRef();
 // @ts-expect-error a comparison gives a bool tensor, not one of its inputs' dtype
 const notBool: dl.Tensor<'float32'> = dl.gt(dl.zeros([2]), 0);
 void notBool;
+
+// gelu's approximation is 'none' or 'tanh'.
+// @ts-expect-error
+dl.gelu(dl.zeros([2]), { approximate: 'erf' });

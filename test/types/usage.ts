@@ -240,6 +240,11 @@ async function asyncOps(): Promise<void> {
   const sum: dl.Tensor = await dl.add(x, 1, { async: true });
   const e: dl.Tensor = await dl.exp(x, { async: true, out: dl.zeros([2, 3]) });
   const c: dl.Tensor = await dl.clamp(x, 0, undefined, { async: true });
+  const g: dl.Tensor<'float32'> = await dl.gelu(x, { approximate: 'tanh', async: true });
+  const r: dl.Tensor<'float32'> = dl.relu(x);
+  const f: dl.Tensor<'float32'> = x.floor().sign().relu_().gelu({ approximate: 'none' });
+  const s: dl.Tensor = dl.sin(dl.cos(dl.erf(dl.log1p(dl.expm1(dl.rsqrt(dl.reciprocal(dl.silu(x))))))), { out: x });
+  void [g, r, f, s, dl.ceil(x), dl.trunc(x), x.silu_(), x.erf_()];
   const n: dl.Tensor = await dl.normalize(dl.zeros([3, 2, 2]), 0.5, 0.25, { scale: 2, async: true });
   const h: dl.Tensor<'float16'> = await x.to({ dtype: 'float16', async: true });
   const same: dl.Tensor<'float32'> = x.to({ dtype: 'float32', async: false });

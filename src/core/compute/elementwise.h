@@ -45,32 +45,47 @@
 // computes in (math::Domain: kAll, kNoBool, kFloat). From the rows come the
 // host dispatch (elementwise.cc Dispatch) and the device's Computes, Apply,
 // Compare and Select (elementwise_math.h); a new op is a functor and a row.
-#define DLNODE_ELEMENTWISE_OPS(X)               \
-  X(add, kAdd, 2, AddFn, kAll)                  \
-  X(sub, kSub, 2, SubFn, kNoBool)               \
-  X(mul, kMul, 2, MulFn, kAll)                  \
-  X(div, kDiv, 2, DivFn, kFloat)                \
-  X(maximum, kMaximum, 2, MaximumFn, kAll)      \
-  X(minimum, kMinimum, 2, MinimumFn, kAll)      \
-  X(pow, kPow, 2, PowFn, kNoBool)               \
-  X(eq, kEq, 2, EqFn, kAll)                     \
-  X(ne, kNe, 2, NeFn, kAll)                     \
-  X(lt, kLt, 2, LtFn, kAll)                     \
-  X(le, kLe, 2, LeFn, kAll)                     \
-  X(gt, kGt, 2, GtFn, kAll)                     \
-  X(ge, kGe, 2, GeFn, kAll)                     \
-  X(where, kWhere, 3, WhereFn, kAll)            \
-  X(neg, kNeg, 1, NegFn, kNoBool)               \
-  X(abs, kAbs, 1, AbsFn, kNoBool)               \
-  X(exp, kExp, 1, ExpFn, kFloat)                \
-  X(log, kLog, 1, LogFn, kFloat)                \
-  X(sqrt, kSqrt, 1, SqrtFn, kFloat)             \
-  X(sigmoid, kSigmoid, 1, SigmoidFn, kFloat)    \
-  X(tanh, kTanh, 1, TanhFn, kFloat)             \
-  X(round, kRound, 1, RoundFn, kNoBool)         \
-  X(clamp, kClamp, 3, ClampFn, kNoBool)         \
-  X(clampMin, kClampMin, 2, MaximumFn, kNoBool) \
-  X(clampMax, kClampMax, 2, MinimumFn, kNoBool)
+#define DLNODE_ELEMENTWISE_OPS(X)                     \
+  X(add, kAdd, 2, AddFn, kAll)                        \
+  X(sub, kSub, 2, SubFn, kNoBool)                     \
+  X(mul, kMul, 2, MulFn, kAll)                        \
+  X(div, kDiv, 2, DivFn, kFloat)                      \
+  X(maximum, kMaximum, 2, MaximumFn, kAll)            \
+  X(minimum, kMinimum, 2, MinimumFn, kAll)            \
+  X(pow, kPow, 2, PowFn, kNoBool)                     \
+  X(eq, kEq, 2, EqFn, kAll)                           \
+  X(ne, kNe, 2, NeFn, kAll)                           \
+  X(lt, kLt, 2, LtFn, kAll)                           \
+  X(le, kLe, 2, LeFn, kAll)                           \
+  X(gt, kGt, 2, GtFn, kAll)                           \
+  X(ge, kGe, 2, GeFn, kAll)                           \
+  X(where, kWhere, 3, WhereFn, kAll)                  \
+  X(neg, kNeg, 1, NegFn, kNoBool)                     \
+  X(abs, kAbs, 1, AbsFn, kNoBool)                     \
+  X(exp, kExp, 1, ExpFn, kFloat)                      \
+  X(log, kLog, 1, LogFn, kFloat)                      \
+  X(sqrt, kSqrt, 1, SqrtFn, kFloat)                   \
+  X(sigmoid, kSigmoid, 1, SigmoidFn, kFloat)          \
+  X(tanh, kTanh, 1, TanhFn, kFloat)                   \
+  X(round, kRound, 1, RoundFn, kNoBool)               \
+  X(clamp, kClamp, 3, ClampFn, kNoBool)               \
+  X(clampMin, kClampMin, 2, MaximumFn, kNoBool)       \
+  X(clampMax, kClampMax, 2, MinimumFn, kNoBool)       \
+  X(relu, kRelu, 1, ReluFn, kNoBool)                  \
+  X(gelu, kGelu, 1, GeluFn, kFloat)                   \
+  X(geluTanh, kGeluTanh, 1, GeluTanhFn, kFloat)       \
+  X(silu, kSilu, 1, SiluFn, kFloat)                   \
+  X(erf, kErf, 1, ErfFn, kFloat)                      \
+  X(log1p, kLog1p, 1, Log1pFn, kFloat)                \
+  X(expm1, kExpm1, 1, Expm1Fn, kFloat)                \
+  X(floor, kFloor, 1, FloorFn, kNoBool)               \
+  X(ceil, kCeil, 1, CeilFn, kNoBool)                  \
+  X(trunc, kTrunc, 1, TruncFn, kNoBool)               \
+  X(sin, kSin, 1, SinFn, kFloat)                      \
+  X(cos, kCos, 1, CosFn, kFloat)                      \
+  X(rsqrt, kRsqrt, 1, RsqrtFn, kFloat)                \
+  X(reciprocal, kReciprocal, 1, ReciprocalFn, kFloat) \
+  X(sign, kSign, 1, SignFn, kAll)
 
 namespace dlnode {
 

@@ -115,6 +115,22 @@ DLNODE_HD double Abs(double a) { return fabs(a); }
 // Half to even, as torch.round (the default rounding mode).
 DLNODE_HD float Round(float a) { return nearbyintf(a); }
 DLNODE_HD double Round(double a) { return nearbyint(a); }
+DLNODE_HD float Floor(float a) { return floorf(a); }
+DLNODE_HD double Floor(double a) { return floor(a); }
+DLNODE_HD float Ceil(float a) { return ceilf(a); }
+DLNODE_HD double Ceil(double a) { return ceil(a); }
+DLNODE_HD float Trunc(float a) { return truncf(a); }
+DLNODE_HD double Trunc(double a) { return trunc(a); }
+DLNODE_HD float Erf(float a) { return erff(a); }
+DLNODE_HD double Erf(double a) { return erf(a); }
+DLNODE_HD float Log1p(float a) { return log1pf(a); }
+DLNODE_HD double Log1p(double a) { return log1p(a); }
+DLNODE_HD float Expm1(float a) { return expm1f(a); }
+DLNODE_HD double Expm1(double a) { return expm1(a); }
+DLNODE_HD float Sin(float a) { return sinf(a); }
+DLNODE_HD double Sin(double a) { return sin(a); }
+DLNODE_HD float Cos(float a) { return cosf(a); }
+DLNODE_HD double Cos(double a) { return cos(a); }
 
 template <typename T>
 DLNODE_HD T Sigmoid(T a) {
@@ -300,7 +316,107 @@ DLNODE_FLOAT_FN(LogFn, Log)
 DLNODE_FLOAT_FN(SqrtFn, Sqrt)
 DLNODE_FLOAT_FN(SigmoidFn, Sigmoid)
 DLNODE_FLOAT_FN(TanhFn, Tanh)
+DLNODE_FLOAT_FN(ErfFn, Erf)
+DLNODE_FLOAT_FN(Log1pFn, Log1p)
+DLNODE_FLOAT_FN(Expm1Fn, Expm1)
+DLNODE_FLOAT_FN(SinFn, Sin)
+DLNODE_FLOAT_FN(CosFn, Cos)
 #undef DLNODE_FLOAT_FN
+
+// rsqrt and reciprocal as torch computes them on the CPU: 1 / sqrt(x), 1 / x
+// (IEEE division and square root on both sides: rsqrt(0) is inf).
+struct RsqrtFn {
+  static constexpr Kind kKind = Kind::kMap;
+  template <typename T, bool IsBool>
+  DLNODE_HD static T Of(T a, T /*b*/, T /*c*/) {
+    return T(1) / Sqrt(a);
+  }
+};
+
+struct ReciprocalFn {
+  static constexpr Kind kKind = Kind::kMap;
+  template <typename T, bool IsBool>
+  DLNODE_HD static T Of(T a, T /*b*/, T /*c*/) {
+    return T(1) / a;
+  }
+};
+
+// floor, ceil and trunc: integers unchanged (torch keeps their dtype).
+#define DLNODE_ROUNDING_FN(Name, fn)               \
+  struct Name {                                    \
+    static constexpr Kind kKind = Kind::kMap;      \
+    template <typename T, bool IsBool>             \
+    DLNODE_HD static T Of(T a, T /*b*/, T /*c*/) { \
+      if constexpr (kIsFloat<T>) {                 \
+        return fn(a);                              \
+      } else {                                     \
+        return a;                                  \
+      }                                            \
+    }                                              \
+  };
+DLNODE_ROUNDING_FN(FloorFn, Floor)
+DLNODE_ROUNDING_FN(CeilFn, Ceil)
+DLNODE_ROUNDING_FN(TruncFn, Trunc)
+#undef DLNODE_ROUNDING_FN
+
+// relu as torch's: x < 0 ? 0 : x, so NaN and -0 stay (relu(-0.) is -0.).
+struct ReluFn {
+  static constexpr Kind kKind = Kind::kMap;
+  template <typename T, bool IsBool>
+  DLNODE_HD static T Of(T a, T /*b*/, T /*c*/) {
+    if constexpr (kIsFloat<T> || std::is_signed<T>::value) {
+      return a < T(0) ? T(0) : a;
+    } else {
+      return a;
+    }
+  }
+};
+
+// sign: (0 < x) - (x < 0), so NaN and -0 give +0 (torch); bool stays.
+struct SignFn {
+  static constexpr Kind kKind = Kind::kMap;
+  template <typename T, bool IsBool>
+  DLNODE_HD static T Of(T a, T /*b*/, T /*c*/) {
+    if constexpr (IsBool) {
+      return Truth<T, true>(a);
+    } else if constexpr (kIsFloat<T> || std::is_signed<T>::value) {
+      return static_cast<T>(static_cast<int>(T(0) < a) - static_cast<int>(a < T(0)));
+    } else {
+      return static_cast<T>(a != 0);
+    }
+  }
+};
+
+// silu: x * sigmoid(x), as x / (1 + exp(-x)).
+struct SiluFn {
+  static constexpr Kind kKind = Kind::kMap;
+  template <typename T, bool IsBool>
+  DLNODE_HD static T Of(T a, T /*b*/, T /*c*/) {
+    return a / (T(1) + Exp(-a));
+  }
+};
+
+// gelu, exact (torch's approximate='none'): x / 2 * (1 + erf(x / sqrt 2)).
+struct GeluFn {
+  static constexpr Kind kKind = Kind::kMap;
+  template <typename T, bool IsBool>
+  DLNODE_HD static T Of(T a, T /*b*/, T /*c*/) {
+    const T kSqrtHalf = T(0.70710678118654752440);
+    return a * T(0.5) * (T(1) + Erf(a * kSqrtHalf));
+  }
+};
+
+// gelu, approximate='tanh': x / 2 * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 x^3))).
+struct GeluTanhFn {
+  static constexpr Kind kKind = Kind::kMap;
+  template <typename T, bool IsBool>
+  DLNODE_HD static T Of(T a, T /*b*/, T /*c*/) {
+    const T kBeta = T(0.79788456080286535588);
+    const T kKappa = T(0.044715);
+    const T inner = kBeta * (a + kKappa * a * a * a);
+    return T(0.5) * a * (T(1) + Tanh(inner));
+  }
+};
 
 // round: half to even for floats (torch.round); integers unchanged.
 struct RoundFn {
