@@ -441,18 +441,18 @@ struct ClampFn {
 };
 
 // Whether the engine computes `op` in T (IsBool: T is Bool holding a bool):
-// the row's domain. The host engine's Elementwise() refuses the same.
+// the row's domain, read from the table's domain column (an array, not a
+// switch: rows of one domain would be identical cases). The host engine's
+// Elementwise() refuses the same.
 template <typename T, bool IsBool>
 DLNODE_HD bool Computes(ElementwiseOp op) {
-  switch (op) {
-#define DLNODE_COMPUTES_ROW(js, constant, inputs, Fn, domain) \
-  case ElementwiseOp::constant:                               \
-    return InDomain<T, IsBool>(Domain::domain);
-    DLNODE_ELEMENTWISE_OPS(DLNODE_COMPUTES_ROW)
-#undef DLNODE_COMPUTES_ROW
-    default:
-      return false;
-  }
+  constexpr Domain kDomains[] = {
+#define DLNODE_DOMAIN_ROW(js, constant, inputs, Fn, domain) Domain::domain,
+      DLNODE_ELEMENTWISE_OPS(DLNODE_DOMAIN_ROW)
+#undef DLNODE_DOMAIN_ROW
+  };
+  const auto at = static_cast<unsigned>(op);
+  return at < sizeof(kDomains) / sizeof(kDomains[0]) && InDomain<T, IsBool>(kDomains[at]);
 }
 
 // A comparison's result (IsComparison(op)), as a bool byte.
