@@ -139,10 +139,10 @@ describe('two loads of lib/ in one thread', () => {
     // A rejection made natively, once the job has run: the engine refusing
     // a dtype (bool sub; lib/ops.js refuses it before, so the wrapper is
     // called directly).
-    const { elementwise, opCodes } = require('../lib/binding');
+    const { elementwise, opCodes, HOST_DEVICE } = require('../lib/binding');
     const { infos } = require('../lib/dtypes');
     const bytes = new Uint8Array(2);
-    const rejected = elementwise(opCodes.sub, infos.bool.index, [2], bytes, 0, [1],
+    const rejected = elementwise(HOST_DEVICE, opCodes.sub, infos.bool.index, 0n, [2], bytes, 0, [1],
       [{ memory: bytes, offset: 0, strides: [1] }, 1], 0);
     const error = await rejected.then(() => null, (e) => e);
     expect(error).toBeInstanceOf(dl.DLPackError);
