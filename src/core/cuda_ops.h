@@ -1,5 +1,6 @@
-// The elementwise ops (elementwise.h) on CUDA device memory:
-// one kernel per compute dtype with the op as a runtime switch (cuda_ops.cu),
+// The elementwise ops (compute/elementwise.h) on CUDA device memory: one
+// kernel per compute dtype with the op as a runtime switch
+// (compute/cuda/cuda_ops.cu),
 // and two for float32 plans under 2^31 elements (four elements a thread: a
 // dense one through float4 loads, a tiled one for at most three dims),
 // whose element functions are elementwise_math.h's, the host engine's. Every
@@ -38,7 +39,8 @@ uint64_t ScalarBits(Scalar type, const void* element);
 bool DeviceComputes(ElementwiseOp op, Scalar type);
 
 // out = op(inputs) over `plan` (MakeOpPlan over the output and the inputs),
-// `type` as for Elementwise(). The caller checks DeviceComputes first.
+// `type` as for Elementwise(). The caller (compute/elementwise_call.cc)
+// checks DeviceComputes first.
 Status DeviceElementwise(int device, ElementwiseOp op, Scalar type, const OpPlan& plan,
                          const OpArgs& args, uintptr_t stream);
 
