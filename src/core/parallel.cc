@@ -277,4 +277,30 @@ void ParallelFor(int64_t n, int64_t grain, const std::function<void(int64_t, int
   pool.Ended();
 }
 
+void ParallelChunks(int64_t n, int max_chunks,
+                    const std::function<void(int64_t, int64_t, int)>& fn) {
+  if (n <= 0) return;
+  const int threads = LoopThreads(GetNumThreads(), OnlineCores(), t_off_event_loop);
+  const int chunks = static_cast<int>(std::min<int64_t>(std::min(threads, max_chunks), n));
+  if (chunks <= 1 || t_in_task) {
+    fn(0, n, 0);
+    return;
+  }
+  Pool& pool = ThePool();
+  std::unique_lock<std::mutex> busy(pool.busy(), std::try_to_lock);
+  if (!busy.owns_lock()) {
+    fn(0, n, 0);
+    return;
+  }
+  // Range i is [i * len, (i + 1) * len): at most `chunks` of them, each run once.
+  const int64_t len = (n + chunks - 1) / chunks;
+  const std::function<void(int64_t, int64_t)> range = [&](int64_t begin, int64_t end) {
+    fn(begin, end, static_cast<int>(begin / len));
+  };
+  t_in_task = true;
+  pool.Run(n, len, static_cast<int>((n + len - 1) / len), range);
+  t_in_task = false;
+  pool.Ended();
+}
+
 }  // namespace dlnode
