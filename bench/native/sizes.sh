@@ -22,7 +22,8 @@ for src in src/core/compute/*.cc src/core/compute/cuda/*.cc; do
     prefix=; [[ $arch == arm64 ]] && prefix=aarch64-linux-gnu-
     # The allocated sections with contents (code, constants, data), concatenated.
     : > "$o.bin"
-    for section in $(${prefix}readelf -SW "$o" | awk '$3 == "PROGBITS" && $0 ~ / [WAX]*A[WAX]* / {print $2}'); do
+    for section in $(${prefix}readelf -SW "$o" | sed 's/^ *\[ *[0-9]*\] *//' |
+                     awk '$2 == "PROGBITS" && $7 ~ /A/ {print $1}'); do
       ${prefix}objcopy --dump-section "$section=$o.part" "$o" /dev/null 2>/dev/null && cat "$o.part" >> "$o.bin"
     done
     bytes=$(stat -c %s "$o.bin")

@@ -21,6 +21,27 @@ void ForLanes(int64_t lanes, int64_t length, const Fn& fn) {
 
 double Square(double x) { return x * x; }
 
+// Whether a lane (or a weight) is float32 and dense: the loop below.
+bool DenseFloat(const LaneView& lv, const View& v) {
+  return v.type == Scalar::kFloat32 && lv.inner.ndim == 1 &&
+         (lv.inner.strides[0] == 1 || lv.length() <= 1);
+}
+bool DenseFloat(const Walk& w, const View& v) {
+  return v.type == Scalar::kFloat32 && w.ndim == 1 && (w.strides[0] == 1 || w.count <= 1);
+}
+
+// One dense float32 row of layerNorm: the general loop's arithmetic (in
+// double, rounded once), without its per-element type switch and walk.
+void DenseLayerNormRow(const float* x, float* y, int64_t n, double mean, double rstd,
+                       const float* w, const float* b) {
+  for (int64_t i = 0; i < n; ++i) {
+    double v = (static_cast<double>(x[i]) - mean) * rstd;
+    if (w != nullptr) v *= static_cast<double>(w[i]);
+    if (b != nullptr) v += static_cast<double>(b[i]);
+    y[i] = static_cast<float>(v);
+  }
+}
+
 }  // namespace
 
 ComputeResult LayerNorm(const LayerNormArgs& args) {
@@ -39,6 +60,15 @@ ComputeResult LayerNorm(const LayerNormArgs& args) {
     const double rstd = 1.0 / std::sqrt(var + args.eps);
     const char* src = in.Lane(o);
     char* dst = const_cast<char*>(out.Lane(o));
+    if (DenseFloat(in, args.in) && DenseFloat(out, args.out) &&
+        (args.weight == nullptr || DenseFloat(weight, *args.weight)) &&
+        (args.bias == nullptr || DenseFloat(bias, *args.bias))) {
+      DenseLayerNormRow(
+          reinterpret_cast<const float*>(src), reinterpret_cast<float*>(dst), n, mean, rstd,
+          args.weight != nullptr ? reinterpret_cast<const float*>(args.weight->first) : nullptr,
+          args.bias != nullptr ? reinterpret_cast<const float*>(args.bias->first) : nullptr);
+      return;
+    }
     Cursor ci(in.inner, 0);
     Cursor co(out.inner, 0);
     Cursor cw(weight, 0);

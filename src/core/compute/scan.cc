@@ -43,6 +43,24 @@ void ScanTyped(const ScanArgs& args) {
                 for (int64_t o = b; o < e; ++o) {
                   const char* src = in.Lane(o);
                   char* dst = const_cast<char*>(out.Lane(o));
+                  if constexpr (std::is_same<S, float>::value || std::is_same<S, double>::value) {
+                    if (out_type == args.in.type) {
+                      // The common case typed: the same arithmetic, no per-element switch.
+                      const int64_t si = step / static_cast<int64_t>(sizeof(S));
+                      const int64_t so = out_step / static_cast<int64_t>(sizeof(S));
+                      const S* x = reinterpret_cast<const S*>(src);
+                      S* y = reinterpret_cast<S*>(dst);
+                      double acc = args.product ? 1.0 : 0.0;
+                      if (args.product) {
+                        for (int64_t i = 0; i < n; ++i)
+                          y[i * so] = static_cast<S>(acc *= x[i * si]);
+                      } else {
+                        for (int64_t i = 0; i < n; ++i)
+                          y[i * so] = static_cast<S>(acc += x[i * si]);
+                      }
+                      continue;
+                    }
+                  }
                   if (float_out) {
                     double acc = args.product ? 1.0 : 0.0;
                     for (int64_t i = 0; i < n; ++i) {

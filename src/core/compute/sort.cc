@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <type_traits>
 #include <utility>
 
 #include "../parallel.h"
@@ -40,10 +41,18 @@ void StoreIndex(char* p, Scalar type, int64_t i) {
   }
 }
 
+// Values sort as one of three key types, to keep one sort per key type in
+// the binary (a sort per dtype was 100 KB of x64 code): signed integers and
+// bool as int64, unsigned ones as uint64, floats as double (every value
+// exact, NaN still NaN, -0 still equal to 0).
 template <class S>
-ComputeResult SortTyped(const SortArgs& args) {
-  using V = typename Real<S>::Value;
-  using Pair = std::pair<V, int64_t>;
+using KeyOf = std::conditional_t<
+    std::is_floating_point<typename Real<S>::Value>::value, double,
+    std::conditional_t<std::is_signed<typename Real<S>::Value>::value, int64_t, uint64_t>>;
+
+template <class K>
+ComputeResult SortByKey(const SortArgs& args, K (*load)(const char*), void (*store)(char*, K)) {
+  using Pair = std::pair<K, int64_t>;
   const LaneView in(args.in, 1);
   const int64_t lanes = in.lanes();
   const int64_t n = in.length();
@@ -59,26 +68,35 @@ ComputeResult SortTyped(const SortArgs& args) {
   const int64_t value_step = values.inner.strides[0] * item;
   const int64_t index_item = args.indices.item();
   const int64_t index_step = indices.inner.strides[0] * index_item;
-  const Before<V> before{args.descending};
-  // Lanes are whole tasks (a lane of n elements is n log n work); the
-  // indices are written before the values, which may overwrite the input.
+  const Before<K> before{args.descending};
+  // Lanes are whole tasks (a lane of n elements is n log n work).
   ParallelChunks(lanes, slots, [&](int64_t begin, int64_t end, int slot) {
     Pair* pairs = buffers.data() + static_cast<uint64_t>(slot) * static_cast<uint64_t>(n);
     for (int64_t o = begin; o < end; ++o) {
       const char* lane = in.Lane(o);
-      for (int64_t i = 0; i < n; ++i) pairs[i] = {Real<S>::Load(lane + i * step), i};
+      for (int64_t i = 0; i < n; ++i) pairs[i] = {load(lane + i * step), i};
       std::stable_sort(pairs, pairs + n, before);
       char* idx = const_cast<char*>(indices.Lane(o));
-      for (int64_t i = 0; i < n; ++i)
+      for (int64_t i = 0; i < n; ++i) {
         StoreIndex(idx + i * index_step, args.indices.type, pairs[i].second);
-      if (args.values.first != nullptr) {
-        char* val = const_cast<char*>(values.Lane(o));
-        // From the pairs, not the lane: values may be the input itself.
-        for (int64_t i = 0; i < n; ++i) Real<S>::Store(val + i * value_step, pairs[i].first);
       }
+      if (args.values.first == nullptr) continue;
+      // From the keys (each exact), not the lane: out may be the input itself.
+      char* val = const_cast<char*>(values.Lane(o));
+      for (int64_t i = 0; i < n; ++i) store(val + i * value_step, pairs[i].first);
     }
   });
   return {};
+}
+
+template <class S>
+KeyOf<S> LoadKey(const char* p) {
+  return static_cast<KeyOf<S>>(Real<S>::Load(p));
+}
+
+template <class S>
+void StoreKey(char* p, KeyOf<S> key) {
+  Real<S>::Store(p, static_cast<typename Real<S>::Value>(key));
 }
 
 }  // namespace
@@ -86,8 +104,10 @@ ComputeResult SortTyped(const SortArgs& args) {
 ComputeResult Sort(const SortArgs& args) {
   if (ComputeResult r = RequireHost(args.place, "sort"); !r.ok()) return r;
   ComputeResult result;
-  DispatchReal(args.in.type,
-               [&](auto tag) { result = SortTyped<typename decltype(tag)::type>(args); });
+  DispatchReal(args.in.type, [&](auto tag) {
+    using S = typename decltype(tag)::type;
+    result = SortByKey<KeyOf<S>>(args, LoadKey<S>, StoreKey<S>);
+  });
   return result;
 }
 
