@@ -45,6 +45,19 @@ ComputeResult CheckIndices(const View& index, int64_t lo, int64_t hi, const char
                            const std::string& range_of) {
   const Walk w(index.ndim, index.shape, index.strides);
   const int64_t n = index.size();
+  // A dense index, the common case: one typed pass for the range, the
+  // element-by-element walk below only to name the first index outside it.
+  if (w.ndim == 1 && (w.strides[0] == 1 || n <= 1)) {
+    bool inside = true;
+    if (index.type == Scalar::kInt32) {
+      const auto* p = reinterpret_cast<const int32_t*>(index.first);
+      for (int64_t i = 0; i < n; ++i) inside &= p[i] >= lo && p[i] < hi;
+    } else {
+      const auto* p = reinterpret_cast<const int64_t*>(index.first);
+      for (int64_t i = 0; i < n; ++i) inside &= p[i] >= lo && p[i] < hi;
+    }
+    if (inside) return {};
+  }
   Cursor c(w, 0);
   for (int64_t i = 0; i < n; ++i, c.Next()) {
     const int64_t v = LoadIndex(index.first + c.offset() * index.item(), index.type);
@@ -86,21 +99,69 @@ struct Odometer {
   }
 };
 
+// One run of the last dim: len elements of `bytes` bytes each, out at o
+// (step so), the source at base + index * step (base steps sb), the indices
+// at ip (step si), all in bytes. Typed on the index and the element size, so
+// the loop is a load, a multiply-add and a copy.
+template <class I, int kBytes>
+void CopyRun(char* o, int64_t so, const char* base, int64_t sb, const char* ip, int64_t si,
+             int64_t step, int64_t len) {
+  for (int64_t j = 0; j < len; ++j) {
+    I at;
+    std::memcpy(&at, ip + j * si, sizeof at);
+    std::memcpy(o + j * so, base + j * sb + static_cast<int64_t>(at) * step, kBytes);
+  }
+}
+
+template <class I>
+void CopyRunOf(int64_t bytes, char* o, int64_t so, const char* base, int64_t sb, const char* ip,
+               int64_t si, int64_t step, int64_t len) {
+  switch (bytes) {
+    case 1:
+      return CopyRun<I, 1>(o, so, base, sb, ip, si, step, len);
+    case 2:
+      return CopyRun<I, 2>(o, so, base, sb, ip, si, step, len);
+    case 4:
+      return CopyRun<I, 4>(o, so, base, sb, ip, si, step, len);
+    case 8:
+      return CopyRun<I, 8>(o, so, base, sb, ip, si, step, len);
+    default:
+      return CopyRun<I, 16>(o, so, base, sb, ip, si, step, len);
+  }
+}
+
 // out[p] = in[base(p) + index(p) * step], over out's shape, where
-// base_strides are in's strides with 0 at `dim` and index_strides index's.
+// base_strides are in's strides with 0 at `dim` and index_strides index's:
+// runs of the last dim, the outer dims walked once a run.
 void Copy(const View& in, int dim, const View& out, const int64_t* base_strides, const View& index,
           const int64_t* index_strides) {
   const int64_t item = in.item();
-  const int64_t step = in.strides[dim];
-  const int64_t n = out.size();
-  ParallelFor(n, kDefaultGrain, [&](int64_t b, int64_t e) {
-    Odometer od(out.ndim, out.shape, out.strides, base_strides, index_strides, b);
-    for (int64_t i = b; i < e; ++i, od.Next()) {
-      const int64_t at = LoadIndex(index.first + od.off[2] * index.item(), index.type);
-      std::memcpy(out.first + od.off[0] * item, in.first + (od.off[1] + at * step) * item,
-                  static_cast<size_t>(item));
-    }
-  });
+  const int64_t index_item = index.item();
+  const int64_t step = in.strides[dim] * item;
+  // Runs along the innermost dim longer than 1 (size-1 dims after it add
+  // nothing to any offset).
+  int last = out.ndim - 1;
+  while (last > 0 && out.shape[last] == 1) --last;
+  const int64_t len = out.ndim == 0 ? 1 : out.shape[last];
+  const int64_t runs = len == 0 ? 0 : out.size() / len;
+  const int64_t so = out.ndim == 0 ? 0 : out.strides[last] * item;
+  const int64_t sb = out.ndim == 0 ? 0 : base_strides[last] * item;
+  const int64_t si = out.ndim == 0 ? 0 : index_strides[last] * index_item;
+  ParallelFor(runs, std::max<int64_t>(1, kDefaultGrain / std::max<int64_t>(len, 1)),
+              [&](int64_t b, int64_t e) {
+                Odometer od(std::max(last, 0), out.shape, out.strides, base_strides, index_strides,
+                            b);
+                for (int64_t r = b; r < e; ++r, od.Next()) {
+                  char* o = out.first + od.off[0] * item;
+                  const char* base = in.first + od.off[1] * item;
+                  const char* ip = index.first + od.off[2] * index_item;
+                  if (index.type == Scalar::kInt32) {
+                    CopyRunOf<int32_t>(item, o, so, base, sb, ip, si, step, len);
+                  } else {
+                    CopyRunOf<int64_t>(item, o, so, base, sb, ip, si, step, len);
+                  }
+                }
+              });
 }
 
 }  // namespace

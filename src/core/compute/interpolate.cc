@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 #include "../parallel.h"
 #include "lanes.h"
@@ -56,6 +57,35 @@ Tap<A> LinearTap(int64_t dst, int64_t in, int64_t out, bool align_corners, doubl
   return {i0, i1, A(1) - l1, l1};
 }
 
+template <class T>
+T LoadTyped(const char* p) {
+  T v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+template <class T>
+void StoreTyped(char* p, T v) {
+  std::memcpy(p, &v, sizeof v);
+}
+
+// One output row from source rows r0 and r1 (the same row for nearest).
+template <class A, class Load, class Store>
+void Row(const Load& load, const Store& store, bool bilinear, const Tap<A>* cols, int64_t ow,
+         const Tap<A>& row, const char* r0, const char* r1, int64_t sw, char* dst, int64_t so) {
+  for (int64_t x = 0; x < ow; ++x) {
+    const Tap<A>& t = cols[x];
+    A v;
+    if (!bilinear) {
+      v = load(r0 + t.i0 * sw);
+    } else {
+      const A top = load(r0 + t.i0 * sw) * t.l0 + load(r0 + t.i1 * sw) * t.l1;
+      const A bottom = load(r1 + t.i0 * sw) * t.l0 + load(r1 + t.i1 * sw) * t.l1;
+      v = top * row.l0 + bottom * row.l1;
+    }
+    store(dst + x * so, v);
+  }
+}
+
 template <class A>
 ComputeResult InterpolateTyped(const InterpolateArgs& args) {
   const View& in = args.in;
@@ -70,6 +100,10 @@ ComputeResult InterpolateTyped(const InterpolateArgs& args) {
                             : NearestTap<A>(x, w, ow, args.scale_w);
   }
   const int64_t planes = in.shape[0] * in.shape[1];
+  // float32 in and out compute in float, float64 in double: typed loads and
+  // stores, the same arithmetic as the general loop's.
+  const Scalar own = sizeof(A) == sizeof(float) ? Scalar::kFloat32 : Scalar::kFloat64;
+  const bool dense = in.type == own && out.type == own;
   const int64_t item = in.item();
   const int64_t oitem = out.item();
   ParallelFor(planes * oh, std::max<int64_t>(1, kDefaultGrain / std::max<int64_t>(ow, 1)),
@@ -89,19 +123,16 @@ ComputeResult InterpolateTyped(const InterpolateArgs& args) {
                       out.first +
                       (n * out.strides[0] + c * out.strides[1] + y * out.strides[2]) * oitem;
                   const int64_t sw = in.strides[3] * item;
-                  for (int64_t x = 0; x < ow; ++x) {
-                    const Tap<A>& t = cols[x];
-                    A v;
-                    if (!args.bilinear) {
-                      v = static_cast<A>(LoadReal(r0 + t.i0 * sw, in.type));
-                    } else {
-                      const A top = static_cast<A>(LoadReal(r0 + t.i0 * sw, in.type)) * t.l0 +
-                                    static_cast<A>(LoadReal(r0 + t.i1 * sw, in.type)) * t.l1;
-                      const A bottom = static_cast<A>(LoadReal(r1 + t.i0 * sw, in.type)) * t.l0 +
-                                       static_cast<A>(LoadReal(r1 + t.i1 * sw, in.type)) * t.l1;
-                      v = top * row.l0 + bottom * row.l1;
-                    }
-                    StoreReal(dst + x * out.strides[3] * oitem, out.type, static_cast<double>(v));
+                  const int64_t so = out.strides[3] * oitem;
+                  if (dense) {
+                    Row<A>(LoadTyped<A>, StoreTyped<A>, args.bilinear, cols.data(), ow, row, r0, r1,
+                           sw, dst, so);
+                  } else {
+                    const Scalar it = in.type;
+                    const Scalar ot = out.type;
+                    Row<A>([it](const char* p) { return static_cast<A>(LoadReal(p, it)); },
+                           [ot](char* p, A v) { StoreReal(p, ot, static_cast<double>(v)); },
+                           args.bilinear, cols.data(), ow, row, r0, r1, sw, dst, so);
                   }
                 }
               });
