@@ -157,6 +157,15 @@ class Cursor {
 
 constexpr int kSumLanes = 8;
 
+// The sums below recurse; inlined, GCC unrolls a few levels of the recursion
+// into every caller (cosineSimilarity's lane was 57 KB of code), so they stay
+// calls (one per leaf of 64 values).
+#if defined(__GNUC__)
+#define DLNODE_SUM_NOINLINE __attribute__((noinline))
+#else
+#define DLNODE_SUM_NOINLINE
+#endif
+
 inline double FoldLanes(const double* a) {
   return ((a[0] + a[1]) + (a[2] + a[3])) + ((a[4] + a[5]) + (a[6] + a[7]));
 }
@@ -164,7 +173,7 @@ inline double FoldLanes(const double* a) {
 // The pairwise sum of n values taken in order from next() (the order above
 // within one block).
 template <class Next>
-double PairwiseSum(int64_t n, Next& next) {
+DLNODE_SUM_NOINLINE double PairwiseSum(int64_t n, Next& next) {
   if (n <= kLeaf) {
     double a[kSumLanes] = {};
     for (int64_t i = 0; i < n; ++i) a[i % kSumLanes] += next();
@@ -177,7 +186,7 @@ double PairwiseSum(int64_t n, Next& next) {
 
 // The same sum of f(p[0]), ..., f(p[n - 1]) over dense values.
 template <class T, class F>
-double DensePairwiseSum(const T* p, int64_t n, const F& f) {
+DLNODE_SUM_NOINLINE double DensePairwiseSum(const T* p, int64_t n, const F& f) {
   if (n <= kLeaf) {
     double a[kSumLanes] = {};
     int64_t i = 0;
@@ -223,11 +232,11 @@ struct LaneView {
     const int64_t item = view->item();
     const Scalar type = view->type;
     if (inner.ndim == 1 && (inner.strides[0] == 1 || inner.count <= 1)) {
+      // float32 only: each dense instantiation is a few KB of code per sum
+      // formula, and float64 lanes are rare in pipelines (they take the
+      // general path below, in the same order).
       if (type == Scalar::kFloat32) {
         return DensePairwiseSum(reinterpret_cast<const float*>(base) + start, n, f);
-      }
-      if (type == Scalar::kFloat64) {
-        return DensePairwiseSum(reinterpret_cast<const double*>(base) + start, n, f);
       }
     }
     if (inner.ndim == 1) {
