@@ -478,6 +478,7 @@ const environment = {
 
 // The sharing cases hand tensors to a worker thread and a Python process.
 let sharingNote = null;
+let arrowNote = null; // the Arrow and Ray rows' note (bench/arrow.js): why Ray was skipped, or null
 let cudaNote = null;
 let cudaOpsNote = null;
 let pipelineNote = null;
@@ -485,6 +486,7 @@ let computeNotes = [];
 require('./sharing').sharingCases(record, python).then(async (note) => {
   sharingNote = note;
   pipelineNote = await require('./pipeline').pipelineCases(record, python);
+  arrowNote = await require('./arrow').arrowCases(record, { compare, median });
   computeNotes = await require('./compute').computeCases(record, { python });
   try {
     cudaNote = require('./cuda').cudaCases(record);
@@ -503,6 +505,7 @@ require('./sharing').sharingCases(record, python).then(async (note) => {
       results,
       reference,
       sharingNote,
+      arrowNote,
       pipelineNote,
       computeNotes,
       cudaNote,
@@ -558,6 +561,7 @@ function printTable() {
   if (!reference.available) console.log(`python reference: unavailable (${reference.reason})`);
   if (sharingNote) console.log(sharingNote);
   if (pipelineNote) console.log(pipelineNote);
+  if (arrowNote) console.log(arrowNote);
   for (const note of computeNotes) console.log(note);
   if (cudaNote) console.log(cudaNote);
   if (cudaOpsNote) console.log(cudaOpsNote);

@@ -379,6 +379,13 @@ export declare class Tensor<N extends DTypeName = DTypeName> implements DLPackPr
   __dlpack__(options?: DLPackOptions): DLPackCapsule;
   __dlpack_device__(): [number, number];
   /**
+   * An Arrow Vector over this tensor's memory (docs/arrow.md): a FixedSizeList column of shape[0] rows
+   * (a plain column for one dim), tagged arrow.fixed_shape_tensor where it is written into a table or IPC.
+   * The vector holds the memory: dispose() cannot detach it. bool, bfloat16, complex and strides that are
+   * no permutation of a row-major cell need `copy: true` (ERR_DLPACK_COPY_REQUIRED).
+   */
+  toArrow(options?: ToArrowOptions): ArrowVector;
+  /**
    * A descriptor another thread or process opens with dl.open(). A tensor over a plain
    * ArrayBuffer throws ERR_DLPACK_UNSUPPORTED: call shareMemory() or toShared() first.
    */
@@ -482,7 +489,8 @@ export type ErrorCode =
   | 'ERR_DLPACK_UNSUPPORTED' | 'ERR_DLPACK_CONSUMED' | 'ERR_DLPACK_COPY_REQUIRED' | 'ERR_DLPACK_DETACHED'
   | 'ERR_DLPACK_DISPOSED' | 'ERR_DLPACK_READ_ONLY' | 'ERR_DLPACK_NOT_CONTIGUOUS' | 'ERR_DLPACK_WRONG_DEVICE'
   | 'ERR_DLPACK_OUT_OF_MEMORY' | 'ERR_DLPACK_CUDA' | 'ERR_DLPACK_CUDA_UNAVAILABLE'
-  | 'ERR_DLPACK_PYTHON' | 'ERR_DLPACK_WORKER_EXITED' | 'ERR_DLPACK_WORKER_PROTOCOL';
+  | 'ERR_DLPACK_PYTHON' | 'ERR_DLPACK_WORKER_EXITED' | 'ERR_DLPACK_WORKER_PROTOCOL'
+  | 'ERR_DLPACK_MISSING_PEER'; // an optional peer (apache-arrow, Ray in the worker's Python) is not installed
 
 export declare class DLPackError extends Error {
   constructor(message: string, code?: ErrorCode);
@@ -773,6 +781,120 @@ export declare const python: {
   /** Starts `script` (which calls dlpack_node.worker.serve) with this package's Python module on PYTHONPATH. */
   spawn(script: string, options?: PythonSpawnOptions): PythonWorker;
   PythonWorker: typeof PythonWorker;
+};
+
+// Apache Arrow (docs/arrow.md). apache-arrow is an optional peer dependency: these are the parts of its
+// objects the functions read, so any apache-arrow Table, RecordBatch, Vector or Data (of any version)
+// fits; cast what they return to apache-arrow's own types for the rest of its API.
+export interface ArrowData {
+  readonly type: { readonly typeId: number };
+  readonly length: number;
+  readonly children: readonly ArrowData[];
+}
+export interface ArrowField {
+  readonly name: string;
+  readonly metadata: ReadonlyMap<string, string>;
+}
+export interface ArrowVector {
+  readonly data: readonly ArrowData[];
+  readonly length: number;
+  readonly type: { readonly typeId: number };
+}
+export interface ArrowRecordBatch {
+  readonly schema: { readonly fields: readonly ArrowField[] };
+  readonly data: ArrowData;
+}
+export interface ArrowTable {
+  readonly schema: { readonly fields: readonly ArrowField[] };
+  readonly batches: readonly ArrowRecordBatch[];
+  readonly numRows: number;
+}
+
+export interface FromArrowOptions {
+  /** The column of a table or record batch: its name or index (required when it has several). */
+  column?: string | number;
+  /** Allow a copy where no view can be made (nulls as NaN or 0, booleans, several batches, big-endian bytes). */
+  copy?: boolean;
+  /** The cell shape of a column without the extension (DuckDB and Polars results); must agree with one. */
+  shape?: readonly number[];
+}
+
+export interface ToArrowOptions {
+  /** The field's name when the vector is written into a table or IPC (default 'tensor'). */
+  name?: string;
+  /** Tag the column arrow.fixed_shape_tensor (default true); false writes a plain FixedSizeList. */
+  extension?: boolean;
+  /** Names of the cell dims, in the tensor's (logical) order. */
+  dimNames?: readonly string[];
+  /** Allow a conversion into new memory (bool to a bitmap, bfloat16 to float32, complex to pairs, strides). */
+  copy?: boolean;
+}
+
+/** A tensor over an Arrow column's values (no copy); it keeps the Arrow buffer alive, as fromBuffer does. */
+export declare function fromArrow(source: ArrowTable | ArrowRecordBatch | ArrowVector | ArrowData,
+  options?: FromArrowOptions): Tensor;
+/** A tensor over a column of Arrow IPC bytes (stream or file): the same ArrayBuffer, no byte copied. */
+export declare function fromArrowIPC(bytes: ArrayBufferLike | ArrayBufferView, options?: FromArrowOptions): Tensor;
+/** One record batch whose columns are the tensors' memory (and Arrow vectors as they are). */
+export declare function toArrowTable(columns: { readonly [name: string]: Tensor | ArrowVector },
+  options?: { copy?: boolean }): ArrowTable;
+/**
+ * The Arrow IPC stream (or file) as chunks, nothing joined: headers and padding, and body chunks that are
+ * the columns' memory (for fs.writev or a socket).
+ */
+export declare function toArrowIPCChunks(source: ArrowTable | Tensor | ArrowVector,
+  options?: { format?: 'stream' | 'file'; copy?: boolean }): Uint8Array[];
+
+export interface RayConnectOptions {
+  /** A cluster to join ('auto', 'host:port'); without it the worker starts a local cluster. */
+  address?: string;
+  namespace?: string;
+  /** A local cluster's CPUs. */
+  numCpus?: number;
+  /** A local cluster's object store, in bytes. */
+  objectStoreMemory?: number;
+  /** The worker's Python (it needs Ray): default $DLPACK_PYTHON, else python3. */
+  python?: string;
+  env?: Record<string, string | undefined>;
+  stderr?: 'inherit' | 'pipe' | 'ignore';
+}
+
+/** An ObjectRef the Ray worker holds for this process, until release() or collection. */
+export declare class RayRef {
+  private constructor();
+  /** The ObjectRef's hex id. */
+  readonly id: string;
+  readonly client: RayClient;
+  release(): Promise<unknown>;
+}
+
+/** Ray through a Python worker (docs/arrow.md "Ray"). */
+export declare class RayClient {
+  private constructor();
+  readonly address: string;
+  readonly nodeId: string;
+  readonly version: string;
+  /** Whether connect() started the cluster (close() stops it). */
+  readonly local: boolean;
+  readonly pid: number | undefined;
+  readonly closed: boolean;
+  /** ray.put: one copy into the object store. The tensor must be in shared memory (as for worker.call). */
+  put(tensor: Tensor): Promise<RayRef>;
+  /** fn.remote(...args) for 'package.module:function'; resolves with the result's reference. */
+  call(fn: string, ...args: unknown[]): Promise<RayRef>;
+  /** ray.get: a Tensor in memory this process maps (one copy), or the JSON value. */
+  get<R extends PythonResult = PythonResult>(ref: RayRef): Promise<R>;
+  release(...refs: RayRef[]): Promise<unknown>;
+  /** The references held, and the bytes in use in the node's object store. */
+  stats(): Promise<{ refs: number; objectStoreBytes: number }>;
+  /** Drops every reference, disconnects (stopping a local cluster) and ends the worker. */
+  close(): Promise<number | null>;
+}
+
+export declare const ray: {
+  connect(options?: RayConnectOptions): Promise<RayClient>;
+  RayClient: typeof RayClient;
+  RayRef: typeof RayRef;
 };
 
 /** What this build and machine can do. */

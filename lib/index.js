@@ -16,9 +16,11 @@ const reduce = require('./reduce');
 
 const { cuda, capabilities } = require('./cuda');
 const python = require('./python');
+const { fromArrow, fromArrowIPC, toArrow, toArrowTable, toArrowIPCChunks } = require('./arrow');
+const ray = require('./ray');
 
 // The tensor core calls up into the layers built on it through these.
-connect({ toDLPack, share, shareMemory, toShared, valuesFrom, scalarTensor, fill, ops: ops.methods, reduce });
+connect({ toDLPack, share, shareMemory, toShared, valuesFrom, scalarTensor, fill, ops: ops.methods, reduce, toArrow });
 
 // The folder holding the Python half (dlpack_node), for sys.path / PYTHONPATH.
 const pythonPath = require('path').join(__dirname, '..', 'python');
@@ -70,4 +72,9 @@ module.exports = {
   cuda,
   capabilities,
   python: { spawn: python.spawn, PythonWorker: python.PythonWorker },
+  fromArrow,
+  fromArrowIPC,
+  toArrowTable,
+  toArrowIPCChunks,
+  ray: { connect: ray.connect, RayClient: ray.RayClient, RayRef: ray.RayRef },
 };

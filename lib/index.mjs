@@ -13,5 +13,6 @@ export const {
   resultType, promoteTypes, canCast, broadcastShapes, setNumThreads, getNumThreads,
   sum, mean, amax, amin, max, min, argmax, argmin, softmax, logSoftmax, topk,
   fromDLPack, from_dlpack, toDLPack, to_dlpack, open, wasm, cuda, capabilities, python,
+  fromArrow, fromArrowIPC, toArrowTable, toArrowIPCChunks, ray,
 } = dl;
 export default dl;

@@ -113,7 +113,7 @@ function unmovable(storage) {
     case 'heap':
       if (storage.sharedBuffer) return 'a SharedArrayBuffer, which other threads hold and cannot be moved';
       if (!storage.owned) return 'a buffer passed to fromBuffer(), which the caller holds';
-      if (storage.pinned) return 'memory a DLPack struct (toPointer()) may still point at';
+      if (storage.pinned) return 'memory a DLPack struct (toPointer()) or an Arrow column (toArrow()) may still point at';
       return null;
     case 'wasm':
       return 'WebAssembly memory, which its instance holds';

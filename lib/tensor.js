@@ -28,7 +28,7 @@ function notJson(t, value) {
 // stays a DAG without lazy requires (test/architecture.test.js).
 const above = {
   toDLPack: null, share: null, shareMemory: null, toShared: null, valuesFrom: null, scalarTensor: null, fill: null,
-  ops: null, reduce: null,
+  ops: null, reduce: null, toArrow: null,
 };
 function connect(layers) {
   Object.assign(above, layers);
@@ -521,6 +521,12 @@ class Tensor {
   softmax(...args) { return above.reduce.softmax(this, ...args); }
   logSoftmax(...args) { return above.reduce.logSoftmax(this, ...args); }
   topk(...args) { return above.reduce.topk(this, ...args); }
+
+  // An Arrow Vector over this tensor's memory (docs/arrow.md, lib/arrow.js).
+  toArrow(options = undefined) {
+    if (!(this instanceof Tensor)) throw invalidType('this', 'a Tensor', this);
+    return above.toArrow(this, options);
+  }
 
   __dlpack_device__() {
     liveStorage(this);

@@ -17,10 +17,19 @@ function findToolkit() {
     fs.existsSync(path.join(dir, 'lib64', 'libcudart_static.a')));
 }
 
-// Machine code for every architecture in src/sources.json (those CUDA 13
-// supports), and PTX of the last, which the driver compiles for newer GPUs.
+// The architectures src/sources.json lists for the target (those CUDA 13
+// supports; cudaArm64Only ones only where the target is arm64, the only
+// systems their GPUs come in). node-gyp's --arch reaches this script as
+// npm_config_arch.
+function architectures(target = process.env.npm_config_arch || process.arch) {
+  const { cudaArchitectures, cudaArm64Only } = require('../src/sources.json');
+  return target === 'arm64' ? cudaArchitectures : cudaArchitectures.filter((a) => !cudaArm64Only.includes(a));
+}
+
+// Machine code for every architecture of the target, and PTX of the last,
+// which the driver compiles for newer GPUs.
 function nvccFlags() {
-  const archs = require('../src/sources.json').cudaArchitectures;
+  const archs = architectures();
   const last = archs[archs.length - 1];
   return ['-std=c++17', '-O3', '-DDLPACK_WITH_CUDA=1', '-Xcompiler', '-fPIC', '-Xcompiler', '-fvisibility=hidden',
     ...archs.map((a) => `-gencode=arch=compute_${a},code=sm_${a}`), `-gencode=arch=compute_${last},code=compute_${last}`];

@@ -107,6 +107,11 @@ if (!hasNpm) console.log('npm package tests skipped: no npm on PATH to list what
     }
     expect(read('LICENSE')).toMatch(/Apache License\s+Version 2\.0, January 2004/);
     for (const file of files) expect(file).not.toMatch(/^(test|bench|build|\.ci)\//);
+    // The developer's scripts stay in the repository: mutation testing, the peers venv.
+    for (const file of ['scripts/mutate.js', 'scripts/peers-venv.sh', 'scripts/peers-requirements.txt']) {
+      expect(fs.existsSync(path.join(root, file))).toBe(true);
+      expect({ file, shipped: files.has(file) }).toEqual({ file, shipped: false });
+    }
     // The Python half is the package, its format and its build files: not its tests, and
     // not the JSON worker the Node tests drive (test/fixtures/python/json_worker.py).
     const python = [...files].filter((file) => file.startsWith('python/'));

@@ -6,17 +6,40 @@ const { spawnSync, execFileSync } = require('child_process');
 const dl = require('../lib');
 const { PYTHON, heldSegments, collect } = require('./helpers');
 const { MAX_LINE } = require('../lib/python');
+const { VENV_PYTHON } = require('./peers/embed');
 
-const probe = (code) => spawnSync(PYTHON, ['-c', code], { encoding: 'utf8' }).status === 0;
-const hasNumpy = probe('import numpy');
-const hasTorch = hasNumpy && probe('import torch');
-if (!hasNumpy) console.log(`Python worker tests skipped: ${PYTHON} cannot import numpy`);
-if (hasNumpy && !hasTorch) console.log(`Python worker torch test skipped: ${PYTHON} cannot import torch`);
-// NumPy's dimension limit (32 before NumPy 2, 64 since), as dlpack_node reads it.
-const numpyDims = hasNumpy ? Number(spawnSync(PYTHON, ['-c', 'import numpy; print(numpy.__version__)'],
-  { encoding: 'utf8' }).stdout.split('.')[0]) >= 2 ? 64 : 32 : 0;
-const itPython = hasNumpy ? test : test.skip;
-const itTorch = hasTorch ? test : test.skip;
+// The data path runs on two interpreters: Debian's (NumPy 1.24 and PyTorch 1.13, the
+// legacy peers; DLPACK_TEST_PYTHON names another) and the peers venv's (NumPy 2,
+// PyTorch 2.13, JAX, Paddle: scripts/peers-venv.sh). The venv is skipped with the
+// reason where it is missing, and must be there with DLPACK_PEERS_REQUIRED=1 (CI).
+const REQUIRED = process.env.DLPACK_PEERS_REQUIRED === '1';
+function interpreter(label, python, modules) {
+  const found = spawnSync(python, ['-c', `import json, importlib.util
+out = {}
+for m in ('numpy', 'torch', 'jax', 'paddle'):
+    if importlib.util.find_spec(m) is not None:
+        out[m] = __import__(m).__version__
+print(json.dumps(out))`], { encoding: 'utf8', timeout: 120000 });
+  const versions = found.status === 0 ? JSON.parse(found.stdout.trim().split('\n').pop()) : {};
+  const skip = (what) => {
+    const reason = found.error ? `${python} does not run (${found.error.code})` : found.status !== 0 ?
+      `${python} failed to list its modules: ${found.stderr.trim().split('\n').pop()}` : `${python} cannot import ${what}`;
+    console.log(`Python worker tests ${REQUIRED && label === 'venv' ? 'fail' : 'skipped'} (${label}): ${reason}`);
+    return REQUIRED && label === 'venv' ? (title) => test(title, () => { throw new Error(reason); }) : test.skip;
+  };
+  const it = {};
+  for (const m of modules) it[m] = versions[m] && (m === 'numpy' || versions.numpy) ? test : skip(m);
+  return {
+    label, python, versions,
+    // NumPy's dimension limit (32 before NumPy 2, 64 since), as dlpack_node reads it.
+    numpyDims: versions.numpy ? (Number(versions.numpy.split('.')[0]) >= 2 ? 64 : 32) : 0,
+    itPython: it.numpy, itTorch: it.torch, itJax: it.jax, itPaddle: it.paddle,
+    toString: () => `${label} Python (${python}: ${Object.entries(versions).map((e) => e.join(' ')).join(', ')})`,
+  };
+}
+const SYSTEM = interpreter('system', PYTHON, ['numpy', 'torch']);
+const VENV = interpreter('venv', VENV_PYTHON, ['numpy', 'torch', 'jax', 'paddle']);
+const { itPython } = SYSTEM;
 
 const SERVED = path.join(__dirname, 'fixtures', 'python', 'served.py');
 // Whether process `pid` is gone within 10 s (it is killed if not).
@@ -30,18 +53,19 @@ const gone = (pid) => {
   process.kill(pid, 'SIGKILL');
   return false;
 };
-const start = (args = []) => dl.python.spawn(SERVED, { python: PYTHON, args, stderr: 'ignore' });
+const start = (args = [], python = PYTHON) => dl.python.spawn(SERVED, { python, args, stderr: 'ignore' });
 const shared = (values, dtype = 'float32') => {
   const t = dl.empty([values.length], { dtype, shared: true });
   t.copyFrom(values);
   return t;
 };
 
-describe('Python workers', () => {
+describe.each([SYSTEM, VENV])('Python workers on the %s', (py) => {
+  const { python, numpyDims, itPython, itTorch } = py;
   let worker;
   beforeAll(async () => {
-    if (!hasNumpy) return;
-    worker = start();
+    if (!py.versions.numpy) return;
+    worker = start([], python);
     await worker.ready;
   });
   afterAll(async () => { if (worker) expect(await worker.close()).toBe(0); });
@@ -159,7 +183,7 @@ describe('Python workers', () => {
     // 300 results copied into segments, each an open descriptor in the worker
     // until released; with 128 descriptors, before, most calls failed with EMFILE.
     const w = dl.python.spawn('-c', { python: '/bin/sh', stderr: 'ignore',
-      args: ['ulimit -n 128; exec "$0" "$@"', PYTHON, SERVED] });
+      args: ['ulimit -n 128; exec "$0" "$@"', python, SERVED] });
     const x = shared([1, 2, 3]);
     const outcomes = await Promise.all(Array.from({ length: 300 }, () => w.call('add', x, x).then((t) => {
       t.dispose();
@@ -197,13 +221,48 @@ describe('Python workers', () => {
       /at most 16777216 bytes .* for `args`/);
   });
 
-  itTorch("serve(like='torch') hands torch tensors to the functions", async () => {
-    const w = start(['torch']);
+  itTorch("serve(like='torch') hands torch tensors to the functions, over Node's memory", async () => {
+    const w = start(['torch'], python);
     expect(await w.call('torch_kind', shared([1]))).toBe('torch');
     const y = await w.call('add', shared([1, 2]), shared([3, 4]));
     expect(y.toArray()).toEqual([4, 6]);
-    y.dispose();
+    const x = shared([1, 2, 3], 'bfloat16'); // bfloat16 reaches Python only as a torch tensor
+    const same = await w.call('double', x);
+    expect(x.toArray()).toEqual([2, 4, 6]); // written in place by torch
+    expect(same.share().name).toBe(x.share().name);
+    for (const t of [y, x, same]) t.dispose();
     expect(await w.close()).toBe(0);
+  });
+});
+
+// JAX and Paddle in a worker: the served functions take Node's segment with the
+// peer's own from_dlpack (test/fixtures/python/peers_served.py).
+describe('Python workers that hand Node\'s memory to JAX and Paddle (the peers venv)', () => {
+  const PEERS_SERVED = path.join(__dirname, 'fixtures', 'python', 'peers_served.py');
+  let worker;
+  beforeAll(async () => {
+    if (!VENV.versions.jax && !VENV.versions.paddle) return;
+    worker = dl.python.spawn(PEERS_SERVED, { python: VENV.python, stderr: 'ignore' });
+    await worker.ready;
+  });
+  afterAll(async () => { if (worker) expect(await worker.close()).toBe(0); });
+
+  VENV.itJax('jax.dlpack.from_dlpack reads the segment in place; its result comes back copied once', async () => {
+    const x = shared([1, 2, 3], 'float64');
+    const [y, inPlace] = await worker.call('jax_scale', x, 3);
+    expect(inPlace).toBe(true);
+    expect([y.dtype, y.toArray()]).toEqual(['float64', [3, 6, 9]]);
+    expect(y.share().name).not.toBe(x.share().name);
+    expect(x.toArray()).toEqual([1, 2, 3]);
+    y.dispose();
+    x.dispose();
+  });
+
+  VENV.itPaddle('paddle.utils.dlpack.from_dlpack reads the segment in place; its in-place write is Node\'s', async () => {
+    const x = shared([1, 2, 3, 4]);
+    expect(await worker.call('paddle_scale_', x, 0.5)).toBe(true);
+    expect(x.toArray()).toEqual([0.5, 1, 1.5, 2]);
+    x.dispose();
   });
 });
 

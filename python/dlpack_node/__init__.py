@@ -26,8 +26,10 @@ except ImportError as _error:
 
 from . import _cuda_ipc, _dtypes, _segment
 from ._errors import PrivateMemoryError, SegmentGoneError, expected
+from .arrow import from_arrow, to_arrow
 
-__all__ = ['open', 'empty', 'share', 'release', 'SegmentGoneError', 'PrivateMemoryError', 'DTYPES']
+__all__ = ['open', 'empty', 'share', 'release', 'to_arrow', 'from_arrow', 'SegmentGoneError', 'PrivateMemoryError',
+           'DTYPES']
 
 DTYPES = tuple(_dtypes.ITEMSIZE)
 VERSION = 2
@@ -208,6 +210,9 @@ def open(descriptor, like=None):  # noqa: A001 - the API's name, as dl.open() in
     (like='torch') over the shared bytes without copying. The attachment
     lasts until that array and every view of it (tensors included) have been
     garbage-collected.
+    like='arrow': a pyarrow FixedShapeTensorArray over the same bytes
+    (to_arrow() of the NumPy array: the first dim is the rows), holding the
+    attachment as the array would.
     'cuda-ipc': returns a CuPy array (like='cupy', the default) or a torch
     tensor (like='torch') over the CUDA memory, mapped without copying until
     the last array over it is collected. Needs CuPy.
@@ -218,7 +223,9 @@ def open(descriptor, like=None):  # noqa: A001 - the API's name, as dl.open() in
         _check_like(like, ('cupy', 'torch'))
         return _cuda_ipc.open_array(source, data_size, dtype, shape, strides, byte_offset, like)
     like = 'numpy' if like is None else like
-    _check_like(like)
+    if like == 'arrow':
+        return to_arrow(open(descriptor, like='numpy'))
+    _check_like(like, ('numpy', 'torch', 'arrow'))
     # Everything that can refuse the layout refuses it before attaching.
     if like == 'numpy':
         _dtypes.numpy_dtype(dtype, 'descriptor.dtype')

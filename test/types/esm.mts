@@ -12,3 +12,5 @@ void [u, same, d];
 // Every name of the CommonJS entry, ops included (test/architecture.test.js checks the list).
 import { add, normalize, setNumThreads, arange, ones } from 'dlpack';
 void [add, normalize, setNumThreads, arange, ones];
+import { fromArrow, fromArrowIPC, toArrowTable, toArrowIPCChunks, ray } from 'dlpack';
+void [fromArrow, fromArrowIPC, toArrowTable, toArrowIPCChunks, ray];

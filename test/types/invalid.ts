@@ -252,3 +252,15 @@ dl.arange('10');
 dl.zeros([2]).fill_('1');
 // @ts-expect-error the *Like forms take a tensor
 dl.zerosLike([1, 2]);
+
+// Arrow and Ray misuse.
+// @ts-expect-error toArrow's format is not an option of its own
+dl.zeros([2, 2]).toArrow({ format: 'file' });
+// @ts-expect-error the IPC format is 'stream' or 'file'
+dl.toArrowIPCChunks(dl.zeros([2, 2]), { format: 'feather' });
+// @ts-expect-error fromArrow takes Arrow objects, not a typed array
+dl.fromArrow(new Float32Array(4));
+// @ts-expect-error numCpus is a number
+void dl.ray.connect({ numCpus: '1' });
+// @ts-expect-error a RayRef comes from a client
+void new dl.ray.RayRef();

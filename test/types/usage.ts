@@ -302,3 +302,22 @@ void asyncReductions;
   const o: dl.Tensor<'float32'> = dl.emptyLike(a, { device: 'cpu' });
   void [b, c, d, e, f, g, h, i, j, k, filled, l, m, n, o];
 }
+
+// Apache Arrow and Ray (docs/arrow.md).
+async function arrow(): Promise<void> {
+  const batch = dl.zeros([8, 3, 4, 4]);
+  const vector: dl.ArrowVector = batch.toArrow({ name: 'x', dimNames: ['C', 'H', 'W'], extension: true });
+  const table: dl.ArrowTable = dl.toArrowTable({ x: batch, y: vector });
+  const chunks: Uint8Array[] = dl.toArrowIPCChunks(table, { format: 'file' });
+  const back: dl.Tensor = dl.fromArrow(table, { column: 'x', copy: false, shape: [3, 4, 4] });
+  const read: dl.Tensor = dl.fromArrowIPC(chunks[0], { column: 0 });
+  const ray: dl.RayClient = await dl.ray.connect({ numCpus: 1, objectStoreMemory: 1 << 27, python: 'python3' });
+  const ref: dl.RayRef = await ray.put(batch);
+  const out: dl.RayRef = await ray.call('tasks:infer', ref, 0.5);
+  const result = await ray.get<dl.Tensor>(out);
+  const stats: { refs: number; objectStoreBytes: number } = await ray.stats();
+  await ray.release(ref, out);
+  const code: number | null = await ray.close();
+  void [back, read, result, stats, code, ref.id];
+}
+void arrow;
