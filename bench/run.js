@@ -482,12 +482,16 @@ let arrowNote = null; // the Arrow and Ray rows' note (bench/arrow.js): why Ray 
 let cudaNote = null;
 let cudaOpsNote = null;
 let pipelineNote = null;
+let ortThreadsNote = null;
 let computeNotes = [];
 require('./sharing').sharingCases(record, python).then(async (note) => {
   sharingNote = note;
   pipelineNote = await require('./pipeline').pipelineCases(record, python);
+  ortThreadsNote = await require('./ort_threads').ortThreadCases(record);
   arrowNote = await require('./arrow').arrowCases(record, { compare, median });
   computeNotes = await require('./compute').computeCases(record, { python });
+  // Host memory: native blocks against ArrayBuffers, staging, a tiny op (bench/memory.js).
+  await require('./memory').memoryCases(record, { compare, median });
   try {
     cudaNote = require('./cuda').cudaCases(record);
   } catch (error) {
@@ -561,6 +565,7 @@ function printTable() {
   if (!reference.available) console.log(`python reference: unavailable (${reference.reason})`);
   if (sharingNote) console.log(sharingNote);
   if (pipelineNote) console.log(pipelineNote);
+  if (ortThreadsNote) console.log(ortThreadsNote);
   if (arrowNote) console.log(arrowNote);
   for (const note of computeNotes) console.log(note);
   if (cudaNote) console.log(cudaNote);

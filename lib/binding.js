@@ -7,8 +7,9 @@
 // native code that carries shapes, strides and numbers without building
 // arguments. The rest of lib/ calls the wrappers below with plain values, or
 // `native` directly for calls that take only arguments.
-const { DLPackError, makeError } = require('./errors');
+const { DLPackError, makeError, adopt } = require('./errors');
 /** @typedef {import('./native').StorageHandle} StorageHandle */
+/** @typedef {import('./native').HostMemory} HostMemory */
 /** @typedef {{ name: string, code: number, bits: number }} DtypeRow */
 /** @type {readonly DtypeRow[]} */
 const byIndex = require('./dtypes').byIndex;
@@ -25,12 +26,21 @@ const warn = (/** @type {string} */ message) => process.emitWarning(message, { c
 const FAILED = Symbol.for('dlpack.nativeFailure');
 const convention = addon.init(makeError, warn, require('worker_threads').isMainThread, FAILED);
 
-// The addon's functions as lib/ calls them: each throws the error its binding kept.
+// The addon's functions as lib/ calls them: each throws the error its binding
+// kept, and a Promise it returns rejects with this load's error (errors.js
+// adopt: the factory that built it may be another load's).
+/** @param {any} error @returns {never} */
+const rethrow = (error) => { throw adopt(error); };
 /** @template {(...args: any[]) => any} F @param {F} fn @returns {F} */
 function throwing(fn) {
   return /** @type {F} */ ((...args) => {
     const result = fn(...args);
-    if (result === FAILED) throw addon.takeError();
+    if (result === FAILED) throw adopt(addon.takeError());
+    // A native Promise (the asynchronous forms) is of the realm the addon was
+    // loaded in, so it is told by its `then`, not by instanceof.
+    if (result !== null && typeof result === 'object' && typeof result.then === 'function') {
+      return result.then(undefined, rethrow);
+    }
     return result;
   });
 }
@@ -227,21 +237,23 @@ function importStruct(handle, allowCopy) {
   };
 }
 
-// dst <- src element by element with conversion (src/addon/copy.h); bytes
-// are Uint8Arrays, offsets in bytes, dtypes indices.
+// dst <- src element by element with conversion (src/addon/copy.h); memory
+// as lib/storage.js hostArg() gives it, offsets in bytes, dtypes indices.
+// `stage`: undefined on this thread; a number, the asynchronous form, which
+// returns a Promise that settles once the copy has run, with its operands'
+// stage mask (lib/route.js jobMask). Likewise for the op wrappers below.
 /**
- * @param {Uint8Array} dstBytes @param {number} dstOffset @param {number} dstDtype
- * @param {Uint8Array} srcBytes @param {number} srcOffset @param {number} srcDtype
+ * @param {HostMemory} dst @param {number} dstOffset @param {number} dstDtype
+ * @param {HostMemory} src @param {number} srcOffset @param {number} srcDtype
  * @param {readonly number[]} shape @param {readonly number[]} dstStrides @param {readonly number[]} srcStrides
- * @param {boolean} [async]
+ * @param {number} [stage]
  */
-function copyStrided(dstBytes, dstOffset, dstDtype, srcBytes, srcOffset, srcDtype, shape, dstStrides, srcStrides,
-  async = false) {
+function copyStrided(dst, dstOffset, dstDtype, src, srcOffset, srcDtype, shape, dstStrides, srcStrides,
+  stage = undefined) {
   writeShape(shape, dstStrides);
   writeSourceStrides(srcStrides);
-  // The asynchronous form returns a Promise that settles once the copy has run.
-  if (async) return native.copyStridedAsync(dstBytes, dstOffset, dstDtype, srcBytes, srcOffset, srcDtype);
-  return native.copyStrided(dstBytes, dstOffset, dstDtype, srcBytes, srcOffset, srcDtype);
+  if (stage !== undefined) return native.copyStridedAsync(dst, dstOffset, dstDtype, src, srcOffset, srcDtype, stage);
+  return native.copyStrided(dst, dstOffset, dstDtype, src, srcOffset, srcDtype);
 }
 
 // The CUDA kernels between two views on one device (src/addon/cuda.h).
@@ -270,10 +282,6 @@ function cudaConvert(device, dstHandle, dstOffset, to, srcHandle, srcOffset, fro
     stream);
 }
 
-// out = op(inputs) over the broadcast `shape` (src/addon/ops.h), on this
-// thread or (async) on a libuv thread: out is a
-// Uint8Array, its byte offset and strides; each input a number or
-
 // An op's inputs after its first arguments, as the addon reads them (host and
 // device alike): a number as (value, 0); a tensor as (memory(v), its byte
 // offset), its strides in the scratch block (input 0's in kSourceStrides, the
@@ -294,21 +302,28 @@ function pushInputs(args, shape, inputs, memory) {
     args.push(memory(v), v.offset);
   }
 }
-// { bytes, offset, strides } (strides already broadcast to `shape`).
+
+// out = op(inputs) over the broadcast `shape` (src/addon/ops.h), on this
+// thread or (`stage` given) on a libuv thread: out is host memory (a
+// Uint8Array or a storage handle: lib/storage.js hostArg), its byte offset and
+// strides; each input a number or { memory, offset, strides } (strides
+// already broadcast to `shape`). `stage`: bit i stages the i-th tensor
+// operand (lib/route.js jobMask).
 /**
- * @param {number} op @param {number} dtypeIndex @param {readonly number[]} shape @param {Uint8Array} outBytes
+ * @param {number} op @param {number} dtypeIndex @param {readonly number[]} shape @param {HostMemory} out
  * @param {number} outOffset @param {readonly number[]} outStrides
- * @param {Array<number | { bytes: Uint8Array, offset: number, strides: readonly number[] }>} inputs
- * @param {boolean} [async]
+ * @param {Array<number | { memory: HostMemory, offset: number, strides: readonly number[] }>} inputs
+ * @param {number} [stage]
  * @returns {void | Promise<void>}
  */
-function elementwise(op, dtypeIndex, shape, outBytes, outOffset, outStrides, inputs, async = false) {
+function elementwise(op, dtypeIndex, shape, out, outOffset, outStrides, inputs, stage = undefined) {
   writeShape(shape, outStrides);
-  /** @type {[number, number, Uint8Array, number, ...Array<Uint8Array | number>]} */
-  const args = [op, dtypeIndex, outBytes, outOffset];
-  pushInputs(args, shape, inputs, (v) => v.bytes);
-  // The asynchronous form returns a Promise that settles once the engine has run.
-  return async ? native.elementwiseAsync(...args) : native.elementwise(...args);
+  /** @type {[number, number, HostMemory, number, ...Array<HostMemory | number>]} */
+  const args = [op, dtypeIndex, out, outOffset];
+  pushInputs(args, shape, inputs, (v) => v.memory);
+  if (stage === undefined) return native.elementwise(...args);
+  args.push(stage); // the binding reads it last
+  return native.elementwiseAsync(...args);
 }
 
 // The same op as a kernel on CUDA device `device` (src/addon/cuda.h
@@ -387,19 +402,19 @@ function cudaNormalize(device, inDtype, stream, shape, outHandle, outOffset, out
 
 // dl.normalize's one pass (src/addon/ops.h NormalizeOnHost).
 /**
- * @param {number} inDtype @param {number} outDtype @param {readonly number[]} shape @param {Uint8Array} outBytes
- * @param {number} outOffset @param {readonly number[]} outStrides @param {Uint8Array} inBytes
+ * @param {number} inDtype @param {number} outDtype @param {readonly number[]} shape @param {HostMemory} out
+ * @param {number} outOffset @param {readonly number[]} outStrides @param {HostMemory} input
  * @param {number} inOffset @param {readonly number[]} inStrides @param {Float64Array | number[]} meanStd
- * @param {number} scale @param {boolean} [async]
+ * @param {number} scale @param {number} [stage]
  * @returns {void | Promise<void>}
  */
-function normalize(inDtype, outDtype, shape, outBytes, outOffset, outStrides, inBytes, inOffset, inStrides, meanStd,
-  scale, async = false) {
+function normalize(inDtype, outDtype, shape, out, outOffset, outStrides, input, inOffset, inStrides, meanStd,
+  scale, stage = undefined) {
   writeShape(shape, outStrides);
   writeSourceStrides(inStrides);
-  // The asynchronous form returns a Promise that settles once the pass has run.
-  return async ? native.normalizeAsync(inDtype, outDtype, outBytes, outOffset, inBytes, inOffset, meanStd, scale) :
-    native.normalize(inDtype, outDtype, outBytes, outOffset, inBytes, inOffset, meanStd, scale);
+  return stage !== undefined ?
+    native.normalizeAsync(inDtype, outDtype, out, outOffset, input, inOffset, meanStd, scale, stage) :
+    native.normalize(inDtype, outDtype, out, outOffset, input, inOffset, meanStd, scale);
 }
 
 // The reductions' op numbers and result dtypes (src/addon/reduce.h).
@@ -408,36 +423,34 @@ const reduceTable = native.reduceTable();
 // sum/mean/amax/amin of a source whose last `reduced` dims are reduced, into
 // contiguous results at dstOffset (src/addon/reduce.h); offsets in bytes.
 /**
- * @param {number} op @param {Uint8Array} srcBytes @param {number} srcOffset @param {number} srcDtype
+ * @param {number} op @param {HostMemory} src @param {number} srcOffset @param {number} srcDtype
  * @param {readonly number[]} shape @param {readonly number[]} strides @param {number} reduced
- * @param {Uint8Array} dstBytes @param {number} dstOffset @param {boolean} [async]
+ * @param {HostMemory} dst @param {number} dstOffset @param {number} [stage]
  */
-function reduceDims(op, srcBytes, srcOffset, srcDtype, shape, strides, reduced, dstBytes, dstOffset, async = false) {
+function reduceDims(op, src, srcOffset, srcDtype, shape, strides, reduced, dst, dstOffset, stage = undefined) {
   writeShape(shape, strides);
-  // The asynchronous form returns a Promise that settles once the loop has run.
-  return async ? native.reduceDimsAsync(op, srcBytes, srcOffset, srcDtype, reduced, dstBytes, dstOffset) :
-    native.reduceDims(op, srcBytes, srcOffset, srcDtype, reduced, dstBytes, dstOffset);
+  return stage !== undefined ? native.reduceDimsAsync(op, src, srcOffset, srcDtype, reduced, dst, dstOffset, stage) :
+    native.reduceDims(op, src, srcOffset, srcDtype, reduced, dst, dstOffset);
 }
 
 // max/min, softmax/logSoftmax, topk along `dim`; results at `outStrides`
 // (per source dim); either result's bytes may be null where the op has none.
 /**
- * @param {number} op @param {Uint8Array} srcBytes @param {number} srcOffset @param {number} srcDtype
+ * @param {number} op @param {HostMemory} src @param {number} srcOffset @param {number} srcDtype
  * @param {readonly number[]} shape @param {readonly number[]} strides @param {number} dim
- * @param {readonly number[]} outStrides @param {Uint8Array | null} valuesBytes @param {number} valuesOffset
- * @param {Uint8Array | null} indicesBytes @param {number} indicesOffset @param {number} k
- * @param {boolean} largest @param {boolean} sorted @param {boolean} [async]
+ * @param {readonly number[]} outStrides @param {HostMemory | null} values @param {number} valuesOffset
+ * @param {HostMemory | null} indices @param {number} indicesOffset @param {number} k
+ * @param {boolean} largest @param {boolean} sorted @param {number} [stage]
  */
-function reduceLanes(op, srcBytes, srcOffset, srcDtype, shape, strides, dim, outStrides, valuesBytes, valuesOffset,
-  indicesBytes, indicesOffset, k, largest, sorted, async = false) {
+function reduceLanes(op, src, srcOffset, srcDtype, shape, strides, dim, outStrides, values, valuesOffset,
+  indices, indicesOffset, k, largest, sorted, stage = undefined) {
   writeShape(shape, strides);
   writeSourceStrides(outStrides);
-  // The asynchronous form returns a Promise that settles once the loop has run.
-  if (async) {
-    return native.reduceLanesAsync(op, srcBytes, srcOffset, srcDtype, dim, valuesBytes, valuesOffset, indicesBytes,
-      indicesOffset, k, largest, sorted);
+  if (stage !== undefined) {
+    return native.reduceLanesAsync(op, src, srcOffset, srcDtype, dim, values, valuesOffset, indices,
+      indicesOffset, k, largest, sorted, stage);
   }
-  return native.reduceLanes(op, srcBytes, srcOffset, srcDtype, dim, valuesBytes, valuesOffset, indicesBytes,
+  return native.reduceLanes(op, src, srcOffset, srcDtype, dim, values, valuesOffset, indices,
     indicesOffset, k, largest, sorted);
 }
 

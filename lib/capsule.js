@@ -9,7 +9,7 @@ const { checkOptions } = require('./options');
 const { byIndex } = require('./dtypes');
 const { parseDevice, deviceFromCode, cudaUnavailable, CPU } = require('./device');
 const { streamHandle, isAvailable } = require('./cuda');
-const { Storage } = require('./storage');
+const { Storage, detachedError } = require('./storage');
 const { Tensor, makeTensor, liveStorage, checkedBuffer } = require('./tensor');
 const { coveredBuffer } = require('./route');
 const { Layout } = require('./layout');
@@ -253,9 +253,12 @@ function toDLPack(tensor, options) {
   }
 
   const storage = t[kStorage];
-  // JS memory can be detached or shrunk under us (native memory cannot);
-  // asking native memory for its buffer would make one needlessly.
+  // JS memory can be detached or shrunk under us (native memory cannot, but
+  // the buffer made over it may have been taken away, and the tensor's bytes
+  // with it: Storage#hostArg); asking native memory for its buffer would make
+  // one needlessly.
   if (!storage.isNative) checkedBuffer(t);
+  else if (storage.memory.detached) throw detachedError(storage);
   const capsule = new DLPackCapsule(kToken, versioned, versioned ? dlpackVersion : LEGACY_VERSION);
   const state = capsule[kCapsule];
   storage.retain(); // the capsule's hold, until it is consumed, handed out or disposed

@@ -10,9 +10,9 @@ const { Layout } = require('./layout');
 const { Storage, isDetached, holderOf } = require('./storage');
 const { Tensor, makeTensor, liveStorage } = require('./tensor');
 const { checkOptions } = require('./options');
-const { allocate } = require('./memory');
 const { integerValue, isInteger } = require('./convert');
 const { sharedStorage } = require('./sharing');
+const scalars = require('./scalars');
 const { viewCount, viewFailure } = require('./binding');
 const { isAnyArrayBuffer, isTypedArray, isDataView, viewParts, typedArrayLength, viewBuffer, bufferByteLength,
   posesAsBuffer } =
@@ -25,11 +25,11 @@ const ARANGE_KEYS = ['dtype', 'device'];
 
 // torch.frombuffer semantics: a zero-copy view that keeps `source` alive.
 function fromBuffer(source, options) {
-  if (options !== null && typeof options === 'object') checkOptions(options, FROM_BUFFER_KEYS);
-  if (options === null || typeof options !== 'object' || options.dtype === undefined) {
-    throw invalidType('options.dtype', 'a dtype name string', undefined);
-  }
-  const info = dtypeInfo(options.dtype, 'options.dtype');
+  // Each option read once (one destructuring).
+  const { dtype, offset = 0, count, shape, strides } = options !== null && typeof options === 'object' ?
+    checkOptions(options, FROM_BUFFER_KEYS) : {};
+  if (dtype === undefined) throw invalidType('options.dtype', 'a dtype name string', undefined);
+  const info = dtypeInfo(dtype, 'options.dtype');
 
   let buffer;
   let base;
@@ -57,14 +57,13 @@ function fromBuffer(source, options) {
     throw makeError('ERR_DLPACK_DETACHED', 'Expected an attached buffer for `source`, received a detached one');
   }
 
-  const { offset = 0, count = -1, shape, strides } = options;
   // Node's validateInteger: a number that is not an integer is out of range.
   wholeNumber(offset, 'options.offset');
-  wholeNumber(count, 'options.count');
-  if (strides !== undefined) return stridedView(buffer, base, length, info, offset, options);
+  wholeNumber(count === undefined ? -1 : count, 'options.count');
+  if (strides !== undefined) return stridedView(buffer, base, length, info, offset, shape, strides, count);
   // Range, alignment and element count: src/core/buffer_view.cc.
-  const n = viewCount(length, base, info.itemSize, offset, count);
-  if (n < 0) throw viewError(-n, info, length, base, offset, count, options.count !== undefined);
+  const n = viewCount(length, base, info.itemSize, offset, count === undefined ? -1 : count);
+  if (n < 0) throw viewError(-n, info, length, base, offset, count === undefined ? -1 : count, count !== undefined);
 
   // Memory the library owns is held through its own Storage (lib/storage.js).
   const storage = holderOf(buffer) || Storage.heap(buffer, false);
@@ -88,16 +87,14 @@ function wholeNumber(value, name) {
 // fromBuffer(source, { dtype, shape, strides, offset }): element 0 at byte
 // `offset` of the source, the elements wherever the strides (in elements,
 // negative allowed) put them, all inside the source's bytes.
-function stridedView(buffer, base, length, info, offset, options) {
-  if (options.shape === undefined) {
+function stridedView(buffer, base, length, info, offset, shape, strides, count) {
+  if (shape === undefined) {
     throw invalidType('options.shape', 'an array of non-negative integers (options.strides needs it)', undefined);
   }
-  if (options.count !== undefined) {
-    throw invalidValue('options.count', 'undefined when options.strides is given (the shape sets the count)',
-      options.count);
+  if (count !== undefined) {
+    throw invalidValue('options.count', 'undefined when options.strides is given (the shape sets the count)', count);
   }
-  const dims = normalizeShape(options.shape, 'options.shape');
-  const strides = options.strides;
+  const dims = normalizeShape(shape, 'options.shape');
   if (!Array.isArray(strides)) throw invalidType('options.strides', 'an array of integers', strides);
   if (strides.length !== dims.length) {
     throw invalidValue('options.strides', `${dims.length} strides (one per dimension of options.shape)`, strides);
@@ -113,7 +110,7 @@ function stridedView(buffer, base, length, info, offset, options) {
   if ((base + offset) % info.itemSize !== 0) {
     throw viewError(viewFailure.misaligned, info, length, base, offset, -1);
   }
-  const layout = Layout.of(info, dims, strides.slice(), base + offset);
+  const layout = Layout.of(info, dims, strides.slice(), base + offset, 'options.shape');
   const { low, high } = layout;
   if (layout.size !== 0 && (offset - low < 0 || offset + high > length)) {
     throw outOfRange('options.strides', `strides whose elements lie inside the ${length} bytes of \`source\``,
@@ -193,7 +190,7 @@ function allocateTensor(shapeValue, options, zeroed) {
   }
   let storage;
   if (target.type !== 'cpu') storage = cudaStorage(target, nbytes, { shareable: shared, zeroed });
-  else storage = shared ? sharedStorage(nbytes) : Storage.heap(allocate(nbytes), true);
+  else storage = shared ? sharedStorage(nbytes) : Storage.allocate(nbytes);
   return makeTensor(storage, Layout.contiguous(info, shape));
 }
 
@@ -208,11 +205,11 @@ const zeros = (shape, options) => allocateTensor(shape, options, true);
 // (bool for a boolean, int64 for a bigint, else float32) unless given. The
 // value is checked and converted before anything is allocated.
 function full(shape, fillValue, options) {
-  const opts = checkOptions(options, CREATE_KEYS);
-  const info = opts.dtype === undefined ? undefined : dtypeInfo(opts.dtype, 'options.dtype');
+  const { dtype, device, shared } = checkOptions(options, CREATE_KEYS);
+  const info = dtype === undefined ? undefined : dtypeInfo(dtype, 'options.dtype');
   const one = scalarTensor(fillValue, info, 'fillValue');
   try {
-    const t = allocateTensor(shape, { device: opts.device, shared: opts.shared, dtype: one.dtype }, false);
+    const t = allocateTensor(shape, { device, shared, dtype: one.dtype }, false);
     try {
       return fill(t, one);
     } catch (error) {
@@ -232,11 +229,11 @@ const ones = (shape, options) => full(shape, 1, { dtype: 'float32', ...checkOpti
 function likeOptions(input, options) {
   if (!(input instanceof Tensor)) throw invalidType('input', 'a Tensor', input);
   liveStorage(input);
-  const opts = checkOptions(options, CREATE_KEYS);
+  const { dtype, device, shared } = checkOptions(options, CREATE_KEYS);
   return {
-    dtype: opts.dtype === undefined ? input.dtype : opts.dtype,
-    device: opts.device === undefined ? input.device : opts.device,
-    shared: opts.shared,
+    dtype: dtype === undefined ? input.dtype : dtype,
+    device: device === undefined ? input.device : device,
+    shared,
   };
 }
 const like = (make) => (input, options) => {
@@ -251,16 +248,21 @@ function fullLike(input, fillValue, options) {
   return full(input.shape, fillValue, opts);
 }
 
-// One value as a 0-d host tensor of info's dtype (inferred when info is
-// undefined), by tensor()'s rules: full()'s and fill_()'s source. A number,
-// bigint or boolean; for a complex dtype also an [re, im] pair.
+// One value as a 0-d host tensor of info's dtype (inferred by tensor()'s
+// rules when info is undefined): full()'s and fill_()'s source. A number,
+// bigint or boolean; for a complex dtype also an [re, im] pair. It must
+// convert without overflow (lib/scalars.js checkedValue: torch's rule for
+// full and fill_), and is stored as that conversion gives it (-1 into uint8
+// is 255, 2.5 into int32 is 2).
 function scalarTensor(value, info, where) {
   const complex = info !== undefined && info.viewLanes === 2;
   if (!isScalar(value) && !(complex && Array.isArray(value) && value.length === 2)) {
     throw invalidType(where, complex ? 'a number, bigint, boolean or [re, im] pair' : 'a number, bigint or boolean',
       value);
   }
-  return build(value, { dtype: info && info.name, shape: [] }, where);
+  const target = info || inferredDType([value]);
+  const element = scalars.elementValue(scalars.checkedValue(value, target, where), target);
+  return build(element, { dtype: target.name, shape: [] }, where);
 }
 
 // Every element of t from the 0-d host tensor `one`, through copyFrom() of one
@@ -292,7 +294,7 @@ function arange(...args) {
   if (args.length > 1 && args[args.length - 1] !== null && typeof args[args.length - 1] === 'object') {
     options = args.pop();
   }
-  const opts = checkOptions(options, ARANGE_KEYS);
+  const { dtype, device: deviceOption } = checkOptions(options, ARANGE_KEYS);
   if (args.length < 1 || args.length > 3) {
     throw fail('ERR_INVALID_ARG_VALUE', 'arguments', '(end), (start, end) or (start, end, step)',
       `${args.length} bounds`);
@@ -306,8 +308,8 @@ function arange(...args) {
   const exact = args.every((v) => typeof v === 'bigint');
   const one = exact ? 1n : 1;
   const [start, end, step] = args.length === 1 ? [exact ? 0n : 0, args[0], one] : [args[0], args[1], args[2] ?? one];
-  const info = opts.dtype === undefined ? (exact ? infos.int64 : infos.float32) : dtypeInfo(opts.dtype, 'options.dtype');
-  const device = parseDevice(opts.device, 'options.device');
+  const info = dtype === undefined ? (exact ? infos.int64 : infos.float32) : dtypeInfo(dtype, 'options.dtype');
+  const device = parseDevice(deviceOption, 'options.device');
   if (info.kind === 'bool' || info.kind === 'complex') {
     throw makeError('ERR_DLPACK_UNSUPPORTED', `arange() makes no ${info.name} tensor (torch has none either)`);
   }

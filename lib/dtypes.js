@@ -61,8 +61,9 @@ const byIndex = [];
 // The facts every other lib file reads from a dtype's info rather than
 // listing dtype names (test/architecture.test.js fails on such a list):
 // `kind`, read from the name (bool, int, uint, float, complex; bfloat16 is a
-// float), and for the integer kinds their inclusive range as BigInts
-// (`min`, `max`), from the bits.
+// float), for the integer kinds their inclusive range as BigInts
+// (`min`, `max`), from the bits, and for the floating kinds the largest
+// finite value (`finiteMax`; a complex dtype's, of each part).
 const kindOf = (name) => {
   const prefix = /^[a-z]+/.exec(name)[0];
   return prefix === 'bfloat' ? 'float' : prefix;
@@ -71,6 +72,18 @@ function rangeOf(kind, bits) {
   if (kind !== 'int' && kind !== 'uint') return [null, null];
   const width = BigInt(kind === 'int' ? bits - 1 : bits);
   return [kind === 'int' ? -(2n ** width) : 0n, 2n ** width - 1n];
+}
+// The exponent bits of each IEEE-style float format (a complex dtype's parts
+// are floats of half its bits, read from the same row): the largest finite
+// value is (2 - 2^-mantissa) * 2^(2^(exponent - 1) - 1).
+const EXPONENT_BITS = { float16: 5, bfloat16: 8, float32: 8, float64: 11 };
+const COMPONENT = { complex64: 'float32', complex128: 'float64' };
+function finiteMaxOf(name) {
+  const float = COMPONENT[name] || name;
+  const exponent = EXPONENT_BITS[float];
+  if (exponent === undefined) return null;
+  const mantissa = Number(/[0-9]+$/.exec(float)[0]) - 1 - exponent;
+  return (2 - 2 ** -mantissa) * 2 ** (2 ** (exponent - 1) - 1);
 }
 
 rows.forEach(([name, code, bits, View, viewLanes, read, write], index) => {
@@ -87,6 +100,7 @@ rows.forEach(([name, code, bits, View, viewLanes, read, write], index) => {
     kind,
     min,
     max,
+    finiteMax: finiteMaxOf(name),
     View,
     viewLanes,
     read: read || (complex ? readComplex : readPlain),

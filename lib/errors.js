@@ -45,6 +45,29 @@ function makeError(code, message, detail = undefined) {
   return error;
 }
 
+// A coded error (made by makeError) as this load of lib/ makes it: `error`
+// itself when it is of the class its code takes here, else the same code,
+// message, detail and stack in this load's class. Native code builds its
+// errors through the makeError the last init() registered, one per
+// environment (lib/binding.js), so after a second load of lib/ in a thread
+// (Jest's files and jest.isolateModules(), a cleared require.cache) the first
+// load's native errors came out of the second's classes, and
+// `e instanceof dl.DLPackError` was false for the dl that threw (issue 37,
+// finding 8). lib/binding.js passes every native error through this: each
+// load's errors are its own classes' (and not another load's, as two copies
+// of a package would be). Anything else passes as it is.
+function adopt(error) {
+  if (error === null || typeof error !== 'object' || typeof error.code !== 'string' ||
+      typeof error.message !== 'string') {
+    return error;
+  }
+  const Class = classOf[error.code] || DLPackError;
+  if (error instanceof Class) return error;
+  const mine = makeError(error.code, error.message, error.cudaError);
+  if (typeof error.stack === 'string') mine.stack = error.stack;
+  return mine;
+}
+
 // "received ..." text in the style of Node's own ERR_INVALID_ARG_TYPE.
 function describe(value) {
   if (value === null) return 'null';
@@ -83,6 +106,7 @@ module.exports = {
   DLPackError,
   CudaError,
   makeError,
+  adopt,
   describe,
   fail,
   invalidType,

@@ -1,5 +1,19 @@
 // Type declarations for dlpack. The reference: ../docs/API.md (shipped in the package).
 
+// `Symbol.dispose` (the tensors', streams' and capsules' `using` support) is
+// in TypeScript's lib from esnext.disposable (es2024 in later versions);
+// declared here too, in the form TypeScript's own lib and @types/node write,
+// so that a project compiled with `lib: es2022` or `es2023` and no
+// skipLibCheck (@tsconfig/node20's settings) still checks these types
+// (test/types/tsconfig.node20.json). Declarations of one property in merged
+// interfaces with the same type agree, so projects with the newer lib see no
+// conflict.
+declare global {
+  interface SymbolConstructor {
+    readonly dispose: unique symbol;
+  }
+}
+
 export type DTypeName =
   | 'bool' | 'int8' | 'int16' | 'int32' | 'int64' | 'uint8' | 'uint16' | 'uint32' | 'uint64'
   | 'float16' | 'bfloat16' | 'float32' | 'float64' | 'complex64' | 'complex128';
@@ -26,6 +40,8 @@ export type ReduceDims = number | readonly number[] | null | undefined;
 /**
  * `async: true` (every reduction, softmax and topk): a Promise of the result, the loop running off
  * the event loop (docs/API.md "Off the event loop"); the synchronous forms take `async: false`.
+ * A tensor over an ArrayBuffer the caller passed to fromBuffer() is refused there
+ * (ERR_DLPACK_DETACHABLE): pass a SharedArrayBuffer or library memory.
  */
 export interface SyncOption {
   async?: false;
@@ -489,6 +505,8 @@ export type ErrorCode =
   | 'ERR_DLPACK_UNSUPPORTED' | 'ERR_DLPACK_CONSUMED' | 'ERR_DLPACK_COPY_REQUIRED' | 'ERR_DLPACK_DETACHED'
   | 'ERR_DLPACK_DISPOSED' | 'ERR_DLPACK_READ_ONLY' | 'ERR_DLPACK_NOT_CONTIGUOUS' | 'ERR_DLPACK_WRONG_DEVICE'
   | 'ERR_DLPACK_OUT_OF_MEMORY' | 'ERR_DLPACK_CUDA' | 'ERR_DLPACK_CUDA_UNAVAILABLE'
+  // an { async: true } op over an ArrayBuffer the caller can detach (docs/API.md "Off the event loop")
+  | 'ERR_DLPACK_DETACHABLE'
   | 'ERR_DLPACK_PYTHON' | 'ERR_DLPACK_WORKER_EXITED' | 'ERR_DLPACK_WORKER_PROTOCOL'
   | 'ERR_DLPACK_MISSING_PEER'; // an optional peer (apache-arrow, Ray in the worker's Python) is not installed
 
@@ -630,18 +648,18 @@ export declare function minimum(input: Operand, other: Operand, options?: OutOpt
 export declare function minimum(input: Operand, other: Operand, options: AsyncOptions): Promise<Tensor>;
 export declare function pow(input: Operand, other: Operand, options?: OutOptions): Tensor;
 export declare function pow(input: Operand, other: Operand, options: AsyncOptions): Promise<Tensor>;
-export declare function eq(input: Operand, other: Operand, options?: OutOptions): Tensor;
-export declare function eq(input: Operand, other: Operand, options: AsyncOptions): Promise<Tensor>;
-export declare function ne(input: Operand, other: Operand, options?: OutOptions): Tensor;
-export declare function ne(input: Operand, other: Operand, options: AsyncOptions): Promise<Tensor>;
-export declare function lt(input: Operand, other: Operand, options?: OutOptions): Tensor;
-export declare function lt(input: Operand, other: Operand, options: AsyncOptions): Promise<Tensor>;
-export declare function le(input: Operand, other: Operand, options?: OutOptions): Tensor;
-export declare function le(input: Operand, other: Operand, options: AsyncOptions): Promise<Tensor>;
-export declare function gt(input: Operand, other: Operand, options?: OutOptions): Tensor;
-export declare function gt(input: Operand, other: Operand, options: AsyncOptions): Promise<Tensor>;
-export declare function ge(input: Operand, other: Operand, options?: OutOptions): Tensor;
-export declare function ge(input: Operand, other: Operand, options: AsyncOptions): Promise<Tensor>;
+export declare function eq(input: Operand, other: Operand, options?: OutOptions): Tensor<'bool'>;
+export declare function eq(input: Operand, other: Operand, options: AsyncOptions): Promise<Tensor<'bool'>>;
+export declare function ne(input: Operand, other: Operand, options?: OutOptions): Tensor<'bool'>;
+export declare function ne(input: Operand, other: Operand, options: AsyncOptions): Promise<Tensor<'bool'>>;
+export declare function lt(input: Operand, other: Operand, options?: OutOptions): Tensor<'bool'>;
+export declare function lt(input: Operand, other: Operand, options: AsyncOptions): Promise<Tensor<'bool'>>;
+export declare function le(input: Operand, other: Operand, options?: OutOptions): Tensor<'bool'>;
+export declare function le(input: Operand, other: Operand, options: AsyncOptions): Promise<Tensor<'bool'>>;
+export declare function gt(input: Operand, other: Operand, options?: OutOptions): Tensor<'bool'>;
+export declare function gt(input: Operand, other: Operand, options: AsyncOptions): Promise<Tensor<'bool'>>;
+export declare function ge(input: Operand, other: Operand, options?: OutOptions): Tensor<'bool'>;
+export declare function ge(input: Operand, other: Operand, options: AsyncOptions): Promise<Tensor<'bool'>>;
 export declare function where(condition: Tensor<'bool'>, input: Operand, other: Operand, options?: OutOptions): Tensor;
 export declare function where(condition: Tensor<'bool'>, input: Operand, other: Operand, options: AsyncOptions): Promise<Tensor>;
 export declare function neg<N extends DTypeName>(input: Tensor<N>, options?: OutOptions): Tensor<N>;

@@ -15,7 +15,9 @@
 // a Layout code outside swapped in for a tensor's (its symbols are reachable)
 // still tells the truth about the bytes it spans; lib/struct_slab.js also checks
 // that it is one (isLayout) before a struct is filled from it (issue 20).
-const { product, contiguousStrides, isContiguous } = require('./shape');
+const { product, tooLarge, contiguousStrides, isContiguous } = require('./shape');
+
+const MAX = Number.MAX_SAFE_INTEGER;
 
 const TOKEN = Symbol('Layout');
 const ONE = Object.freeze([1]);
@@ -43,25 +45,31 @@ class Layout {
   }
 
   // shape.js's product() and extent() in one pass (views make one per call).
-  static of(info, shape, strides, byteOffset) {
+  // A count or extent past 2^53 - 1 is refused (shape.js tooLarge, naming
+  // `name`): the sums and products only grow, so an inexact one is still
+  // past the limit.
+  static of(info, shape, strides, byteOffset, name = 'shape') {
     const itemSize = info.itemSize;
     let size = 1;
     let low = 0;
     let high = 0;
     for (let i = 0; i < shape.length; i++) {
       const n = shape[i];
-      if (n === 0) return new Layout(TOKEN, info, shape, strides, byteOffset, product(shape), 0, 0);
+      if (n === 0) return new Layout(TOKEN, info, shape, strides, byteOffset, 0, 0, 0);
       size *= n;
       const span = (n - 1) * strides[i] * itemSize;
       if (span < 0) low -= span;
       else high += span;
     }
+    if (size > MAX) throw tooLarge(name, shape, `${size} elements`);
+    if (low + high + itemSize > MAX) throw tooLarge(name, shape, `${low + high + itemSize} bytes`);
     return new Layout(TOKEN, info, shape, strides, byteOffset, size, low, high + itemSize);
   }
 
   // Row-major `shape` at `byteOffset`; `size` is product(shape) when the
-  // caller knows it.
-  static contiguous(info, shape, byteOffset = 0, size = product(shape)) {
+  // caller knows it. Its bytes are size * itemSize, under the same limit.
+  static contiguous(info, shape, byteOffset = 0, size = product(shape), name = 'shape') {
+    if (size * info.itemSize > MAX) throw tooLarge(name, shape, `${size * info.itemSize} bytes`);
     return new Layout(TOKEN, info, shape, contiguousStrides(shape), byteOffset, size, 0,
       size === 0 ? 0 : size * info.itemSize);
   }
@@ -92,9 +100,10 @@ class Layout {
   get base() { return this.byteOffset - this.low; }
   get isContiguous() { return isContiguous(this.shape, this.strides); }
 
-  // The same dtype over other dims: element 0 moved by `delta` elements.
-  view(shape, strides, delta = 0) {
-    return Layout.of(this.info, shape, strides, this.byteOffset + delta * this.info.itemSize);
+  // The same dtype over other dims: element 0 moved by `delta` elements
+  // (`name`: the argument a refusal names, where the dims can grow).
+  view(shape, strides, delta = 0, name = 'shape') {
+    return Layout.of(this.info, shape, strides, this.byteOffset + delta * this.info.itemSize, name);
   }
 
   // Every element inside the first `length` bytes of the storage (an empty

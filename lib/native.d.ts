@@ -26,6 +26,12 @@ export interface StorageHandle {
 /** Memory a binding reads or writes: a Uint8Array over JS memory (src/addon/bytes.h). */
 export type Bytes = Uint8Array;
 
+/**
+ * A host op's tensor operand (src/addon/job_memory.h, lib/storage.js hostArg): a Uint8Array over
+ * JS memory, or a storage handle over native memory (its base read from the handle).
+ */
+export type HostMemory = Bytes | StorageHandle;
+
 /** Name -> number tables written once as X-macros in C++ (each says which). */
 export type Table = Readonly<Record<string, number>>;
 
@@ -104,6 +110,12 @@ export interface NativeStats {
   foreignFreed: number;
   /** CUDA streams made and not yet destroyed (a worker's are destroyed when it ends). */
   cudaStreamsLive: number;
+  /** The library's native CPU blocks (src/core/host_block.h): alive, made and freed. */
+  hostBlocksLive: number;
+  hostBlocksMade: number;
+  hostBlocksFreed: number;
+  /** Host blocks of at least hugePageAdviceMin bytes whose allocation asked for huge pages. */
+  hugePageRequests: number;
 }
 
 /** A CUDA IPC export (src/core/cuda_ipc.h IpcShare). */
@@ -186,13 +198,33 @@ export interface Native {
    */
   storageBuffer(storage: StorageHandle): ArrayBuffer;
   storageLength(storage: StorageHandle): number;
-  /** Detaches `buffer` (storageBuffer's, when it made one) and lets go of the memory. */
-  storageRelease(storage: StorageHandle, buffer: ArrayBuffer | null): void;
+  /** The memory's first byte as an address (-1 at 2^53 and above): which memory it is (lib/route.js). */
+  storageAddress(storage: StorageHandle): number;
+  /**
+   * Detaches `buffer` (storageBuffer's, when it made one; one the caller detached is left to its new
+   * owner) and lets go of the memory.
+   */
+  storageRelease(storage: StorageHandle, buffer: ArrayBuffer | undefined): void;
+  /** Whether nothing but the owner and its own attached buffer holds the memory (no export, share, job). */
+  storageSole(storage: StorageHandle, buffer: ArrayBuffer | undefined): boolean;
+  /** When storageSole: detaches `buffer`, keeps the memory behind the handle for reuse, true; else false. */
+  storageRecycle(storage: StorageHandle, buffer: ArrayBuffer | undefined): boolean;
+  /**
+   * A new native CPU block of `nbytes` (src/core/host_block.h), zeroed or not, V8 told of it; null
+   * while too much native memory piled up this turn of the event loop (src/addon/memory.h kPiledMax).
+   */
+  hostAlloc(nbytes: number, zeroed: boolean): StorageHandle | null;
+  /** A turn of the event loop came: the pile count of hostAlloc starts again. */
+  hostLoopTurned(): void;
   /** Scratch (shape, strides, sourceStrides): dst <- src with conversion; dtypes are indices. */
-  copyStrided(dst: Bytes, dstOffset: number, dstDtype: number, src: Bytes, srcOffset: number, srcDtype: number): void;
-  /** The same on a libuv thread; resolves when the copy has run. */
-  copyStridedAsync(dst: Bytes, dstOffset: number, dstDtype: number, src: Bytes, srcOffset: number,
-    srcDtype: number): Promise<void>;
+  copyStrided(dst: HostMemory, dstOffset: number, dstDtype: number, src: HostMemory, srcOffset: number,
+    srcDtype: number): void;
+  /**
+   * The same on a libuv thread; resolves when the copy has run. `stage`: bit i stages the i-th
+   * tensor operand (lib/route.js jobMask).
+   */
+  copyStridedAsync(dst: HostMemory, dstOffset: number, dstDtype: number, src: HostMemory, srcOffset: number,
+    srcDtype: number, stage: number): Promise<void>;
   detachBuffer(buffer: ArrayBuffer): void;
   /** Advises transparent huge pages; the bytes advised. */
   adviseHugePages(buffer: ArrayBuffer): number;
@@ -273,34 +305,35 @@ export interface Native {
   streamDoneAfter(ms: number): Promise<void>;
   /**
    * Scratch (shape, strides of out, sourceStrides, operandStrides): out = op(inputs)
-   * over the broadcast shape; each input a (Bytes, byte offset) pair or a (number, 0) pair.
+   * over the broadcast shape; each input a (HostMemory, byte offset) pair or a (number, 0) pair.
    */
-  elementwise(op: number, dtype: number, out: Bytes, outOffset: number, ...inputs: Array<Bytes | number>): void;
-  /** The same on a libuv thread; resolves when the engine has run. */
-  elementwiseAsync(op: number, dtype: number, out: Bytes, outOffset: number,
-    ...inputs: Array<Bytes | number>): Promise<void>;
+  elementwise(op: number, dtype: number, out: HostMemory, outOffset: number,
+    ...inputs: Array<HostMemory | number>): void;
+  /** The same on a libuv thread, the `stage` mask last (copyStridedAsync); resolves when the engine has run. */
+  elementwiseAsync(op: number, dtype: number, out: HostMemory, outOffset: number,
+    ...inputs: Array<HostMemory | number>): Promise<void>;
   /** Scratch (shape, strides of out, sourceStrides of input): dl.normalize's one pass. */
-  normalize(inDtype: number, outDtype: number, out: Bytes, outOffset: number, input: Bytes, inOffset: number,
-    meanStd: Float64Array | number[], scale: number): void;
-  /** The same on a libuv thread; resolves when the pass has run. */
-  normalizeAsync(inDtype: number, outDtype: number, out: Bytes, outOffset: number, input: Bytes, inOffset: number,
-    meanStd: Float64Array | number[], scale: number): Promise<void>;
+  normalize(inDtype: number, outDtype: number, out: HostMemory, outOffset: number, input: HostMemory,
+    inOffset: number, meanStd: Float64Array | number[], scale: number): void;
+  /** The same on a libuv thread (`stage` as copyStridedAsync); resolves when the pass has run. */
+  normalizeAsync(inDtype: number, outDtype: number, out: HostMemory, outOffset: number, input: HostMemory,
+    inOffset: number, meanStd: Float64Array | number[], scale: number, stage: number): Promise<void>;
   getNumThreads(): number;
   /** False (and nothing changes) outside 1..maxThreads. */
   setNumThreads(n: number): boolean;
   reduceTable(): ReduceTable;
   /** Scratch (shape, strides): reduces the last `reduced` dims into contiguous results. */
-  reduceDims(op: number, src: Bytes, srcOffset: number, srcDtype: number, reduced: number, dst: Bytes,
+  reduceDims(op: number, src: HostMemory, srcOffset: number, srcDtype: number, reduced: number, dst: HostMemory,
     dstOffset: number): void;
-  /** The same on a libuv thread; resolves when the loop has run. */
-  reduceDimsAsync(op: number, src: Bytes, srcOffset: number, srcDtype: number, reduced: number, dst: Bytes,
-    dstOffset: number): Promise<void>;
+  /** The same on a libuv thread (`stage` as copyStridedAsync); resolves when the loop has run. */
+  reduceDimsAsync(op: number, src: HostMemory, srcOffset: number, srcDtype: number, reduced: number,
+    dst: HostMemory, dstOffset: number, stage: number): Promise<void>;
   /** Scratch (shape, strides, sourceStrides as the results'): max/min, softmax, topk along `dim`. */
-  reduceLanes(op: number, src: Bytes, srcOffset: number, srcDtype: number, dim: number, values: Bytes | null,
-    valuesOffset: number, indices: Bytes | null, indicesOffset: number, k: number, largest: boolean,
-    sorted: boolean): void;
-  /** The same on a libuv thread; resolves when the loop has run. */
-  reduceLanesAsync(op: number, src: Bytes, srcOffset: number, srcDtype: number, dim: number, values: Bytes | null,
-    valuesOffset: number, indices: Bytes | null, indicesOffset: number, k: number, largest: boolean,
-    sorted: boolean): Promise<void>;
+  reduceLanes(op: number, src: HostMemory, srcOffset: number, srcDtype: number, dim: number,
+    values: HostMemory | null, valuesOffset: number, indices: HostMemory | null, indicesOffset: number, k: number,
+    largest: boolean, sorted: boolean): void;
+  /** The same on a libuv thread (`stage` as copyStridedAsync, over the operands not null). */
+  reduceLanesAsync(op: number, src: HostMemory, srcOffset: number, srcDtype: number, dim: number,
+    values: HostMemory | null, valuesOffset: number, indices: HostMemory | null, indicesOffset: number, k: number,
+    largest: boolean, sorted: boolean, stage: number): Promise<void>;
 }

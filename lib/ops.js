@@ -12,12 +12,12 @@ const { Tensor, makeTensor, liveStorage, checkedBuffer } = require('./tensor');
 const { checkOptions } = require('./options');
 const { Layout } = require('./layout');
 const { Storage } = require('./storage');
-const { allocateForCopy } = require('./memory');
 const { infos, dtypeInfo } = require('./dtypes');
 const { product } = require('./shape');
 const { cudaStorage, copyStream, isAvailable } = require('./cuda');
 const { cudaUnavailable } = require('./device');
 const { kStorage, kLayout, kFlags, kDevice, READ_ONLY } = require('./symbols');
+const scalars = require('./scalars');
 
 // --- type promotion (torch.result_type) ---------------------------------------
 
@@ -173,26 +173,23 @@ function writable(t, name) {
 }
 
 const OUT_KEYS = ['out', 'async', 'stream'];
+const NO_OPTIONS = Object.freeze({ out: undefined, async: false, stream: 1n });
 
-// `options.out`, checked: a live, writable tensor, or undefined.
-function outOption(options) {
-  if (options === undefined) return undefined;
+// An op's `options`, each read once (one destructuring): { out, async, stream },
+// `out` a live, writable tensor or undefined, `stream` a CUDA op's stream as
+// copies take it (lib/cuda.js copyStream; the legacy default stream, 1n,
+// unless named).
+function opOptions(options) {
+  if (options === undefined) return NO_OPTIONS;
   if (options === null || typeof options !== 'object') throw invalidType('options', 'an object', options);
-  checkOptions(options, OUT_KEYS, 'options');
-  if (options.async !== undefined && typeof options.async !== 'boolean') {
-    throw invalidType('options.async', 'a boolean', options.async);
+  const { out, async, stream } = checkOptions(options, OUT_KEYS, 'options');
+  if (async !== undefined && typeof async !== 'boolean') throw invalidType('options.async', 'a boolean', async);
+  if (out !== undefined) {
+    liveTensor(out, 'options.out');
+    writable(out, 'options.out');
   }
-  if (options.out === undefined) return undefined;
-  liveTensor(options.out, 'options.out');
-  writable(options.out, 'options.out');
-  return options.out;
+  return { out, async: async === true, stream: copyStream(stream) };
 }
-
-const asyncOption = (options) => options !== undefined && options !== null && options.async === true;
-
-// `options.stream` (a CUDA op's stream, as copies take it: lib/cuda.js
-// copyStream), a BigInt; the legacy default stream when not given.
-const streamOption = (options) => (options === undefined || options === null ? 1n : copyStream(options.stream));
 
 // Where an op runs: null on the host (every tensor host-accessible), else the
 // one CUDA device every tensor is on. A 0-d CPU tensor with CUDA operands is
@@ -214,14 +211,24 @@ function placement(name, inputs, target) {
   return device;
 }
 
-// `inputs` with each 0-d CPU tensor read as its number (placement()).
-function scalarsOnHost(inputs) {
+// `inputs` with each 0-d CPU tensor read as its number (placement()), as
+// the engine reads an element of `info`'s dtype (a tensor, so converted as
+// tensors are: float16/bfloat16 rounded, integers wrapped by the engine).
+function scalarsOnHost(inputs, info) {
   return inputs.map((v) => {
     if (!(v instanceof Tensor) || !v[kDevice].hostAccessible) return v;
     const x = v.item();
-    return typeof x === 'bigint' ? Number(x) : x;
+    return scalars.rounded(typeof x === 'bigint' ? Number(x) : +x, info);
   });
 }
+
+// The ops whose JS numbers are checked values (lib/scalars.js): torch
+// refuses an out-of-range scalar there where arithmetic wraps it.
+const CHECKED = new Set(['where', 'clamp', 'clampMin', 'clampMax']);
+const BINARY_NAMES = ['input', 'other'];
+const WHERE_NAMES = ['condition', 'input', 'other'];
+const CLAMP_NAMES = ['input', 'min', 'max'];
+const CLAMP_MAX_NAMES = ['input', 'max'];
 
 function unsupported(op, dtype) {
   return makeError('ERR_DLPACK_UNSUPPORTED', `${op} is not defined for ${dtype} tensors`);
@@ -229,52 +236,19 @@ function unsupported(op, dtype) {
 
 // --- running the engine ---------------------------------------------------------
 
-// Bytes a layout spans in its storage's buffer: [lo, hi) as byte offsets in
-// that buffer (getBytes() views all of it), with the buffer.
-function span(t) {
-  const storage = t[kStorage];
-  storage.getBytes(); // throws for memory no longer there
-  const layout = t[kLayout];
-  return { buffer: storage.bytesOf, lo: layout.base, hi: layout.base + layout.extent, at: layout.byteOffset };
-}
-
 // Whether writing `out` element by element could change an input element
-// before it is read: its bytes overlap and it is not the very same elements.
+// before it is read (lib/route.js writeOverlaps: one memory, by what it is,
+// and not the very same elements), on any device.
 function partialOverlap(out, inputs, shape) {
-  if (out[kLayout].size === 0) return false;
-  if (!out[kDevice].hostAccessible) return partialOverlapOnDevice(out, inputs, shape);
-  const o = span(out);
-  for (const v of inputs) {
-    // out itself (an in-place op's first input): the very same elements.
-    if (v === out || !(v instanceof Tensor) || v[kLayout].size === 0) continue;
-    const s = span(v);
-    if (s.buffer !== o.buffer || s.hi <= o.lo || o.hi <= s.lo) continue;
-    const same = s.at === o.at && v[kLayout].info.itemSize === out[kLayout].info.itemSize &&
-      sameSteps(v, out, shape);
-    if (!same) return true;
-  }
-  return false;
-}
-
-// Whether v, broadcast to `shape`, steps through memory as out does: the
-// same stride on every dim longer than 1 (a dim of extent 1 is never
-// stepped, whatever stride it carries: without this rule an in-place op on a
-// [1, 3, 224, 224] image, whose broadcast stride on dim 0 is 0, went through
-// a temporary and a copy back, 5x slower).
-function sameSteps(v, out, shape) {
-  const strides = out[kLayout].strides;
-  return broadcastStrides(v[kLayout], shape).every((n, i) => shape[i] === 1 || n === strides[i]);
-}
-
-// partialOverlap() for device memory: one storage, intersecting bytes
-// (route.overlapping), and not the very same elements.
-function partialOverlapOnDevice(out, inputs, shape) {
   const o = out[kLayout];
+  if (o.size === 0) return false;
+  const storage = out[kStorage];
   for (const v of inputs) {
-    if (!(v instanceof Tensor) || !route.overlapping(out[kStorage], o, v[kStorage], v[kLayout])) continue;
-    const same = v[kLayout].byteOffset === o.byteOffset && v[kLayout].info.itemSize === o.info.itemSize &&
-      sameSteps(v, out, shape);
-    if (!same) return true;
+    // out itself (an in-place op's own tensor): the very same elements.
+    if (v === out || !(v instanceof Tensor) || v[kLayout].size === 0) continue;
+    if (route.writeOverlaps(storage, o, v[kStorage], v[kLayout], broadcastStrides(v[kLayout], shape), shape)) {
+      return true;
+    }
   }
   return false;
 }
@@ -284,9 +258,11 @@ function partialOverlapOnDevice(out, inputs, shape) {
 function fresh(shape, dtype, device = null) {
   const info = infos[dtype];
   const size = product(shape);
-  const storage = device === null ? Storage.heap(allocateForCopy(size * info.itemSize), true) :
+  // Its numbers checked first (a broadcast of two expand()ed views can pass 2^53 elements).
+  const layout = Layout.contiguous(info, shape, 0, size);
+  const storage = device === null ? Storage.allocateForCopy(size * info.itemSize) :
     cudaStorage(device, size * info.itemSize);
-  return makeTensor(storage, Layout.contiguous(info, shape, 0, size));
+  return makeTensor(storage, layout);
 }
 
 // Calls the engine: out (of the kernel's output dtype) = op(inputs), every
@@ -315,8 +291,12 @@ function launch(op, type, out, inputs, shape, async = false, stream = 1n) {
 //   inputs: checked operands (where()'s condition first); self: the tensor an
 //   in-place form writes (or undefined); out: options.out (or undefined);
 //   async: return a Promise of the result, the engine running off this thread.
-//   stream: a CUDA op's stream (a BigInt).
-function run(op, name, inputs, common, result, { self, out, compare = false, async = false, stream = 1n }) {
+//   stream: a CUDA op's stream (a BigInt); names: the inputs' argument names.
+// Every rule below runs before the host or device split, so both paths
+// apply them alike: the target's shape, cast, writability and elements
+// (refuseSharedElements), and each JS number converted by lib/scalars.js.
+function run(op, name, inputs, common, result,
+  { self, out, compare = false, async = false, stream = 1n, names = BINARY_NAMES }) {
   const tensors = inputs.filter((v) => v instanceof Tensor);
   const shape = broadcastShapes(tensors.map((t) => t[kLayout].shape));
   if (shape === null) {
@@ -339,21 +319,37 @@ function run(op, name, inputs, common, result, { self, out, compare = false, asy
         `a ${target[kLayout].info.name} tensor`);
     }
     writable(target, targetName);
+    route.refuseSharedElements(target[kLayout], self !== undefined ? name : `\`options.out\` of ${name}()`);
+  }
+  const info = infos[common];
+  if (!inputs.every((v) => v instanceof Tensor)) {
+    inputs = inputs.map((v, i) => {
+      if (v instanceof Tensor) return v;
+      const value = CHECKED.has(op) ? scalars.checkedValue(v, info, names[i]) : v;
+      return scalars.operandValue(value, info, names[i]);
+    });
   }
   const device = placement(name, inputs, target);
-  if (device !== null) inputs = scalarsOnHost(inputs);
+  if (device !== null) inputs = scalarsOnHost(inputs, info);
   const kernelOut = compare ? 'bool' : type;
-  // Inputs of another dtype than the kernel's are converted first.
+  // Inputs of another dtype than the kernel's are converted first: to the
+  // common dtype, then (float16, bfloat16) to float32 to compute in. torch
+  // converts to the common dtype too, so an int32 -2^31 added to a float16 is
+  // -inf there (issue 37, finding 12).
   const temporaries = [];
   let deferred = false;
+  const convert = (v, dtype) => {
+    const c = device === null ? v.to(dtype) : v.to(dtype, { stream });
+    temporaries.push(c);
+    return c;
+  };
   try {
     const converted = inputs.map((v, i) => {
       if (!(v instanceof Tensor)) return v;
       const want = op === 'where' && i === 0 ? 'bool' : type;
-      if (v[kLayout].info.name === want) return v;
-      const c = device === null ? v.to(want) : v.to(want, { stream });
-      temporaries.push(c);
-      return c;
+      const from = v[kLayout].info.name;
+      if (from === want) return v;
+      return convert(want !== common && from !== common ? convert(v, common) : v, want);
     });
     // dest: what the engine writes; finish(): the result from it.
     let dest;
@@ -411,15 +407,22 @@ function binary(op, input, other, options, self) {
   if (!(input instanceof Tensor) && !(other instanceof Tensor)) {
     throw invalidType('input', 'a Tensor (or `other` a Tensor)', input);
   }
-  const out = self !== undefined ? undefined : outOption(options);
+  const { out, async, stream } = self !== undefined ? NO_OPTIONS : opOptions(options);
   const common = resultType(input, other);
   // torch refuses `-` with any bool operand, whatever the result's dtype.
   if (op === 'sub' && (isBool(input) || isBool(other))) throw unsupported('sub', 'bool');
   if (op === 'pow' && common === 'bool') throw unsupported('pow', 'bool');
+  // torch refuses a negative integer exponent given as a number for an
+  // integer power ("Integers to negative integer powers are not allowed"):
+  // the result, 1 / base^n, is 0 but for a base of +-1. A tensor of negative
+  // exponents computes (0, or +-1: docs/API.md "Ops"), as in torch.
+  if (op === 'pow' && CATEGORY[common] === INT && typeof other === 'number' && Number.isInteger(other) && other < 0) {
+    throw outOfRange('other', `a non-negative integer exponent for a ${common} power (torch: "Integers to ` +
+      'negative integer powers are not allowed")', describe(other));
+  }
   // Integer / integer is true division into the default float (torch.div).
   const computed = op === 'div' && !isFloating(common) ? 'float32' : common;
-  return run(op, name, [input, other], computed, computed,
-    { self, out, async: asyncOption(options), stream: streamOption(options) });
+  return run(op, name, [input, other], computed, computed, { self, out, async, stream });
 }
 
 function compare(op, input, other, options) {
@@ -428,10 +431,9 @@ function compare(op, input, other, options) {
   if (!(input instanceof Tensor) && !(other instanceof Tensor)) {
     throw invalidType('input', 'a Tensor (or `other` a Tensor)', input);
   }
-  const out = outOption(options);
+  const { out, async, stream } = opOptions(options);
   const common = resultType(input, other);
-  return run(op, op, [input, other], common, 'bool',
-    { out, compare: true, async: asyncOption(options), stream: streamOption(options) });
+  return run(op, op, [input, other], common, 'bool', { out, compare: true, async, stream });
 }
 
 function where(condition, input, other, options) {
@@ -441,10 +443,10 @@ function where(condition, input, other, options) {
   }
   operand(input, 'input');
   operand(other, 'other');
-  const out = outOption(options);
+  const { out, async, stream } = opOptions(options);
   const common = resultType(input, other);
   return run('where', 'where', [condition, input, other], common, common,
-    { out, async: asyncOption(options), stream: streamOption(options) });
+    { out, async, stream, names: WHERE_NAMES });
 }
 
 // Functions of floats: integers and bools compute in float32 (torch).
@@ -453,12 +455,11 @@ const FLOAT_UNARY = new Set(['exp', 'log', 'sqrt', 'sigmoid', 'tanh']);
 function unary(op, input, options, self) {
   const name = self !== undefined ? `${op}_()` : op;
   liveTensor(input, self !== undefined ? 'this' : 'input');
-  const out = self !== undefined ? undefined : outOption(options);
+  const { out, async, stream } = self !== undefined ? NO_OPTIONS : opOptions(options);
   const dtype = input[kLayout].info.name;
   if (dtype === 'bool' && (op === 'neg' || op === 'abs' || op === 'round')) throw unsupported(op, 'bool');
   const computed = FLOAT_UNARY.has(op) && !isFloating(dtype) ? 'float32' : dtype;
-  return run(op, name, [input], computed, computed,
-    { self, out, async: asyncOption(options), stream: streamOption(options) });
+  return run(op, name, [input], computed, computed, { self, out, async, stream });
 }
 
 // clamp(min, max), clamp(min), clamp(undefined, max): each bound a tensor or a
@@ -471,66 +472,83 @@ function clamp(input, min, max, options, self) {
   if (hasMin) operand(min, 'min');
   if (hasMax) operand(max, 'max');
   if (!hasMin && !hasMax) throw invalidValue('min', 'a bound (min, max or both) for clamp', min);
-  const out = self !== undefined ? undefined : outOption(options);
+  const { out, async, stream } = self !== undefined ? NO_OPTIONS : opOptions(options);
   const bounds = [hasMin ? min : undefined, hasMax ? max : undefined].filter((v) => v !== undefined);
   const common = resultType(input, ...bounds);
   if (common === 'bool') throw unsupported(name, 'bool');
-  const how = { self, out, async: asyncOption(options), stream: streamOption(options) };
-  if (hasMin && hasMax) return run('clamp', name, [input, min, max], common, common, how);
-  if (hasMin) return run('clampMin', name, [input, min], common, common, how);
-  return run('clampMax', name, [input, max], common, common, how);
+  const how = { self, out, async, stream };
+  if (hasMin && hasMax) return run('clamp', name, [input, min, max], common, common, { ...how, names: CLAMP_NAMES });
+  if (hasMin) return run('clampMin', name, [input, min], common, common, { ...how, names: CLAMP_NAMES });
+  return run('clampMax', name, [input, max], common, common, { ...how, names: CLAMP_MAX_NAMES });
 }
 
 // --- normalize ----------------------------------------------------------------
 
 const NORMALIZE_KEYS = ['scale', 'out', 'async', 'stream'];
 
-// mean or std, checked, as one value per channel written into `into` from
-// `at`. Plain loops: a per-frame call meets this code cold, and each array
-// builtin it would call (Array.from, fill, a spread) costs microseconds there.
-function channelValues(values, channels, name, into, at) {
+// mean or std, checked, each value read once, as one value per channel
+// written into `into` from `at` (nothing written where `into` is null: an
+// empty input). `values` is a number (one for every channel) or an array of
+// one value or one per channel, its length checked before any value is read.
+// `zeroIn`: for std, the dtype the division runs in, in which a value may not
+// be 0 (torchvision's rule: issue 37, finding 13). Plain loops: a per-frame
+// call meets this code cold, and each array builtin it would call
+// (Array.from, fill, a spread) costs microseconds there.
+function channelValues(values, channels, name, into, at, zeroIn = null) {
   if (typeof values === 'number') {
-    for (let c = 0; c < channels; c++) into[at + c] = values;
+    if (zeroIn !== null) refuseZero(values, zeroIn, name);
+    if (into !== null) for (let c = 0; c < channels; c++) into[at + c] = values;
     return;
   }
   if (!Array.isArray(values) && !ArrayBuffer.isView(values)) {
     throw invalidType(name, 'a number or an array of numbers', values);
   }
   const n = values.length;
-  for (let i = 0; i < n; i++) {
-    if (typeof values[i] !== 'number') throw invalidType(`${name}[${i}]`, 'a number', values[i]);
-  }
   if (n !== 1 && n !== channels) {
     throw invalidValue(name, `one value per channel (${channels}, dim -3 of the input) or one for all`, values);
   }
-  for (let c = 0; c < channels; c++) into[at + c] = values[n === 1 ? 0 : c];
+  for (let i = 0; i < n; i++) {
+    const v = values[i];
+    if (typeof v !== 'number') throw invalidType(`${name}[${i}]`, 'a number', v);
+    if (zeroIn !== null) refuseZero(v, zeroIn, `${name}[${i}]`);
+    if (into === null) continue;
+    if (n === 1) for (let c = 0; c < channels; c++) into[at + c] = v;
+    else into[at + i] = v;
+  }
+}
+
+function refuseZero(v, dtype, name) {
+  if ((dtype === 'float64' ? v : Math.fround(v)) !== 0) return;
+  throw outOfRange(name, `a std that is not zero in ${dtype} (torchvision: "std evaluated to zero after ` +
+    `conversion to ${dtype}, leading to division by zero.")`, describe(v));
 }
 
 // torchvision.transforms.functional.normalize with a scale first:
 // (input * scale - mean[c]) / std[c], the channel at dim -3, in one pass from
-// any real dtype and any strided view into float32 (or out's dtype).
+// any real dtype (bool read as 0 and 1, through uint8) and any strided view into float32 (or
+// out's dtype). Every option and every mean/std value is read once.
 function normalize(input, mean, std, options = undefined) {
   liveTensor(input, 'input');
   let scale = 1;
   let out;
+  let async = false;
+  let stream = 1n;
   if (options !== undefined) {
     if (options === null || typeof options !== 'object') throw invalidType('options', 'an object', options);
-    checkOptions(options, NORMALIZE_KEYS, 'options');
-    if (options.scale !== undefined) {
-      if (typeof options.scale !== 'number') throw invalidType('options.scale', 'a number', options.scale);
-      scale = options.scale;
+    const { scale: s, out: o, async: a, stream: st } = checkOptions(options, NORMALIZE_KEYS, 'options');
+    if (s !== undefined) {
+      if (typeof s !== 'number') throw invalidType('options.scale', 'a number', s);
+      scale = s;
     }
-    if (options.out !== undefined) {
-      liveTensor(options.out, 'options.out');
-      writable(options.out, 'options.out');
-      out = options.out;
+    if (o !== undefined) {
+      liveTensor(o, 'options.out');
+      writable(o, 'options.out');
+      out = o;
     }
-    if (options.async !== undefined && typeof options.async !== 'boolean') {
-      throw invalidType('options.async', 'a boolean', options.async);
-    }
+    if (a !== undefined && typeof a !== 'boolean') throw invalidType('options.async', 'a boolean', a);
+    async = a === true;
+    stream = copyStream(st);
   }
-  const async = asyncOption(options);
-  const stream = streamOption(options);
   const shape = input[kLayout].shape;
   if (shape.length < 3) {
     throw invalidValue('input', 'a tensor of at least 3 dims ([..., C, H, W])', `a tensor of shape [${shape.join(', ')}]`);
@@ -538,10 +556,13 @@ function normalize(input, mean, std, options = undefined) {
   const dtype = input[kLayout].info.name;
   if (CATEGORY[dtype] === COMPLEX) throw unsupported('normalize', dtype);
   const channels = shape[shape.length - 3];
-  // mean[0..C) then std[0..C), as the native pass reads them.
-  const meanStd = new Float64Array(2 * channels);
+  const outType = out !== undefined && out[kLayout].info.name === 'float64' ? 'float64' : 'float32';
+  // mean[0..C) then std[0..C), as the native pass reads them; none for an
+  // empty input, which may have any number of channels.
+  const empty = input[kLayout].size === 0;
+  const meanStd = empty ? null : new Float64Array(2 * channels);
   channelValues(mean, channels, 'mean', meanStd, 0);
-  channelValues(std, channels, 'std', meanStd, channels);
+  channelValues(std, channels, 'std', meanStd, channels, outType);
   if (out !== undefined) {
     const s = out[kLayout].shape;
     if (s.length !== shape.length || s.some((d, i) => d !== shape[i])) {
@@ -552,21 +573,34 @@ function normalize(input, mean, std, options = undefined) {
       throw fail('ERR_INVALID_ARG_VALUE', 'options.out', `a ${REAL_FLOAT_LIST} tensor`,
         `a ${out[kLayout].info.name} tensor`);
     }
+    route.refuseSharedElements(out[kLayout], '`options.out` of normalize()');
   }
   const device = placement('normalize', [input], out);
-  if (device !== null) {
-    const result = normalizeOnDevice(input, meanStd, scale, out, stream);
+  if (empty) {
+    const result = out !== undefined ? out : fresh(shape, outType, device);
     return async ? Promise.resolve(result) : result;
+  }
+  if (device !== null) {
+    // A bool input as uint8 (0 or 1: the conversion's rule), as on the host.
+    const x = dtype === 'bool' ? input.to('uint8', { stream }) : input;
+    try {
+      const result = normalizeOnDevice(x, meanStd, scale, out, stream);
+      return async ? Promise.resolve(result) : result;
+    } finally {
+      if (x !== input) x.dispose();
+    }
   }
   const temporaries = [];
   let deferred = false;
   try {
+    // The pass reads its input's bytes as numbers: a bool input goes through
+    // the conversion first, whose rule reads any non-zero byte as 1 (a 0/255
+    // mask read 255: issue 37, finding 6); float16/bfloat16 through float32.
     let source = input;
-    if (CATEGORY[dtype] === FLOAT && infos[dtype].bits === 16) {
-      source = input.to('float32');
+    if (dtype === 'bool' || (CATEGORY[dtype] === FLOAT && infos[dtype].bits === 16)) {
+      source = input.to(dtype === 'bool' ? 'uint8' : 'float32');
       temporaries.push(source);
     }
-    const outType = out !== undefined && out[kLayout].info.name === 'float64' ? 'float64' : 'float32';
     let target = out;
     if (target === undefined || target[kLayout].info.name !== outType || partialOverlap(target, [source], shape)) {
       target = fresh(shape, outType);
@@ -577,7 +611,6 @@ function normalize(input, mean, std, options = undefined) {
       if (target !== out) out.copyFrom(target);
       return out;
     };
-    if (target[kLayout].size === 0) return async ? Promise.resolve(finish()) : finish();
     const settled = route.runNormalize(target[kStorage], target[kLayout], source[kStorage], source[kLayout], meanStd,
       scale, async);
     if (!async) return finish();
@@ -630,7 +663,7 @@ function channelTensor(values, dtype, device, stream) {
 }
 
 // normalize() on a CUDA device, enqueued on `stream`: one kernel where it
-// takes the case (uint8, bool or float32 into float32, at most 32 channels:
+// takes the case (uint8 or float32 into float32, at most 32 channels:
 // src/core/device_normalize.h), else the elementwise kernels; either way in
 // the host pass's order and type ((x * scale - mean[c]) / std[c], each step
 // rounded in the output's dtype), so the bits are the host's.

@@ -380,9 +380,8 @@ const SPAWN_KEYS = ['python', 'args', 'env', 'cwd', 'stderr'];
 // package's python/ directory on PYTHONPATH.
 function spawn(script, options = {}) {
   if (typeof script !== 'string') throw invalidType('script', 'a path string', script);
-  checkOptions(options, SPAWN_KEYS);
   const { python = process.env.DLPACK_PYTHON || 'python3', args = [], env = process.env, cwd,
-    stderr = 'inherit' } = options;
+    stderr = 'inherit' } = checkOptions(options, SPAWN_KEYS);
   if (typeof python !== 'string') throw invalidType('options.python', 'a string', python);
   if (!Array.isArray(args) || !args.every((a) => typeof a === 'string')) {
     throw invalidType('options.args', 'an array of strings', args);

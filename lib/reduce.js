@@ -19,7 +19,6 @@ const route = require('./route');
 const { byIndex, dtypeInfo } = require('./dtypes');
 const { Layout } = require('./layout');
 const { Storage } = require('./storage');
-const { allocateForCopy } = require('./memory');
 const { contiguousStrides } = require('./shape');
 const { dimension, integer, tooMany } = require('./views');
 const { CPU, cudaUnavailable } = require('./device');
@@ -76,8 +75,7 @@ function deviceInput(t, method) {
   return t;
 }
 
-function flag(options, key, fallback) {
-  const v = options[key];
+function flag(v, key, fallback) {
   if (v === undefined) return fallback;
   if (typeof v !== 'boolean') throw invalidType(`options.${key}`, 'a boolean', v);
   return v;
@@ -92,22 +90,24 @@ function readOptions(options, op) {
   if (options === null || typeof options !== 'object' || Array.isArray(options)) {
     throw invalidType('options', 'an object', options);
   }
-  checkOptions(options, KEYS[op], 'options');
+  // Each option read once (one destructuring), then checked.
+  const { keepdim, dtype, out, largest, sorted, async } = checkOptions(options, KEYS[op], 'options');
   const o = {
-    keepdim: flag(options, 'keepdim', false),
-    dtype: options.dtype === undefined ? null : dtypeInfo(options.dtype, 'options.dtype'),
+    keepdim: flag(keepdim, 'keepdim', false),
+    dtype: dtype === undefined ? null : dtypeInfo(dtype, 'options.dtype'),
     out: null,
-    largest: flag(options, 'largest', true),
-    sorted: flag(options, 'sorted', true),
-    async: flag(options, 'async', false),
+    largest: flag(largest, 'largest', true),
+    sorted: flag(sorted, 'sorted', true),
+    async: flag(async, 'async', false),
   };
-  if (options.out !== undefined) {
-    const out = options.out;
+  if (out !== undefined) {
     if (!(out instanceof Tensor)) throw invalidType('options.out', 'a Tensor', out);
     liveStorage(out); // its device is checked against the input's (outOn)
     if (out[kFlags] & READ_ONLY) {
       throw fail('ERR_DLPACK_READ_ONLY', 'options.out', 'a writable tensor', 'a readOnly one');
     }
+    // At the call, the rule of every write (lib/route.js), not once the loop has run.
+    route.refuseSharedElements(out[kLayout], `\`options.out\` of ${op}()`);
     o.out = out;
   }
   return o;
@@ -164,7 +164,7 @@ function resultInfo(op, t, family) {
 function result(info, shape) {
   let size = 1;
   for (const n of shape) size *= n;
-  return makeTensor(Storage.heap(allocateForCopy(size * info.itemSize), true), Layout.contiguous(info, shape), 0, CPU);
+  return makeTensor(Storage.allocateForCopy(size * info.itemSize), Layout.contiguous(info, shape), 0, CPU);
 }
 
 // t, or t converted to `dtype` (torch: the input is cast before the op).
@@ -554,9 +554,9 @@ function directOut(out, src) {
   const want = src[kLayout];
   if (layout.info !== want.info || layout.shape.length !== want.shape.length) return false;
   for (let i = 0; i < layout.shape.length; i++) {
-    if (layout.shape[i] !== want.shape[i] || (layout.shape[i] > 1 && layout.strides[i] === 0)) return false;
+    if (layout.shape[i] !== want.shape[i]) return false;
   }
-  return !ops.partialOverlap(out, [src], want.shape);
+  return route.sharedElements(layout) === null && !ops.partialOverlap(out, [src], want.shape);
 }
 
 // softmax(dim) / logSoftmax(dim): the dim is required (torch's implicit dim

@@ -20,7 +20,6 @@ const { CPU, cudaUnavailable } = require('./device');
 const { isAvailable, cudaStorage } = require('./cuda');
 const { Layout } = require('./layout');
 const { Storage, detachedError } = require('./storage');
-const { allocateForCopy } = require('./memory');
 
 // --- placement ----------------------------------------------------------------
 
@@ -32,6 +31,35 @@ function coveredBuffer(storage, layout) {
   return buffer;
 }
 
+// The same check before a host loop, which reads native memory through its
+// handle: no ArrayBuffer is made for it (Storage#hostArg throws where the
+// one made was transferred away; the addon checks the extent again).
+function covered(storage, layout) {
+  if (storage.isNative) storage.hostArg();
+  else coveredBuffer(storage, layout);
+}
+
+// An { async: true } job's Promise, refused with ERR_DLPACK_DETACHED when the
+// ArrayBuffer made over an output's native memory was transferred away while
+// the job ran: the result went with it. A staged output's buffer detached
+// meanwhile is refused the same way by the addon (src/addon/job_memory.h).
+function settledInto(settled, output) {
+  return settled.then(() => {
+    if (output.isNative && output.memory.detached) throw detachedError(output);
+  });
+}
+
+// The `stage` argument of an { async: true } native call whose tensor
+// operands, in argument order, are over `storages`: bit i when the job stages
+// the i-th. Each goes through Storage#jobStages, the one rule of what a job
+// may use while JavaScript runs on, which throws ERR_DLPACK_DETACHABLE for
+// memory no job may touch (docs/API.md "Off the event loop").
+function jobMask(storages) {
+  let mask = 0;
+  for (let i = 0; i < storages.length; i++) if (storages[i].jobStages()) mask |= 1 << i;
+  return mask;
+}
+
 // Refuses memory the host cannot address, for `what` (ops and host reads run
 // on the host only).
 function onHost(device, what) {
@@ -41,27 +69,123 @@ function onHost(device, what) {
   }
 }
 
-// Whether two pairs touch common bytes: one storage, and byte ranges
-// [base, base + extent) that intersect. The rule of the host copy
-// (src/core/convert.h, which compares addresses) and of the device path:
-// two disjoint views of one allocation do not overlap.
-function overlapping(aStorage, a, bStorage, b) {
-  return aStorage === bStorage && a.size !== 0 && b.size !== 0 &&
-    a.base < b.base + b.extent && b.base < a.base + a.extent;
+// --- the overlap rules ------------------------------------------------------------
+// One set of rules for every path that writes (copies, the ops, their
+// in-place and `out` forms, normalize, the reductions' `out`), on every
+// device (docs/API.md "Overlap").
+
+// Where storage b's bytes lie in storage a's frame: the number to add to a
+// byte position of b to get the position of the same byte in a, or null when
+// they are other memory. Memory is named by what it is, not by which JS
+// object reaches it (issue 37, finding 5): a shared-memory segment by its
+// name (every mapping of it in this process holds the same bytes at the same
+// offsets: dl.open(t.share()) in the thread that shared it, a descriptor
+// opened twice); other native memory by its address (a 'local' share opened
+// in the thread that made it, one producer's memory imported twice, CUDA
+// memory alike); JS memory by its buffer (two fromBuffer() over one
+// ArrayBuffer).
+function shiftBetween(a, b) {
+  if (a === b) return 0;
+  const sa = a.segment;
+  const sb = b.segment;
+  if (sa !== null || sb !== null) return sa !== null && sb !== null && sa.name === sb.name ? 0 : null;
+  if (a.isNative !== b.isNative) return null;
+  if (a.isNative) {
+    const x = a.memory.address();
+    const y = b.memory.address();
+    return x < 0 || y < 0 ? null : y - x;
+  }
+  return a.buffer() === b.buffer() ? 0 : null;
 }
 
-// Elements that share memory (a stride-0 dim of size > 1, from expand()):
-// which write wins would depend on the order the copy runs in, and on a GPU
-// threads race. torch refuses the same on every device ("more than one
-// element of the written-to tensor refers to a single memory location").
-function refuseSharedElements(layout) {
-  const { shape, strides } = layout;
-  for (let i = 0; i < shape.length; i++) {
-    if (shape[i] > 1 && strides[i] === 0) {
-      throw makeError('ERR_DLPACK_UNSUPPORTED', 'Expected a destination for copyFrom() whose elements do not ' +
-        'share memory, received one with a stride-0 dim of size > 1 (expand()); clone() it first');
-    }
+// Whether two pairs touch common bytes: one memory (shiftBetween), and
+// byte ranges [base, base + extent) that intersect. The rule of the host
+// copy and of the device path: two disjoint views of one allocation do not
+// overlap.
+function overlapping(aStorage, a, bStorage, b) {
+  if (a.size === 0 || b.size === 0) return false;
+  const shift = shiftBetween(aStorage, bStorage);
+  if (shift === null) return false;
+  const bBase = b.base + shift;
+  return a.base < bBase + b.extent && bBase < a.base + a.extent;
+}
+
+// Whether writing `out` element by element (over `shape`) could change an
+// element of `input` before it is read: their bytes overlap and they are not
+// the very same elements (element 0 at one byte, one item size, the same
+// stride on every dim longer than 1; `inStrides` are input's strides
+// broadcast to `shape`). The very same elements are safe: each is read
+// before it is written (an in-place op); any other overlap is staged through
+// a temporary by the caller, as copies stage it.
+//
+// A dim of extent 1 is never stepped, whatever stride it carries: without
+// this rule an in-place op on a [1, 3, 224, 224] image, whose broadcast
+// stride on dim 0 is 0, went through a temporary and a copy back, 5x slower.
+function writeOverlaps(outStorage, out, inStorage, input, inStrides, shape) {
+  if (!overlapping(outStorage, out, inStorage, input)) return false;
+  if (input.byteOffset + shiftBetween(outStorage, inStorage) !== out.byteOffset ||
+      input.info.itemSize !== out.info.itemSize) {
+    return true;
   }
+  for (let i = 0; i < shape.length; i++) {
+    if (shape[i] !== 1 && inStrides[i] !== out.strides[i]) return true;
+  }
+  return false;
+}
+
+// How elements of `layout` share memory: null when no two do; 'stride0'
+// for a dim of size > 1 with stride 0 (expand()), torch's "has internal
+// overlap"; 'overlap' for strides that may reach one element twice
+// (asStrided(), fromBuffer or a descriptor with such strides). The proof of
+// no sharing: an order of the dims of size > 1 in which each |stride| is
+// larger than the span (size - 1) * |stride| of all before it (then two
+// index vectors differ by more than the earlier dims can make up, a mixed
+// radix); the given order last-to-first is tried first (every view of a
+// dense tensor passes there, or after sorting by |stride|, the only other
+// order that can pass). A layout that fails both may still map its elements
+// to distinct bytes (shape [3, 2], strides [2, 3]): it is refused all the
+// same, where torch lets what it cannot decide cheaply through unchecked
+// (its "too hard"; deciding exactly is a subset-sum problem).
+function sharedElements(layout) {
+  if (layout.size === 0) return null; // nothing is written
+  const { shape, strides } = layout;
+  let span = 0;
+  let ordered = true;
+  for (let i = shape.length - 1; i >= 0; i--) {
+    if (shape[i] <= 1) continue;
+    const step = Math.abs(strides[i]);
+    if (step === 0) return 'stride0';
+    if (step <= span) ordered = false;
+    span += (shape[i] - 1) * step;
+  }
+  if (ordered) return null;
+  const dims = [];
+  for (let i = 0; i < shape.length; i++) if (shape[i] > 1) dims.push(i);
+  dims.sort((x, y) => Math.abs(strides[x]) - Math.abs(strides[y]));
+  span = 0;
+  for (const d of dims) {
+    const step = Math.abs(strides[d]);
+    if (step <= span) return 'overlap';
+    span += (shape[d] - 1) * step;
+  }
+  return null;
+}
+
+// A destination whose elements share memory is refused (`what` names it):
+// which write wins would depend on the order the loop runs in, and on a GPU
+// or two host threads writes race (an in-place add over an expand()ed view
+// lost updates, run to run: issue 37, finding 3). torch refuses the same on
+// every device ("more than one element of the written-to tensor refers to a
+// single memory location"). One rule for copyFrom(), fill_(), the ops'
+// in-place forms and `out`, normalize's `out` and the reductions' `out`.
+function refuseSharedElements(layout, what) {
+  const how = sharedElements(layout);
+  if (how === null) return;
+  const which = how === 'stride0' ? 'a stride-0 dim of size > 1, as expand() makes' :
+    `strides [${layout.strides.join(', ')}] that reach one element twice for shape [${layout.shape.join(', ')}]`;
+  throw makeError('ERR_DLPACK_UNSUPPORTED', `Expected a destination for ${what} whose elements do not share ` +
+    `memory, received one in which more than one element refers to a single memory location (${which}); ` +
+    'clone() it first');
 }
 
 // The paths of copyInto(): both sides on the host; a kernel on one CUDA
@@ -80,18 +204,21 @@ function copyPath(dstStorage, dst, srcStorage, src) {
 // --- the host loop ---------------------------------------------------------------
 
 // dst <- src element by element with conversion (same shape; host-accessible
-// memory). Overlap by address is handled natively; two mappings of one
-// shared-memory segment have different addresses, so they are staged here.
+// memory). Overlap within one buffer is handled natively, by address; the
+// same bytes reached through two storages (overlapping(): two mappings of one
+// segment have other addresses) are staged here, into a copy no one else
+// holds, which a job may then use in place.
 function copyOnHost(dstStorage, dst, srcStorage, src, async = false) {
-  let srcBytes = srcStorage.getBytes();
+  const stage = async ? jobMask([dstStorage, srcStorage]) : undefined;
+  let srcMemory = srcStorage.hostArg();
   let srcOffset = src.byteOffset;
-  if (dstStorage !== srcStorage && dstStorage.segment !== null && srcStorage.segment !== null &&
-      dstStorage.segment.name === srcStorage.segment.name) {
-    srcBytes = srcBytes.slice(src.base, srcOffset + src.high);
+  if (dstStorage !== srcStorage && overlapping(dstStorage, dst, srcStorage, src)) {
+    srcMemory = srcStorage.getBytes().slice(src.base, srcOffset + src.high);
     srcOffset -= src.base;
   }
-  return copyStrided(dstStorage.getBytes(), dst.byteOffset, dst.info.index, srcBytes, srcOffset, src.info.index,
-    dst.shape, dst.strides, src.strides, async);
+  const settled = copyStrided(dstStorage.hostArg(), dst.byteOffset, dst.info.index, srcMemory, srcOffset,
+    src.info.index, dst.shape, dst.strides, src.strides, stage);
+  return async ? settledInto(settled, dstStorage) : settled;
 }
 
 // A new contiguous host pair with src's elements as `info` (src
@@ -100,10 +227,15 @@ function convertOnHost(storage, layout, info) {
   // Every byte of the result is written below (or it is dropped unseen), so
   // it may reuse memory a disposed tensor left (lib/memory.js).
   const out = Layout.contiguous(info, layout.shape.slice());
-  const fresh = Storage.heap(allocateForCopy(layout.size * info.itemSize), true);
-  if (layout.size !== 0) {
-    coveredBuffer(storage, layout);
-    copyOnHost(fresh, out, storage, layout);
+  const fresh = Storage.allocateForCopy(layout.size * info.itemSize);
+  try {
+    if (layout.size !== 0) {
+      covered(storage, layout);
+      copyOnHost(fresh, out, storage, layout);
+    }
+  } catch (error) {
+    fresh.discard();
+    throw error;
   }
   return { storage: fresh, layout: out };
 }
@@ -115,11 +247,11 @@ function convertOnHost(storage, layout, info) {
 // is refused); a failure frees the new storage.
 function convertOnHostAsync(storage, layout, info, wrap) {
   const out = Layout.contiguous(info, layout.shape.slice());
-  const fresh = Storage.heap(allocateForCopy(layout.size * info.itemSize), true);
+  const fresh = Storage.allocateForCopy(layout.size * info.itemSize);
   if (layout.size === 0) return Promise.resolve(wrap({ storage: fresh, layout: out }));
   let settled;
   try {
-    coveredBuffer(storage, layout);
+    covered(storage, layout);
     settled = copyOnHost(fresh, out, storage, layout, true);
   } catch (error) {
     fresh.discard();
@@ -213,7 +345,7 @@ function contiguousSource(storage, layout) {
     return { storage: convertOnHost(storage, layout, layout.info).storage, offset: 0, temporary: true };
   }
   const span = layout.extent;
-  const staged = Storage.heap(allocateForCopy(span), true);
+  const staged = Storage.allocateForCopy(span);
   try {
     copyBytes(staged, 0, storage, layout.base, span);
     const gathered = convertOnHost(staged, Layout.of(layout.info, layout.shape, layout.strides, layout.low),
@@ -246,7 +378,7 @@ function transfer(storage, layout, target, stream = 1n) {
   if (target === CPU && source.temporary) return { storage: source.storage, layout: out };
   let fresh = null;
   try {
-    fresh = target === CPU ? Storage.heap(allocateForCopy(nbytes), true) : cudaStorage(target, nbytes);
+    fresh = target === CPU ? Storage.allocateForCopy(nbytes) : cudaStorage(target, nbytes);
     copyBytes(fresh, 0, source.storage, source.offset, nbytes, stream);
   } catch (error) {
     if (fresh !== null) fresh.discard();
@@ -268,8 +400,8 @@ function copyInto(dstStorage, dst, srcStorage, src, stream = 1n) {
   if (dst.size === 0) return;
   const path = copyPath(dstStorage, dst, srcStorage, src);
   if (path === PATH.host) {
-    coveredBuffer(dstStorage, dst);
-    coveredBuffer(srcStorage, src);
+    covered(dstStorage, dst);
+    covered(srcStorage, src);
     copyOnHost(dstStorage, dst, srcStorage, src);
     return;
   }
@@ -309,8 +441,8 @@ function copyInto(dstStorage, dst, srcStorage, src, stream = 1n) {
 // run. Both storages are held until then (Storage.holdInFlight).
 function copyIntoAsync(dstStorage, dst, srcStorage, src) {
   if (dst.size === 0) return Promise.resolve();
-  coveredBuffer(dstStorage, dst);
-  coveredBuffer(srcStorage, src);
+  covered(dstStorage, dst);
+  covered(srcStorage, src);
   const settled = copyOnHost(dstStorage, dst, srcStorage, src, true);
   dstStorage.holdInFlight();
   srcStorage.holdInFlight();
@@ -363,15 +495,20 @@ function convert(storage, layout, info, place, stream = 1n) {
 
 // --- what the ops call -------------------------------------------------------------------
 
-// The engine's operand for a pair: its bytes, offset and `strides` (already
-// broadcast to the op's shape).
-const operandOf = (storage, layout, strides) => ({ bytes: storage.getBytes(), offset: layout.byteOffset, strides });
+// The engine's operand for a pair: its memory (Storage#hostArg), offset and
+// `strides` (already broadcast to the op's shape).
+const operandOf = (storage, layout, strides) =>
+  ({ storage, memory: storage.hostArg(), offset: layout.byteOffset, strides });
 
 // out = op(inputs) over `shape` on the host (src/addon/ops.h); inputs are
 // numbers or operandOf() values. Async: a Promise that settles once the
 // engine has run off this thread.
 function runElementwise(opCode, dtypeIndex, shape, outStorage, out, inputs, async = false) {
-  return elementwise(opCode, dtypeIndex, shape, outStorage.getBytes(), out.byteOffset, out.strides, inputs, async);
+  const stage = async ? jobMask([outStorage, ...inputs.filter((v) => typeof v !== 'number').map((v) => v.storage)]) :
+    undefined;
+  const settled = elementwise(opCode, dtypeIndex, shape, outStorage.hostArg(), out.byteOffset, out.strides, inputs,
+    stage);
+  return async ? settledInto(settled, outStorage) : settled;
 }
 
 // The same as a kernel on the CUDA device of outStorage (src/core/cuda_ops.h),
@@ -419,8 +556,10 @@ function runSoftmaxRowsOnDevice(log, storage, layout, outStorage, out, rows, n) 
 // dl.normalize's one pass, out <- (input * scale - mean[c]) / std[c].
 // A Promise when `async` (settled once the pass has run), else undefined.
 function runNormalize(outStorage, out, inStorage, input, meanStd, scale, async = false) {
-  return normalize(input.info.index, out.info.index, out.shape, outStorage.getBytes(), out.byteOffset, out.strides,
-    inStorage.getBytes(), input.byteOffset, input.strides, meanStd, scale, async);
+  const stage = async ? jobMask([outStorage, inStorage]) : undefined;
+  const settled = normalize(input.info.index, out.info.index, out.shape, outStorage.hostArg(), out.byteOffset,
+    out.strides, inStorage.hostArg(), input.byteOffset, input.strides, meanStd, scale, stage);
+  return async ? settledInto(settled, outStorage) : settled;
 }
 
 // The same pass as one kernel on the CUDA device of outStorage (src/core/
@@ -438,8 +577,9 @@ function runNormalizeOnDevice(outStorage, out, inStorage, input, meanStd, scale,
 // into the contiguous pair `out`. A Promise when `async` (settled once the
 // loop has run off this thread), else undefined.
 function runReduceDims(op, storage, layout, order, reduced, outStorage, out, async = false) {
-  return reduceDims(op, storage.getBytes(), layout.byteOffset, layout.info.index, order.map((i) => layout.shape[i]),
-    order.map((i) => layout.strides[i]), reduced, outStorage.getBytes(), out.byteOffset, async);
+  const stage = async ? jobMask([storage, outStorage]) : undefined;
+  return reduceDims(op, storage.hostArg(), layout.byteOffset, layout.info.index, order.map((i) => layout.shape[i]),
+    order.map((i) => layout.strides[i]), reduced, outStorage.hostArg(), out.byteOffset, stage);
 }
 
 // max/min, softmax/logSoftmax, topk along `dim`; results at `outStrides`
@@ -448,14 +588,15 @@ function runReduceDims(op, storage, layout, order, reduced, outStorage, out, asy
 // runReduceDims.
 function runReduceLanes(op, storage, layout, dim, outStrides, values, valuesOffset, indices, k, largest, sorted,
   async = false) {
-  return reduceLanes(op, storage.getBytes(), layout.byteOffset, layout.info.index, layout.shape, layout.strides, dim,
-    outStrides, values === null ? null : values.getBytes(), valuesOffset, indices === null ? null : indices.getBytes(),
-    0, k, largest, sorted, async);
+  const stage = async ? jobMask([storage, values, indices].filter((x) => x !== null)) : undefined;
+  return reduceLanes(op, storage.hostArg(), layout.byteOffset, layout.info.index, layout.shape, layout.strides, dim,
+    outStrides, values === null ? null : values.hostArg(), valuesOffset, indices === null ? null : indices.hostArg(),
+    0, k, largest, sorted, stage);
 }
 
 module.exports = {
-  PATH, coveredBuffer, onHost, overlapping, refuseSharedElements, copyPath, copyBytes, copyStorage, copyOnDevice,
-  convertOnDevice, copyInto, copyIntoAsync, clone, moveTo, convert, convertOnHostAsync, operandOf, runElementwise,
-  runElementwiseOnDevice, runReduceRowsOnDevice, runRowPicksOnDevice, runSoftmaxRowsOnDevice, runNormalize, runNormalizeOnDevice, runReduceDims,
-  runReduceLanes,
+  PATH, coveredBuffer, covered, jobMask, onHost, overlapping, writeOverlaps, sharedElements, refuseSharedElements,
+  copyPath, copyBytes, copyStorage, copyOnDevice, convertOnDevice, copyInto, copyIntoAsync, clone, moveTo, convert,
+  convertOnHostAsync, operandOf, runElementwise, runElementwiseOnDevice, runReduceRowsOnDevice, runRowPicksOnDevice,
+  runSoftmaxRowsOnDevice, runNormalize, runNormalizeOnDevice, runReduceDims, runReduceLanes,
 };

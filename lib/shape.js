@@ -28,6 +28,17 @@ function product(shape) {
   return n;
 }
 
+// What a tensor's numbers must fit: its element count and the bytes its
+// elements span, exact JS numbers (at most 2^53 - 1). torch refuses a count
+// past 2^63 ("numel: integer multiplication overflow"); past 2^53 a JS
+// product is no longer exact, so a view of 2^64 elements of one byte read as
+// empty (issue 37, finding 4). Every Layout is made through this check
+// (lib/layout.js), so a view that does not fit is refused when it is made.
+function tooLarge(name, shape, what) {
+  return outOfRange(name, 'a view of at most 2^53 - 1 elements spanning at most 2^53 - 1 bytes (torch: ' +
+    '"numel: integer multiplication overflow")', `shape [${shape.join(', ')}], ${what}`);
+}
+
 function contiguousStrides(shape) {
   const strides = new Array(shape.length);
   let step = 1;
@@ -66,4 +77,4 @@ function extent(shape, strides, itemSize) {
   return { low, high: high + itemSize };
 }
 
-module.exports = { MAX_DIMS, normalizeShape, product, contiguousStrides, isContiguous, extent };
+module.exports = { MAX_DIMS, normalizeShape, product, tooLarge, contiguousStrides, isContiguous, extent };

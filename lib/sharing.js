@@ -52,7 +52,9 @@ function share(t) {
       dataSize: segment.dataSize, ...layoutOf(t) };
   }
   if (storage.sharedBuffer) return { kind: 'sab', buffer: storage.buffer(), ...layoutOf(t) };
-  if (storage.isNative) return shareLocal(t, storage);
+  // The library's own CPU memory is this thread's at every size, a native
+  // block (lib/memory.js) as an ArrayBuffer.
+  if (storage.isNative && !storage.ownHostMemory) return shareLocal(t, storage);
   throw makeError('ERR_DLPACK_UNSUPPORTED',
     'Expected a tensor over a SharedArrayBuffer, shared memory (dl.empty(shape, { shared: true })) or ' +
     `native memory for share(), received one over ${storage.kind === 'wasm' ? 'non-shared WebAssembly memory' :
@@ -117,12 +119,17 @@ function unmovable(storage) {
       return null;
     case 'wasm':
       return 'WebAssembly memory, which its instance holds';
+    case 'native':
+      if (!storage.ownHostMemory) break;
+      if (!storage.memory.sole) return 'memory a DLPack struct (toPointer()) may still point at';
+      return null;
     case 'cuda':
       if (storage.owned && storage.device.type === 'cuda') return null;
       return storage.owned ? `${storage.device} memory, which CUDA IPC cannot share` : 'memory another process shared';
-    default:
-      return 'memory another library or thread shared (a DLPack import or a \'local\' share)';
+    default: // 'shm' (a segment it opened), 'native' that is not a block
+      break;
   }
+  return 'memory another library or thread shared (a DLPack import or a \'local\' share)';
 }
 
 // t.toShared(): t's elements in new memory other processes can map, on t's
@@ -205,7 +212,8 @@ function openLayout(d) {
   if (!Number.isSafeInteger(product(shape))) {
     throw outOfRange('descriptor.shape', `at most ${Number.MAX_SAFE_INTEGER} elements`, `${product(shape)}`);
   }
-  return { layout: Layout.of(info, shape, strides.slice(), byteOffset), flags: d.readOnly ? READ_ONLY : 0 };
+  return { layout: Layout.of(info, shape, strides.slice(), byteOffset, 'descriptor.shape'),
+    flags: d.readOnly ? READ_ONLY : 0 };
 }
 
 // Every element of layout `l` lies inside the `available` shared bytes; an
@@ -323,15 +331,15 @@ function view(memory, options) {
     throw invalidType('memory', 'a WebAssembly.Memory', memory);
   }
   if (options === null || typeof options !== 'object') throw invalidType('options', 'an object', options);
-  checkOptions(options, WASM_VIEW_KEYS);
-  const info = dtypeInfo(options.dtype, 'options.dtype');
-  const { ptr } = options;
+  const o = checkOptions(options, WASM_VIEW_KEYS);
+  const info = dtypeInfo(o.dtype, 'options.dtype');
+  const { ptr } = o;
   if (!Number.isSafeInteger(ptr) || ptr < 0) throw invalidType('options.ptr', 'a non-negative integer', ptr);
   if (ptr % info.itemSize !== 0) {
     throw makeError('ERR_DLPACK_MISALIGNED', `Expected a multiple of ${info.itemSize} (the ${info.name} size) ` +
       `for \`options.ptr\`, received ${ptr}`);
   }
-  const shape = normalizeShape(options.shape, 'options.shape');
+  const shape = normalizeShape(o.shape, 'options.shape');
   const nbytes = product(shape) * info.itemSize;
   if (ptr + nbytes > memory.buffer.byteLength) {
     throw outOfRange('options.ptr', `a range inside the memory's ${memory.buffer.byteLength} bytes`,

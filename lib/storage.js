@@ -9,13 +9,18 @@
 // (docs/API.md "Sharing"), so every view over it sees the move.
 //
 //   HeapMemory     an ArrayBuffer or SharedArrayBuffer. `owned` buffers
-//                  (empty, zeros, clone...) are detached on release unless a
-//                  DLPack struct pinned them; a caller's buffer never is.
+//                  (empty, zeros, clone... below lib/memory.js's NATIVE_MIN
+//                  bytes) are detached on release unless a DLPack struct
+//                  pinned them; a caller's buffer never is.
 //   WasmMemory     a WebAssembly.Memory; the buffer is re-read from it on
 //                  every use, so views survive memory.grow().
 //   NativeMemory   a native handle (host_storage.cc) owning a DLPack
 //                  producer's tensor or memory another thread shared; the
 //                  ArrayBuffer over it is made only when JS asks for one.
+//   BlockMemory    native memory the library allocated for a CPU tensor
+//                  from lib/memory.js's NATIVE_MIN bytes on (kind 'native',
+//                  owned): freed or kept for reuse (lib/memory.js recycle)
+//                  on release.
 //   SegmentMemory  native memory in a shared-memory segment (`segment`
 //                  names it: { name, fd, dataSize }, python/FORMAT.md).
 //   CudaMemory     native memory this library allocated with cudaMalloc and
@@ -32,7 +37,7 @@ const { native, threadShared } = require('./binding');
 const { makeError } = require('./errors');
 const { CPU } = require('./device');
 const { kStorage } = require('./symbols');
-const { recycle } = require('./memory');
+const { allocate, allocateForCopy, recycle } = require('./memory');
 const { isArrayBuffer, isSharedArrayBuffer } = require('util').types;
 
 class HeapMemory {
@@ -86,9 +91,7 @@ class HeapMemory {
     const buffer = this.#buf;
     this.#buf = null;
     if (this.owned && !this.pinned && isArrayBuffer(buffer) && buffer.byteLength !== 0) {
-      // Detached either way: large buffers the library allocated are kept a
-      // moment for the next copy of their size (lib/memory.js).
-      if (!recycle(buffer)) native.detachBuffer(buffer);
+      native.detachBuffer(buffer);
     }
   }
 }
@@ -113,6 +116,8 @@ class NativeMemory {
     this.handle = handle;
     this.owned = owned;
     this.buf = null; // the ArrayBuffer over it, made on first use
+    this.addr = undefined; // address(), once asked
+    this.length = -1; // bytes, read once (native memory never changes size)
   }
 
   get kind() { return 'native'; }
@@ -125,12 +130,52 @@ class NativeMemory {
     return this.buf;
   }
 
-  byteLength() { return native.storageLength(this.handle); }
+  // Whether the caller detached the ArrayBuffer made over this memory
+  // (transferred it away): the tensor's bytes went with it, as they go with a
+  // JS buffer, although the memory itself lives on for the buffer's new owner
+  // and any job in flight (src/addon/host_storage.cc).
+  get detached() { return this.buf !== null && this.buf.byteLength === 0 && this.byteLength() !== 0; }
+
+  // What a host op's native call takes: the handle, whose base the addon
+  // reads (src/addon/job_memory.h).
+  hostHandle() { return this.handle; }
+
+  byteLength() {
+    if (this.length < 0) this.length = native.storageLength(this.handle);
+    return this.length;
+  }
+
+  // The address of its first byte (-1 when it cannot be a number), read
+  // once: native memory never moves while its handle holds it. Which memory
+  // this is, for lib/route.js's overlap rule.
+  address() {
+    if (this.addr === undefined) this.addr = native.storageAddress(this.handle);
+    return this.addr;
+  }
 
   free() {
-    native.storageRelease(this.handle, this.buf);
+    native.storageRelease(this.handle, this.buf === null ? undefined : this.buf);
     this.handle = null; // its finalizer frees nothing more
     this.buf = null;
+  }
+}
+
+// A native block lib/memory.js allocated (src/core/host_block.h).
+class BlockMemory extends NativeMemory {
+  constructor(handle) {
+    super(handle, true);
+  }
+
+  // Whether nothing but this memory's owner holds the block (no DLPack
+  // export, share, other thread or job in flight; src/addon/host_storage.cc).
+  get sole() { return native.storageSole(this.handle, this.buf === null ? undefined : this.buf); }
+
+  free() {
+    const { handle, buf } = this;
+    this.handle = null;
+    this.buf = null;
+    // Kept a moment for the next copy of its size, when nothing else holds it.
+    if (!recycle(handle, buf)) native.storageRelease(handle, buf === null ? undefined : buf);
   }
 }
 
@@ -163,6 +208,11 @@ class CudaMemory extends NativeMemory {
     if (this.fenced) native.cudaHostWait(this.handle);
     return super.buffer();
   }
+
+  hostHandle() {
+    if (this.fenced) native.cudaHostWait(this.handle);
+    return this.handle;
+  }
 }
 
 class Storage {
@@ -180,6 +230,13 @@ class Storage {
   }
 
   static heap(buffer, owned) { return new Storage(new HeapMemory(buffer, owned)); }
+  // Memory the library allocates for a CPU tensor (lib/memory.js): zeroed, or
+  // for a copy that writes every byte (perhaps a recycled block).
+  static allocate(nbytes) { return Storage.owned(allocate(nbytes)); }
+  static allocateForCopy(nbytes) { return Storage.owned(allocateForCopy(nbytes)); }
+  static owned(memory) {
+    return new Storage(isArrayBuffer(memory) ? new HeapMemory(memory, true) : new BlockMemory(memory));
+  }
   static wasm(memory) { return new Storage(new WasmMemory(memory)); }
   // Natively owned memory behind `handle` (host_storage.cc).
   static native(handle, owned, device = CPU) { return new Storage(new NativeMemory(handle, owned), device); }
@@ -192,6 +249,9 @@ class Storage {
   get isNative() { return this.memory.isNative; }
   // Memory the library allocated (and frees or detaches on release).
   get owned() { return this.memory.owns; }
+  // The library's own CPU memory (lib/memory.js): an ArrayBuffer, or a
+  // native block from NATIVE_MIN bytes on; one thread's, whatever its size.
+  get ownHostMemory() { return this.memory.owns && (this.memory.kind === 'heap' || this.memory.kind === 'native'); }
   // The shared-memory segment it lives in, or null.
   get segment() { return this.memory.kind === 'shm' ? this.memory.segment : null; }
   // JS memory other threads already see (a SharedArrayBuffer, shared wasm memory).
@@ -274,6 +334,43 @@ class Storage {
   // What native calls take for this memory: the native handle, or the bytes.
   nativeArg() {
     return this.memory.isNative ? this.memory.handle : this.getBytes();
+  }
+
+  // What a host op's native call takes for this memory (src/addon/
+  // job_memory.h): the native handle, from which the addon reads the base
+  // (never from a JS view, and no ArrayBuffer is made for it), else a
+  // Uint8Array over the whole buffer. Throws ERR_DLPACK_DETACHED where the
+  // buffer was detached or shrunk; for native memory, where the ArrayBuffer
+  // made over it was transferred away: the tensor's bytes went with it, as
+  // with a JS buffer.
+  hostArg() {
+    const memory = this.memory;
+    if (!memory.isNative) return this.getBytes();
+    if (this.released) throw makeError('ERR_DLPACK_DISPOSED', 'The tensor\'s memory was released');
+    if (memory.detached) throw detachedError(this);
+    return memory.hostHandle();
+  }
+
+  // Whether an { async: true } job stages this memory rather than using it
+  // where it is, while JavaScript runs on: the one rule every asynchronous
+  // form goes through (lib/route.js jobMask; src/addon/job_memory.h acts on
+  // it; docs/API.md "Off the event loop"). Used in place: native memory (the
+  // job holds a reference: no buffer over it can free it), a
+  // SharedArrayBuffer (never detached; a growable one only grows) and
+  // WebAssembly memory (held here; memory.grow() keeps its address on 64-bit
+  // targets). Staged: the library's own ArrayBuffers (below lib/memory.js's
+  // NATIVE_MIN bytes, where the copy costs less than the job), which the
+  // caller could detach through t.buffer. Refused with ERR_DLPACK_DETACHABLE:
+  // a caller's own ArrayBuffer (fromBuffer), which it can detach, transfer
+  // or shrink while the op runs and V8 then frees.
+  jobStages() {
+    const memory = this.memory;
+    if (memory.isNative || memory.kind === 'wasm' || memory.shared) return false;
+    if (memory.owns) return true;
+    throw makeError('ERR_DLPACK_DETACHABLE', 'Expected memory an asynchronous op ({ async: true }) can hold, ' +
+      'received a tensor over an ArrayBuffer passed to fromBuffer(), which can be detached (transferred, ' +
+      'posted, read into by a BYOB reader) or shrunk while the op runs; pass a tensor over a SharedArrayBuffer ' +
+      'or library memory (t.clone(), dl.empty()), or call the synchronous form');
   }
 
   // Bytes the storage holds (what asStrided may address).

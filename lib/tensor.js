@@ -235,7 +235,7 @@ class Tensor {
     if (rest.length !== 0) views.tooMany(rest, 2, 'copyFrom()');
     const { stream, async } = copyOptions(options);
     refuseReadOnly(this, 'copyFrom()');
-    route.refuseSharedElements(this[kLayout]); // on every device, as torch
+    route.refuseSharedElements(this[kLayout], 'copyFrom()'); // on every device, as torch
     let temporary = null;
     if (!(src instanceof Tensor)) {
       temporary = above.valuesFrom(src, this[kLayout].info, this[kLayout].shape, 'src');
@@ -267,6 +267,7 @@ class Tensor {
     liveStorage(this);
     if (rest.length !== 0) views.tooMany(rest, 2, 'fill_()');
     refuseReadOnly(this, 'fill_()');
+    route.refuseSharedElements(this[kLayout], 'fill_()');
     const one = above.scalarTensor(value, this[kLayout].info, 'value');
     try {
       return above.fill(this, one, options);
@@ -289,14 +290,16 @@ class Tensor {
     if (rest.length !== 0) views.tooMany(rest, 2, 'to()');
     let dtype;
     let device;
+    let values; // an options object's { stream, async }, each key read once
     if (target !== null && typeof target === 'object' && !Array.isArray(target) && !(target instanceof Device) &&
         !isDtype(target)) {
       if (options !== undefined) {
         throw invalidValue('options', 'undefined when the first argument is an options object', options);
       }
-      checkOptions(target, TO_KEYS);
-      ({ dtype, device } = target);
-      options = target;
+      const { dtype: d, device: place, stream, async } = checkOptions(target, TO_KEYS);
+      dtype = d;
+      device = place;
+      values = { stream, async };
     } else if (isDtype(target)) {
       dtype = target;
     } else if (typeof target === 'string' && deviceOfString(target) === undefined) {
@@ -304,16 +307,16 @@ class Tensor {
     } else {
       device = target;
     }
-    const stream = options === target ? copyStream(target.stream) : streamOption(options);
+    const stream = values !== undefined ? copyStream(values.stream) : streamOption(options);
     const info = dtype === undefined ? this[kLayout].info : dtypeInfo(dtype, 'dtype');
     const place = device === undefined ? this[kDevice] : parseDevice(device);
     // Already there: a new tensor over the same memory (one more holder, as a
     // view is), not `this` as torch returns, so that disposing what to(),
     // cpu() or contiguous() gave never disposes the tensor it was called on
     // (docs/API.md "Decisions").
-    if (options === target && target.async !== undefined) {
-      if (typeof target.async !== 'boolean') throw invalidType('options.async', 'a boolean', target.async);
-      if (target.async) return this.#toAsync(info, place, stream);
+    if (values !== undefined && values.async !== undefined) {
+      if (typeof values.async !== 'boolean') throw invalidType('options.async', 'a boolean', values.async);
+      if (values.async) return this.#toAsync(info, place, stream);
     }
     const moved = route.convert(this[kStorage], this[kLayout], info, place, stream);
     return moved === null ? viewOf(this, this[kLayout]) : made(moved);
@@ -566,11 +569,9 @@ function streamOption(options) {
 // { stream, async } of clone() and copyFrom() (`keys` those the method reads).
 function copyOptions(options, keys = ['stream', 'async']) {
   if (options === undefined) return { stream: 1n, async: false };
-  checkOptions(options, keys);
-  if (options.async !== undefined && typeof options.async !== 'boolean') {
-    throw invalidType('options.async', 'a boolean', options.async);
-  }
-  return { stream: copyStream(options.stream), async: options.async === true };
+  const { stream, async } = checkOptions(options, keys);
+  if (async !== undefined && typeof async !== 'boolean') throw invalidType('options.async', 'a boolean', async);
+  return { stream: copyStream(stream), async: async === true };
 }
 
 // `async: true` of a copy from `from` to `to`: host memory on both sides only

@@ -311,7 +311,7 @@ function expand(layout, sizes) {
         `(dimension ${j} has size ${shape[j]})`, want);
     }
   }
-  return layout.view(outShape, outStrides, 0);
+  return layout.view(outShape, outStrides, 0, 'sizes');
 }
 
 // asStrided(shape, strides): checked here for form; the caller checks the

@@ -107,9 +107,10 @@ for p in "${phases[@]}"; do
       grep -E '^\s+● .* › ' "$out/cuda.log" | sort -u | head -20 | tee -a "$summary"
       ;;
     jest)
-      # npm test's command, with JSON results beside the log.
+      # npm test's Jest half (test:js; the GoogleTest half needs cmake and runs in CI),
+      # with JSON results beside the log.
       # shellcheck disable=SC2086
-      phase jest "$out/jest.log" sh -c "$(script_of test) --json --outputFile='$out/jest.json' ${JEST_ARGS:-}"
+      phase jest "$out/jest.log" sh -c "$(script_of test:js) --json --outputFile='$out/jest.json' ${JEST_ARGS:-}"
       grep -E '^(Tests|Test Suites):' "$out/jest.log" | tee -a "$summary"
       grep -E '^\s+● .* › ' "$out/jest.log" | sort -u | head -20 | tee -a "$summary"
       ;;

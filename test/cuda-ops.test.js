@@ -342,6 +342,14 @@ describe('normalize on the device', () => {
       await new Promise((resolve) => setImmediate(resolve));
     }
     const before = dl.cuda.memoryStats(0).allocatedBytes;
+    // Each host tensor's device twin lives as long as the host tensor (a
+    // WeakMap value): the test disposes the ones it made before it counts.
+    const made = [];
+    const hostOf = (...args) => {
+      const t = hostTensor(...args);
+      made.push(twins.get(t));
+      return t;
+    };
     const mean = (c) => Array.from({ length: c }, (_, i) => 0.1 + i / 7);
     const std = (c) => Array.from({ length: c }, (_, i) => 0.2 + i / 3);
     const check = (input, channels, options = {}) => {
@@ -353,28 +361,30 @@ describe('normalize on the device', () => {
     };
     // A uint8 HWC frame read as CHW, a batch of them, a bool frame, a float32
     // view read backwards: the one kernel.
-    const frame = hostTensor('uint8', [5, 7, 3], 'none');
+    const frame = hostOf('uint8', [5, 7, 3], 'none');
     check(frame.permute(2, 0, 1), 3, { deviceInput: onDevice(frame).permute(2, 0, 1) }).dispose();
-    const batch = hostTensor('uint8', [2, 4, 6, 3], 'none');
+    const batch = hostOf('uint8', [2, 4, 6, 3], 'none');
     check(batch.permute(0, 3, 1, 2), 3, { deviceInput: onDevice(batch).permute(0, 3, 1, 2) }).dispose();
-    check(hostTensor('bool', [2, 3, 4], 'none'), 2).dispose();
-    check(hostTensor('float32', [3, 4, 5], 'flip'), 3).dispose();
-    check(hostTensor('uint8', [32, 2, 3], 'step'), 32).dispose();
+    check(hostOf('bool', [2, 3, 4], 'none'), 2).dispose();
+    check(hostOf('float32', [3, 4, 5], 'flip'), 3).dispose();
+    check(hostOf('uint8', [32, 2, 3], 'step'), 32).dispose();
     // Not the one kernel: 33 channels, int16, a float64 out.
-    check(hostTensor('uint8', [33, 2, 2], 'none'), 33).dispose();
-    check(hostTensor('int32', [3, 2, 2], 'transpose'), 3).dispose();
+    check(hostOf('uint8', [33, 2, 2], 'none'), 33).dispose();
+    check(hostOf('int32', [3, 2, 2], 'transpose'), 3).dispose();
     const wide = dl.zeros([3, 2, 2], { dtype: 'float64', device: 'cuda' });
-    expect(check(hostTensor('uint8', [3, 2, 2], 'none'), 3,
+    expect(check(hostOf('uint8', [3, 2, 2], 'none'), 3,
       { host: { out: dl.zeros([3, 2, 2], { dtype: 'float64' }) }, device: { out: wide } })).toBe(wide);
     wide.dispose();
     // Into out: a slice of a batch, the input itself, and an out that
     // partially overlaps the input (through a temporary, as on the host).
     const into = dl.zeros([2, 3, 4, 5], { device: 'cuda' });
-    const src = hostTensor('uint8', [4, 5, 3], 'none');
+    const src = hostOf('uint8', [4, 5, 3], 'none');
     const slot = into.select(0, 1);
     expect(check(src.permute(2, 0, 1), 3, { deviceInput: onDevice(src).permute(2, 0, 1), device: { out: slot },
       host: { out: dl.zeros([3, 4, 5]) } })).toBe(slot);
     expect(flat(into.select(0, 0).cpu().toArray()).every((v) => v === 0)).toBe(true);
+    // A view holds its storage: the batch is freed once both are disposed.
+    slot.dispose();
     into.dispose();
     const values = dl.tensor(valuesFor('float32', 3 * 4 * 5), { shape: [3, 4, 5] });
     const hostInPlace = dl.normalize(values, mean(3), std(3), { scale: 1 / 255 });
@@ -388,6 +398,7 @@ describe('normalize on the device', () => {
     const shifted = shared.narrow(0, 1, 60).reshape([3, 4, 5]);
     dl.normalize(shared.narrow(0, 0, 60).reshape([3, 4, 5]), mean(3), std(3), { out: shifted });
     expectSame(shifted, hostShifted);
+    shifted.dispose();
     shared.dispose();
     // On a stream of its own, ordered before the read.
     const stream = new dl.cuda.Stream(0);
@@ -396,7 +407,11 @@ describe('normalize on the device', () => {
     expectSame(onStream, dl.normalize(frame.permute(2, 0, 1), mean(3), std(3), { scale: 1 / 255 }));
     onStream.dispose();
     stream.dispose();
-    global.gc();
+    for (const twin of made) twin.dispose();
+    for (let i = 0; i < 2; i++) {
+      global.gc();
+      await new Promise((resolve) => setImmediate(resolve));
+    }
     expect(dl.cuda.memoryStats(0).allocatedBytes).toBe(before);
   });
 });
@@ -554,8 +569,8 @@ describe('softmax and logSoftmax on the device', () => {
 describe('the float32 fast kernels on the device', () => {
   // src/core/cuda_ops.cu: DenseFloatKernel (dense operands, 16-byte aligned,
   // four elements a thread, the last count % 4 one a thread), SmallFloatKernel
-  // (tiles of 1,024 elements), the softmax rows held in registers (at most
-  // 1,024 elements) and those that are not, and the row trees' warp shuffles.
+  // (tiles of 1,024 elements), the softmax rows a warp takes (at most 1,024
+  // elements) and those a block takes, and the row trees' warp shuffles.
   // Values are multiples of 1/4 in [-4, 4] (valuesFor): every sum here is exact.
   itGpu('dense ops at every length mod 4 and every alignment equal the CPU ones', () => {
     const base = hostTensor('float32', [4200], 'none');
@@ -606,6 +621,106 @@ describe('the float32 fast kernels on the device', () => {
       const expected = t.topk(k, 1);
       expectSame(picked.values, expected.values);
       expectSame(picked.indices, expected.indices);
+    }
+  });
+});
+
+// The row kernels' two group sizes (src/core/cuda_ops.cu "Rows by groups"):
+// a warp a row, eight rows a block, for rows of at most 1,024 float32 (512
+// float64) elements, copied into shared memory first; a block a row past
+// that. The order is the block tree's (test/cpp/elementwise_math_test.cc
+// WarpRowReductionsAreTheBlocks, WarpSoftmaxRowsAreTheBlocks prove the bits
+// on the host); here: against the CPU at row counts that leave a block's
+// warps partly idle, at lengths either side of the warp's limits, and each
+// row's bits the same whichever warp, block or batch it fell in.
+describe('rows by a warp and by a block on the device', () => {
+  const LENGTHS = [1, 2, 31, 32, 33, 255, 256, 257, 511, 512, 513, 1000, 1023, 1024, 1025];
+  const ROWS = [1, 9, 67];
+  const rowOf = (x, i) => x.slice(0, i, i + 1);
+  const reverse = (x) => x.slice(0, null, null, -1).contiguous();
+  const bitsOf = (x) => {
+    const v = x.cpu().contiguous().data;
+    return Buffer.from(new Uint8Array(v.buffer, v.byteOffset, v.byteLength));
+  };
+
+  itGpu('softmax, logSoftmax, sum, amax, amin equal the CPU ones at every row count and length', () => {
+    for (const dtype of ['float32', 'float64', 'float16']) {
+      const tol = closeTol(dtype) * 4;
+      for (const n of dtype === 'float16' ? [1000, 1025] : LENGTHS) { // float16 computes in float32
+        for (const rows of ROWS) {
+          const t = hostTensor(dtype, [rows, n], 'none');
+          const d = onDevice(t);
+          expectSame(d.softmax(1), t.softmax(1), tol);
+          expectSame(d.logSoftmax(1), t.logSoftmax(1), tol);
+          // Multiples of 1/4 below 2^11: every float32 and float64 sum is exact.
+          if (dtype !== 'float16') expectSame(d.sum(1), t.sum(1));
+          expectSame(d.amax(1), t.amax(1));
+          expectSame(d.amin(1), t.amin(1));
+        }
+      }
+    }
+  });
+
+  itGpu('a row\'s bits do not depend on its warp, block or batch, and repeat run to run', () => {
+    for (const dtype of ['float32', 'float64']) {
+      for (const n of [33, 512, 1000, 1024, 1025]) {
+        // Values from 1/16 to 16 in size, both signs: a different order of
+        // the additions (or of the sums of exps) moves the bits.
+        const values = [];
+        for (let i = 0; i < 67 * n; i++) values.push((random() * 2 - 1) * 2 ** Math.floor(random() * 9 - 4));
+        const d = dl.tensor(values, { dtype, shape: [67, n] }).cuda();
+        const reversed = reverse(d); // each row in another warp and block
+        for (const op of ['softmax', 'logSoftmax', 'sum', 'amax']) {
+          const all = d[op](1);
+          expect(bitsOf(all)).toEqual(bitsOf(d[op](1)));
+          const back = reverse(reversed[op](1));
+          expect(bitsOf(back)).toEqual(bitsOf(all));
+          for (const i of [0, 8, 66]) expect(bitsOf(rowOf(d, i)[op](1))).toEqual(bitsOf(rowOf(all, i)));
+          // The host sums in another order: its bits are its own (the exact
+          // sums are compared above).
+          if (op === 'sum') continue;
+          const host = dl.tensor(values, { dtype, shape: [67, n] })[op](1);
+          expectSame(all, host, op === 'amax' ? 0 : closeTol(dtype) * 4);
+        }
+      }
+    }
+  });
+
+  // A row of -inf summed to NaN on an H200 (2026-11-28): Kahan's compensation
+  // of an infinite sum (elementwise_math.h KahanAdd). 3,000 is a block's row.
+  itGpu.each([300, 3000])('NaN, infinities and ties in rows of %i, as on the CPU', (n) => {
+    const rows = [];
+    for (let r = 0; r < 11; r++) {
+      const row = [];
+      for (let i = 0; i < n; i++) row.push(Math.floor(random() * 5) - 2);
+      rows.push(row);
+    }
+    rows[1][17] = NaN;
+    rows[2][n - 1] = NaN;
+    rows[3].fill(-Infinity);
+    rows[4][5] = Infinity;
+    rows[5][0] = -Infinity;
+    rows[6].fill(3);
+    rows[7][40] = -0;
+    for (const dtype of ['float32', 'float64']) {
+      const t = dl.tensor(rows, { dtype });
+      const d = t.cuda();
+      for (const op of ['softmax', 'logSoftmax']) expectSame(d[op](1), t[op](1), closeTol(dtype) * 4);
+      for (const op of ['sum', 'amax', 'amin']) expectSame(d[op](1), t[op](1));
+    }
+  });
+
+  itGpu('more rows than one grid of warps: the walk over rows, and dims other than the last', () => {
+    const rows = 65536 * 8 + 9; // past 2^16 blocks of eight warps
+    const t = hostTensor('float32', [rows, 3], 'none');
+    const d = onDevice(t);
+    expectSame(d.softmax(1), t.softmax(1), closeTol('float32') * 4);
+    expectSame(d.sum(1), t.sum(1));
+    expectSame(d.amin(1), t.amin(1));
+    const u = hostTensor('float32', [300, 5, 7], 'transpose'); // a view of a [7, 5, 300] base
+    for (const dim of [0, 1, 2]) {
+      expectSame(onDevice(u).softmax(dim), u.softmax(dim), closeTol('float32') * 4);
+      expectSame(onDevice(u).sum(dim), u.sum(dim));
     }
   });
 });
@@ -675,6 +790,25 @@ describe('routing of ops with CUDA operands (no kernel runs)', () => {
     expect(() => dl.clamp(a, b, 2)).toThrow(wrong);
     expect(() => dl.exp(a, { out: dl.zeros([3]) })).toThrow(wrong);
     expect(() => dl.normalize(onCuda(dl.zeros([3, 2, 2])), 0, 1, { out: dl.zeros([3, 2, 2]) })).toThrow(wrong);
+  });
+
+  // Issue 37: the out, overlap and scalar rules are the host's, applied
+  // before the device split (lib/ops.js run()), so a CUDA op refuses what the
+  // host refuses, with the same code, before any CUDA call.
+  test('shared-element targets, out-of-range scalars, negative integer powers and a zero std: as on the host', () => {
+    const u8 = onCuda(dl.tensor([1, 2, 250], { dtype: 'uint8' }));
+    const wide = onCuda(dl.zeros([1, 3])).expand(2, 3);
+    const shared = expect.objectContaining({ code: 'ERR_DLPACK_UNSUPPORTED' });
+    expect(() => wide.add_(1)).toThrow(shared);
+    expect(() => dl.add(onCuda(dl.ones([2, 3])), 1, { out: wide })).toThrow(shared);
+    expect(() => dl.normalize(onCuda(dl.ones([2, 3, 1])), 0, 1, { out: wide.unsqueeze(-1) })).toThrow(shared);
+    const range = expect.objectContaining({ code: 'ERR_OUT_OF_RANGE' });
+    expect(() => dl.clamp(u8, 0, 300)).toThrow(range);
+    expect(() => dl.where(onCuda(dl.tensor([true, false, true])), u8, 300)).toThrow(range);
+    expect(() => dl.add(u8, 2 ** 70)).toThrow(range);
+    expect(() => dl.pow(u8, -1)).toThrow(expect.objectContaining({ code: 'ERR_OUT_OF_RANGE',
+      message: expect.stringMatching(/negative integer powers/) }));
+    expect(() => dl.normalize(onCuda(dl.ones([2, 3, 1])), 0, 0)).toThrow(range);
   });
 
   test('dtype, promotion, shape and option errors come before any CUDA call', () => {

@@ -90,3 +90,63 @@ describe('native failures are thrown from JavaScript, never through Node-API', (
     expect(addon.takeError()).toBeUndefined();
   });
 });
+
+// Issue 37, finding 8: native code builds errors with the makeError the last
+// init() registered (one per environment), so after a second load of lib/ in
+// one thread the first load's native errors were the second load's classes.
+// Each load now throws its own classes (lib/errors.js adopt), as two copies
+// of a package would: an error is `instanceof` the DLPackError of the dl that
+// threw it, not the other's.
+describe('two loads of lib/ in one thread', () => {
+  let other;
+  beforeAll(() => {
+    jest.isolateModules(() => { other = require('../lib'); });
+  });
+
+  test('a native error is an instance of the throwing load\'s class, for either load', () => {
+    expect(other.DLPackError).not.toBe(dl.DLPackError);
+    // A refusal made in native code: the open of a segment whose tensor was disposed.
+    const staleOpen = (lib) => {
+      const t = lib.empty([4], { dtype: 'int32', shared: true });
+      const descriptor = t.share();
+      t.dispose();
+      try {
+        lib.open(descriptor);
+      } catch (e) {
+        return e;
+      }
+      throw new Error('dl.open() of a released segment did not throw');
+    };
+    const first = staleOpen(dl); // the first load, after the second registered its factory
+    expect(first).toBeInstanceOf(dl.DLPackError);
+    expect(first).not.toBeInstanceOf(other.DLPackError);
+    expect(first.code).toBe('ERR_DLPACK_DISPOSED');
+    const second = staleOpen(other);
+    expect(second).toBeInstanceOf(other.DLPackError);
+    expect(second).not.toBeInstanceOf(dl.DLPackError);
+  });
+
+  test('the same for an asynchronous op\'s rejection and a builtin class (RangeError)', async () => {
+    for (const lib of [dl, other]) {
+      const t = lib.tensor([1, 2, 3, 4]);
+      const view = lib.fromBuffer(t.buffer, { dtype: 'float32' });
+      const p = view.sum(0, { async: true });
+      await expect(p).resolves.toBeDefined();
+      const e = expectError(() => lib.fromBuffer(new ArrayBuffer(4), { dtype: 'uint8', offset: 9 }), RangeError,
+        'ERR_OUT_OF_RANGE');
+      expect(e).toBeInstanceOf(RangeError);
+    }
+    // A rejection made natively, once the job has run: the engine refusing
+    // a dtype (bool sub; lib/ops.js refuses it before, so the wrapper is
+    // called directly).
+    const { elementwise, opCodes } = require('../lib/binding');
+    const { infos } = require('../lib/dtypes');
+    const bytes = new Uint8Array(2);
+    const rejected = elementwise(opCodes.sub, infos.bool.index, [2], bytes, 0, [1],
+      [{ memory: bytes, offset: 0, strides: [1] }, 1], 0);
+    const error = await rejected.then(() => null, (e) => e);
+    expect(error).toBeInstanceOf(dl.DLPackError);
+    expect(error).not.toBeInstanceOf(other.DLPackError);
+    expect(error.code).toBe('ERR_DLPACK_UNSUPPORTED');
+  });
+});

@@ -154,13 +154,13 @@ for (const a of PROMOTE_DTYPES) {
   for (const n of [1, 1.5, true]) resultTypePairs.push([tensorSpec(a, [], 'none'), n]);
 }
 
-function runOracle() {
-  if (!fs.existsSync(PYTHON)) return { skip: `${PYTHON} is absent` };
-  const probe = spawnSync(PYTHON, ['-c', 'import torch'], { encoding: 'utf8', timeout: 60000 });
-  if (probe.status !== 0) return { skip: `${PYTHON} has no torch (${(probe.stderr || '').trim().split('\n').pop()})` };
+function runOracle(python = PYTHON, request = { cases, promote: PROMOTE_DTYPES, resultTypes: resultTypePairs }) {
+  if (!fs.existsSync(python)) return { skip: `${python} is absent` };
+  const probe = spawnSync(python, ['-c', 'import torch'], { encoding: 'utf8', timeout: 60000 });
+  if (probe.status !== 0) return { skip: `${python} has no torch (${(probe.stderr || '').trim().split('\n').pop()})` };
   const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'dlpack-ops-')), 'request.json');
-  fs.writeFileSync(file, JSON.stringify({ cases, promote: PROMOTE_DTYPES, resultTypes: resultTypePairs }));
-  const child = spawnSync(PYTHON, [path.join(__dirname, 'fixtures', 'ops_oracle.py'), file],
+  fs.writeFileSync(file, JSON.stringify(request));
+  const child = spawnSync(python, [path.join(__dirname, 'fixtures', 'ops_oracle.py'), file],
     { encoding: 'utf8', timeout: 120000, maxBuffer: 256 << 20 });
   fs.rmSync(path.dirname(file), { recursive: true, force: true });
   // A child that dies or hangs fails the suite at once.
@@ -342,6 +342,286 @@ describe('results, out and in place', () => {
     expect(dl.broadcastShapes([3, 1], [1, 4], [4])).toEqual([3, 4]);
     expect(dl.broadcastShapes([], [0, 2])).toEqual([0, 2]);
     expect(() => dl.broadcastShapes([3], [4])).toThrow(expect.objectContaining({ code: 'ERR_INVALID_ARG_VALUE' }));
+  });
+});
+
+// --- one set of scalar and dtype rules (issue 37, findings 10-12) ---------------
+//
+// Against torch 1.13 (DLPACK_TEST_PYTHON, Debian's) and torch 2.x (the peers
+// venv: DLPACK_PEERS_VENV, default ~/.cache/dlpack-ci/peers-venv): every case
+// is run by both where both are there, and each must agree with us but for
+// the differences docs/API.md "Scalars" names (DIFFERS below), where the two
+// torch versions disagree with each other or JS cannot say what Python can.
+const TORCH2_PYTHON = process.env.DLPACK_TEST_TORCH2_PYTHON || path.join(process.env.DLPACK_PEERS_VENV ||
+  path.join(os.homedir(), '.cache', 'dlpack-ci', 'peers-venv'), 'bin', 'python');
+
+// A JS number as the oracle reads it: a Python int when it is an integer (as
+// the library reads it), exactly (JSON loses the digits of 2^63).
+const pyNumber = (v) => {
+  if (typeof v === 'boolean' || (typeof v === 'number' && !Number.isFinite(v))) {
+    return typeof v === 'boolean' ? v : (Number.isNaN(v) ? 'nan' : v > 0 ? 'inf' : '-inf');
+  }
+  return Number.isInteger(v) && Math.abs(v) >= 2 ** 53 ? { int: BigInt(v).toString() } : v;
+};
+
+const SCALAR_TENSORS = {
+  bool: [1, 0, 1], uint8: [1, 2, 250], int8: [1, -2, 120], int16: [1, -2, 30000], int32: [1, -2, 2 ** 31 - 1],
+  int64: [1, -2, 2 ** 52], float16: [60000, 2048, 256, 1, 3], bfloat16: [59904, 2048, 256, 1, 3],
+  float32: [16777216, 1.5, -3], float64: [2 ** 60, 0.1, -3],
+};
+const WRAP_OPS = ['add', 'sub', 'mul', 'div', 'eq', 'lt', 'gt'];
+const WRAP_VALUES = [300, -1, -300, 2 ** 31, 2 ** 40, 2 ** 63, 2 ** 64 - 2 ** 11, 2 ** 64, 257, 2049, 100000, 0.1,
+  2.5, 1e-5, true];
+const CHECKED_VALUES = [300, -1, -255, -256, 255, 255.5, 2.5, -0.5, NaN, Infinity, -Infinity, 65504, 65504.5,
+  100000.5, 2 ** 31, 2 ** 63, -(2 ** 63), 2 ** 64, true];
+const FLOAT16ISH = new Set(['float16', 'bfloat16']);
+
+const scalarCases = [];
+for (const [dtype, values] of Object.entries(SCALAR_TENSORS)) {
+  const tensor = { dtype, shape: [values.length], view: 'none', values };
+  for (const op of WRAP_OPS) for (const v of WRAP_VALUES) scalarCases.push({ op, args: [tensor, v], kind: 'wrap' });
+  for (const v of CHECKED_VALUES) {
+    scalarCases.push({ op: 'clamp', args: [tensor], options: { min: v }, kind: 'checked', value: v });
+    scalarCases.push({ op: 'clamp', args: [tensor], options: { max: v }, kind: 'checked', value: v });
+    scalarCases.push({ op: 'where', args: [{ dtype: 'bool', shape: [values.length], view: 'none',
+      values: values.map((_, i) => i % 2) }, tensor, v], kind: 'checked', value: v });
+    scalarCases.push({ op: 'full', args: [], options: { dtype, value: v }, kind: 'checked', value: v });
+    scalarCases.push({ op: 'fill_', args: [], options: { dtype, value: v }, kind: 'checked', value: v });
+  }
+}
+// Integer tensors with a float16/bfloat16 one: the integers go to that dtype first (finding 12).
+const mixed = (dtype, values) => ({ dtype, shape: [values.length], view: 'none', values });
+scalarCases.push(
+  { op: 'eq', args: [mixed('bfloat16', [256]), mixed('int32', [257])], kind: 'tensors' },
+  { op: 'eq', args: [mixed('bfloat16', [256]), 257], kind: 'tensors' },
+  { op: 'add', args: [mixed('int32', [-(2 ** 31)]), mixed('float16', [Infinity])], kind: 'tensors' },
+  { op: 'mul', args: [mixed('int64', [2 ** 52]), mixed('float16', [0])], kind: 'tensors' },
+  { op: 'add', args: [mixed('int64', [2 ** 52 + 1, 70000]), mixed('bfloat16', [0, 1])], kind: 'tensors' },
+  { op: 'sub', args: [mixed('uint8', [255, 3]), mixed('float16', [0.5, 2048])], kind: 'tensors' },
+  { op: 'lt', args: [mixed('int16', [2049, 30000]), mixed('float16', [2048, 30000])], kind: 'tensors' },
+  { op: 'maximum', args: [mixed('int32', [70000, -70000]), mixed('float16', [1, 1])], kind: 'tensors' },
+);
+
+// Where torch differs (from itself across versions, or JS cannot say what
+// Python says): the reason, or null where the case must agree.
+const { infos } = require('../lib/dtypes');
+
+function differs(c, major) {
+  if (c.kind === 'tensors') return null;
+  const v = c.kind === 'wrap' ? c.args[1] : c.value;
+  const dtype = c.op === 'full' || c.op === 'fill_' ? c.options.dtype : c.args[c.op === 'where' ? 1 : 0].dtype;
+  const floating = infos[dtype].kind === 'float';
+  const int = typeof v === 'number' && Number.isInteger(v);
+  const beyond = typeof v === 'number' && Number.isFinite(v) && floating && Math.abs(v) > infos[dtype].finiteMax;
+  if (int && (v >= 2 ** 64 || (major < 2 && v >= 2 ** 63))) {
+    return 'torch refuses an int from 2^64 (1.13: from 2^63) whatever the dtype; we wrap below 2^64, refuse from ' +
+      'there for an integer dtype (test below), and take it as its value elsewhere';
+  }
+  if (major >= 2 && int && v >= 2 ** 63 && dtype === 'bool') {
+    return 'torch 2.x reads an int from 2^63 as a uint64, which it does not promote with bool';
+  }
+  if (c.op === 'clamp' && Number.isNaN(v)) {
+    return 'torch\'s clamp with a number bound ignores a NaN bound (std::max/min); with a tensor bound it, and we, ' +
+      'give NaN';
+  }
+  if (int && Math.abs(v) >= 2 ** 53 && floating) {
+    return 'an integer-valued number past 2^53 is its float value to a floating dtype (torch: a Python int)';
+  }
+  if (major >= 2 && c.kind === 'wrap' && FLOAT16ISH.has(dtype) && (c.op === 'mul' || c.op === 'div')) {
+    return 'torch 2.x multiplies float16/bfloat16 by a scalar in float32 (1.13 and we round it first)';
+  }
+  if (major < 2 && c.op === 'clamp' && dtype === 'float16') return 'torch 1.13 has no float16 clamp on the CPU';
+  if (major >= 2 && c.kind === 'checked' && FLOAT16ISH.has(dtype) && beyond && !int) {
+    return 'torch 2.x takes a float16/bfloat16 fill that rounds to its largest value (65504.5; 1.13 and we refuse)';
+  }
+  if (major >= 2 && c.op === 'where' && FLOAT16ISH.has(dtype) && beyond) {
+    return 'torch 2.x writes inf for where() with a float16 scalar beyond its range (1.13 and we refuse)';
+  }
+  return null;
+}
+
+function callScalarCase(c) {
+  if (c.op === 'full') return dl.full([2], c.options.value, { dtype: c.options.dtype });
+  if (c.op === 'fill_') return dl.zeros([2], { dtype: c.options.dtype }).fill_(c.options.value);
+  return call(c);
+}
+
+const encodeCase = (c) => ({ ...c, args: c.args.map((a) => (typeof a === 'object' ? { ...a,
+  values: a.values.map(pyNumber) } : pyNumber(a))),
+  options: c.options && Object.fromEntries(Object.entries(c.options).map(([k, x]) => [k, k === 'dtype' ? x :
+    pyNumber(x)])) });
+const scalarRequest = { cases: scalarCases.map(encodeCase) };
+const torches = [['torch 1.13 (Debian)', PYTHON], ['torch 2.x (peers venv)', TORCH2_PYTHON]].map(([name, python]) => {
+  const result = runOracle(python, scalarRequest);
+  if (result.skip) console.log(`ops.test.js: scalar rules against ${name} skipped: ${result.skip}`);
+  return { name, result };
+});
+
+describe('scalar and dtype rules against torch 1.13 and 2.x', () => {
+  describe.each(torches.map((t) => [t.name, t.result]))('%s', (name, result) => {
+    const itWith = result.skip ? it.skip : it;
+    itWith('agrees on every scalar case but the differences docs/API.md names', () => {
+      const major = Number(result.version.split('.')[0]);
+      const wrong = [];
+      let compared = 0;
+      scalarCases.forEach((c, i) => {
+        const want = result.cases[i];
+        const what = `${c.op}(${c.args.map(label).join(', ')}${c.options ? `, ${JSON.stringify(c.options,
+          (k, x) => (typeof x === 'number' && !Number.isFinite(x) ? String(x) : x))}` : ''})`;
+        let got;
+        let error = null;
+        try {
+          got = callScalarCase(c);
+        } catch (e) {
+          error = e;
+        }
+        // Every refusal is coded, whatever torch does.
+        if (error !== null && !/^ERR_/.test(error.code)) wrong.push(`${what}: uncoded ${error}`);
+        if (differs(c, major) !== null) return;
+        compared++;
+        if (want.error !== undefined || error !== null) {
+          if ((want.error !== undefined) !== (error !== null)) {
+            wrong.push(`${what}: torch ${want.error || 'computes'}, we ${error ? error.code : 'compute'}`);
+          }
+          return;
+        }
+        const values = flatValues(got);
+        if (got.dtype !== want.dtype || values.some((x, j) => !closeTo(x, decode(want.values[j]), want.dtype, false))) {
+          wrong.push(`${what}: torch ${want.dtype} ${JSON.stringify(want.values)}, we ${got.dtype} ` +
+            `${JSON.stringify(values.map((x) => (Number.isFinite(x) ? x : String(x))))}`);
+        }
+      });
+      expect(wrong).toEqual([]);
+      expect(compared).toBeGreaterThan(scalarCases.length / 2);
+    });
+  });
+});
+
+describe('the rules at the compute surface (issue 37)', () => {
+  it('an expand()ed target is refused by every write, with copyFrom\'s code, and nothing is written', () => {
+    const base = dl.zeros([1, 4]);
+    const wide = base.expand([2 ** 21, 4]);
+    const shared = expect.objectContaining({ code: 'ERR_DLPACK_UNSUPPORTED',
+      message: expect.stringMatching(/more than one element refers to a single memory location/) });
+    expect(() => wide.add_(1)).toThrow(shared);
+    expect(() => wide.mul_(2)).toThrow(shared);
+    expect(() => wide.exp_()).toThrow(shared);
+    expect(() => wide.clamp_(0, 1)).toThrow(shared);
+    expect(() => dl.add(dl.ones([2 ** 21, 4]), 1, { out: wide })).toThrow(shared);
+    expect(() => dl.neg(dl.ones([2 ** 21, 4]), { out: wide, async: true })).toThrow(shared);
+    expect(() => dl.normalize(dl.ones([3, 2, 2]), 0, 1, { out: dl.zeros([1, 2, 2]).expand(3, 2, 2) })).toThrow(shared);
+    expect(() => wide.copyFrom(dl.ones([2 ** 21, 4]))).toThrow(shared);
+    expect(base.toArray()).toEqual([[0, 0, 0, 0]]);
+    // A view whose rows overlap (asStrided), and a 0-size or size-1 stride-0 dim, which shares nothing.
+    const rows = dl.zeros([6]).asStrided([2, 4], [2, 1]);
+    expect(() => rows.add_(1)).toThrow(shared);
+    expect(dl.zeros([1, 3]).asStrided([1, 3], [0, 1]).add_(1).toArray()).toEqual([[1, 1, 1]]);
+    expect(dl.zeros([0, 3]).expand(0, 3).add_(1).shape).toEqual([0, 3]);
+  });
+
+  it('arithmetic wraps an integer scalar into an integer dtype; clamp/where/full/fill_ refuse it out of range', () => {
+    const u8 = dl.tensor([1, 2, 250], { dtype: 'uint8' });
+    expect(u8.add(300).toArray()).toEqual([45, 46, 38]);
+    expect(u8.mul(-1).toArray()).toEqual([255, 254, 6]);
+    expect(u8.eq(256).toArray()).toEqual([false, false, false]);
+    expect(dl.zeros([1], { dtype: 'uint8' }).eq(256).toArray()).toEqual([true]);
+    expect(u8.add(2 ** 63).toArray()).toEqual([1, 2, 250]); // 2^63 is 0 mod 256 (torch 2.x)
+    const range = expect.objectContaining({ code: 'ERR_OUT_OF_RANGE' });
+    expect(() => u8.add(2 ** 70)).toThrow(range); // was saturated to 255
+    expect(() => u8.clamp(0, 300)).toThrow(expect.objectContaining({ code: 'ERR_OUT_OF_RANGE',
+      message: expect.stringMatching(/value cannot be converted to type uint8 without overflow.*`max`/) }));
+    expect(() => dl.where(dl.tensor([true, false, true]), u8, 300)).toThrow(range);
+    expect(dl.where(dl.tensor([true, false, true]), u8, -1).toArray()).toEqual([1, 255, 250]);
+    expect(() => dl.full([2], 255.5, { dtype: 'uint8' })).toThrow(range);
+    expect(dl.full([2], -1, { dtype: 'uint8' }).toArray()).toEqual([255, 255]);
+    expect(() => dl.full([2], 1e5, { dtype: 'float16' })).toThrow(range);
+    expect(() => dl.zeros([2]).fill_(1e39)).toThrow(range);
+    expect(dl.zeros([2], { dtype: 'float16' }).fill_(-Infinity).toArray()).toEqual([-Infinity, -Infinity]);
+    expect(u8.toArray()).toEqual([1, 2, 250]);
+  });
+
+  it('pow of integers to a negative integer number is refused (torch); a tensor of exponents computes', () => {
+    const negative = expect.objectContaining({ code: 'ERR_OUT_OF_RANGE',
+      message: expect.stringMatching(/Integers to negative integer powers are not allowed/) });
+    expect(() => dl.pow(dl.tensor([2, 3, 1], { dtype: 'uint8' }), -1)).toThrow(negative); // was [0, 171, 1]
+    expect(() => dl.pow(dl.tensor([2], { dtype: 'int32' }), -2)).toThrow(negative);
+    expect(() => dl.pow(dl.tensor([true]), -1)).toThrow(negative);
+    expect(dl.pow(dl.tensor([2, 3, 1, -1], { dtype: 'int32' }), dl.tensor([-1, 1, -1, -1], { dtype: 'int32' }))
+      .toArray()).toEqual([0, 3, 1, -1]);
+    expect(dl.pow(dl.tensor([2, 4], { dtype: 'int32' }), -0.5).toArray()).toEqual([Math.fround(2 ** -0.5), 0.5]);
+  });
+
+  it('integers meeting float16/bfloat16 go to that dtype first (torch\'s common dtype)', () => {
+    expect(dl.eq(dl.tensor([256], { dtype: 'bfloat16' }), 257).toArray()).toEqual([true]);
+    expect(dl.add(dl.tensor([-(2 ** 31)], { dtype: 'int32' }), dl.tensor([Infinity], { dtype: 'float16' }))
+      .toArray()).toEqual([NaN]);
+    expect(dl.mul(dl.tensor([2n ** 52n], { dtype: 'int64' }), dl.tensor([0], { dtype: 'float16' })).toArray())
+      .toEqual([NaN]);
+    expect(dl.clamp(dl.tensor([3000], { dtype: 'float16' }), null, 2049).toArray()).toEqual([2048]);
+  });
+
+  it('normalize: bool reads as 0/1, a zero std is refused, an empty input needs no per-channel values', () => {
+    const mask = dl.fromBuffer(new Uint8Array([0, 255, 1, 7]), { dtype: 'bool', shape: [1, 2, 2] });
+    expect(dl.normalize(mask, 0, 1).toArray()).toEqual([[[0, 1], [1, 1]]]); // was 0, 255, 1, 7
+    expect(dl.normalize(mask, 0.5, 0.5, { out: dl.zeros([1, 2, 2], { dtype: 'float64' }) }).toArray())
+      .toEqual(dl.normalize(mask.to('float32'), 0.5, 0.5).toArray());
+    const zero = expect.objectContaining({ code: 'ERR_OUT_OF_RANGE',
+      message: expect.stringMatching(/std evaluated to zero after conversion to float32/) });
+    expect(() => dl.normalize(dl.ones([2, 2, 2]), 0, 0)).toThrow(zero);
+    expect(() => dl.normalize(dl.ones([2, 2, 2]), 0, [1, 1e-50])).toThrow(zero); // 0 in float32
+    expect(dl.normalize(dl.ones([1, 1, 1]), 0, 1e-50, { out: dl.zeros([1, 1, 1], { dtype: 'float64' }) })
+      .toArray()).toEqual([[[1e50]]]);
+    const empty = dl.zeros([2 ** 40, 0, 1]);
+    expect(dl.normalize(empty, 0, 1).shape).toEqual([2 ** 40, 0, 1]);
+    expect(() => dl.normalize(empty, [1, 2], 1)).toThrow(expect.objectContaining({ code: 'ERR_INVALID_ARG_VALUE' }));
+  });
+
+  it('reads every option once: a getter cannot hand the write another `out` than the check saw', () => {
+    const counted = (values) => {
+      const reads = {};
+      const o = {};
+      for (const [k, v] of Object.entries(values)) {
+        Object.defineProperty(o, k, { enumerable: true, get() { reads[k] = (reads[k] || 0) + 1; return typeof v === 'function' ? v(reads[k]) : v; } });
+      }
+      return { o, reads };
+    };
+    // The first read of `out` gives a writable tensor, a second would give a
+    // read-only one (which normalize wrote into, past its check).
+    const readOnly = dl.open({ kind: 'sab', buffer: new SharedArrayBuffer(48), dtype: 'float32', shape: [3, 2, 2],
+      strides: [4, 2, 1], byteOffset: 0, readOnly: true });
+    const writable = dl.zeros([3, 2, 2]);
+    const n = counted({ out: (k) => (k === 1 ? writable : readOnly), scale: 2, async: false });
+    expect(dl.normalize(dl.ones([3, 2, 2]), 0, 1, n.o)).toBe(writable);
+    expect(n.reads).toEqual({ out: 1, scale: 1, async: 1 });
+    expect(readOnly.toArray().flat(2).every((v) => v === 0)).toBe(true);
+    const a = counted({ out: (k) => (k === 1 ? dl.zeros([2]) : readOnly), async: false, stream: 1 });
+    dl.add(dl.ones([2]), 1, a.o);
+    expect(a.reads).toEqual({ out: 1, async: 1, stream: 1 });
+    const r = counted({ keepdim: true, dtype: 'float64', out: dl.zeros([1], { dtype: 'float64' }) });
+    dl.sum(dl.ones([2]), 0, r.o);
+    expect(r.reads).toEqual({ keepdim: 1, dtype: 1, out: 1 });
+    const t = counted({ dtype: 'int8', async: false, device: 'cpu' });
+    dl.ones([2]).to(t.o);
+    expect(t.reads).toEqual({ dtype: 1, async: 1, device: 1 });
+    const c = counted({ async: false, stream: 1 });
+    dl.zeros([2]).copyFrom(dl.ones([2]), c.o);
+    expect(c.reads).toEqual({ async: 1, stream: 1 });
+    const f = counted({ dtype: 'int8', count: 2, offset: 0 });
+    dl.fromBuffer(new ArrayBuffer(4), f.o);
+    expect(f.reads).toEqual({ dtype: 1, count: 1, offset: 1 });
+    const s = counted({ dtype: 'int8', shape: [2], strides: [1] });
+    dl.fromBuffer(new ArrayBuffer(4), s.o);
+    expect(s.reads).toEqual({ dtype: 1, shape: 1, strides: 1 });
+    for (const make of [(o) => dl.full([2], 1, o), (o) => dl.zerosLike(dl.ones([2]), o), (o) => dl.arange(2, o)]) {
+      const m = counted({ dtype: 'int32', device: 'cpu' });
+      make(m.o);
+      expect(m.reads).toEqual({ dtype: 1, device: 1 });
+    }
+    const values = [1, 2];
+    let reads = 0;
+    Object.defineProperty(values, 1, { get() { reads++; return reads === 1 ? 2 : 0; } });
+    expect(dl.normalize(dl.ones([2, 1, 1]), 0, values).toArray()).toEqual([[[1]], [[0.5]]]);
+    expect(reads).toBe(1);
   });
 });
 

@@ -23,6 +23,22 @@ const REQUIRED = process.env.DLPACK_PEERS_REQUIRED === '1';
 const CHILD_MS = 300000; // a peer's whole run; its import alone took up to 15 s on this loaded 2-core VM
 const CHILD = path.join(__dirname, 'peers', 'child.js');
 
+const VERSIONS = `
+import importlib.metadata, importlib.util, json, sys
+dist = {'paddle': 'paddlepaddle'}
+found = {}
+for m in sys.argv[1:]:
+    if importlib.util.find_spec(m) is None:
+        found[m] = None
+        continue
+    try:
+        found[m] = importlib.metadata.version(dist.get(m, m))
+    except importlib.metadata.PackageNotFoundError:
+        found[m] = ''
+print(json.dumps(found))`;
+// 'major.minor' of a version string.
+const minor = (version) => version.split('.').slice(0, 2).join('.');
+
 // Per interpreter: what embedding it needs and the helper built for it, or why not.
 const interpreters = {};
 for (const [kind, python] of [['venv', embed.VENV_PYTHON], ['system', embed.SYSTEM_PYTHON]]) {
@@ -34,16 +50,24 @@ for (const [kind, python] of [['venv', embed.VENV_PYTHON], ['system', embed.SYST
   // Which peers are installed (find_spec imports nothing); one that is
   // installed but fails to import fails its checks in the child.
   const modules = Object.values(PEERS).filter((p) => p.python === kind).map((p) => p.adapter);
-  const found = spawnSync(python, ['-c', 'import importlib.util, json, sys\n' +
-    'print(json.dumps({m: importlib.util.find_spec(m) is not None for m in sys.argv[1:]}))', ...modules],
-  { encoding: 'utf8', timeout: 60000 });
+  // The version of each installed one, from its distribution's metadata (null:
+  // not installed; '' installed with no metadata).
+  const found = spawnSync(python, ['-c', VERSIONS, ...modules], { encoding: 'utf8', timeout: 60000 });
   interpreters[kind] = { facts, helper: embed.build(facts), installed: JSON.parse(found.stdout) };
 }
 
 function skipReason(peer) {
   const i = interpreters[peer.python];
   if (i.skip) return i.skip;
-  if (!i.installed[peer.adapter]) return `${peer.label} is not installed in ${i.facts.python}`;
+  const version = i.installed[peer.adapter];
+  if (version === null || version === undefined) return `${peer.label} is not installed in ${i.facts.python}`;
+  // Another release than the table's (a GPU machine's python3, a user's own)
+  // behaves in ways the table does not pin: skipped, not failed, unless
+  // DLPACK_PEERS_REQUIRED=1, where the check 'is <label> <version>' says what to update.
+  if (!REQUIRED && version !== '' && minor(version) !== minor(peer.version)) {
+    return `${peer.label} ${version} is installed in ${i.facts.python}; the table pins ${peer.version} ` +
+      '(DLPACK_PEERS_REQUIRED=1 runs its checks anyway)';
+  }
   return null;
 }
 

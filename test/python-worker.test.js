@@ -268,9 +268,12 @@ describe('Python workers that hand Node\'s memory to JAX and Paddle (the peers v
 
 describe('Python workers that die or misbehave', () => {
   itPython('death mid-call rejects at once with ERR_DLPACK_WORKER_EXITED; inputs stay usable', async () => {
+    // Segments an earlier test let go of may still be mapped here until their owners are collected:
+    // the test checks that nothing it made is left, not that the process holds exactly what it held.
     const before = heldSegments();
     const w = start();
     const x = shared([1, 2]);
+    const segment = x.share().name;
     const error = await w.call('die', x).catch((e) => e);
     expect(error.code).toBe('ERR_DLPACK_WORKER_EXITED');
     expect(error.message).toMatch(/was killed by SIGKILL while a call was in flight/);
@@ -279,7 +282,9 @@ describe('Python workers that die or misbehave', () => {
     expect(later.message).toMatch(/was killed by SIGKILL before this call$/);
     expect(x.toArray()).toEqual([1, 2]);
     x.dispose();
-    expect(heldSegments()).toEqual(before);
+    const after = heldSegments();
+    expect(after).not.toContain(segment);
+    expect(after.filter((name) => !before.includes(name))).toEqual([]);
   });
 
   itPython('a script that fails before serving rejects its calls with the exit code', async () => {

@@ -292,7 +292,8 @@ describe('large allocations', () => {
 describe('DLPACK_HUGE_PAGES', () => {
   const { spawnSync } = require('child_process');
   // In a child: what lib/ decided, and how many times a 16 MiB tensor's
-  // allocation asked for the advice (native.adviseHugePages, counted).
+  // allocation asked for the advice (its native block's, counted natively;
+  // the ArrayBuffer path where external buffers are refused: native.adviseHugePages).
   const decide = (setting) => {
     const script = `
       const { native, hugePageAdvice } = require(${JSON.stringify(require.resolve('../lib/binding'))});
@@ -300,7 +301,9 @@ describe('DLPACK_HUGE_PAGES', () => {
       const advise = native.adviseHugePages;
       native.adviseHugePages = (b) => { calls++; return advise(b); };
       const dl = require(${JSON.stringify(require.resolve('..'))});
+      const before = native.stats().hugePageRequests;
       dl.zeros([4 << 20]); dl.empty([4 << 20]); dl.zeros([1 << 10]);
+      calls += native.stats().hugePageRequests - before;
       process.stdout.write(JSON.stringify({ hugePageAdvice, calls }));`;
     const env = { ...process.env };
     if (setting === undefined) delete env.DLPACK_HUGE_PAGES;

@@ -294,3 +294,23 @@ describe('conversion', () => {
     expect(dl.tensor(3.5, { dtype: 'float64' }).to('int8').item()).toBe(3);
   });
 });
+
+// Issue 37, finding 4: a view of 2^64 elements of one value was reduced as if
+// empty (sum 0, mean NaN), and UBSan saw the loops' products overflow.
+describe('the element count a view may have', () => {
+  test('views of 2^53 or more elements or bytes are refused when they are made (torch: numel overflow)', () => {
+    const one = dl.ones([1, 1]);
+    const overflow = expect.objectContaining({ code: 'ERR_OUT_OF_RANGE',
+      message: expect.stringMatching(/numel: integer multiplication overflow/) });
+    expect(() => one.expand([2 ** 32, 2 ** 32])).toThrow(overflow); // 2^64 elements: was summed as empty
+    expect(() => one.expand([2 ** 27, 2 ** 26])).toThrow(overflow); // 2^53 elements
+    expect(one.expand([2 ** 26, 2 ** 26]).size).toBe(2 ** 52);
+    expect(() => dl.zeros([4]).asStrided([2 ** 30, 2 ** 30], [0, 0])).toThrow(overflow);
+    expect(() => dl.fromBuffer(new ArrayBuffer(4), { dtype: 'float32', shape: [2 ** 30, 2 ** 30], strides: [0, 0] }))
+      .toThrow(overflow);
+    // A broadcast of two views that fit, whose result would not.
+    expect(() => dl.add(one.expand([2 ** 27, 1]), one.expand([1, 2 ** 27]))).toThrow(overflow);
+    // An empty view of huge dims has no elements.
+    expect(dl.zeros([0, 1]).expand(0, 2 ** 52).size).toBe(0);
+  });
+});

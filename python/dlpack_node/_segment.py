@@ -272,7 +272,10 @@ def create(data_size):
 
 
 def live_segments():
-    return [s for s in _live.values() if s._map is not None]
+    # A copy first (one C call, under the GIL): another thread's detach() (a
+    # finalizer, run where the last array over a segment is dropped) may pop
+    # from _live while this walks it.
+    return [s for s in _live.copy().values() if s._map is not None]
 
 
 def _alive(pid):

@@ -66,6 +66,14 @@ Napi::Value Stats(const Napi::CallbackInfo& info) {
              Napi::Number::New(env, static_cast<double>(stats::cuda_streams_live.load())));
   result.Set("foreignFreed",
              Napi::Number::New(env, static_cast<double>(stats::foreign_freed.load())));
+  result.Set("hostBlocksLive",
+             Napi::Number::New(env, static_cast<double>(stats::host_blocks_live.load())));
+  result.Set("hostBlocksMade",
+             Napi::Number::New(env, static_cast<double>(stats::host_blocks_made.load())));
+  result.Set("hostBlocksFreed",
+             Napi::Number::New(env, static_cast<double>(stats::host_blocks_freed.load())));
+  result.Set("hugePageRequests",
+             Napi::Number::New(env, static_cast<double>(stats::huge_page_requests.load())));
   return result;
 }
 
@@ -99,7 +107,12 @@ Napi::Object Initialize(Napi::Env env, Napi::Object exports) {
       {"capsuleOwns", Guarded<CapsuleOwns>},
       {"storageBuffer", Guarded<StorageBuffer>},
       {"storageLength", Guarded<StorageLength>},
+      {"storageAddress", Guarded<StorageAddress>},
       {"storageRelease", Guarded<StorageRelease>},
+      {"storageSole", Guarded<StorageSole>},
+      {"storageRecycle", Guarded<StorageRecycle>},
+      {"hostAlloc", Guarded<HostAlloc>},
+      {"hostLoopTurned", Guarded<HostLoopTurned>},
       {"copyStrided", Guarded<CopyStrided>},
       {"copyStridedAsync", Guarded<CopyStridedAsync>},
       {"detachBuffer", Guarded<DetachBuffer>},

@@ -1,115 +1,55 @@
 // The asynchronous form of a native op (docs/API.md "Off the event loop"): a
-// Job read from the call's arguments on the JS thread, run on a libuv thread,
-// and a Promise settled back on the JS thread. A Job is not movable (its
-// operands point into it) and has
-//   bool Run() const;                   // on the libuv thread; never touches JS
-//   static constexpr const char* kRefused;  // the message when Run() is false
+// job read from the call's arguments on the JS thread, run on a libuv thread,
+// and a Promise settled back on the JS thread. What the job reads and writes
+// is its JobMemory's (job_memory.h: native memory held by reference, the
+// library's own ArrayBuffers staged), and the worker keeps the call's
+// arguments by reference until it settles (lib/ holds the tensors' storage
+// too). No exception leaves the libuv job (issue 37, findings 2 and 9): a
+// std::bad_alloc rejects with ERR_DLPACK_OUT_OF_MEMORY, as Guarded<> throws it
+// for the synchronous form; an Error keeps its code; anything else is an
+// internal error, as Guarded<> words it. An environment that ends while the
+// job runs (worker.terminate(), process.exit()) waits for it in a cleanup
+// hook, which then frees the job; the job never touches JS, and its worker
+// object is left unfreed on purpose.
 #ifndef DLPACK_NODE_ADDON_ASYNC_OP_H_
 #define DLPACK_NODE_ADDON_ASYNC_OP_H_
 
 #include <napi.h>
 
-#include <condition_variable>
+#include <cstdint>
 #include <memory>
-#include <mutex>
-#include <vector>
 
-#include "../core/libstdcxx_floor.h"  // condition_variable::wait at GCC 11's version
-#include "../core/parallel.h"
-#include "env_state.h"
+#include "job_memory.h"
 
 namespace dlnode {
 
-// The asynchronous form: the engine runs on a libuv thread. The buffers are
-// held by references until it settles (lib/ops.js holds the tensors' storage
-// too). An environment that ends while the job runs (worker.terminate(),
-// process.exit()) waits for it in a cleanup hook before its memory goes: the
-// job never touches JS, and its worker object is then left unfreed on purpose.
-template <class Job>
-class OpWorker : public Napi::AsyncWorker {
+// One call's job: read on the JS thread (each binding's own Read), run by
+// the synchronous form on the JS thread and by the asynchronous one on a
+// libuv thread. Not movable: what it runs on points into it.
+class AsyncJob {
  public:
-  OpWorker(const Napi::CallbackInfo& info, std::unique_ptr<Job> job, const char* name)
-      : Napi::AsyncWorker(info.Env(), name),
-        deferred_(Napi::Promise::Deferred::New(info.Env())),
-        job_(std::move(job)),
-        flight_(new Flight()) {
-    for (size_t i = 0; i < info.Length(); ++i) {
-      if (info[i].IsObject()) held_.push_back(Napi::Persistent(info[i].As<Napi::Object>()));
-    }
-    napi_add_env_cleanup_hook(info.Env(), WaitForJob, flight_);
-  }
+  AsyncJob() = default;
+  AsyncJob(const AsyncJob&) = delete;
+  AsyncJob& operator=(const AsyncJob&) = delete;
+  virtual ~AsyncJob() = default;
 
-  Napi::Promise Promise() { return deferred_.Promise(); }
+  // The engine's work; never touches JS. False when the engine refused the
+  // case (Refused() says what was expected).
+  virtual bool Run() const = 0;
+  virtual const char* Refused() const = 0;
 
-  void Execute() override {
-    {
-      // The loop leaves a core to the event loop (src/core/parallel.h).
-      const OffEventLoop off_event_loop;
-      ok_ = job_->Run();
-    }
-    std::lock_guard<std::mutex> lock(flight_->mutex);
-    flight_->done = true;
-    flight_->cv.notify_all();
-  }
-
-  void OnOK() override {
-    Settle();
-    if (ok_) {
-      deferred_.Resolve(Env().Undefined());
-    } else {
-      deferred_.Reject(
-          EnvState::Of(Env()).MakeError(Env(), Error{code::kUnsupported, Job::kRefused}));
-    }
-  }
-
-  void OnError(const Napi::Error& e) override {
-    Settle();
-    deferred_.Reject(e.Value());
-  }
-
- private:
-  struct Flight {
-    std::mutex mutex;
-    std::condition_variable cv;
-    bool done = false;
-  };
-
-  static void WaitForJob(void* arg) {
-    auto* flight = static_cast<Flight*>(arg);
-    std::unique_lock<std::mutex> lock(flight->mutex);
-    flight->cv.wait(lock, [flight] { return flight->done; });
-    // Left allocated: the worker may still point at it (teardown).
-  }
-
-  void Settle() {
-    napi_remove_env_cleanup_hook(Env(), WaitForJob, flight_);
-    delete flight_;
-    flight_ = nullptr;
-  }
-
-  Napi::Promise::Deferred deferred_;
-  std::unique_ptr<Job> job_;
-  Flight* flight_;  // shared with the cleanup hook until Settle()
-  std::vector<Napi::ObjectReference> held_;
-  bool ok_ = false;
+  JobMemory memory;
 };
 
-// Queues a Job already read from the arguments on a libuv thread; the Promise
+// Queues a job already read from the arguments on a libuv thread; the Promise
 // settles when it has run.
-template <class Job>
-Napi::Value QueueJob(const Napi::CallbackInfo& info, std::unique_ptr<Job> job, const char* name) {
-  auto* worker = new OpWorker<Job>(info, std::move(job), name);  // deleted by Node-API when done
-  Napi::Promise promise = worker->Promise();
-  worker->Queue();
-  return promise;
-}
+Napi::Value QueueJob(const Napi::CallbackInfo& info, std::unique_ptr<AsyncJob> job,
+                     const char* name);
 
-// Reads a Job from the arguments (Job::Read) and queues it.
-template <class Job>
-Napi::Value Queue(const Napi::CallbackInfo& info, const char* name) {
-  auto job = std::make_unique<Job>();
-  job->Read(info);
-  return QueueJob(info, std::move(job), name);
+// The `stage` argument of an asynchronous binding, its last (lib/route.js
+// jobMask): bit i stages the i-th tensor operand (job_memory.h).
+inline uint32_t StageMask(const Napi::CallbackInfo& info) {
+  return info[info.Length() - 1].As<Napi::Number>().Uint32Value();
 }
 
 }  // namespace dlnode

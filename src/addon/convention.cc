@@ -1,17 +1,18 @@
 #include "convention.h"
 
 #include <cstdint>
-#include <cstdlib>
 #include <string>
 
 #include "../core/buffer_view.h"
 #include "../core/cuda_memory.h"
 #include "../core/dtype.h"
 #include "../core/elementwise.h"
+#include "../core/layout.h"
 #include "../core/pages.h"
 #include "../core/parallel.h"
 #include "../core/struct_slab.h"
 #include "errors.h"
+#include "memory.h"
 
 namespace dlnode {
 namespace {
@@ -43,6 +44,16 @@ void ScratchInts(const double* scratch, int first, int count, bool sizes, int64_
                                          " and below 2^53, received " + std::to_string(value)};
     }
     out[i] = static_cast<int64_t>(value);
+  }
+}
+
+void ScratchShape(const double* scratch, int ndim, int64_t* shape) {
+  ScratchInts(scratch, slot::kShape, ndim, true, shape);
+  uint64_t count = 0;
+  if (!CountElements(ndim, shape, &count)) {
+    throw Error{code::kOutOfRange,
+                "Expected a shape of at most 2^53 - 1 elements, received one whose element count "
+                "overflows (numel: integer multiplication overflow)"};
   }
 }
 
@@ -155,12 +166,7 @@ Napi::Object Convention(Napi::Env env) {
   result.Set("dlpackFlags", flag_bits);
   result.Set("hugePageAdviceMin",
              Napi::Number::New(env, static_cast<double>(dlcore::kHugePageAdviceMin)));
-  // Decided once a process, by its first load (a worker's load would walk
-  // sysfs again for the same answer): the machine does not change, and every
-  // thread's buffers then follow one rule.
-  static const bool huge_page_advice =
-      dlcore::HugePageAdviceWanted(std::getenv("DLPACK_HUGE_PAGES"), dlcore::kVirtioDevices);
-  result.Set("hugePageAdvice", Napi::Boolean::New(env, huge_page_advice));
+  result.Set("hugePageAdvice", Napi::Boolean::New(env, HugePageAdviceOn()));
   result.Set("slab", slab);
   return result;
 }

@@ -71,6 +71,9 @@ int ScratchNdim(const double* scratch);
 // `count` integers from slot `first` into `out`, each of magnitude below 2^53
 // and, where `sizes`, not negative.
 void ScratchInts(const double* scratch, int first, int count, bool sizes, int64_t* out);
+// A shape of `ndim` sizes from the shape slots into `shape` (ScratchInts'
+// checks), whose element count is at most 2^53 - 1 (CountElements).
+void ScratchShape(const double* scratch, int ndim, int64_t* shape);
 // A byte offset: an integer in [0, 2^53).
 uint64_t ByteOffsetOf(double value, const char* what);
 // Whether `length` bytes hold a view whose bytes are [offset - low,

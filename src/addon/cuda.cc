@@ -79,7 +79,7 @@ struct ScratchViews {
 void ReadScratchViews(napi_env env, ScratchViews* v) {
   const double* scratch = EnvState::Of(env).scratch();
   v->ndim = ScratchNdim(scratch);
-  ScratchInts(scratch, slot::kShape, v->ndim, true, v->shape);
+  ScratchShape(scratch, v->ndim, v->shape);
   ScratchInts(scratch, slot::kStrides, v->ndim, false, v->dst_strides);
   ScratchInts(scratch, slot::kSourceStrides, v->ndim, false, v->src_strides);
   v->plan = MakeCopyPlan(v->ndim, v->shape, v->dst_strides, v->src_strides);
@@ -154,7 +154,7 @@ Napi::Value CudaElementwise(const Napi::CallbackInfo& info) {
   const int ndim = ScratchNdim(scratch);
   int64_t shape[kMaxDims] = {};
   int64_t strides[kMaxOperands][kMaxDims] = {};
-  ScratchInts(scratch, slot::kShape, ndim, true, shape);
+  ScratchShape(scratch, ndim, shape);
   const int from[kMaxOperands] = {slot::kStrides, slot::kSourceStrides, slot::kOperandStrides,
                                   slot::kOperandStrides + kMaxDims};
   cuda::OpArgs args;

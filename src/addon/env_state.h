@@ -143,6 +143,15 @@ class EnvState {
   static constexpr int64_t kExternalBatch = 1 << 20;
   void AdjustExternal(node_api_basic_env env, int64_t change);
 
+  // Native memory whose owner garbage collection released during this turn
+  // of the event loop while an ArrayBuffer over it was alive: Node frees it
+  // on a later turn (host_storage.cc BufferHold), so a synchronous loop that
+  // never yields piles it up. LoopTurned() (lib/memory.js, from a
+  // setImmediate) starts the count again. JS thread, GC finalizers included.
+  void PileUp(int64_t bytes) { piled_ += bytes; }
+  int64_t piled() const { return piled_; }
+  void LoopTurned() { piled_ = 0; }
+
   // The struct slab (addon/struct_slab.h): the object JS reads it through,
   // or nullptr before the first request; the slab itself, given back to the
   // pool at cleanup.
@@ -170,6 +179,7 @@ class EnvState {
   std::shared_ptr<EnvLink> link_;
   bool external_buffers_ = true;
   int64_t unreported_ = 0;  // external memory change not yet told to V8
+  int64_t piled_ = 0;       // see PileUp
   StructSlab* slab_ = nullptr;
   napi_ref slab_object_ = nullptr;
   bool slab_refused_ = false;

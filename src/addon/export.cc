@@ -31,7 +31,7 @@ Napi::Value ExportTensor(const Napi::CallbackInfo& info) {
   const int ndim = ScratchNdim(scratch);
   int64_t shape[kMaxDims];
   int64_t strides[kMaxDims];
-  ScratchInts(scratch, slot::kShape, ndim, true, shape);
+  ScratchShape(scratch, ndim, shape);
   ScratchInts(scratch, slot::kStrides, ndim, false, strides);
   const DtypeEntry entry = Dtypes().at(dtype_index);
   uint64_t low = 0;

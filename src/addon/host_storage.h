@@ -31,10 +31,25 @@ uint64_t PublishLocal(napi_env env, napi_value handle, const std::string& device
 // The NativeMemory behind `handle` (borrowed: the handle keeps its
 // reference), or throws ERR_DLPACK_DISPOSED.
 NativeMemory* StorageOf(napi_env env, napi_value handle);
+// A new reference to it (an { async: true } job's hold), or throws as StorageOf.
+Ref<NativeMemory> StorageRef(napi_env env, napi_value handle);
 
-Napi::Value StorageLength(const Napi::CallbackInfo& info);   // (handle) -> bytes
-Napi::Value StorageBuffer(const Napi::CallbackInfo& info);   // (handle) -> ArrayBuffer
-Napi::Value StorageRelease(const Napi::CallbackInfo& info);  // (handle, buffer) -> undefined
+Napi::Value StorageLength(const Napi::CallbackInfo& info);  // (handle) -> bytes
+Napi::Value StorageBuffer(const Napi::CallbackInfo& info);  // (handle) -> ArrayBuffer
+// (handle, buffer) -> undefined: detaches `buffer` (the one StorageBuffer
+// made, undefined if none; one the caller detached is left to its new owner)
+// and releases the owner's reference.
+Napi::Value StorageRelease(const Napi::CallbackInfo& info);
+// (handle, buffer) -> whether nothing but the owner and its own attached
+// buffer holds the memory (no export, share, other thread or job in flight).
+Napi::Value StorageSole(const Napi::CallbackInfo& info);
+// (handle, buffer) -> true when StorageSole held and the buffer was detached
+// and let go of: the owner keeps the memory for reuse (lib/memory.js
+// recycling); false, with nothing changed, otherwise.
+Napi::Value StorageRecycle(const Napi::CallbackInfo& info);
+// (handle) -> the address of the memory's first byte, as a number (-1 at
+// 2^53 and above): which memory it is, for lib/route.js's overlap rule.
+Napi::Value StorageAddress(const Napi::CallbackInfo& info);
 
 }  // namespace dlnode
 

@@ -9,9 +9,9 @@
 #include "../core/layout.h"
 #include "../core/parallel.h"
 #include "async_op.h"
-#include "bytes.h"
 #include "convention.h"
 #include "env_state.h"
+#include "job_memory.h"
 
 namespace dlnode {
 namespace {
@@ -24,23 +24,9 @@ Scalar ScalarAt(const Napi::Value& index) {
   return s;
 }
 
-// Element 0 of a tensor operand, after checking that every element `strides`
-// reaches lies inside the view's bytes now (a buffer may have been detached).
-char* Place(napi_env env, const Napi::Value& view, const Napi::Value& offset, int ndim,
-            const int64_t* shape, const int64_t* strides, uint64_t item_size) {
-  const Bytes bytes = BytesOf(env, view);
-  const auto at = static_cast<uint64_t>(offset.As<Napi::Number>().Int64Value());
-  uint64_t low = 0;
-  uint64_t high = 0;
-  if (!ComputeExtent(ndim, shape, strides, item_size, &low, &high)) {
-    throw Error{code::kOutOfRange, "Expected an operand extent below 2^53 bytes"};
-  }
-  if ((low != 0 || high != 0) && (at < low || at + high > bytes.length)) {
-    throw Error{
-        code::kDetached,
-        "Expected the tensor's buffer to still hold its bytes, but it was detached or shrunk"};
-  }
-  return bytes.data + at;
+// The byte offset of a tensor operand (its element 0), as lib/ passes it.
+uint64_t OffsetAt(const Napi::Value& offset) {
+  return static_cast<uint64_t>(offset.As<Napi::Number>().Int64Value());
 }
 
 }  // namespace
@@ -55,7 +41,7 @@ bool IsComparison(ElementwiseOp op) {
 // One call's operands, read from the arguments and the scratch block; it owns
 // the shape, the strides and the scalars its Operands point at, so it can
 // outlive the call (the asynchronous form). Not movable: Operands point into it.
-struct ElementwiseJob {
+struct ElementwiseJob final : AsyncJob {
   ElementwiseOp op = ElementwiseOp::kAdd;
   Scalar type = Scalar::kFloat32;
   int ndim = 0;
@@ -66,10 +52,6 @@ struct ElementwiseJob {
   Operand out{nullptr, nullptr};
   Operand in[kMaxOperands - 1] = {};
 
-  ElementwiseJob() = default;
-  ElementwiseJob(const ElementwiseJob&) = delete;
-  ElementwiseJob& operator=(const ElementwiseJob&) = delete;
-
   // info: (op, dtype, out, outOffset, in0, in0Offset, ...) as ElementwiseOnHost.
   void Read(const Napi::CallbackInfo& info) {
     napi_env env = info.Env();
@@ -77,16 +59,15 @@ struct ElementwiseJob {
     op = static_cast<ElementwiseOp>(info[0].As<Napi::Number>().Int32Value());
     const int arity = ElementwiseArity(op);
     type = ScalarAt(info[1]);
-    ndim = static_cast<int>(scratch[slot::kNdim]);
+    ndim = ScratchNdim(scratch);
     const int from[kMaxOperands] = {slot::kStrides, slot::kSourceStrides, slot::kOperandStrides,
                                     slot::kOperandStrides + kMaxDims};
-    for (int d = 0; d < ndim; ++d) {
-      shape[d] = static_cast<int64_t>(scratch[slot::kShape + d]);
-      for (int k = 0; k <= arity; ++k) strides[k][d] = static_cast<int64_t>(scratch[from[k] + d]);
-    }
-    const uint64_t size = ScalarSize(type);
+    ScratchShape(scratch, ndim, shape);
+    for (int k = 0; k <= arity; ++k) ScratchInts(scratch, from[k], ndim, false, strides[k]);
+    const Scalar out_type = IsComparison(op) ? Scalar::kBool : type;
     out =
-        Operand{Place(env, info[2], info[3], ndim, shape, strides[0], IsComparison(op) ? 1 : size),
+        Operand{memory.Operand(env, 2, info[2], OffsetAt(info[3]), ndim, shape, strides[0],
+                               ScalarSize(out_type), JobMemory::Role::kOutput, out_type, "result"),
                 strides[0]};
     for (int k = 0; k < arity; ++k) {
       const Napi::Value value = info[4 + 2 * k];
@@ -96,20 +77,22 @@ struct ElementwiseJob {
         StoreScalar(in_type, value.As<Napi::Number>().DoubleValue(), scalars[k]);
         in[k] = Operand{scalars[k], zeros};
       } else {
-        in[k] = Operand{
-            Place(env, value, info[5 + 2 * k], ndim, shape, strides[k + 1], ScalarSize(in_type)),
-            strides[k + 1]};
+        in[k] = Operand{memory.Operand(env, 4 + 2 * k, value, OffsetAt(info[5 + 2 * k]), ndim,
+                                       shape, strides[k + 1], ScalarSize(in_type),
+                                       JobMemory::Role::kInput, in_type, "operand"),
+                        strides[k + 1]};
       }
     }
   }
 
-  bool Run() const { return Elementwise(op, type, ndim, shape, out, in); }
+  bool Run() const override { return Elementwise(op, type, ndim, shape, out, in); }
   static constexpr const char* kRefused = "Expected a dtype the op computes in";
+  const char* Refused() const override { return kRefused; }
 };
 
 // dl.normalize's operands, read as NormalizeOnHost's arguments; owns what its
 // Operands point at (the asynchronous form). Not movable.
-struct NormalizeJob {
+struct NormalizeJob final : AsyncJob {
   Scalar in_type = Scalar::kUint8;
   Scalar out_type = Scalar::kFloat32;
   int ndim = 0;
@@ -121,24 +104,21 @@ struct NormalizeJob {
   std::vector<double> mean_std;  // the means, then the stds
   double scale = 1;
 
-  NormalizeJob() = default;
-  NormalizeJob(const NormalizeJob&) = delete;
-  NormalizeJob& operator=(const NormalizeJob&) = delete;
-
   void Read(const Napi::CallbackInfo& info) {
     napi_env env = info.Env();
     const double* scratch = EnvState::Of(env).scratch();
     in_type = ScalarAt(info[0]);
     out_type = ScalarAt(info[1]);
-    ndim = static_cast<int>(scratch[slot::kNdim]);
-    for (int d = 0; d < ndim; ++d) {
-      shape[d] = static_cast<int64_t>(scratch[slot::kShape + d]);
-      out_strides[d] = static_cast<int64_t>(scratch[slot::kStrides + d]);
-      in_strides[d] = static_cast<int64_t>(scratch[slot::kSourceStrides + d]);
-    }
-    out = Operand{Place(env, info[2], info[3], ndim, shape, out_strides, ScalarSize(out_type)),
-                  out_strides};
-    in = Operand{Place(env, info[4], info[5], ndim, shape, in_strides, ScalarSize(in_type)),
+    ndim = ScratchNdim(scratch);
+    ScratchShape(scratch, ndim, shape);
+    ScratchInts(scratch, slot::kStrides, ndim, false, out_strides);
+    ScratchInts(scratch, slot::kSourceStrides, ndim, false, in_strides);
+    out =
+        Operand{memory.Operand(env, 2, info[2], OffsetAt(info[3]), ndim, shape, out_strides,
+                               ScalarSize(out_type), JobMemory::Role::kOutput, out_type, "result"),
+                out_strides};
+    in = Operand{memory.Operand(env, 4, info[4], OffsetAt(info[5]), ndim, shape, in_strides,
+                                ScalarSize(in_type), JobMemory::Role::kInput, in_type, "input"),
                  in_strides};
     Napi::Float64Array values = info[6].As<Napi::Float64Array>();
     const size_t channels = values.ElementLength() / 2;
@@ -149,12 +129,13 @@ struct NormalizeJob {
     scale = info[7].As<Napi::Number>().DoubleValue();
   }
 
-  bool Run() const {
+  bool Run() const override {
     const double* mean = mean_std.data();
     return Normalize(ndim, shape, in_type, in, out_type, out, mean, mean + mean_std.size() / 2,
                      scale);
   }
   static constexpr const char* kRefused = "Expected a real input and a float32 or float64 output";
+  const char* Refused() const override { return kRefused; }
 };
 
 }  // namespace
@@ -167,7 +148,10 @@ Napi::Value ElementwiseOnHost(const Napi::CallbackInfo& info) {
 }
 
 Napi::Value ElementwiseAsync(const Napi::CallbackInfo& info) {
-  return Queue<ElementwiseJob>(info, "dlpack:elementwise");
+  auto job = std::make_unique<ElementwiseJob>();
+  job->memory.Async(StageMask(info));
+  job->Read(info);
+  return QueueJob(info, std::move(job), "dlpack:elementwise");
 }
 
 Napi::Value NormalizeOnHost(const Napi::CallbackInfo& info) {
@@ -178,7 +162,10 @@ Napi::Value NormalizeOnHost(const Napi::CallbackInfo& info) {
 }
 
 Napi::Value NormalizeAsync(const Napi::CallbackInfo& info) {
-  return Queue<NormalizeJob>(info, "dlpack:normalize");
+  auto job = std::make_unique<NormalizeJob>();
+  job->memory.Async(StageMask(info));
+  job->Read(info);
+  return QueueJob(info, std::move(job), "dlpack:normalize");
 }
 
 Napi::Value GetNumThreadsOf(const Napi::CallbackInfo& info) {

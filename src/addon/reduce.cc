@@ -6,9 +6,9 @@
 #include "../core/layout.h"
 #include "../core/reduce.h"
 #include "async_op.h"
-#include "bytes.h"
 #include "convention.h"
 #include "env_state.h"
+#include "job_memory.h"
 
 namespace dlnode {
 namespace {
@@ -35,22 +35,6 @@ ReduceOp OpAt(const Napi::Value& v) {
   return static_cast<ReduceOp>(op);
 }
 
-// The bytes [offset - low, offset + high) must lie inside `bytes`.
-void CheckInside(const Bytes& bytes, uint64_t offset, int ndim, const int64_t* shape,
-                 const int64_t* strides, uint64_t item_size, const char* which) {
-  uint64_t low = 0;
-  uint64_t high = 0;
-  if (!ComputeExtent(ndim, shape, strides, item_size, &low, &high)) {
-    throw Error{code::kOutOfRange, std::string("Expected a ") + which + " extent below 2^53 bytes"};
-  }
-  if (low == 0 && high == 0) return;
-  if (offset < low || offset + high > bytes.length) {
-    throw Error{code::kDetached,
-                std::string("Expected the ") + which +
-                    " buffer to still hold its bytes, but it was detached or shrunk"};
-  }
-}
-
 struct Source {
   int ndim = 0;
   int64_t shape[kMaxDims] = {};
@@ -62,32 +46,28 @@ struct Source {
 };
 
 // The source of either binding: args 1-3 and the scratch block's layout.
-Source ReadSource(const Napi::CallbackInfo& info) {
+void ReadSource(const Napi::CallbackInfo& info, JobMemory* memory, Source* src) {
   napi_env env = info.Env();
   const double* scratch = EnvState::Of(env).scratch();
-  Source src;
-  src.ndim = static_cast<int>(scratch[slot::kNdim]);
-  for (int i = 0; i < src.ndim; ++i) {
-    src.shape[i] = static_cast<int64_t>(scratch[slot::kShape + i]);
-    src.strides[i] = static_cast<int64_t>(scratch[slot::kStrides + i]);
-  }
-  src.type = ScalarAt(info[3].As<Napi::Number>().Int32Value());
-  const Bytes bytes = BytesOf(env, info[1]);
+  // Every number bounded (convention.h): a shape of more than 2^53 - 1
+  // elements would overflow the loops' products (UBSan saw it).
+  src->ndim = ScratchNdim(scratch);
+  ScratchShape(scratch, src->ndim, src->shape);
+  ScratchInts(scratch, slot::kStrides, src->ndim, false, src->strides);
+  src->type = ScalarAt(info[3].As<Napi::Number>().Int32Value());
   const auto offset = static_cast<uint64_t>(info[2].As<Napi::Number>().Int64Value());
-  CheckInside(bytes, offset, src.ndim, src.shape, src.strides, ScalarSize(src.type), "source");
-  src.first = bytes.data + offset;
-  return src;
+  src->first = memory->Operand(env, 1, info[1], offset, src->ndim, src->shape, src->strides,
+                               ScalarSize(src->type), JobMemory::Role::kInput, src->type, "source");
 }
 
-// Output bytes at `offset` for a layout of `shape` at `strides`, or null
-// when the argument is null.
-char* OutputAt(const Napi::CallbackInfo& info, int at, int ndim, const int64_t* shape,
-               const int64_t* strides, uint64_t item_size) {
+// Output bytes at `offset` for a layout of `shape` at `strides` of `type`,
+// or null when the argument is null (not an operand).
+char* OutputAt(const Napi::CallbackInfo& info, JobMemory* memory, int at, int ndim,
+               const int64_t* shape, const int64_t* strides, Scalar type) {
   if (info[at].IsNull()) return nullptr;
-  const Bytes bytes = BytesOf(info.Env(), info[at]);
   const auto offset = static_cast<uint64_t>(info[at + 1].As<Napi::Number>().Int64Value());
-  CheckInside(bytes, offset, ndim, shape, strides, item_size, "result");
-  return bytes.data + offset;
+  return memory->Operand(info.Env(), at, info[at], offset, ndim, shape, strides, ScalarSize(type),
+                         JobMemory::Role::kOutput, type, "result");
 }
 
 }  // namespace
@@ -122,7 +102,7 @@ namespace {
 // its pointers use, so it can outlive the call (the asynchronous form,
 // async_op.h); the checks all run in ReadDims/ReadLanes, on the JS thread.
 // Not movable: Source::input() points into it.
-struct ReduceJob {
+struct ReduceJob final : AsyncJob {
   ReduceOp op = ReduceOp::kSum;
   Source src;
   bool along = false;  // ReadLanes: along `dim`; else over the last `reduced` dims
@@ -133,17 +113,14 @@ struct ReduceJob {
   bool sorted = true;
   bool empty = false;  // max/min with no lanes: nothing to run
   int64_t out_strides[kMaxDims] = {};
+  int64_t out_shape[kMaxDims] = {};  // ReadLanes: the results' shape
   char* values = nullptr;
   int64_t* indices = nullptr;
-
-  ReduceJob() = default;
-  ReduceJob(const ReduceJob&) = delete;
-  ReduceJob& operator=(const ReduceJob&) = delete;
 
   // ReduceDims's arguments.
   void ReadDims(const Napi::CallbackInfo& info) {
     op = OpAt(info[0]);
-    src = ReadSource(info);
+    ReadSource(info, &memory, &src);
     reduced = info[4].As<Napi::Number>().Int32Value();
     Scalar out_type;
     if (reduced < 0 || reduced > src.ndim || !ResultType(op, src.type, &out_type) ||
@@ -157,7 +134,7 @@ struct ReduceJob {
       out_strides[i] = step;
       step *= src.shape[i];
     }
-    values = OutputAt(info, 5, kept, src.shape, out_strides, ScalarSize(out_type));
+    values = OutputAt(info, &memory, 5, kept, src.shape, out_strides, out_type);
     if (values == nullptr) throw Error{code::kUnsupported, "Expected a result buffer"};
   }
 
@@ -165,7 +142,7 @@ struct ReduceJob {
   void ReadLanes(const Napi::CallbackInfo& info) {
     along = true;
     op = OpAt(info[0]);
-    src = ReadSource(info);
+    ReadSource(info, &memory, &src);
     dim = info[4].As<Napi::Number>().Int32Value();
     k = static_cast<int64_t>(info[9].As<Napi::Number>().Int64Value());
     largest = info[10].ToBoolean().Value();
@@ -175,11 +152,8 @@ struct ReduceJob {
       throw Error{code::kUnsupported, "Expected a dim and a dtype this op takes"};
     }
     const double* scratch = EnvState::Of(info.Env()).scratch();
-    int64_t out_shape[kMaxDims];
-    for (int i = 0; i < src.ndim; ++i) {
-      out_shape[i] = src.shape[i];
-      out_strides[i] = static_cast<int64_t>(scratch[slot::kSourceStrides + i]);
-    }
+    ScratchInts(scratch, slot::kSourceStrides, src.ndim, false, out_strides);
+    for (int i = 0; i < src.ndim; ++i) out_shape[i] = src.shape[i];
     const int64_t len = src.ndim == 0 ? 1 : src.shape[dim];
     if (src.ndim > 0) {
       if (op == ReduceOp::kMax || op == ReduceOp::kMin) out_shape[dim] = 1;
@@ -195,9 +169,10 @@ struct ReduceJob {
       if (!empty) throw Error{code::kUnsupported, "Expected a non-empty dim"};
       return;
     }
-    values = OutputAt(info, 5, src.ndim, out_shape, out_strides, ScalarSize(out_type));
+    values = OutputAt(info, &memory, 5, src.ndim, out_shape, out_strides, out_type);
     // int64 storage lib/ allocated.
-    indices = reinterpret_cast<int64_t*>(OutputAt(info, 7, src.ndim, out_shape, out_strides, 8));
+    indices = reinterpret_cast<int64_t*>(
+        OutputAt(info, &memory, 7, src.ndim, out_shape, out_strides, Scalar::kInt64));
     switch (op) {
       case ReduceOp::kMax:
       case ReduceOp::kMin:
@@ -217,7 +192,7 @@ struct ReduceJob {
   }
 
   // On either thread; never touches JS.
-  bool Run() const {
+  bool Run() const override {
     if (empty) return true;
     if (!along) {
       Reduce(op, src.input(), reduced, values);
@@ -231,6 +206,7 @@ struct ReduceJob {
     return true;
   }
   static constexpr const char* kRefused = "Expected a reduction this dtype has";
+  const char* Refused() const override { return kRefused; }
 };
 
 }  // namespace
@@ -244,6 +220,7 @@ Napi::Value ReduceDims(const Napi::CallbackInfo& info) {
 
 Napi::Value ReduceDimsAsync(const Napi::CallbackInfo& info) {
   auto job = std::make_unique<ReduceJob>();
+  job->memory.Async(StageMask(info));
   job->ReadDims(info);
   return QueueJob(info, std::move(job), "dlpack:reduce");
 }
@@ -257,6 +234,7 @@ Napi::Value ReduceLanes(const Napi::CallbackInfo& info) {
 
 Napi::Value ReduceLanesAsync(const Napi::CallbackInfo& info) {
   auto job = std::make_unique<ReduceJob>();
+  job->memory.Async(StageMask(info));
   job->ReadLanes(info);
   return QueueJob(info, std::move(job), "dlpack:reduce");
 }

@@ -4,9 +4,9 @@
 #include <cstring>
 #include <limits>
 #include <type_traits>
-#include <vector>
 
 #include "layout.h"
+#include "scratch.h"
 #include "strided_loop.h"
 
 namespace dlnode {
@@ -323,10 +323,12 @@ void ConvertStrided(int ndim, const int64_t* shape, Scalar dst_type, StridedView
   for (int i = 0; i < ndim; ++i) {
     if (shape[i] == 0) return;
   }
-  std::vector<char> staged;
+  Scratch<char> staged;
   if (dst_range.lo < src_range.hi && src_range.lo < dst_range.hi) {
-    // Overlapping bytes: read every source element before any is overwritten.
-    staged.assign(src_range.lo, src_range.hi);
+    // Overlapping bytes: read every source element before any is overwritten
+    // (staged before the copy is split across threads: scratch.h).
+    staged = Scratch<char>(src_range.hi - src_range.lo);
+    std::memcpy(staged.data(), src_range.lo, static_cast<size_t>(staged.size()));
     src.first = staged.data() + (src.first - src_range.lo);
   }
   if (dst_type == src_type) {

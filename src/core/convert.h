@@ -58,7 +58,8 @@ struct ByteRange {
 
 // dst[i] = convert(src[i]) for every index of `shape`. Strides are in
 // elements of each side's own type. When `dst_range` and `src_range`
-// overlap, the source's bytes are copied aside first.
+// overlap, the source's bytes are copied aside first (scratch.h: a failure
+// throws std::bad_alloc before anything is written).
 void ConvertStrided(int ndim, const int64_t* shape, Scalar dst_type, StridedView dst,
                     ByteRange dst_range, Scalar src_type, StridedView src, ByteRange src_range);
 

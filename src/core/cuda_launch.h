@@ -31,8 +31,8 @@ constexpr uint32_t kTile = kThreads * kPer;
 // Blocks for a tiled walk over `count` elements.
 inline unsigned TiledBlocks(int64_t count) { return Blocks((count + kPer - 1) / kPer); }
 
-// One block per row (the row kernels' grid-stride loop over rows covers
-// more than 2^16).
+// One block per row, or per group of rows (the row kernels' grid-stride
+// loop over rows covers more than 2^16 blocks' worth).
 inline unsigned RowBlocks(int64_t rows) {
   return static_cast<unsigned>(std::min<int64_t>(rows, 1 << 16));
 }

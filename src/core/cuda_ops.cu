@@ -233,41 +233,131 @@ __device__ __forceinline__ math::RowPick<T> ShuffleDown(math::RowPick<T> v, int 
   return {__shfl_down_sync(0xffffffffu, v.value, by), __shfl_down_sync(0xffffffffu, v.index, by)};
 }
 
-// The block's tree over each thread's `mine` (math::RowTreeStep's levels:
-// part[tid] combines part[tid + half], half = 128 down to 1), the result in
-// part[0] for every thread once it returns. Shared memory down to 32
-// partials, then warp 0 by shuffles: lane l takes lane l + half, the pair
-// the host tree combines, so the bits are the host's.
+// Lane 0's value, in every lane.
+template <typename T>
+__device__ __forceinline__ T FromLane0(T v) {
+  return __shfl_sync(0xffffffffu, v, 0);
+}
+template <typename T>
+__device__ __forceinline__ math::RowPick<T> FromLane0(math::RowPick<T> v) {
+  return {__shfl_sync(0xffffffffu, v.value, 0), __shfl_sync(0xffffffffu, v.index, 0)};
+}
+
+// Rows by groups of threads (elementwise_math.h "Rows by a group"): a block
+// a row, or for rows a warp's slice of shared memory holds, a warp a row,
+// kRowsPerBlock rows a block. A block a row spent most of a short row's time
+// waiting on its tree's barriers (softmax of [4096, 1000] took 1.7-2x
+// torch's time on an H200, bench/README.md "CUDA ops"); a warp copies its
+// row into its slice first (eight loads in flight a lane) and reads it
+// there, and its tree's last levels are shuffles with no barrier. Both modes
+// are one kernel, the mode the same for every thread: a warp kernel of its
+// own cost 11 KB of machine code per architecture, the same functions
+// inlined a second time.
+constexpr int kRowsPerBlock = math::kRowThreads / math::kWarpLanes;
+constexpr int kWarpRowBytes = 4096;  // a warp's slice: 32 KB a block
+
+// The longest row a warp takes: 1,024 float32 (an ImageNet classifier's
+// 1,000 logits fit), 512 float64 or 64-bit integers.
+template <typename T>
+constexpr int64_t kWarpRowMax = kWarpRowBytes / static_cast<int64_t>(sizeof(T));
+
+template <typename T>
+bool WarpRows(int64_t n) {
+  return n <= kWarpRowMax<T>;
+}
+
+inline unsigned GroupBlocks(bool warp, int64_t rows) {
+  return RowBlocks(warp ? (rows + kRowsPerBlock - 1) / kRowsPerBlock : rows);
+}
+
+// The warps' slices are dynamic shared memory, asked for by a launch of warps
+// only (32 KB in every block would leave room for 6 blocks of a block-a-row
+// launch on an SM where 8 fit).
+inline unsigned GroupSharedBytes(bool warp) { return warp ? kRowsPerBlock * kWarpRowBytes : 0; }
+
+// A thread's group: its warp, or its block. Warp w of block b takes row
+// b * kRowsPerBlock + w, then a grid's worth of rows further on; a block b,
+// then b + gridDim.x, ... Every thread of a group walks the same rows.
+struct RowGroup {
+  bool warp;
+  int lane;       // the thread's index in its group
+  int lanes;      // the group's threads
+  int64_t first;  // its first row
+  int64_t step;   // to its next row
+};
+
+__device__ __forceinline__ RowGroup GroupOf(bool warp) {
+  if (!warp) {
+    return {false, static_cast<int>(threadIdx.x), math::kRowThreads, int64_t{blockIdx.x},
+            int64_t{gridDim.x}};
+  }
+  return {true, static_cast<int>(threadIdx.x % math::kWarpLanes), math::kWarpLanes,
+          int64_t{blockIdx.x} * kRowsPerBlock + threadIdx.x / math::kWarpLanes,
+          int64_t{gridDim.x} * kRowsPerBlock};
+}
+
+// The group's row: in the warp's slice of shared memory (src's n elements
+// copied there once every lane is done with the last row), or src itself.
+template <typename T>
+__device__ const T* RowOf(const RowGroup& g, const T* src, int64_t n) {
+  if (!g.warp) return src;
+  extern __shared__ __align__(16) unsigned char slices[];
+  T* row = reinterpret_cast<T*>(slices + threadIdx.x / math::kWarpLanes * kWarpRowBytes);
+  __syncwarp();
+#pragma unroll 8
+  for (int j = g.lane; j < static_cast<int>(n); j += math::kWarpLanes) row[j] = src[j];
+  __syncwarp();
+  return row;
+}
+
+// The group's tree over each lane's `mine` (math::RowTreeStep's levels:
+// part[l] combines part[l + half], half = 128 down to 1, a warp's lanes
+// being the tree's threads below 32 after LaneTree), the result in every
+// thread. A block's levels down to 32 partials in shared memory, then warp
+// 0's by shuffles (lane l takes lane l + half, the pair the host tree
+// combines, so the bits are the host's); the other warps shuffle their own
+// values, unread.
 template <typename T, typename Combine>
-__device__ T BlockTree(T* part, int tid, T mine, const Combine& combine) {
-  part[tid] = mine;
-  __syncthreads();
-  for (int half = math::kRowThreads / 2; half >= 32; half >>= 1) {
-    if (tid < half) part[tid] = combine(part[tid], part[tid + half]);
+__device__ T GroupTree(const RowGroup& g, T* part, T mine, const Combine& combine) {
+  const int tid = g.lane;
+  if (!g.warp) {
+    part[tid] = mine;
     __syncthreads();
+    for (int half = math::kRowThreads / 2; half >= math::kWarpLanes; half >>= 1) {
+      if (tid < half) part[tid] = combine(part[tid], part[tid + half]);
+      __syncthreads();
+    }
+    if (tid < math::kWarpLanes) mine = part[tid];
   }
-  if (tid < 32) {
-    T v = part[tid];
-    for (int half = 16; half > 0; half >>= 1) v = combine(v, ShuffleDown(v, half));
-    if (tid == 0) part[0] = v;
+  for (int half = math::kWarpLanes / 2; half > 0; half >>= 1) {
+    mine = combine(mine, ShuffleDown(mine, half));
   }
+  if (g.warp) return FromLane0(mine);
+  if (tid == 0) part[0] = mine;
   __syncthreads();
   const T result = part[0];
   __syncthreads();  // part is free again
   return result;
 }
 
-// One block per row, math::ReduceRow's order: each thread's partial, then
-// the tree.
+// A group a row, math::ReduceRow's order: each lane's threads' partials,
+// then the tree. Warps take float32 rows only (sum(1) of [4096, 1024] took
+// 1.55x torch's time on an H200): the warp path cost 33 KB of the gzipped
+// binary in all four kernels, 11 in this one.
 template <typename T>
-__global__ void ReduceRowsKernel(RowOp op, const T* in, T* out, int64_t rows, int64_t n) {
+constexpr bool kWarpReduces = std::is_same<T, float>::value;
+
+template <typename T>
+__global__ void ReduceRowsKernel(RowOp op, bool warp, const T* in, T* out, int64_t rows,
+                                 int64_t n) {
   __shared__ T part[math::kRowThreads];
-  const int tid = static_cast<int>(threadIdx.x);
+  const RowGroup g = GroupOf(kWarpReduces<T> && warp);
   const auto combine = [op](T a, T b) { return math::RowCombine<T>(op, a, b); };
   DLNODE_NO_UNROLL
-  for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
-    const T total = BlockTree(part, tid, math::RowPartial<T>(op, in + r * n, n, tid), combine);
-    if (tid == 0) out[r] = total;
+  for (int64_t r = g.first; r < rows; r += g.step) {
+    const T* row = RowOf(g, in + r * n, n);
+    const T total = GroupTree(g, part, math::LaneReduce<T>(op, row, n, g.lane, g.lanes), combine);
+    if (g.lane == 0) out[r] = total;
   }
 }
 
@@ -279,18 +369,18 @@ template <typename T>
 __global__ void RowPicksKernel(PickOrder order, const T* in, T* values, int64_t* indices,
                                int64_t rows, int64_t n, int64_t k) {
   __shared__ math::RowPick<T> part[math::kRowThreads];
-  const int tid = static_cast<int>(threadIdx.x);
+  const RowGroup g = GroupOf(false);
   const auto combine = [order](math::RowPick<T> a, math::RowPick<T> b) {
     return math::RowPickCombine<T>(order, a, b);
   };
   DLNODE_NO_UNROLL
-  for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
+  for (int64_t r = g.first; r < rows; r += g.step) {
     math::RowPick<T> after{T(0), -1};
     DLNODE_NO_UNROLL
     for (int64_t j = 0; j < k; ++j) {
       after =
-          BlockTree(part, tid, math::RowPickPartial<T>(order, in + r * n, n, tid, after), combine);
-      if (tid == 0) {
+          GroupTree(g, part, math::RowPickPartial<T>(order, in + r * n, n, g.lane, after), combine);
+      if (g.lane == 0) {
         if (values != nullptr) values[r * k + j] = after.value;
         if (indices != nullptr) indices[r * k + j] = after.index;
       }
@@ -298,74 +388,24 @@ __global__ void RowPicksKernel(PickOrder order, const T* in, T* values, int64_t*
   }
 }
 
-// float32 rows of at most kSoftmaxHeld * kRowThreads elements (1024: an
-// ImageNet classifier's 1000 logits fit): each thread holds its
-// elements (and then their exps) in registers, so the row is read once and
-// each exp computed once; the values and their order are math::SoftmaxRow's
-// (RowPartial's max, SoftmaxPartial's Kahan sum, SoftmaxValue).
-constexpr int kSoftmaxHeld = 4;
-
+// A group a row, math::SoftmaxRow's order: the maximum's tree, the tree of
+// the lanes' sums of exps, then every element written.
 template <typename T>
-__device__ T MaxOf(T a, T b) {
-  return math::RowCombine<T>(math::RowOp::kMax, a, b);
-}
-template <typename T>
-__device__ T SumOf(T a, T b) {
-  return math::RowCombine<T>(math::RowOp::kSum, a, b);
-}
-
-// One row of at most kSoftmaxHeld * kRowThreads elements, held.
-__device__ void SoftmaxHeldRow(bool log, const float* row, float* dst, int64_t n, int tid,
-                               float* part) {
-  float x[kSoftmaxHeld];
-  float e[kSoftmaxHeld];
-  float partial = math::RowIdentity<float>(math::RowOp::kMax);
-#pragma unroll
-  for (int c = 0; c < kSoftmaxHeld; ++c) {
-    const int64_t j = tid + int64_t{c} * math::kRowThreads;
-    x[c] = j < n ? row[j] : 0.0f;
-    if (j < n) partial = MaxOf(partial, x[c]);
-  }
-  const float top = BlockTree(part, tid, partial, MaxOf<float>);
-  float acc = 0.0f;
-  float lost = 0.0f;  // SoftmaxPartial's sum, over the held exps
-#pragma unroll
-  for (int c = 0; c < kSoftmaxHeld; ++c) {
-    if (tid + int64_t{c} * math::kRowThreads >= n) break;
-    e[c] = math::Exp(x[c] - top);
-    math::KahanAdd(&acc, &lost, e[c]);
-  }
-  const float total = BlockTree(part, tid, acc, SumOf<float>);
-  const float shift = log ? math::Log(total) : 0.0f;
-#pragma unroll
-  for (int c = 0; c < kSoftmaxHeld; ++c) {
-    const int64_t j = tid + int64_t{c} * math::kRowThreads;
-    if (j >= n) break;
-    dst[j] = log ? (x[c] - top) - shift : e[c] / total;  // SoftmaxValue
-  }
-}
-
-// One block per row, math::SoftmaxRow's order: the maximum's tree, the
-// tree of the threads' sums of exps, then every element written.
-template <typename T>
-__global__ void SoftmaxRowsKernel(bool log, const T* in, T* out, int64_t rows, int64_t n) {
+__global__ void SoftmaxRowsKernel(bool log, bool warp, const T* in, T* out, int64_t rows,
+                                  int64_t n) {
   __shared__ T part[math::kRowThreads];
-  const int tid = static_cast<int>(threadIdx.x);
+  const RowGroup g = GroupOf(warp);
+  const auto max = [](T a, T b) { return math::RowCombine<T>(RowOp::kMax, a, b); };
+  const auto sum = [](T a, T b) { return math::RowCombine<T>(RowOp::kSum, a, b); };
   DLNODE_NO_UNROLL
-  for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
-    const T* row = in + r * n;
-    T* dst = out + r * n;
-    if constexpr (std::is_same<T, float>::value) {
-      if (n <= int64_t{kSoftmaxHeld} * math::kRowThreads) {
-        SoftmaxHeldRow(log, row, dst, n, tid, part);
-        continue;
-      }
-    }
+  for (int64_t r = g.first; r < rows; r += g.step) {
+    const T* row = RowOf(g, in + r * n, n);
     const T top =
-        BlockTree(part, tid, math::RowPartial<T>(math::RowOp::kMax, row, n, tid), MaxOf<T>);
-    const T total = BlockTree(part, tid, math::SoftmaxPartial<T>(row, n, tid, top), SumOf<T>);
+        GroupTree(g, part, math::LaneReduce<T>(RowOp::kMax, row, n, g.lane, g.lanes), max);
+    const T total = GroupTree(g, part, math::LaneSoftmaxSum<T>(row, n, g.lane, g.lanes, top), sum);
+    T* dst = out + r * n;
     DLNODE_NO_UNROLL
-    for (int64_t j = tid; j < n; j += math::kRowThreads) {
+    for (int64_t j = g.lane; j < n; j += g.lanes) {
       dst[j] = math::SoftmaxValue<T>(log, row[j], top, total);
     }
   }
@@ -397,9 +437,9 @@ int WithRowType(Scalar type, const F& f) {
 
 template <typename T>
 void LaunchSoftmax(bool log, const char* in, char* out, int64_t rows, int64_t n, cudaStream_t s) {
-  const unsigned blocks = RowBlocks(rows);
-  SoftmaxRowsKernel<T><<<blocks, math::kRowThreads, 0, s>>>(log, reinterpret_cast<const T*>(in),
-                                                            reinterpret_cast<T*>(out), rows, n);
+  const bool warp = WarpRows<T>(n);
+  SoftmaxRowsKernel<T><<<GroupBlocks(warp, rows), math::kRowThreads, GroupSharedBytes(warp), s>>>(
+      log, warp, reinterpret_cast<const T*>(in), reinterpret_cast<T*>(out), rows, n);
 }
 
 template <typename W, bool IsBool = false>
@@ -502,8 +542,9 @@ int LaunchReduceRows(RowOp op, Scalar type, const char* in, char* out, int64_t r
   const cudaStream_t s = StreamOf(stream);
   return WithRowType(type, [&](auto tag) {
     using T = decltype(tag);
-    ReduceRowsKernel<T><<<RowBlocks(rows), math::kRowThreads, 0, s>>>(
-        op, reinterpret_cast<const T*>(in), reinterpret_cast<T*>(out), rows, n);
+    const bool warp = kWarpReduces<T> && WarpRows<T>(n);
+    ReduceRowsKernel<T><<<GroupBlocks(warp, rows), math::kRowThreads, GroupSharedBytes(warp), s>>>(
+        op, warp, reinterpret_cast<const T*>(in), reinterpret_cast<T*>(out), rows, n);
   });
 }
 
@@ -532,7 +573,7 @@ int LaunchSoftmaxRows(Scalar type, bool log, const char* in, char* out, int64_t 
 
 int LaunchNormalize(Scalar in_type, const NormalizePlan32& plan, const NormalizeValues& values,
                     const char* in, char* out, uintptr_t stream) {
-  if (in_type != Scalar::kUint8 && in_type != Scalar::kBool && in_type != Scalar::kFloat32) {
+  if (in_type != Scalar::kUint8 && in_type != Scalar::kFloat32) {
     return static_cast<int>(cudaErrorInvalidValue);
   }
   NormalizeKernel<<<TiledBlocks(plan.walk.count), kThreads, 0, StreamOf(stream)>>>(

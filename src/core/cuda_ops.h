@@ -44,10 +44,11 @@ Status DeviceElementwise(int device, ElementwiseOp op, Scalar type, const OpPlan
 
 // Reductions of dense rows (lib/reduce.js permutes and converts first):
 // out[r] = op(in[r * n], ..., in[r * n + n - 1]) for r < rows, in `type`
-// (int64, uint64, float32 or float64; int64 sums wrap). One block per row, in
-// the order of elementwise_math.h's row reductions (math::ReduceRow on the
-// host gives the same bits), so every run gives the same bits. NaN
-// propagates through max/min.
+// (int64, uint64, float32 or float64; int64 sums wrap). One block per row,
+// or for float32 rows of at most 1,024 elements one warp per row, in the
+// order of elementwise_math.h's row reductions either way (math::ReduceRow
+// and math::ReduceRowByWarp on the host give the same bits), so every run
+// gives the same bits. NaN propagates through max/min.
 using math::PickOrder;
 using math::RowOp;
 
@@ -65,13 +66,14 @@ Status DeviceReduceRows(int device, RowOp op, Scalar type, const char* in, char*
 Status DeviceRowPicks(int device, Scalar type, PickOrder order, const char* in, char* values,
                       int64_t* indices, int64_t rows, int64_t n, int64_t k, uintptr_t stream);
 
-// softmax (or logSoftmax: `log`) of dense rows of float32 or float64, one
-// block per row in one launch (math::SoftmaxRow's order); out does not
-// overlap in.
+// softmax (or logSoftmax: `log`) of dense rows of float32 or float64 in one
+// launch, one block per row, or one warp per row for rows of at most 4 KB
+// (1,024 float32, 512 float64), in math::SoftmaxRow's order either way; out
+// does not overlap in.
 Status DeviceSoftmaxRows(int device, Scalar type, bool log, const char* in, char* out, int64_t rows,
                          int64_t n, uintptr_t stream);
 
-// dl.normalize's one pass (device_normalize.h) from `in` (uint8, bool or
+// dl.normalize's one pass (device_normalize.h) from `in` (uint8 or
 // float32) into float32 `out` over `plan`; out may be in itself (the same
 // elements) but not overlap it otherwise. The caller checks DeviceNormalizes.
 Status DeviceNormalize(int device, Scalar in_type, const NormalizePlan32& plan,

@@ -8,9 +8,10 @@
 // out[i] = (float(in[i]) * scale - mean[c]) / std[c], c the element's index
 // on dim -3, each step rounded in float32 (no fused multiply-add): the host
 // pass's order and bits. One kernel per input dtype the pass takes on a
-// device (uint8 and bool, float32) into float32, for plans of fewer than
-// 2^31 elements and at most kDeviceNormalizeChannels channels; other cases
-// go through the elementwise kernels in the same order (lib/ops.js).
+// device (uint8, float32; a bool input arrives as uint8) into float32, for
+// plans of fewer than 2^31 elements and at most kDeviceNormalizeChannels
+// channels; other cases go through the elementwise kernels in the same order
+// (lib/ops.js).
 #ifndef DLPACK_NODE_CORE_DEVICE_NORMALIZE_H_
 #define DLPACK_NODE_CORE_DEVICE_NORMALIZE_H_
 
@@ -40,9 +41,11 @@ struct NormalizeValues {
   float std[kDeviceNormalizeChannels] = {};
 };
 
-// Whether the one-pass kernel takes this normalize: `in` uint8, bool or
-// float32 into float32, `channels` (shape[ndim - 3]) at most
-// kDeviceNormalizeChannels, fewer than 2^31 elements.
+// Whether the one-pass kernel takes this normalize: `in` uint8 or float32
+// into float32 (lib/ops.js converts a bool input to uint8 first, as for the
+// host pass: the kernel reads bytes as numbers), `channels`
+// (shape[ndim - 3]) at most kDeviceNormalizeChannels, fewer than 2^31
+// elements.
 bool DeviceNormalizes(Scalar in, Scalar out, int ndim, const int64_t* shape);
 
 // The plan for out and in over `shape` ([..., C, H, W], strides in

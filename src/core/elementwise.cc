@@ -3,12 +3,12 @@
 #include <algorithm>
 #include <cmath>
 #include <type_traits>
-#include <vector>
 
 #include "elementwise_math.h"
 #include "fast_math.h"
 #include "layout.h"
 #include "parallel.h"
+#include "scratch.h"
 #include "strided_loop.h"
 
 namespace dlnode {
@@ -131,13 +131,12 @@ inline int64_t Head(const void* o, int64_t n) {
 // - the elements before o's first 32-byte boundary on their own, so that the
 //   vector body's stores (and, in place, its loads) never straddle two cache
 //   lines. Memory malloc maps for a large buffer starts 16 bytes past a page
-//   (its chunk header): an in-place mul_ over a view at that offset took
-//   0.109 ms, over the same buffer 16 bytes on 0.084 ms (bench/README.md
-//   "Compute", 2026-11-27 morning);
+//   (its chunk header), and an in-place mul_ over a view at that offset was
+//   slower than over the same buffer 16 bytes on (bench/README.md "Compute",
+//   the morning runs of 2026-11-27);
 // - the body unrolled to four vector iterations an iteration (torch's kernel
-//   does two): on [8, 3, 224, 224] at 2 threads, against one, sub_, the
-//   in-place pair and add into out 3-6% faster (medians of eight alternating
-//   runs).
+//   does two), which made sub_, the in-place pair and add into out faster at
+//   2 threads (the same runs).
 template <class Element>
 inline void DenseLoop(float* o, int64_t n, const Element& element) {
   const int64_t head = Head(o, n);
@@ -547,8 +546,9 @@ void NormalizeInterleaved(const Plan& p, const double* mean, const double* std, 
   const int64_t width = p.shape[last];
   int64_t rows = 1;
   for (int d = 0; d < last; ++d) rows *= d == c ? 1 : p.shape[d];
-  std::vector<Out> m(static_cast<size_t>(channels));
-  std::vector<Out> sd(static_cast<size_t>(channels));
+  // Allocated before the split (scratch.h).
+  const Scratch<Out> m(channels);
+  const Scratch<Out> sd(channels);
   for (int64_t ch = 0; ch < channels; ++ch) {
     m[ch] = static_cast<Out>(mean[ch]);
     sd[ch] = static_cast<Out>(std[ch]);
@@ -641,7 +641,6 @@ template <typename Out>
 bool NormalizeFrom(Scalar in_type, const Plan& p, const double* mean, const double* std,
                    double scale) {
   switch (in_type) {
-    case Scalar::kBool:
     case Scalar::kUint8:
       NormalizeRows<Out, uint8_t>(p, mean, std, scale);
       return true;
@@ -785,16 +784,29 @@ bool Normalize(int ndim, const int64_t* shape, Scalar in_type, Operand in, Scala
 
 void StoreScalar(Scalar type, double value, void* dst) {
   const int64_t none[1] = {0};
-  // An integer-valued number wraps into an integer type, as torch wraps a
-  // Python int (uint8 tensor * -2 multiplies by 254): through int64, whose
-  // conversions to the narrower integers wrap.
+  // An integer-valued number in [-2^63, 2^64) wraps into an integer type, as
+  // torch wraps a Python int (uint8 tensor * -2 multiplies by 254): through
+  // int64 below 2^63, uint64 from there, whose conversions to the narrower
+  // integers wrap (lib/scalars.js refuses integers outside that range for an
+  // integer type; to a floating type the conversion rounds the same value).
+  // Anything else converts as a float64 (convert.h: saturating into an
+  // integer type, NaN to 0).
+  constexpr double kTwo63 = 9223372036854775808.0;
+  constexpr double kTwo64 = 18446744073709551616.0;
   int64_t whole = 0;
+  uint64_t high = 0;
   Scalar from = Scalar::kFloat64;
   char* src = reinterpret_cast<char*>(&value);
-  if (std::nearbyint(value) == value && std::fabs(value) < 9.2e18) {
-    whole = static_cast<int64_t>(value);
-    from = Scalar::kInt64;
-    src = reinterpret_cast<char*>(&whole);
+  if (std::nearbyint(value) == value && value >= -kTwo63 && value < kTwo64) {
+    if (value < kTwo63) {
+      whole = static_cast<int64_t>(value);
+      from = Scalar::kInt64;
+      src = reinterpret_cast<char*>(&whole);
+    } else {
+      high = static_cast<uint64_t>(value);
+      from = Scalar::kUint64;
+      src = reinterpret_cast<char*>(&high);
+    }
   }
   ConvertStrided(0, nullptr, type, StridedView{static_cast<char*>(dst), none},
                  ByteRange{static_cast<const char*>(dst), static_cast<const char*>(dst) + 16}, from,

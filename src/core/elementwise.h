@@ -1,18 +1,27 @@
 // The strided elementwise engine (docs/API.md "Ops"): one output and up to
 // three inputs over one broadcast shape, as PyTorch's TensorIterator and
-// NumPy's ufunc loops do. The engine drops size-1 dimensions, merges
-// dimensions that are contiguous in every operand, splits the flat index
-// space across the host pool (parallel.h, fixed grain, so the split never
-// changes a result) and calls a typed inner loop per run of the innermost
-// dimension. An op is a functor and a row of DLNODE_ELEMENTWISE_OPS.
+// NumPy's ufunc loops do. The iteration is strided_loop.h's, shared with the
+// copies and conversions: size-1 dimensions dropped, dimensions contiguous in
+// every operand merged, the flat index space split across the host pool
+// (parallel.h, fixed grain, so the split never changes a result), and an
+// inner loop called per run of the innermost dimension. An op is a functor
+// and a row of DLNODE_ELEMENTWISE_OPS.
 //
-// The inner loop has a contiguous case (every operand dense) and a case per
-// operand held at stride 0 (a broadcast scalar); both are plain loops the
-// compiler vectorises: in the -O3 build, the float32 add and mul loops of
-// elementwise.o are `addps`/`mulps` over xmm registers (checked with
-// `objdump -d build/Release/obj.target/dlpack/src/core/elementwise.o`). float32
-// exp, sigmoid and tanh go through fast_math.h, whose loops are packed too
-// (`mulps`, `psrad` in the FloatUnary<float> loops); float64 calls libm.
+// The inner loops (elementwise.cc) are plain indexed loops over typed
+// pointers, which the compiler vectorises: a dense case (every operand
+// contiguous), a case per input held at stride 0 (a broadcast scalar), an
+// in-place case (the output is the first input: one pointer, so no runtime
+// overlap check, which an exact alias fails), and a strided fallback. Some
+// dense loops are also compiled for wider vectors on x64 (fast_math.h's
+// target_clones, picked at load by the CPU; arm64 has one copy): float32
+// add, sub, mul and div for AVX2 (`vaddps` over ymm registers in their .avx2
+// clones), their stores aligned to 32 bytes and the body unrolled
+// (DenseLoop); float32 exp, sigmoid and tanh through fast_math.h's
+// polynomials for AVX-512F and AVX2 (ExpDense, SigmoidDense, TanhDense);
+// normalize's pass over an interleaved RGB frame for AVX2. The other forms,
+// and float64's exp, sigmoid and tanh (libm), have one baseline copy. Check
+// the object code with `objdump -d
+// build/Release/obj.target/dlpack/src/core/elementwise.o`.
 //
 // Types: lib/ops.js promotes (torch.result_type), then converts every input
 // to the computation's type before calling, so inputs share one type, but
@@ -86,8 +95,11 @@ bool Elementwise(ElementwiseOp op, Scalar type, int ndim, const int64_t* shape, 
 
 // torchvision's normalize: out[..., c, h, w] = (in[..., c, h, w] * scale -
 // mean[c]) / std[c], the channel at dim ndim - 3 (ndim >= 3). `in` of any
-// real type, `out` float32 or float64 (computed in that type). One pass, split
-// over rows of the last dimension. Returns false for other types.
+// real type but bool, `out` float32 or float64 (computed in that type). One
+// pass, split over rows of the last dimension. Returns false for other types:
+// a bool input is converted to uint8 first by lib/ops.js (convert.h: any
+// nonzero byte is 1), since reading its bytes as numbers gave 255 for a 0/255
+// mask (issue 37, finding 6); a loop of its own would cost 15 KB of code.
 bool Normalize(int ndim, const int64_t* shape, Scalar in_type, Operand in, Scalar out_type,
                Operand out, const double* mean, const double* std, double scale);
 

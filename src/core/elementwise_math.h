@@ -374,11 +374,14 @@ DLNODE_HD T RowCombine(RowOp op, T a, T b) {
 // One step of Kahan's compensated sum: `value` joins `*acc`, and `*lost` keeps
 // what the addition dropped, negated (RowPartial's float sums, SoftmaxPartial,
 // and the device softmax that holds its row, cuda_ops.cu: one order for all).
+// Once the sum is infinite or NaN it stays so, and nothing is lost: the
+// compensation would be inf - inf, NaN, and turn a row of -inf, whose sum is
+// -inf, into NaN (t - t is NaN exactly when t is infinite or NaN).
 template <typename T>
 DLNODE_HD void KahanAdd(T* acc, T* lost, T value) {
   const T y = value - *lost;
   const T t = *acc + y;
-  *lost = (t - *acc) - y;
+  *lost = IsNan(t - t) ? T(0) : (t - *acc) - y;
   *acc = t;
 }
 
@@ -514,6 +517,90 @@ void SoftmaxRow(bool log, const T* row, T* out, int64_t n) {
     for (int tid = 0; tid < half; ++tid) RowTreeStep<T>(RowOp::kSum, part, half, tid);
   }
   for (int64_t j = 0; j < n; ++j) out[j] = SoftmaxValue<T>(log, row[j], top, part[0]);
+}
+
+// Rows by a group of `lanes` threads (cuda_ops.cu's row kernels: a block of
+// kRowThreads for long rows; a warp of kWarpLanes for short ones, where a
+// block spent most of its time in its tree's barriers). Lane l stands for
+// the threads l, l + lanes, ..., of the tree above (kRowThreads / lanes of
+// them) and computes their RowPartials (SoftmaxPartials) in turn. The tree's
+// levels half = kRowThreads / 2 down to `lanes` pair threads of one lane (t
+// and t + half differ by a multiple of lanes): LaneTree runs them on the
+// lane's partials, thread lane + s * lanes's at part[s]; the levels below
+// are the group's (a warp's shuffles are the block tree's last five, which
+// cuda_ops.cu GroupTree also runs by shuffles for a block). The same pairs
+// in the same order give ReduceRow's and SoftmaxRow's bits at every n,
+// which ReduceRowByWarp and SoftmaxRowByWarp (the warp on one host thread)
+// show.
+constexpr int kWarpLanes = 32;
+constexpr int kLaneThreads = kRowThreads / kWarpLanes;  // the most a lane stands for
+
+// The tree's levels over the lane's `count` partials (a power of two at
+// most kLaneThreads): thread lane's value after them.
+template <typename T>
+DLNODE_HD T LaneTree(RowOp op, T* part, int count) {
+  DLNODE_NO_UNROLL
+  for (int half = count / 2; half > 0; half >>= 1) {
+    DLNODE_NO_UNROLL
+    for (int s = 0; s < half; ++s) part[s] = RowCombine<T>(op, part[s], part[s + half]);
+  }
+  return part[0];
+}
+
+// The lane's value for the group's tree: its threads' RowPartials, then
+// LaneTree.
+template <typename T>
+DLNODE_HD T LaneReduce(RowOp op, const T* row, int64_t n, int lane, int lanes) {
+  T part[kLaneThreads];
+  const int count = kRowThreads / lanes;
+  DLNODE_NO_UNROLL
+  for (int s = 0; s < count; ++s) part[s] = RowPartial<T>(op, row, n, lane + s * lanes);
+  return LaneTree<T>(op, part, count);
+}
+
+// The same for the sum of e^(x - top): its threads' SoftmaxPartials.
+template <typename T>
+DLNODE_HD T LaneSoftmaxSum(const T* row, int64_t n, int lane, int lanes, T top) {
+  T part[kLaneThreads];
+  const int count = kRowThreads / lanes;
+  DLNODE_NO_UNROLL
+  for (int s = 0; s < count; ++s) part[s] = SoftmaxPartial<T>(row, n, lane + s * lanes, top);
+  return LaneTree<T>(RowOp::kSum, part, count);
+}
+
+// The warp's shuffles over its lanes' values (lanes[l] is lane l's), on one
+// host thread: lane 0's result.
+template <typename T>
+T WarpTreeOnHost(RowOp op, T* lanes) {
+  for (int half = kWarpLanes / 2; half > 0; half >>= 1) {
+    for (int l = 0; l < half; ++l) RowTreeStep<T>(op, lanes, half, l);
+  }
+  return lanes[0];
+}
+
+// The warp's reduction of row[0, n), on one host thread.
+template <typename T>
+T ReduceRowByWarp(RowOp op, const T* row, int64_t n) {
+  T lanes[kWarpLanes];
+  for (int lane = 0; lane < kWarpLanes; ++lane) {
+    lanes[lane] = LaneReduce<T>(op, row, n, lane, kWarpLanes);
+  }
+  return WarpTreeOnHost<T>(op, lanes);
+}
+
+// The warp's softmax of row[0, n) into out, on one host thread.
+template <typename T>
+void SoftmaxRowByWarp(bool log, const T* row, T* out, int64_t n) {
+  T lanes[kWarpLanes];
+  for (int lane = 0; lane < kWarpLanes; ++lane) {
+    lanes[lane] = LaneReduce<T>(RowOp::kMax, row, n, lane, kWarpLanes);
+  }
+  const T top = WarpTreeOnHost<T>(RowOp::kMax, lanes);
+  for (int lane = 0; lane < kWarpLanes; ++lane) {
+    lanes[lane] = LaneSoftmaxSum<T>(row, n, lane, kWarpLanes, top);
+  }
+  const T total = WarpTreeOnHost<T>(RowOp::kSum, lanes);
+  for (int64_t j = 0; j < n; ++j) out[j] = SoftmaxValue<T>(log, row[j], top, total);
 }
 
 }  // namespace math

@@ -34,10 +34,9 @@
 // load (an ifunc). Not FMA: both give the same bits, a * b + c rounding twice
 // (the build passes -ffp-contract=off, so no target fuses one either).
 // DLNODE_COMPUTE_CLONES adds AVX-512F (16 floats a register) to the loops
-// bound by arithmetic, not memory (exp, sigmoid, tanh, softmax's passes): on
-// the Xeon of bench/README.md "2026-11-27 midday", 1 thread, exp of 16M floats
-// 15.7-18.1 -> 11.7-14.1 ms and tanh 23.5-27.0 -> 16.7-21.0 ms (alternating
-// builds three times). The memory-bound loops gain nothing from it, so they
+// bound by arithmetic, not memory (exp, sigmoid, tanh, softmax's passes),
+// where it measured faster on an AVX-512 Xeon (bench/README.md "Compute",
+// "another machine"). The memory-bound loops gain nothing from it, so they
 // do without.
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__ELF__)
 #define DLNODE_VECTOR_CLONES __attribute__((target_clones("avx2", "default")))

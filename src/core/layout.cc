@@ -40,4 +40,24 @@ bool ComputeExtent(int ndim, const int64_t* shape, const int64_t* strides, uint6
   return true;
 }
 
+bool CountElements(int ndim, const int64_t* shape, uint64_t* count) {
+  uint64_t n = 1;
+  bool fits = true;
+  for (int i = 0; i < ndim; ++i) {
+    if (shape[i] < 0) return false;
+    if (shape[i] == 0) {
+      *count = 0;
+      return true;
+    }
+    // Past the limit the count is refused, unless a later dim is 0 (a shape
+    // with a 0 dim has no elements, whatever its other dims).
+    if (fits &&
+        (__builtin_mul_overflow(n, static_cast<uint64_t>(shape[i]), &n) || n > kMaxSafeInteger)) {
+      fits = false;
+    }
+  }
+  *count = n;
+  return fits;
+}
+
 }  // namespace dlnode

@@ -42,6 +42,12 @@ bool IsHostAccessible(int32_t device_type);
 bool ComputeExtent(int ndim, const int64_t* shape, const int64_t* strides, uint64_t item_size,
                    uint64_t* low, uint64_t* high);
 
+// The element count of `shape` into *count: 0 when a dim is 0, else the
+// product. Returns false when the product passes kMaxSafeInteger (torch:
+// "numel: integer multiplication overflow"; lib/layout.js refuses such a view
+// when it is made, and every compute entry checks again).
+bool CountElements(int ndim, const int64_t* shape, uint64_t* count);
+
 }  // namespace dlnode
 
 #endif  // DLPACK_NODE_CORE_LAYOUT_H_

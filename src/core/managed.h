@@ -185,6 +185,9 @@ class NativeMemory : public Keepalive {
   void Retain() noexcept { refs_.fetch_add(1, std::memory_order_relaxed); }
   // Retains unless the last reference is already gone (Destroy has begun).
   bool TryRetain() noexcept;
+  // Whether exactly `n` references are held now (lib/memory.js recycles a
+  // block only its owner and that owner's ArrayBuffer hold).
+  bool HasRefs(int64_t n) const noexcept { return refs_.load(std::memory_order_acquire) == n; }
   void Release() noexcept override;
 
   void* base() const { return base_; }

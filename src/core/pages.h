@@ -28,9 +28,9 @@ constexpr const char* kVirtioDevices = "/sys/bus/virtio/devices";
 // (VIRTIO_BALLOON_F_REPORTING; the bits the driver negotiated). The host then
 // takes free guest memory back in blocks of 2 MiB and faults each block in
 // again, whole, when the guest touches it; a huge page is always one such
-// block. On the benchmark VM that made the advice bimodal per process: a
-// fresh 64 MiB result took 17 ms or 57 ms with it, 30 ms without
-// (bench/README.md "2026-11-27 afternoon"). False when the directory is
+// block. On the benchmark VM that made the advice bimodal per process, now
+// faster and now slower than without it (bench/README.md "Compute", "huge
+// pages follow the machine"). False when the directory is
 // missing or unreadable (bare metal, other hypervisors, other systems).
 bool FreePagesGoBackToHost(const char* virtio_devices);
 

@@ -5,9 +5,14 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdlib>
+#include <exception>
 #include <mutex>
+#include <new>
+#include <stdexcept>
+#include <string>
 #include <system_error>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "libstdcxx_floor.h"
@@ -62,17 +67,53 @@ bool SpinUntil(const Ready& ready, std::chrono::microseconds budget) {
   }
 }
 
+// A loop's body as either entry point takes it: fn(begin, end) or
+// fn(chunk, begin, end).
+struct Body {
+  const std::function<void(int64_t, int64_t)>* plain = nullptr;
+  const std::function<void(int, int64_t, int64_t)>* chunked = nullptr;
+  void operator()(int chunk, int64_t begin, int64_t end) const {
+    if (plain != nullptr) {
+      (*plain)(begin, end);
+    } else {
+      (*chunked)(chunk, begin, end);
+    }
+  }
+};
+
+// Marks this thread as running a task while it lives (a loop nested in it
+// runs inline), and restores the mark however the task ends.
+class InTask {
+ public:
+  InTask() : was_(t_in_task) { t_in_task = true; }
+  ~InTask() { t_in_task = was_; }
+  InTask(const InTask&) = delete;
+  InTask& operator=(const InTask&) = delete;
+
+ private:
+  bool was_;
+};
+
+// What a chunk threw (Pool::Run rethrows it on the caller).
+enum class Thrown { kNone, kBadAlloc, kOther };
+
 // One loop at a time; its caller holds `busy` and takes part in it.
 class Pool {
  public:
-  // Runs fn over `chunks` chunks of `len` (the last shorter) with up to
-  // chunks - 1 pool threads; the caller holds busy_.
-  void Run(int64_t n, int64_t len, int chunks, const std::function<void(int64_t, int64_t)>& fn) {
+  // Runs `body` over `chunks` chunks of `len` (the last shorter) with up to
+  // chunks - 1 pool threads; the caller holds busy_. A chunk that throws
+  // ends the loop early (the chunks not started are skipped); the first
+  // exception is rethrown here once no pool thread is inside the loop: a
+  // std::bad_alloc as itself, anything else as a std::runtime_error with its
+  // message. (Not through std::exception_ptr, whose copies GCC 12's
+  // libstdc++ exports at CXXABI_1.3.13, above lib/floors.js's floor.)
+  void Run(int64_t n, int64_t len, int chunks, const Body& body) {
     bool wake = false;
     {
       std::lock_guard<std::mutex> lock(mutex_);
       StartThreads(chunks - 1);
-      fn_ = &fn;
+      body_ = body;
+      failed_.store(false, std::memory_order_relaxed);
       n_ = n;
       len_ = len;
       chunks_ = chunks;
@@ -87,8 +128,18 @@ class Pool {
     SpinUntil([&] { return Finished(); }, kCallerSpin);
     std::unique_lock<std::mutex> lock(mutex_);
     finished_.wait(lock, [&] { return Finished(); });
-    fn_ = nullptr;
+    body_ = Body{};
     chunks_ = 0;
+    Thrown thrown;
+    std::string message;
+    {
+      std::lock_guard<std::mutex> hold(error_mutex_);
+      thrown = std::exchange(thrown_, Thrown::kNone);
+      message.swap(message_);
+    }
+    lock.unlock();
+    if (thrown == Thrown::kBadAlloc) throw std::bad_alloc();
+    if (thrown == Thrown::kOther) throw std::runtime_error(message);
   }
 
   std::mutex& busy() { return busy_; }
@@ -126,16 +177,42 @@ class Pool {
            active_.load(std::memory_order_acquire) == 0;
   }
 
-  // Runs chunks until none is left; returns how many it ran.
+  // Runs chunks until none is left; returns how many it took (run, or
+  // skipped after a chunk threw). No exception leaves it: a pool thread that
+  // let one escape would end the process (std::terminate), and the caller's
+  // would unwind past Run while pool threads still call the body.
   int Claim() {
     int ran = 0;
     for (;;) {
       const int i = next_.fetch_add(1, std::memory_order_relaxed);
       if (i >= chunks_) return ran;
-      const int64_t begin = i * len_;
-      (*fn_)(begin, std::min(n_, begin + len_));
       ++ran;
+      if (failed_.load(std::memory_order_acquire)) continue;
+      const int64_t begin = i * len_;
+      try {
+        body_(i, begin, std::min(n_, begin + len_));
+      } catch (const std::bad_alloc&) {
+        Fail(Thrown::kBadAlloc, "");
+      } catch (const std::exception& e) {
+        Fail(Thrown::kOther, e.what());
+      } catch (...) {
+        Fail(Thrown::kOther, "an exception of no standard type in a parallel task");
+      }
     }
+  }
+
+  // Keeps the first exception a chunk threw, and stops the chunks not started.
+  void Fail(Thrown thrown, const char* what) noexcept {
+    std::lock_guard<std::mutex> lock(error_mutex_);
+    if (thrown_ == Thrown::kNone) {
+      thrown_ = thrown;
+      try {
+        message_ = what;
+      } catch (...) {
+        thrown_ = Thrown::kBadAlloc;  // no memory left for the message
+      }
+    }
+    failed_.store(true, std::memory_order_release);
   }
 
   // Under mutex_. A thread that cannot be started leaves its chunks to the others.
@@ -183,7 +260,7 @@ class Pool {
   int sleeping_ = 0;              // threads blocked in work_
   std::atomic<int> spinning_{0};  // threads watching generation_
   std::atomic<uint64_t> generation_{0};
-  const std::function<void(int64_t, int64_t)>* fn_ = nullptr;
+  Body body_;
   int64_t n_ = 0;
   int64_t len_ = 0;
   int chunks_ = 0;
@@ -191,6 +268,10 @@ class Pool {
   std::atomic<int> active_{0};
   std::atomic<int> next_{0};
   std::atomic<Clock::rep> last_end_{0};
+  std::atomic<bool> failed_{false};  // a chunk of this loop threw
+  std::mutex error_mutex_;
+  Thrown thrown_ = Thrown::kNone;  // the first exception a chunk threw (error_mutex_)
+  std::string message_;            // its message, for Thrown::kOther
 };
 
 // Never destroyed: its threads may run until the process ends.
@@ -236,22 +317,38 @@ OffEventLoop::OffEventLoop() : was_(t_off_event_loop) { t_off_event_loop = true;
 
 OffEventLoop::~OffEventLoop() { t_off_event_loop = was_; }
 
-void ParallelFor(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& fn) {
-  if (n <= 0) return;
+namespace {
+
+// The chunks a loop of n elements in grains of `grain` is split into on this
+// thread now, before the pool is asked (1: run inline).
+int ChunksFor(int64_t n, int64_t grain, int max_chunks) {
   grain = std::max<int64_t>(grain, 1);
   const int64_t most = (n + grain - 1) / grain;
   const int threads = LoopThreads(GetNumThreads(), OnlineCores(), t_off_event_loop);
-  const int chunks = static_cast<int>(std::min<int64_t>(threads, most));
+  return static_cast<int>(std::min<int64_t>({threads, most, max_chunks}));
+}
+
+// Marks the end of a loop given to the pool (split or run inline as a task),
+// however the loop ends.
+struct EndsLoop {
+  Pool& pool;
+  ~EndsLoop() { pool.Ended(); }
+};
+
+void Split(int64_t n, int64_t grain, int max_chunks, const Body& body) {
+  if (n <= 0) return;
+  const int chunks = ChunksFor(n, grain, max_chunks);
   if (chunks <= 1 || t_in_task) {
-    fn(0, n);
+    body(0, 0, n);
     return;
   }
   Pool& pool = ThePool();
   std::unique_lock<std::mutex> busy(pool.busy(), std::try_to_lock);
   if (!busy.owns_lock()) {  // another thread's loop has the pool: no oversubscription
-    fn(0, n);
+    body(0, 0, n);
     return;
   }
+  const int64_t most = (n + std::max<int64_t>(grain, 1) - 1) / std::max<int64_t>(grain, 1);
   if (most < kWakeGrains && !pool.Awake()) {
     // A small loop and a pool whose threads sleep: waking one would cost more
     // than its half of the loop (and on a VM, a descheduled vCPU's wake-up).
@@ -264,43 +361,43 @@ void ParallelFor(int64_t n, int64_t grain, const std::function<void(int64_t, int
     // longer on the benchmark VM when every call woke the pool.
     if (Clock::now() - pool.LastEnd() < kWorkerSpin) pool.Nudge(chunks - 1);
     busy.unlock();
-    t_in_task = true;  // as in a split loop: a loop nested in it runs inline
-    fn(0, n);
-    t_in_task = false;
-    pool.Ended();
+    const EndsLoop ends{pool};
+    const InTask in_task;  // as in a split loop: a loop nested in it runs inline
+    body(0, 0, n);
     return;
   }
   const int64_t len = (n + chunks - 1) / chunks;
-  t_in_task = true;  // the caller runs chunks too: a nested loop there runs inline
-  pool.Run(n, len, static_cast<int>((n + len - 1) / len), fn);
-  t_in_task = false;
-  pool.Ended();
+  const EndsLoop ends{pool};
+  const InTask in_task;  // the caller runs chunks too: a nested loop there runs inline
+  pool.Run(n, len, static_cast<int>((n + len - 1) / len), body);
+}
+
+}  // namespace
+
+void ParallelFor(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& fn) {
+  Body body;
+  body.plain = &fn;
+  Split(n, grain, kMaxThreads, body);
+}
+
+int MaxChunks(int64_t n, int64_t grain) {
+  return n <= 0 ? 1 : std::max(1, ChunksFor(n, grain, kMaxThreads));
+}
+
+void ParallelForChunks(int64_t n, int64_t grain, int max_chunks,
+                       const std::function<void(int, int64_t, int64_t)>& fn) {
+  Body body;
+  body.chunked = &fn;
+  Split(n, grain, std::max(1, max_chunks), body);
 }
 
 void ParallelChunks(int64_t n, int max_chunks,
                     const std::function<void(int64_t, int64_t, int)>& fn) {
-  if (n <= 0) return;
-  const int threads = LoopThreads(GetNumThreads(), OnlineCores(), t_off_event_loop);
-  const int chunks = static_cast<int>(std::min<int64_t>(std::min(threads, max_chunks), n));
-  if (chunks <= 1 || t_in_task) {
-    fn(0, n, 0);
-    return;
-  }
-  Pool& pool = ThePool();
-  std::unique_lock<std::mutex> busy(pool.busy(), std::try_to_lock);
-  if (!busy.owns_lock()) {
-    fn(0, n, 0);
-    return;
-  }
-  // Range i is [i * len, (i + 1) * len): at most `chunks` of them, each run once.
-  const int64_t len = (n + chunks - 1) / chunks;
-  const std::function<void(int64_t, int64_t)> range = [&](int64_t begin, int64_t end) {
-    fn(begin, end, static_cast<int>(begin / len));
+  // ParallelForChunks at grain 1, with the range first as the compute cores take it.
+  const std::function<void(int, int64_t, int64_t)> chunked = [&](int chunk, int64_t begin, int64_t end) {
+    fn(begin, end, chunk);
   };
-  t_in_task = true;
-  pool.Run(n, len, static_cast<int>((n + len - 1) / len), range);
-  t_in_task = false;
-  pool.Ended();
+  ParallelForChunks(n, 1, max_chunks, chunked);
 }
 
 }  // namespace dlnode

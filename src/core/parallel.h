@@ -82,9 +82,17 @@ class OffEventLoop {
 // OnlineCores(), inside an OffEventLoop scope) threads including the caller,
 // and returns when all have run. n <= grain, one thread, a busy pool, a call
 // from inside a task, or fewer than 8 grains while no pool thread is awake:
-// one call fn(0, n) on this thread. fn must not throw. The split depends on
-// n, grain and that thread count, and for a small loop on whether the pool
-// is awake: results never depend on it (see above).
+// one call fn(0, n) on this thread. The split depends on n, grain and that
+// thread count, and for a small loop on whether the pool is awake: results
+// never depend on it (see above).
+//
+// Exceptions (issue 37, finding 2): fn should not throw, and an engine
+// allocates its scratch before the split (src/core/scratch.h) so that it
+// does not; if fn throws anyway, no exception leaves a pool thread or
+// unwinds past the pool while its threads still run the loop: the chunks not
+// yet started are skipped, and once every thread is out of the loop the
+// first exception is rethrown here, on the calling thread (a std::bad_alloc
+// as itself, anything else as a std::runtime_error with its message).
 void ParallelFor(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& fn);
 
 // For loops whose every index is heavy work (a GEMM's tile, a matrix of a
@@ -96,6 +104,19 @@ void ParallelFor(int64_t n, int64_t grain, const std::function<void(int64_t, int
 // the work is worth it); otherwise one call fn(0, n, 0). fn must not throw.
 void ParallelChunks(int64_t n, int max_chunks,
                     const std::function<void(int64_t, int64_t, int)>& fn);
+
+// The most chunks ParallelForChunks(n, grain, ...) splits [0, n) into when
+// called now from this thread (at least 1 for n > 0): what a caller sizes
+// per-chunk scratch by (ScratchSlots) before the loop.
+int MaxChunks(int64_t n, int64_t grain);
+
+// ParallelFor, with each range's chunk number: fn(chunk, begin, end), chunk
+// in [0, max_chunks). A chunk runs on one thread, once, so chunk-indexed
+// scratch (a slot of ScratchSlots(per_slot, max_chunks)) has one user at a
+// time. Never splits into more than max_chunks chunks, whatever the thread
+// count has become since MaxChunks() was asked.
+void ParallelForChunks(int64_t n, int64_t grain, int max_chunks,
+                       const std::function<void(int, int64_t, int64_t)>& fn);
 
 // True while this thread runs a chunk of a split loop (a pool thread, or the
 // caller taking part in its own loop).

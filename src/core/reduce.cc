@@ -7,11 +7,11 @@
 #include <limits>
 #include <type_traits>
 #include <utility>
-#include <vector>
 
 #include "fast_math.h"
 #include "layout.h"
 #include "parallel.h"
+#include "scratch.h"
 
 namespace dlnode {
 namespace {
@@ -742,17 +742,18 @@ void ReduceTyped(const StridedInput& in, int reduced, char* out, int64_t out_siz
     });
     return;
   }
-  // Fixed blocks, each combined apart (any thread), then combined in order.
+  // Fixed blocks, each combined apart (any thread), then combined in order;
+  // their partials allocated before the split (scratch.h).
   const int64_t blocks = (n + kSumBlock - 1) / kSumBlock;
-  std::vector<A> partial(static_cast<size_t>(m * blocks));
+  const Scratch<A> partial = ScratchSlots<A>(blocks, m);
   ParallelFor(m * blocks, 1, [&](int64_t b, int64_t e) {
     Walker w(outer.ndim, outer.shape, outer.strides);
     for (int64_t i = b; i < e; ++i) {
       const int64_t o = i / blocks;
       const int64_t start = (i % blocks) * kSumBlock;
       w.Seek(o);
-      partial[static_cast<size_t>(i)] = Combine<T, A, Op>(in.first + w.off0() * kSizeOf<T>, inner,
-                                                          start, std::min(kSumBlock, n - start));
+      partial[i] = Combine<T, A, Op>(in.first + w.off0() * kSizeOf<T>, inner, start,
+                                     std::min(kSumBlock, n - start));
     }
   });
   for (int64_t o = 0; o < m; ++o) {
@@ -796,32 +797,49 @@ void ReduceOf(ReduceOp op, const StridedInput& in, int reduced, char* out) {
   }
 }
 
-// Calls fn(state, in_lane, out_offset) for every lane along `dim`, split
-// across threads; in_lane is the lane's element 0, out_offset in output
-// elements, `state` a State made for each thread's run of lanes.
-template <class State, class Fn>
+// How ForEachLane splits the lanes along `dim` of `in` across threads: the
+// number of lanes, the grain, and at most how many chunks (the slots of any
+// per-chunk scratch, allocated before the split: scratch.h).
+struct LaneSplit {
+  int64_t lanes = 1;
+  int64_t len = 1;
+  int64_t grain = 1;
+  int chunks = 1;
+};
+
+LaneSplit SplitLanes(const StridedInput& in, int dim) {
+  LaneSplit split;
+  for (int d = 0; d < in.ndim; ++d) {
+    if (d != dim) split.lanes *= in.shape[d];
+  }
+  split.len = in.ndim == 0 ? 1 : in.shape[dim];
+  split.grain = std::max<int64_t>(1, kDefaultGrain / std::max<int64_t>(split.len, 1));
+  split.chunks = MaxChunks(split.lanes, split.grain);
+  return split;
+}
+
+// Calls fn(chunk, in_lane, out_offset) for every lane along `dim`, split
+// across at most split.chunks threads (chunk < split.chunks: the slot of its
+// scratch); in_lane is the lane's element 0, out_offset in output elements.
+template <class Fn>
 void ForEachLane(const StridedInput& in, int dim, const int64_t* out_strides, int64_t item_size,
-                 const Fn& fn) {
+                 const LaneSplit& split, const Fn& fn) {
   int64_t shape[kMaxDims];
   int64_t s0[kMaxDims];
   int64_t s1[kMaxDims];
   int n = 0;
-  int64_t lanes = 1;
   for (int d = 0; d < in.ndim; ++d) {
     if (d == dim) continue;
     shape[n] = in.shape[d];
     s0[n] = in.strides[d];
     s1[n] = out_strides[d];
-    lanes *= in.shape[d];
     ++n;
   }
-  const int64_t len = in.ndim == 0 ? 1 : in.shape[dim];
-  if (lanes == 0 || len == 0) return;
-  ParallelFor(lanes, std::max<int64_t>(1, kDefaultGrain / len), [&](int64_t b, int64_t e) {
-    State state;
+  if (split.lanes == 0 || split.len == 0) return;
+  ParallelForChunks(split.lanes, split.grain, split.chunks, [&](int chunk, int64_t b, int64_t e) {
     Walker w(n, shape, s0, s1);
     w.Seek(b);
-    for (int64_t o = b; o < e; ++o, w.Next()) fn(state, in.first + w.off0() * item_size, w.off1());
+    for (int64_t o = b; o < e; ++o, w.Next()) fn(chunk, in.first + w.off0() * item_size, w.off1());
   });
 }
 
@@ -833,20 +851,22 @@ void ArgExtremeOf(ReduceOp op, const StridedInput& in, int dim, char* values, in
     const int64_t len = in.ndim == 0 ? 1 : in.shape[dim];
     const int64_t step = (in.ndim == 0 ? 0 : in.strides[dim]) * kSizeOf<T>;
     const bool larger = op == ReduceOp::kMax;
-    struct None {};
-    ForEachLane<None>(in, dim, out_strides, kSizeOf<T>, [&](None&, const char* lane, int64_t at) {
-      V best = Value(Raw<T>(lane));
-      int64_t index = 0;
-      for (int64_t i = 1; i < len && best == best; ++i) {  // NOLINT(misc-redundant-expression)
-        const V v = Value(Raw<T>(lane + i * step));
-        if ((larger ? v > best : v < best) || v != v) {  // NOLINT(misc-redundant-expression)
-          best = v;
-          index = i;
-        }
-      }
-      if (values != nullptr) std::memcpy(values + at * kSizeOf<T>, lane + index * step, sizeof(T));
-      if (indices != nullptr) indices[at] = index;
-    });
+    ForEachLane(
+        in, dim, out_strides, kSizeOf<T>, SplitLanes(in, dim),
+        [&](int, const char* lane, int64_t at) {
+          V best = Value(Raw<T>(lane));
+          int64_t index = 0;
+          for (int64_t i = 1; i < len && best == best; ++i) {  // NOLINT(misc-redundant-expression)
+            const V v = Value(Raw<T>(lane + i * step));
+            if ((larger ? v > best : v < best) || v != v) {  // NOLINT(misc-redundant-expression)
+              best = v;
+              index = i;
+            }
+          }
+          if (values != nullptr)
+            std::memcpy(values + at * kSizeOf<T>, lane + index * step, sizeof(T));
+          if (indices != nullptr) indices[at] = index;
+        });
   }
 }
 
@@ -855,9 +875,9 @@ inline float ExpOf(float x) { return FastExp(x); }
 inline double ExpOf(double x) { return std::exp(x); }
 
 // The largest of n >= 1 floats in four running maxima of eight lanes each:
-// one would be a chain of dependent compares, each waiting for the last (on
-// the Xeon of bench/README.md "2026-11-27 midday" that chain was 27% of
-// softmax's time over rows of 1000). A NaN may or may not win here:
+// one would be a chain of dependent compares, each waiting for the last (a
+// large part of softmax's time over rows of 1000: bench/README.md "Compute",
+// "another machine"). A NaN may or may not win here:
 // softmax's NaN reaches every result through the sum of the exps instead.
 DLNODE_COMPUTE_CLONES float DenseMax(const float* x, int64_t n) {
   constexpr int64_t kWide = 4 * kLanes;
@@ -941,42 +961,52 @@ void SoftmaxOf(ReduceOp op, const StridedInput& in, int dim, char* out,
     const bool log = op == ReduceOp::kLogSoftmax;
     constexpr bool kFloat32 = std::is_same<T, float>::value;
     const bool dense = kFloat32 && step == kSizeOf<T> && out_step == kSizeOf<T>;
-    struct Buffers {
-      std::vector<V> shifted;
-      std::vector<V> exps;
-    };
-    ForEachLane<Buffers>(
-        in, dim, out_strides, kSizeOf<T>, [&](Buffers& b, const char* lane, int64_t at) {
-          char* o = out + at * kSizeOf<T>;
-          const int64_t bytes = len * kSizeOf<T>;
-          if (dense && (o >= lane + bytes || lane >= o + bytes)) {
-            SoftmaxDenseLane(log, reinterpret_cast<const float*>(lane), reinterpret_cast<float*>(o),
-                             len);
-            return;
-          }
-          std::vector<V>& shifted = b.shifted;
-          std::vector<V>& exps = b.exps;
-          shifted.resize(static_cast<size_t>(len));
-          exps.resize(static_cast<size_t>(len));
-          V top = Value(Raw<T>(lane));
-          for (int64_t i = 0; i < len; ++i) {
-            shifted[i] = Value(Raw<T>(lane + i * step));
-            top = Larger::Apply(top, shifted[i]);
-          }
-          for (int64_t i = 0; i < len; ++i) {
-            shifted[i] -= top;
-            exps[i] = ExpOf(shifted[i]);
-          }
-          const V total = OrderedDense<V, Add>(reinterpret_cast<const char*>(exps.data()), len);
-          if (log) {
-            const V log_total = std::log(total);
-            for (int64_t i = 0; i < len; ++i)
-              StoreValue<T>(o + i * out_step, shifted[i] - log_total);
-          } else {
-            const V scale = V(1) / total;
-            for (int64_t i = 0; i < len; ++i) StoreValue<T>(o + i * out_step, exps[i] * scale);
-          }
-        });
+    // A lane that does not take the dense path works in two buffers of its
+    // length (a slot per chunk, allocated before the split: scratch.h). A
+    // dense lane does unless it overlaps its output, which no lane can when
+    // the input's and the output's byte ranges are apart.
+    const LaneSplit split = SplitLanes(in, dim);
+    uint64_t in_low = 0;
+    uint64_t in_high = 0;
+    uint64_t out_low = 0;
+    uint64_t out_high = 0;
+    const bool apart =
+        ComputeExtent(in.ndim, in.shape, in.strides, kSizeOf<T>, &in_low, &in_high) &&
+        ComputeExtent(in.ndim, in.shape, out_strides, kSizeOf<T>, &out_low, &out_high) &&
+        (out + out_high <= in.first - in_low || in.first + in_high <= out - out_low);
+    const Scratch<V> buffers =
+        dense && apart ? Scratch<V>() : ScratchSlots<V>(2 * split.len, split.chunks);
+    ForEachLane(in, dim, out_strides, kSizeOf<T>, split,
+                [&](int chunk, const char* lane, int64_t at) {
+                  char* o = out + at * kSizeOf<T>;
+                  const int64_t bytes = len * kSizeOf<T>;
+                  if (dense && (o >= lane + bytes || lane >= o + bytes)) {
+                    SoftmaxDenseLane(log, reinterpret_cast<const float*>(lane),
+                                     reinterpret_cast<float*>(o), len);
+                    return;
+                  }
+                  V* shifted = buffers.data() + 2 * len * chunk;
+                  V* exps = shifted + len;
+                  V top = Value(Raw<T>(lane));
+                  for (int64_t i = 0; i < len; ++i) {
+                    shifted[i] = Value(Raw<T>(lane + i * step));
+                    top = Larger::Apply(top, shifted[i]);
+                  }
+                  for (int64_t i = 0; i < len; ++i) {
+                    shifted[i] -= top;
+                    exps[i] = ExpOf(shifted[i]);
+                  }
+                  const V total = OrderedDense<V, Add>(reinterpret_cast<const char*>(exps), len);
+                  if (log) {
+                    const V log_total = std::log(total);
+                    for (int64_t i = 0; i < len; ++i)
+                      StoreValue<T>(o + i * out_step, shifted[i] - log_total);
+                  } else {
+                    const V scale = V(1) / total;
+                    for (int64_t i = 0; i < len; ++i)
+                      StoreValue<T>(o + i * out_step, exps[i] * scale);
+                  }
+                });
   }
 }
 
@@ -1032,9 +1062,8 @@ DLNODE_INLINE void OfferTopk(const std::pair<V, int64_t>& c, int64_t k, bool lar
 // general loop in TopKOf finds them. Once the buffer is full and its k-th is
 // a number, blocks of 16 elements none of which is past the k-th or NaN
 // (the test vectorised: Float8 compares) are skipped whole; the rest go
-// through OfferTopk one by one. topk(5) of [256, 1000] on 1 thread (the
-// Xeon of bench/README.md "Compute", 2026-11-27): 0.76-1.20 -> 0.42-0.47 ms,
-// torch 1.13 0.62-0.90 ms.
+// through OfferTopk one by one (figures: bench/README.md "Compute", "topk of
+// dense float32 rows").
 DLNODE_VECTOR_CLONES void SmallTopkF32(const float* lane, int64_t len, int64_t k, bool largest,
                                        std::pair<float, int64_t>* pairs) {
   // Below kth is above -kth: one compare for both orders (-NaN is NaN, and
@@ -1084,32 +1113,37 @@ void TopKOf(const StridedInput& in, int dim, int64_t k, bool largest, bool sorte
     auto before = [largest](const std::pair<V, int64_t>& a, const std::pair<V, int64_t>& b) {
       return TopkBefore(a, b, largest);
     };
-    using Pairs = std::vector<std::pair<V, int64_t>>;
-    ForEachLane<Pairs>(
-        in, dim, out_strides, kSizeOf<T>, [&](Pairs& pairs, const char* lane, int64_t at) {
+    // The k best so far (k <= kSmallTopK) or the whole lane, a slot per
+    // chunk, allocated before the split (scratch.h): a lane of 2^40 elements
+    // is ERR_DLPACK_OUT_OF_MEMORY here, not a std::bad_alloc in a pool task.
+    const LaneSplit split = SplitLanes(in, dim);
+    const int64_t per_lane = k <= kSmallTopK ? k : len;
+    const Scratch<std::pair<V, int64_t>> slots =
+        ScratchSlots<std::pair<V, int64_t>>(per_lane, split.chunks);
+    ForEachLane(
+        in, dim, out_strides, kSizeOf<T>, split, [&](int chunk, const char* lane, int64_t at) {
+          std::pair<V, int64_t>* pairs = slots.data() + per_lane * chunk;
           if (k <= kSmallTopK) {
             // One pass keeping the k best in order (torch's top-k keeps a small
             // queue too): most elements cost one comparison with the k-th.
-            pairs.resize(static_cast<size_t>(k));
             if constexpr (std::is_same<T, float>::value) {
               if (step == sizeof(float)) {
-                SmallTopkF32(reinterpret_cast<const float*>(lane), len, k, largest, pairs.data());
+                SmallTopkF32(reinterpret_cast<const float*>(lane), len, k, largest, pairs);
               }
             }
             if (!std::is_same<T, float>::value || step != sizeof(float)) {
               int64_t filled = 0;
               for (int64_t i = 0; i < len; ++i) {
                 OfferTopk(std::pair<V, int64_t>{Value(Raw<T>(lane + i * step)), i}, k, largest,
-                          pairs.data(), &filled);
+                          pairs, &filled);
               }
             }
           } else {
-            pairs.resize(static_cast<size_t>(len));
             for (int64_t i = 0; i < len; ++i) pairs[i] = {Value(Raw<T>(lane + i * step)), i};
             if (sorted) {
-              std::partial_sort(pairs.begin(), pairs.begin() + k, pairs.end(), before);
+              std::partial_sort(pairs, pairs + k, pairs + len, before);
             } else if (k < len) {
-              std::nth_element(pairs.begin(), pairs.begin() + (k - 1), pairs.end(), before);
+              std::nth_element(pairs, pairs + (k - 1), pairs + len, before);
             }
           }
           for (int64_t j = 0; j < k; ++j) {

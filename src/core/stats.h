@@ -23,6 +23,15 @@ extern std::atomic<int64_t> managed_freed;
 extern std::atomic<int64_t> foreign_made;
 extern std::atomic<int64_t> foreign_freed;
 
+// Host blocks (host_block.h): the library's own CPU memory from
+// lib/memory.js's NATIVE_MIN bytes on, alive now, and made and freed since
+// the process started.
+extern std::atomic<int64_t> host_blocks_live;
+extern std::atomic<int64_t> host_blocks_made;
+extern std::atomic<int64_t> host_blocks_freed;
+// Host blocks whose allocation asked for huge pages (pages.h AdviseHugePages).
+extern std::atomic<int64_t> huge_page_requests;
+
 // CUDA streams made by `new dl.cuda.Stream()` and not yet destroyed (by
 // dispose(), its finalizer, or the cleanup of the environment that made it).
 extern std::atomic<int64_t> cuda_streams_live;

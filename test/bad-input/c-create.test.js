@@ -146,14 +146,20 @@ describe('empty, zeros, tensor', () => {
 
   row('C18', RangeError, 'ERR_OUT_OF_RANGE', async (throws) => {
     await leakFree(() => {
-      throws(() => dl.full([4], 256, { dtype: 'uint8' }), /the uint8 range\) for `fillValue`/);
-      throws(() => dl.full([4], -1n, { dtype: 'uint64' }), /`fillValue`/);
+      throws(() => dl.full([4], 256, { dtype: 'uint8' }), /converted to type uint8 without overflow.*`fillValue`/);
+      throws(() => dl.full([4], -256, { dtype: 'uint8' }), /`fillValue`/); // -255 wraps to 1, as torch's
+      throws(() => dl.full([4], 255.5, { dtype: 'uint8' }), /`fillValue`/); // in range only once truncated
+      throws(() => dl.full([4], -(2n ** 64n), { dtype: 'uint64' }), /`fillValue`/);
       throws(() => dl.full([4], NaN, { dtype: 'int32' }), /`fillValue`/);
       throws(() => dl.full([2 ** 40], 2 ** 63, { dtype: 'int64' }), /`fillValue`/); // before allocating
+      throws(() => dl.full([4], 1e5, { dtype: 'float16' }), /float16 without overflow.*`fillValue`/);
+      throws(() => dl.full([4], 1e39), /float32 without overflow/); // the inferred dtype
+      throws(() => dl.full([4], [1e39, 0], { dtype: 'complex64' }), /`fillValue`/);
       throws(() => dl.full([4], 1, { dtype: 'int8', shared: true, device: 'cpu' }).fill_(128), /`value`/);
       const t = dl.tensor([1, 2, 3], { dtype: 'int16' });
-      throws(() => t.fill_(40000), /the int16 range\) for `value`/);
+      throws(() => t.fill_(40000), /int16 without overflow"\) for `value`/);
       throws(() => t.narrow(0, 1, 2).fill_(-Infinity), /`value`/);
+      throws(() => dl.tensor([1, 2], { dtype: 'bfloat16' }).fill_(-1e39), /`value`/);
       expect(t.toArray()).toEqual([1, 2, 3]); // nothing written
     });
   });

@@ -142,4 +142,14 @@ describe('reductions', () => {
     throws(() => dl.argmax(t, 0, { out }), /`options.out`/);
     expect(out.toArray()).toEqual([0, 0, 0]);
   });
+
+  row('R10', dl.DLPackError, 'ERR_DLPACK_UNSUPPORTED', (throws) => {
+    const base = dl.zeros([1]);
+    const t = grid(); // 2 x 3
+    throws(() => dl.sum(t, 0, { out: base.expand(3) }), /`options.out` of sum\(\).*single memory location/);
+    throws(() => t.amax(0, { out: base.expand(3), async: true }), /`options.out` of amax\(\)/); // at the call
+    throws(() => dl.softmax(t, 1, { out: dl.zeros([1, 3]).expand(2, 3) }), /softmax\(\)/);
+    throws(() => dl.argmax(t, 1, { out: dl.zeros([1], { dtype: 'int64' }).expand(2) }), /argmax\(\)/);
+    expect(base.toArray()).toEqual([0]);
+  });
 });

@@ -157,6 +157,11 @@ describe('Tensor', () => {
     expect(base.toArray()).toEqual([1, 2, 3]);
     const column = dl.tensor([[1], [2]]).expand(2, 1); // a stride-0 dim of size 1 shares nothing
     expect(column.copyFrom(dl.tensor([[5], [6]])).toArray()).toEqual([[5], [6]]);
+    // Rows that overlap: [2, 4] at strides [2, 1] over 6 elements.
+    const rows = dl.zeros([6]).asStrided([2, 4], [2, 1]);
+    throws(() => rows.copyFrom(dl.ones([2, 4])), /reach one element twice/);
+    throws(() => rows.fill_(1), /fill_\(\)/);
+    expect(rows.toArray()).toEqual([[0, 0, 0, 0], [0, 0, 0, 0]]);
   });
 
   row('T23', dl.DLPackError, 'ERR_DLPACK_UNSUPPORTED', (throws) => {

@@ -88,4 +88,15 @@ describe('views', () => {
     throws(() => dl.tensor([[1, 2], [3, 4], [5, 6]], { dtype: 'int16' }).slice(0, 0, 3, 2).view('int64'),
       /divides the last dimension/);
   });
+
+  row('V08', RangeError, 'ERR_OUT_OF_RANGE', (throws) => {
+    const one = dl.ones([1, 1]);
+    throws(() => one.expand([2 ** 32, 2 ** 32]), /numel: integer multiplication overflow.*`sizes`/);
+    throws(() => one.expand(2 ** 27, 2 ** 26), /`sizes`/); // 2^53 elements
+    throws(() => one.asStrided([2 ** 40, 2 ** 40], [0, 0], 0), /`shape`/);
+    throws(() => dl.zeros([2], { dtype: 'float64' }).asStrided([2 ** 50, 2], [1, 0], 0), /`shape`/);
+    throws(() => dl.fromBuffer(new ArrayBuffer(8), { dtype: 'float64', shape: [2 ** 27, 2 ** 27], strides: [0, 0] }),
+      /`options.shape`/);
+    throws(() => dl.add(one.expand(2 ** 27, 1), one.expand(1, 2 ** 27)), /`shape`/); // the broadcast result
+  });
 });

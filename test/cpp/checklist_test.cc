@@ -524,4 +524,26 @@ TEST(ComputeExtent, SafeIntegerBoundary) {
   EXPECT_FALSE(ComputeExtent(1, too_big, stride, 1, &low, &high));
 }
 
+// --- CountElements: every compute entry's element count (issue 37, finding 4) ---
+
+TEST(CountElements, ProductsUpToTheSafeIntegerLimit) {
+  uint64_t n = 99;
+  EXPECT_TRUE(dlnode::CountElements(0, nullptr, &n));
+  EXPECT_EQ(n, 1u);
+  const int64_t fits[] = {1 << 26, 1 << 26, 2};  // 2^52, then 2^53: one past the limit
+  EXPECT_FALSE(dlnode::CountElements(3, fits, &n));
+  EXPECT_TRUE(dlnode::CountElements(2, fits, &n));
+  EXPECT_EQ(n, uint64_t{1} << 52);
+  // 2^64 elements of stride 0 (expand([2^32, 2^32])): the product wraps to 0
+  // in 64 bits, which the reductions read as empty.
+  const int64_t wraps[] = {int64_t{1} << 32, int64_t{1} << 32};
+  EXPECT_FALSE(dlnode::CountElements(2, wraps, &n));
+  // A 0 dim anywhere is empty, however large the others.
+  const int64_t empty[] = {int64_t{1} << 40, int64_t{1} << 40, 0};
+  EXPECT_TRUE(dlnode::CountElements(3, empty, &n));
+  EXPECT_EQ(n, 0u);
+  const int64_t negative[] = {2, -1};
+  EXPECT_FALSE(dlnode::CountElements(2, negative, &n));
+}
+
 }  // namespace

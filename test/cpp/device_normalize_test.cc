@@ -185,7 +185,9 @@ TEST(DeviceNormalize, LeadingDimsAndOddSizes) {
 TEST(DeviceNormalize, TakesOnlyTheCasesItsKernelsCompute) {
   const int64_t frame[3] = {3, 224, 224};
   EXPECT_TRUE(dlnode::DeviceNormalizes(Scalar::kUint8, Scalar::kFloat32, 3, frame));
-  EXPECT_TRUE(dlnode::DeviceNormalizes(Scalar::kBool, Scalar::kFloat32, 3, frame));
+  // A bool input is converted to uint8 first (lib/ops.js): the kernel, as
+  // the host pass, would read its bytes as numbers (255 for a 0/255 mask).
+  EXPECT_FALSE(dlnode::DeviceNormalizes(Scalar::kBool, Scalar::kFloat32, 3, frame));
   EXPECT_TRUE(dlnode::DeviceNormalizes(Scalar::kFloat32, Scalar::kFloat32, 3, frame));
   // Other input dtypes, a float64 output, fewer than 3 dims: the elementwise kernels.
   EXPECT_FALSE(dlnode::DeviceNormalizes(Scalar::kInt16, Scalar::kFloat32, 3, frame));

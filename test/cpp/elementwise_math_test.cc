@@ -4,8 +4,9 @@
 // against the engine's, and the kernel's index plan (MakeOpPlan, OpOffsets)
 // against a plain row-major walk; the row picks (argmax/argmin, max/min
 // along a dim, topk) and the one-launch softmax against the host reductions
-// (reduce.h). A GPU runs the same functions; only the launch itself goes
-// untested here.
+// (reduce.h); the rows a warp takes against the rows a block takes, bit for
+// bit. A GPU runs the same functions; only the launch itself goes untested
+// here.
 #include "elementwise_math.h"
 
 #include <gtest/gtest.h>
@@ -478,6 +479,128 @@ void SoftmaxMatchesTheHost(Scalar type, T tolerance) {
 TEST(ElementwiseMath, SoftmaxRowIsTheHostSoftmax) {
   SoftmaxMatchesTheHost<float>(Scalar::kFloat32, 4e-6F);
   SoftmaxMatchesTheHost<double>(Scalar::kFloat64, 1e-13);
+}
+
+// A row whose float sums change bits with any change of the order of the
+// additions: magnitudes from 2^-20 to 2^20 of both signs, and edge values
+// (NaN where `with_nan`, +-inf, -0 and +0, ties) now and then.
+template <typename T>
+std::vector<T> OrderSensitiveRow(std::mt19937& gen, int64_t n, bool with_nan) {
+  std::vector<T> row = EdgeRow<T>(gen, n, with_nan);
+  if constexpr (std::is_floating_point<T>::value) {
+    std::uniform_real_distribution<T> unit(T(-1), T(1));
+    std::uniform_int_distribution<int> scale(-20, 20);
+    std::uniform_int_distribution<int> pick(0, 19);
+    for (T& x : row) {
+      if (pick(gen) != 0) x = std::ldexp(unit(gen), scale(gen));
+    }
+  } else {
+    // In uint64_t, whose overflow wraps (int64_t's is undefined: UBSan).
+    for (T& x : row)
+      x = static_cast<T>(static_cast<uint64_t>(gen()) * uint64_t{2654435761U} + gen());
+  }
+  return row;
+}
+
+// The warp a row (a lane standing for kLaneThreads threads: LaneTree, then
+// the warp's shuffles) gives the block tree's bits, for every row length a
+// warp takes and past it, each op, with NaN, infinities, signed zeros and
+// sums whose bits move with the order; a pairing other than the block
+// tree's fails here.
+template <typename T>
+void WarpReducesAsTheBlock() {
+  std::mt19937 gen(13);
+  for (int64_t n = 0; n <= 1100; n += (n < 600 ? 1 : 7)) {
+    for (const bool nan : {false, true}) {
+      const std::vector<T> row = OrderSensitiveRow<T>(gen, n, nan);
+      for (const math::RowOp op : {math::RowOp::kSum, math::RowOp::kMax, math::RowOp::kMin}) {
+        SCOPED_TRACE(testing::Message()
+                     << "n " << n << " op " << static_cast<int>(op) << " nan " << nan);
+        const T warp = math::ReduceRowByWarp<T>(op, row.data(), n);
+        const T block = math::ReduceRow<T>(op, row.data(), n);
+        // A NaN's sign and payload are not the order's: the compiler may
+        // swap the operands of an addition (inf + -inf and NaN + NaN give
+        // either sign at -O3), so a NaN only has to be NaN on both.
+        if (math::IsNan(block)) {
+          ASSERT_TRUE(math::IsNan(warp));
+        } else {
+          ASSERT_EQ(BitsOf(warp), BitsOf(block));
+        }
+      }
+    }
+  }
+}
+
+TEST(ElementwiseMath, WarpRowReductionsAreTheBlocks) {
+  WarpReducesAsTheBlock<float>();
+  WarpReducesAsTheBlock<double>();
+  WarpReducesAsTheBlock<int64_t>();
+  WarpReducesAsTheBlock<uint64_t>();
+}
+
+// A row's float sum keeps its infinities: the compensation of Kahan's step
+// once the sum is infinite would be inf - inf, and a row of -inf summed to
+// NaN on an H200 (2026-11-28) where the host engine gives -inf. The block's
+// and the warp's order, every thread with zero, one or several infinities.
+template <typename T>
+void RowSumsKeepInfinities() {
+  const T inf = std::numeric_limits<T>::infinity();
+  for (const int64_t n : {1, 2, 255, 256, 257, 300, 513, 1024, 3000}) {
+    SCOPED_TRACE(testing::Message() << "n " << n);
+    std::vector<T> row(static_cast<size_t>(n), -inf);
+    EXPECT_EQ(math::ReduceRow<T>(math::RowOp::kSum, row.data(), n), -inf);
+    EXPECT_EQ(math::ReduceRowByWarp<T>(math::RowOp::kSum, row.data(), n), -inf);
+    std::fill(row.begin(), row.end(), T(1.5));
+    row[0] = inf;
+    row[static_cast<size_t>(n - 1)] = inf;
+    EXPECT_EQ(math::ReduceRow<T>(math::RowOp::kSum, row.data(), n), inf);
+    EXPECT_EQ(math::ReduceRowByWarp<T>(math::RowOp::kSum, row.data(), n), inf);
+    if (n > 1) {
+      row[static_cast<size_t>(n / 2)] = -inf;  // inf + -inf
+      EXPECT_TRUE(std::isnan(math::ReduceRow<T>(math::RowOp::kSum, row.data(), n)));
+      EXPECT_TRUE(std::isnan(math::ReduceRowByWarp<T>(math::RowOp::kSum, row.data(), n)));
+    }
+  }
+}
+
+TEST(ElementwiseMath, RowSumsKeepInfinities) {
+  RowSumsKeepInfinities<float>();
+  RowSumsKeepInfinities<double>();
+}
+
+// The same for softmax and logSoftmax, every output element's bits: rows of
+// normal values, of order-sensitive ones, with NaN, with -inf (an all -inf
+// row is NaN), with +inf.
+template <typename T>
+void WarpSoftmaxIsTheBlocks() {
+  std::mt19937 gen(17);
+  std::normal_distribution<T> normal(T(0), T(4));
+  for (int64_t n = 1; n <= 1100; n += (n < 600 ? 1 : 7)) {
+    for (int kind = 0; kind < 4; ++kind) {
+      std::vector<T> row(static_cast<size_t>(n));
+      if (kind == 0) {
+        for (T& x : row) x = normal(gen);
+      } else {
+        row = OrderSensitiveRow<T>(gen, n, kind == 2);
+        if (kind == 3) std::fill(row.begin(), row.end(), -std::numeric_limits<T>::infinity());
+      }
+      for (const bool log : {false, true}) {
+        SCOPED_TRACE(testing::Message() << "n " << n << " kind " << kind << " log " << log);
+        std::vector<T> block(row.size());
+        std::vector<T> warp(row.size());
+        math::SoftmaxRow<T>(log, row.data(), block.data(), n);
+        math::SoftmaxRowByWarp<T>(log, row.data(), warp.data(), n);
+        for (size_t i = 0; i < row.size(); ++i) {
+          ASSERT_EQ(BitsOf(warp[i]), BitsOf(block[i])) << i;
+        }
+      }
+    }
+  }
+}
+
+TEST(ElementwiseMath, WarpSoftmaxRowsAreTheBlocks) {
+  WarpSoftmaxIsTheBlocks<float>();
+  WarpSoftmaxIsTheBlocks<double>();
 }
 
 }  // namespace

@@ -77,6 +77,28 @@ TEST(ElementwiseTest, IntegersWrapAndScalarsWrapIn) {
   EXPECT_EQ(r[0], 0);
 }
 
+// Integer-valued scalars wrap exactly over [-2^63, 2^64) (torch casts a
+// Python int; 2^64 - 1 is uint64's max, not saturation), and past that they
+// convert as doubles (saturating: lib/scalars.js refuses them before).
+TEST(ElementwiseTest, IntegerScalarsWrapExactlyUpTo2To64) {
+  const auto stored = [](Scalar type, double value) {
+    alignas(16) char bytes[16] = {};
+    StoreScalar(type, value, bytes);
+    uint64_t out = 0;
+    std::memcpy(&out, bytes, ScalarSize(type));
+    return out;
+  };
+  EXPECT_EQ(stored(Scalar::kUint8, 300), 44u);
+  EXPECT_EQ(stored(Scalar::kUint8, 9223372036854775808.0), 0u);          // 2^63: through uint64
+  EXPECT_EQ(stored(Scalar::kUint8, 18446744073709549568.0), 0u);         // 2^64 - 2^11
+  EXPECT_EQ(stored(Scalar::kInt64, 9223372036854775808.0), 1ull << 63);  // 2^63 wraps to INT64_MIN
+  EXPECT_EQ(stored(Scalar::kUint64, -1), ~0ull);
+  EXPECT_EQ(stored(Scalar::kInt16, -9223372036854775808.0), 0u);  // -2^63
+  // Not integers in range: a double's conversion (saturation).
+  EXPECT_EQ(stored(Scalar::kUint8, 18446744073709551616.0), 255u);  // 2^64
+  EXPECT_EQ(stored(Scalar::kUint8, 2.5), 2u);
+}
+
 TEST(ElementwiseTest, BoolsAreLogicalAndComparisonsWriteBool) {
   std::vector<uint8_t> a = {0, 1, 2, 0};  // 2 reads as true
   std::vector<uint8_t> b = {0, 0, 1, 1};
@@ -271,6 +293,22 @@ TEST(ElementwiseTest, NormalizesAPermutedHwcFrame) {
                       (x * 0.5f - static_cast<float>(mean[c])) / static_cast<float>(std[c]));
     }
   }
+}
+
+// A bool input is refused, with nothing written: the pass reads bytes as
+// numbers (a 0/255 mask normalized as 255: issue 37, finding 6), so
+// lib/ops.js converts bool to uint8 first, whose rule reads any nonzero byte
+// as 1.
+TEST(ElementwiseTest, NormalizeRefusesBool) {
+  std::vector<uint8_t> mask = {0, 255, 1, 7};
+  std::vector<float> out(4, -1.0F);
+  const int64_t shape[] = {1, 2, 2};
+  const int64_t strides[] = {4, 2, 1};
+  const double zero = 0;
+  const double one = 1;
+  EXPECT_FALSE(Normalize(3, shape, Scalar::kBool, Of(mask, strides), Scalar::kFloat32,
+                         Of(out, strides), &zero, &one, 1.0));
+  EXPECT_EQ(out, (std::vector<float>(4, -1.0F)));
 }
 
 // Interleaved frames (HWC memory read as CHW: every channel of a pixel row

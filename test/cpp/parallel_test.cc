@@ -16,7 +16,10 @@
 #include <cstdint>
 #include <cstring>
 #include <mutex>
+#include <new>
 #include <set>
+#include <stdexcept>
+#include <string>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -338,6 +341,96 @@ TEST_F(ParallelTest, TasksKnowTheyAreInTheRegion) {
   });
   EXPECT_EQ(in_region.load(), 2);
   EXPECT_FALSE(InParallelRegion());
+}
+
+// Issue 37, finding 2: a chunk that throws, on a pool thread or on the
+// caller, never ends the process (std::terminate) nor unwinds past the pool
+// while its threads still run the loop: the exception comes out of
+// ParallelFor on the caller once every thread is out of the loop, the chunks
+// not started are skipped, and the pool and the caller's state are as before.
+TEST_F(ParallelTest, AChunkThatThrowsIsRethrownOnTheCallerAfterTheLoop) {
+  for (int threads : {2, 3, 4}) {
+    ASSERT_TRUE(SetNumThreads(threads));
+    for (int64_t thrower : {int64_t{0}, int64_t{1}, int64_t{999}}) {
+      std::atomic<int> inside{0};
+      std::atomic<int> ran{0};
+      try {
+        ParallelFor(1000, 1, [&](int64_t b, int64_t e) {
+          inside++;
+          ran++;
+          std::this_thread::sleep_for(std::chrono::milliseconds(2));
+          const bool mine = b <= thrower && thrower < e;
+          inside--;
+          if (mine) throw std::runtime_error("chunk " + std::to_string(b));
+        });
+        ADD_FAILURE() << "no exception, threads " << threads;
+      } catch (const std::runtime_error& e) {
+        // Every chunk that started has finished: none still runs the body.
+        EXPECT_EQ(inside.load(), 0);
+        EXPECT_NE(std::string(e.what()).find("chunk"), std::string::npos);
+      }
+      EXPECT_GE(ran.load(), 1);
+      EXPECT_FALSE(InParallelRegion());
+      // The pool still splits the next loop and covers every index once.
+      std::vector<std::atomic<int>> hits(5000);
+      std::atomic<int> in_region{0};
+      ParallelFor(5000, 1, [&](int64_t b, int64_t e) {
+        if (InParallelRegion()) in_region++;
+        for (int64_t i = b; i < e; ++i) hits[static_cast<size_t>(i)]++;
+      });
+      for (const auto& h : hits) ASSERT_EQ(h.load(), 1);
+      EXPECT_EQ(in_region.load(), threads);
+    }
+  }
+}
+
+TEST_F(ParallelTest, AnInlineLoopThatThrowsLeavesTheThreadOutOfTheRegion) {
+  ASSERT_TRUE(SetNumThreads(4));
+  // Fewer than 8 grains on a sleeping pool: run inline as a task.
+  std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  EXPECT_THROW(ParallelFor(4, 1, [](int64_t, int64_t) { throw std::bad_alloc(); }), std::bad_alloc);
+  EXPECT_FALSE(InParallelRegion());
+  ASSERT_TRUE(SetNumThreads(1));
+  EXPECT_THROW(ParallelFor(100, 1, [](int64_t, int64_t) { throw std::bad_alloc(); }),
+               std::bad_alloc);
+  EXPECT_FALSE(InParallelRegion());
+  // A later split loop still runs on the pool (the region flag was not left set).
+  ASSERT_TRUE(SetNumThreads(2));
+  std::atomic<int> in_region{0};
+  ParallelFor(64, 1, [&](int64_t, int64_t) {
+    if (InParallelRegion()) in_region++;
+  });
+  EXPECT_EQ(in_region.load(), 2);
+}
+
+// ParallelForChunks: chunk numbers below max_chunks, each chunk on one thread
+// at a time (per-chunk scratch has one user), never more chunks than
+// MaxChunks() said, even when the thread count grows in between.
+TEST_F(ParallelTest, ChunkNumbersIndexScratchOneUserAtATime) {
+  for (int threads : {1, 2, 3, 5}) {
+    ASSERT_TRUE(SetNumThreads(threads));
+    for (int64_t n : {int64_t{1}, int64_t{7}, int64_t{100}, int64_t{10000}}) {
+      const int chunks = MaxChunks(n, 10);
+      EXPECT_GE(chunks, 1);
+      EXPECT_LE(chunks, threads);
+      std::vector<std::atomic<int>> users(static_cast<size_t>(chunks));
+      std::vector<std::atomic<int>> hits(static_cast<size_t>(n));
+      std::atomic<bool> shared{false};
+      ASSERT_TRUE(SetNumThreads(threads + 3));  // more threads now: the bound still holds
+      ParallelForChunks(n, 10, chunks, [&](int chunk, int64_t b, int64_t e) {
+        ASSERT_GE(chunk, 0);
+        ASSERT_LT(chunk, chunks);
+        if (users[static_cast<size_t>(chunk)]++ != 0) shared = true;
+        for (int64_t i = b; i < e; ++i) hits[static_cast<size_t>(i)]++;
+        std::this_thread::sleep_for(std::chrono::microseconds(200));
+        users[static_cast<size_t>(chunk)]--;
+      });
+      ASSERT_TRUE(SetNumThreads(threads));
+      EXPECT_FALSE(shared.load());
+      for (const auto& h : hits) ASSERT_EQ(h.load(), 1);
+    }
+  }
+  EXPECT_EQ(MaxChunks(0, 10), 1);
 }
 
 }  // namespace

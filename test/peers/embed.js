@@ -49,15 +49,22 @@ function interpreter(python) {
   if (!fs.existsSync(path.join(facts.include, 'Python.h'))) {
     return { skip: `${python} has no ${path.join(facts.include, 'Python.h')} (Debian: apt-get install python3-dev)` };
   }
+  if (nodeHeaders() === null) {
+    return { skip: `no node_api.h beside ${process.execPath} or in /usr/include/node: the embedding helper ` +
+      'needs Node\'s headers (a Node from nodejs.org or Debian\'s nodejs has them; npm\'s node-linux-* binary has not)' };
+  }
+  if (spawnSync('g++', ['--version'], { timeout: 60000 }).status !== 0) {
+    return { skip: 'no g++ to build the embedding helper with (Debian: apt-get install g++)' };
+  }
   return facts;
 }
 
-// Node-API's headers: beside this Node, else Debian's.
+// Node-API's headers: beside this Node, else Debian's; null where neither has them.
 function nodeHeaders() {
   for (const dir of [path.resolve(process.execPath, '..', '..', 'include', 'node'), '/usr/include/node']) {
     if (fs.existsSync(path.join(dir, 'node_api.h'))) return dir;
   }
-  throw new Error(`no node_api.h beside ${process.execPath} or in /usr/include/node: the embedding helper needs Node's headers`);
+  return null;
 }
 
 function build(facts) {

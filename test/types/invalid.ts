@@ -264,3 +264,7 @@ dl.fromArrow(new Float32Array(4));
 void dl.ray.connect({ numCpus: '1' });
 // @ts-expect-error a RayRef comes from a client
 void new dl.ray.RayRef();
+
+// @ts-expect-error a comparison gives a bool tensor, not one of its inputs' dtype
+const notBool: dl.Tensor<'float32'> = dl.gt(dl.zeros([2]), 0);
+void notBool;

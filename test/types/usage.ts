@@ -219,6 +219,9 @@ void [asJson, guard];
   const sum: dl.Tensor = dl.add(x, 1, { out: dl.zeros([2, 3]) });
   const mask: dl.Tensor<'bool'> = x.gt(0);
   const picked: dl.Tensor = dl.where(mask, x, 0);
+  // The function forms of the comparisons are bool as the methods are (issue 37, finding 14).
+  const relu: dl.Tensor = dl.where(dl.gt(x, 0), x, 0);
+  const flags: dl.Tensor<'bool'>[] = [dl.ge(x, 0), dl.lt(x, 0), dl.le(x, 0), dl.eq(x, 0), dl.ne(x, 0)];
   const same: dl.Tensor<'float32'> = x.neg();
   const inPlace: dl.Tensor<'float32'> = x.sub_(0.5).div_(2).clamp_(0, 1).exp_();
   const frame = dl.zeros([4, 4, 3], { dtype: 'uint8' });
@@ -227,6 +230,7 @@ void [asJson, guard];
   const t: dl.DTypeName = dl.resultType(x, 1.5);
   const shape: number[] = dl.broadcastShapes([3, 1], [4]);
   dl.setNumThreads(dl.getNumThreads());
+  void [relu, flags];
   void [sum, mask, picked, same, inPlace, norm, t, shape, dl.canCast('float32', 'int8'), dl.promoteTypes('int8', 'uint8')];
 }
 
