@@ -668,6 +668,20 @@ function frozen(array) {
   return Object.isFrozen(array) ? array : Object.freeze(array);
 }
 
+// How a module above installs its own Tensor methods (sharp's
+// require('./resize')(Sharp) pattern): lib/index.js calls it once at load with
+// the module's `tensorMethods`, plain functions whose `this` is the tensor.
+// Installed as class methods are (writable, configurable, not enumerable); a
+// name already on the prototype is a programming error, refused at load.
+function installMethods(methods) {
+  for (const [name, method] of Object.entries(methods)) {
+    if (Object.prototype.hasOwnProperty.call(Tensor.prototype, name)) {
+      throw new Error(`Tensor.prototype.${name} is installed twice`);
+    }
+    Object.defineProperty(Tensor.prototype, name, { value: method, writable: true, configurable: true, enumerable: false });
+  }
+}
+
 module.exports = {
-  Tensor, makeTensor, viewOf, liveStorage, hostStorage, checkedBuffer, connect,
+  Tensor, makeTensor, viewOf, liveStorage, hostStorage, checkedBuffer, connect, installMethods,
 };

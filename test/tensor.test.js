@@ -455,3 +455,19 @@ describe('dispose', () => {
     expect(u.toArray()).toEqual([1, 2, 3]);
   });
 });
+
+describe('installMethods (how lib/ modules add their Tensor methods)', () => {
+  const { installMethods, Tensor } = require('../lib/tensor');
+  afterEach(() => { delete Tensor.prototype.testOnlyMethod; });
+
+  it('installs a method as class methods are, and refuses a name already there', () => {
+    installMethods({ testOnlyMethod() { return this.shape; } });
+    const t = dl.zeros([2, 3]);
+    expect(t.testOnlyMethod()).toEqual([2, 3]);
+    const d = Object.getOwnPropertyDescriptor(Tensor.prototype, 'testOnlyMethod');
+    expect(d).toMatchObject({ writable: true, configurable: true, enumerable: false });
+    expect(() => installMethods({ testOnlyMethod() {} })).toThrow(/installed twice/);
+    expect(() => installMethods({ add() {} })).toThrow(/Tensor.prototype.add is installed twice/);
+    t.dispose();
+  });
+});
