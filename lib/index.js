@@ -3,7 +3,7 @@
 const { dtypes } = require('./dtypes');
 const { DLPackError, CudaError } = require('./errors');
 const { Device } = require('./device');
-const { Tensor, connect } = require('./tensor');
+const { Tensor, connect, installMethods } = require('./tensor');
 const { DLPackCapsule, dlpackVersion, toDLPack, fromDLPack } = require('./capsule');
 const {
   fromBuffer, empty, zeros, ones, full, arange, emptyLike, zerosLike, onesLike, fullLike, tensor, valuesFrom, scalarTensor,
@@ -13,6 +13,8 @@ const { open, wasm, share, shareMemory, toShared } = require('./sharing');
 const { cat, stack } = require('./batch');
 const ops = require('./ops');
 const reduce = require('./reduce');
+const linalg = require('./linalg');
+const stats = require('./stats');
 
 const { cuda, capabilities } = require('./cuda');
 const python = require('./python');
@@ -21,6 +23,9 @@ const ray = require('./ray');
 
 // The tensor core calls up into the layers built on it through these.
 connect({ toDLPack, share, shareMemory, toShared, valuesFrom, scalarTensor, fill, ops: ops.methods, reduce, toArrow });
+// The modules that own their Tensor methods (lib/tensor.js installMethods).
+installMethods(linalg.tensorMethods);
+installMethods(stats.tensorMethods);
 
 // The folder holding the Python half (dlpack_node), for sys.path / PYTHONPATH.
 const pythonPath = require('path').join(__dirname, '..', 'python');
@@ -63,6 +68,18 @@ module.exports = {
   softmax: reduce.softmax,
   logSoftmax: reduce.logSoftmax,
   topk: reduce.topk,
+  matmul: linalg.matmul,
+  mm: linalg.mm,
+  bmm: linalg.bmm,
+  linear: linalg.linear,
+  var: stats.var,
+  std: stats.std,
+  varMean: stats.varMean,
+  stdMean: stats.stdMean,
+  vectorNorm: stats.vectorNorm,
+  layerNorm: stats.layerNorm,
+  cosineSimilarity: stats.cosineSimilarity,
+  lpNormalize: stats.lpNormalize,
   fromDLPack,
   from_dlpack: fromDLPack,
   toDLPack,

@@ -786,4 +786,8 @@ const rules = {
   },
 };
 
-module.exports = { functions, methods, rules, setNumThreads, getNumThreads, partialOverlap };
+module.exports = {
+  functions, methods, rules, setNumThreads, getNumThreads, partialOverlap,
+  // The rules the compute families apply as the elementwise ops do (lib/linalg.js, lib/stats.js).
+  liveTensor, opOptions, placement, writable, fresh, broadcastShapes, broadcastStrides,
+};

@@ -288,11 +288,14 @@ function dtypeLists(source, names = dtypeNames) {
 const COPY_AND_OP_WRAPPERS = [
   'copyStrided', 'cudaStridedCopy', 'cudaConvert', 'cudaElementwise', 'cudaReduceRows', 'cudaRowPicks',
   'cudaSoftmaxRows', 'cudaNormalize', 'elementwise', 'normalize', 'reduceDims', 'reduceLanes',
+  // the compute families (src/addon/linalg.h)
+  'matmul', 'statistics', 'norms',
 ];
 const COPY_AND_OP_NATIVES = [
   'copyStrided', 'copyStridedAsync', 'cudaCopy', 'cudaStridedCopy', 'cudaConvert', 'cudaElementwise', 'cudaReduceRows',
   'cudaRowPicks', 'cudaSoftmaxRows', 'cudaNormalize', 'elementwise', 'elementwiseAsync', 'normalize', 'normalizeAsync', 'reduceDims',
   'reduceLanes', 'reduceDimsAsync', 'reduceLanesAsync',
+  'matmul', 'matmulAsync', 'statistics', 'statisticsAsync', 'norms', 'normsAsync',
 ];
 const ROUTERS = new Set(['binding.js', 'route.js']);
 
