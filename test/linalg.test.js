@@ -89,8 +89,8 @@ function generate() {
     add('layer_norm', [x, null, null], { shape: [4] }, (t) => dl.layerNorm(t, [4]));
     add('layer_norm', [x, spec(dtype, [3, 4]), spec(dtype, [3, 4])], { shape: [3, 4], eps: 1e-3 },
       (t, w, b) => dl.layerNorm(t, [3, 4], w, b, 1e-3));
-    add('layer_norm', [spec(dtype, [4, 3, 2], [2, 1, 0]), spec(dtype, [2]), null], { shape: [2] },
-      (t, w) => dl.layerNorm(t, 2, w));
+    add('layer_norm', [spec(dtype, [4, 3, 2], [2, 1, 0]), spec(dtype, [4]), null], { shape: [4] },
+      (t, w) => dl.layerNorm(t, 4, w));
     add('cosine_similarity', [spec(dtype, [3, 4]), spec(dtype, [3, 4])], {}, (a, b) => dl.cosineSimilarity(a, b));
     add('cosine_similarity', [spec(dtype, [1, 4]), spec(dtype, [3, 4])], { dim: -1 },
       (a, b) => dl.cosineSimilarity(a, b, -1));
@@ -123,14 +123,17 @@ const ORACLES = [['torch 2.x (peers venv)', VENV_PYTHON, false], ['torch 1.13 (D
 const TOLERANCE = { float16: 4e-3, bfloat16: 3.2e-2, float32: 1e-5, float64: 1e-12 };
 const num = (v) => (typeof v === 'string' ? Number(v) : v);
 
-function compare(problems, what, got, want, dtype) {
+function compare(problems, what, got, want, dtype, legacy) {
   if (got.dtype !== want.dtype) problems.push({ what, dtype: got.dtype, want: want.dtype });
   if (JSON.stringify(got.shape) !== JSON.stringify(want.shape)) {
     problems.push({ what, shape: got.shape, want: want.shape });
     return;
   }
   const g = got.reshape(-1).to('float64').toArray();
-  const tol = TOLERANCE[dtype];
+  // torch 1.13 keeps some bfloat16 intermediates in bfloat16 (vector_norm's |x|^p,
+  // layer_norm's statistics), where torch 2 and this library use float: 4x the
+  // tolerance against it (torch 2's values are held to the plain one).
+  const tol = TOLERANCE[dtype] * (legacy && dtype === 'bfloat16' ? 4 : 1);
   want.values.forEach((wv, j) => {
     const b = num(wv);
     const a = g[j];
@@ -161,9 +164,9 @@ describe.each(ORACLES)('against %s', (label, python, mayMiss) => {
       const dtype = c.args[0].dtype;
       if (Array.isArray(want)) {
         expect(Array.isArray(got)).toBe(true);
-        want.forEach((w, k) => compare(problems, `${what} [${k}]`, got[k], w, dtype));
+        want.forEach((w, k) => compare(problems, `${what} [${k}]`, got[k], w, dtype, mayMiss));
       } else {
-        compare(problems, what, got, want, dtype);
+        compare(problems, what, got, want, dtype, mayMiss);
       }
     });
     if (missing.length > 0) console.log(`linalg.test.js: ${label} (torch ${oracle.torch}) lacks ${missing.length} ` +
@@ -200,7 +203,7 @@ describe('shapes, out and async', () => {
     const b = t(valuesFor(48 * 32, 4), [48, 32]);
     const sync = dl.matmul(a, b).toArray();
     const p = dl.matmul(a, b, { async: true });
-    expect(p).toBeInstanceOf(Promise);
+    expect(typeof p.then).toBe('function');
     expect((await p).toArray()).toEqual(sync);
     const [v, m] = await dl.varMean(a, 1, { async: true });
     expect(v.toArray()).toEqual(dl.var(a, 1).toArray());
@@ -277,8 +280,9 @@ describe('bad input (docs/errors.md G rows)', () => {
     const out = dl.ones([2, 2]);
     out.dispose();
     expectError(() => dl.matmul(a, dl.ones([3, 2]), { out }), Error, 'ERR_DLPACK_DISPOSED');
-    expectError(() => dl.matmul(a, dl.ones([3, 2]), { out: dl.ones([1, 2]).expand([2, 2]) }), TypeError,
-      'ERR_INVALID_ARG_VALUE');
+    // An out whose elements share memory (as R10): refused before anything runs.
+    expectError(() => dl.matmul(a, dl.ones([3, 2]), { out: dl.ones([1, 2]).expand([2, 2]) }), Error,
+      'ERR_DLPACK_UNSUPPORTED');
   });
 
   it('a CUDA operand without CUDA is the coded refusal', () => {
