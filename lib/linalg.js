@@ -13,9 +13,9 @@ const ops = require('./ops');
 const { complete } = require('./reduce');
 const { kStorage, kLayout } = require('./symbols');
 
-// The dtypes the family computes in (compute/matmul.h MatmulTakes): float16
-// and bfloat16 are computed in float32 and rounded once.
-const FLOATS = new Set(['float16', 'bfloat16', 'float32', 'float64']);
+// The dtypes the family computes in (compute/matmul.h MatmulTakes: every
+// real floating dtype; float16 and bfloat16 in float32, rounded once).
+const isFloat = (info) => info.kind === 'float';
 
 const shapeText = (s) => `[${s.join(', ')}]`;
 
@@ -55,7 +55,7 @@ function operands(name, a, b) {
   ops.liveTensor(a, 'input');
   ops.liveTensor(b, name === 'linear' ? 'weight' : 'other');
   const dtype = a[kLayout].info.name;
-  if (!FLOATS.has(dtype)) throw makeError('ERR_DLPACK_UNSUPPORTED', `${name} is not defined for ${dtype} tensors`);
+  if (!isFloat(a[kLayout].info)) throw makeError('ERR_DLPACK_UNSUPPORTED', `${name} is not defined for ${dtype} tensors`);
   if (b[kLayout].info.name !== dtype) {
     throw fail('ERR_INVALID_ARG_VALUE', name === 'linear' ? 'weight' : 'other',
       `a tensor of the input's dtype ${dtype} (torch: "expected both operands to have the same dtype")`,

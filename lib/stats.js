@@ -17,10 +17,12 @@ const ops = require('./ops');
 const { complete, deliver, split, dimMask } = require('./reduce');
 const { contiguousStrides } = require('./shape');
 const { dimension } = require('./views');
+const { infos } = require('./dtypes');
 const { kStorage, kLayout } = require('./symbols');
 
 const OP = statisticsTable.ops;
-const FLOATS = new Set(['float16', 'bfloat16', 'float32', 'float64']);
+// The families take every real floating dtype (compute/stats.h, norms.h).
+const FLOAT_NAMES = Object.values(infos).filter((i) => i.kind === 'float').map((i) => i.name).join(', ');
 const shapeText = (s) => `[${s.join(', ')}]`;
 
 // A live host tensor of a floating dtype (torch refuses integers for each op
@@ -29,9 +31,9 @@ function floatInput(t, name, what = 'input') {
   ops.liveTensor(t, what);
   route.onHost(t.device, `${name}()`);
   const dtype = t[kLayout].info.name;
-  if (!FLOATS.has(dtype)) {
-    throw fail('ERR_INVALID_ARG_VALUE', what, `a floating-point tensor for ${name}() (float16, bfloat16, float32 or ` +
-      'float64; torch refuses integers)', `dtype ${dtype}`);
+  if (t[kLayout].info.kind !== 'float') {
+    throw fail('ERR_INVALID_ARG_VALUE', what, `a floating-point tensor for ${name}() (${FLOAT_NAMES}; torch refuses ` +
+      'integers)', `dtype ${dtype}`);
   }
   return t;
 }

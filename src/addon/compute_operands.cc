@@ -34,8 +34,8 @@ char* ComputeOperand(const Napi::CallbackInfo& info, JobMemory* memory, const co
   napi_env env = info.Env();
   const uint64_t offset = ByteOffsetOf(info[arg + 1].As<Napi::Number>().DoubleValue(), which);
   if (IsHostAccessible(place.device_type)) {
-    return memory->Operand(env, arg, info[arg], offset, ndim, shape, strides, ScalarSize(type), role,
-                           type, which);
+    return memory->Operand(env, arg, info[arg], offset, ndim, shape, strides, ScalarSize(type),
+                           role, type, which);
   }
   NativeMemory* native = StorageOf(env, info[arg]);
   uint64_t low = 0;

@@ -41,12 +41,14 @@ struct MatmulJob final : AsyncJob {
     ScratchInts(scratch, slot::kStrides, ndim, false, out_strides);
     ScratchInts(scratch, slot::kSourceStrides, ndim, false, a_strides);
     ScratchInts(scratch, slot::kOperandStrides, ndim, false, b_strides);
-    const int64_t k = static_cast<int64_t>(ByteOffsetOf(info[10].As<Napi::Number>().DoubleValue(), "k"));
+    const int64_t k =
+        static_cast<int64_t>(ByteOffsetOf(info[10].As<Napi::Number>().DoubleValue(), "k"));
     for (int d = 0; d < ndim; ++d) a_shape[d] = b_shape[d] = out_shape[d];
     a_shape[ndim - 1] = k;
     b_shape[ndim - 2] = k;
     const Scalar type = ComputeScalarAt(info[0]);
-    if (!compute::MatmulTakes(type)) throw Error{code::kUnsupported, "Expected a dtype matmul takes"};
+    if (!compute::MatmulTakes(type))
+      throw Error{code::kUnsupported, "Expected a dtype matmul takes"};
     args.place = PlaceAt(info, 11);
     const auto view = [&](int arg, const int64_t* shape, const int64_t* strides, Role role,
                           const char* which) {
@@ -55,7 +57,8 @@ struct MatmulJob final : AsyncJob {
       v.ndim = ndim;
       v.shape = shape;
       v.strides = strides;
-      v.first = ComputeOperand(info, &memory, args.place, arg, ndim, shape, strides, type, role, which);
+      v.first =
+          ComputeOperand(info, &memory, args.place, arg, ndim, shape, strides, type, role, which);
       return v;
     };
     args.a = view(1, a_shape, a_strides, Role::kInput, "input");
@@ -115,7 +118,8 @@ struct StatsJob final : AsyncJob {
     args.out = compute::View{nullptr, type, kept, in_shape, out_strides};
     args.out.first = ComputeOperand(info, &memory, args.place, 7, kept, in_shape, out_strides, type,
                                     Role::kOutput, "result");
-    const bool with_mean = args.op == compute::StatsOp::kVarMean || args.op == compute::StatsOp::kStdMean;
+    const bool with_mean =
+        args.op == compute::StatsOp::kVarMean || args.op == compute::StatsOp::kStdMean;
     if (with_mean != !info[9].IsNull()) {
       throw Error{code::kUnsupported, "Expected a mean result for varMean and stdMean only"};
     }
