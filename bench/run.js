@@ -492,6 +492,8 @@ require('./sharing').sharingCases(record, python).then(async (note) => {
   computeNotes = await require('./compute').computeCases(record, { python });
   // Host memory: native blocks against ArrayBuffers, staging, a tiny op (bench/memory.js).
   await require('./memory').memoryCases(record, { compare, median });
+  // matmul, layerNorm, varMean against NumPy, torch and JS loops (bench/linalg.js).
+  computeNotes.push(...await require('./linalg').linalgCases(record, { python }));
   try {
     cudaNote = require('./cuda').cudaCases(record);
   } catch (error) {

@@ -178,6 +178,29 @@ describe.each(ORACLES)('against %s', (label, python, mayMiss) => {
   });
 });
 
+describe.each(ORACLES)('the sentence-embedding recipe (examples/sentence-embedding.js) against %s', (label, python) => {
+  const { postprocess, example } = require('../examples/sentence-embedding');
+  const { hidden, mask } = example();
+  const recipe = [{ op: 'sentence_embedding', kw: { k: 2 }, args: [
+    { dtype: 'float32', shape: hidden.shape, values: Array.from(hidden.data), permute: null },
+    { dtype: 'int64', shape: mask.shape, values: Array.from(mask.data, Number), permute: null }] }];
+  const oracle = runOracle(python, recipe);
+  if (oracle.skip) console.log(`linalg.test.js: the recipe against ${label} skipped: ${oracle.skip}`);
+  (oracle.skip ? it.skip : it)('gives torch\'s embeddings, similarities and top-k', () => {
+    const { embeddings, similarity, top } = postprocess(hidden, mask, 2);
+    const [e, sim, values, indices] = oracle.results[0];
+    const problems = [];
+    compare(problems, 'embeddings', embeddings, e, 'float32', false);
+    compare(problems, 'similarity', similarity, sim, 'float32', false);
+    compare(problems, 'top values', top.values, values, 'float32', false);
+    expect(problems).toEqual([]);
+    expect(top.indices.dtype).toBe('int64');
+    expect(top.indices.toArray().flat().map(Number)).toEqual(indices.values);
+    // The padding changed the second sentence's embedding: the mask is applied.
+    expect(similarity.toArray()[0][1]).toBeLessThan(0.999);
+  });
+});
+
 describe('shapes, out and async', () => {
   const t = (values, shape, dtype = 'float32') => dl.tensor(values, { shape, dtype });
 
