@@ -94,6 +94,14 @@ function product(name, a, b, bias, resultShape, drop, options) {
     route.refuseSharedElements(out[kLayout], `\`options.out\` of ${name}()`);
   }
   const device = ops.placement(name, bias === null ? [aT, bT] : [aT, bT, bias], out);
+  // placement() lets a 0-d CPU tensor join a CUDA op as a number; cuBLAS reads
+  // every operand on the device.
+  for (const t of [aT, bT, bias]) {
+    if (device !== null && t !== null && t.device !== device) {
+      throw makeError('ERR_DLPACK_WRONG_DEVICE', `Expected every tensor of ${name}() on ${device}, received one on ` +
+        `${t.device}`);
+    }
+  }
   const temporaries = [];
   let deferred = false;
   try {
