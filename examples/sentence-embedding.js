@@ -12,7 +12,7 @@ const dl = require('..');
 function postprocess(hidden, mask, k = 2) {
   const m = mask.to('float32').unsqueeze(-1); // [batch, tokens, 1]
   const summed = dl.sum(dl.mul(hidden, m), 1); // [batch, dim]
-  const counts = dl.clampMin(dl.sum(m, 1), 1e-9); // [batch, 1]: tokens kept
+  const counts = dl.clamp(dl.sum(m, 1), 1e-9); // [batch, 1]: tokens kept (at least 1e-9)
   const pooled = dl.div(summed, counts);
   const embeddings = dl.lpNormalize(pooled, 2, 1); // F.normalize(p=2, dim=1)
   const similarity = dl.matmul(embeddings, embeddings.transpose(0, 1));
