@@ -85,6 +85,9 @@ function generate() {
       }
     }
     add('var', [spec(dtype, [1, 4])], { dim: 0, correction: 1, keepdim: false }, (t) => t.var(0));
+    // torch's default correction (1), with options and without.
+    add('std', [inputs[0]], { dim: -1, correction: 1, keepdim: true }, (t) => dl.std(t, -1, { keepdim: true }));
+    add('var', [inputs[1]], { dim: null, correction: 1, keepdim: false }, (t) => t.var());
     const x = spec(dtype, [2, 3, 4]);
     add('layer_norm', [x, null, null], { shape: [4] }, (t) => dl.layerNorm(t, [4]));
     add('layer_norm', [x, spec(dtype, [3, 4]), spec(dtype, [3, 4])], { shape: [3, 4], eps: 1e-3 },
@@ -196,8 +199,10 @@ describe.each(ORACLES)('the sentence-embedding recipe (examples/sentence-embeddi
     expect(problems).toEqual([]);
     expect(top.indices.dtype).toBe('int64');
     expect(top.indices.toArray().flat().map(Number)).toEqual(indices.values);
-    // The padding changed the second sentence's embedding: the mask is applied.
-    expect(similarity.toArray()[0][1]).toBeLessThan(0.999);
+    // The mask is applied: without it the padded sentence's embedding differs.
+    const unmasked = postprocess(hidden, dl.onesLike(mask), 2).embeddings.toArray();
+    expect(unmasked[1]).not.toEqual(embeddings.toArray()[1]);
+    expect(unmasked[0]).toEqual(embeddings.toArray()[0]);
   });
 });
 
