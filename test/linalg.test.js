@@ -4,14 +4,14 @@
 // torch 2.13 from the peers venv (DLPACK_PEERS_VENV, default
 // ~/.cache/dlpack-ci/peers-venv) and Debian's torch 1.13 (/usr/bin/python3 or
 // DLPACK_TEST_PYTHON), each skipped with the reason when absent; values and
-// result dtypes. Then the bad input of docs/errors.md's G rows (codes), the
-// { out } and { async: true } forms, and nothing leaked.
+// result dtypes. Then the { out } and { async: true } forms, the recipe, and nothing
+// leaked (bad input: test/bad-input/g-linalg.test.js).
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
 const { spawnSync } = require('child_process');
 const dl = require('../lib');
-const { PYTHON, expectError, collect, nativeStats } = require('./helpers');
+const { PYTHON, collect, nativeStats } = require('./helpers');
 const { releaseRecycled } = require('../lib/memory');
 
 const FLOATS = ['float16', 'bfloat16', 'float32', 'float64'];
@@ -260,65 +260,7 @@ describe('shapes, out and async', () => {
   });
 });
 
-describe('bad input (docs/errors.md G rows)', () => {
-  const a = dl.ones([2, 3]);
-  const b = dl.ones([4, 5]);
-
-  it('shapes that do not multiply name both shapes', () => {
-    expectError(() => dl.matmul(a, b), TypeError, 'ERR_INVALID_ARG_VALUE', /\[2, 3\] and \[4, 5\]/);
-    expectError(() => dl.mm(a, dl.ones([3])), TypeError, 'ERR_INVALID_ARG_VALUE', /\[2, 3\] and \[3\]/);
-    expectError(() => dl.bmm(dl.ones([2, 2, 3]), dl.ones([3, 3, 2])), TypeError, 'ERR_INVALID_ARG_VALUE');
-    expectError(() => dl.matmul(dl.ones([2, 2, 3]), dl.ones([3, 3, 2])), TypeError, 'ERR_INVALID_ARG_VALUE',
-      /broadcast/);
-    expectError(() => dl.matmul(dl.ones([]), a), TypeError, 'ERR_INVALID_ARG_VALUE', /at least 1D/);
-    expectError(() => dl.linear(a, dl.ones([4, 2])), TypeError, 'ERR_INVALID_ARG_VALUE');
-    expectError(() => dl.linear(a, dl.ones([4, 3]), dl.ones([3])), TypeError, 'ERR_INVALID_ARG_VALUE');
-    expectError(() => dl.matmul(a, dl.ones([3, 2]), { out: dl.ones([3, 3]) }), TypeError, 'ERR_INVALID_ARG_VALUE');
-  });
-
-  it('dtypes: integers refused, mixed dtypes refused, wrong types', () => {
-    expectError(() => dl.matmul(dl.ones([2, 2], { dtype: 'int32' }), dl.ones([2, 2], { dtype: 'int32' })),
-      Error, 'ERR_DLPACK_UNSUPPORTED');
-    expectError(() => dl.matmul(a, dl.ones([3, 2], { dtype: 'float64' })), TypeError, 'ERR_INVALID_ARG_VALUE');
-    expectError(() => dl.matmul(a, [1, 2, 3]), TypeError, 'ERR_INVALID_ARG_TYPE');
-    expectError(() => dl.var(dl.ones([3], { dtype: 'int64' })), TypeError, 'ERR_INVALID_ARG_VALUE', /floating/);
-    expectError(() => dl.layerNorm(a, [3], dl.ones([3], { dtype: 'float64' })), TypeError, 'ERR_INVALID_ARG_VALUE');
-  });
-
-  it('dims, ord, correction, eps and normalizedShape', () => {
-    expectError(() => dl.var(a, 2), RangeError, 'ERR_OUT_OF_RANGE');
-    expectError(() => dl.std(a, 0.5), RangeError, 'ERR_OUT_OF_RANGE');
-    expectError(() => dl.var(a, [0, 0]), TypeError, 'ERR_INVALID_ARG_VALUE');
-    expectError(() => dl.var(a, 0, { correction: '1' }), TypeError, 'ERR_INVALID_ARG_TYPE');
-    expectError(() => dl.var(a, 0, { unbiased: true }), TypeError, 'ERR_INVALID_ARG_VALUE');
-    expectError(() => dl.vectorNorm(a, 'fro'), TypeError, 'ERR_INVALID_ARG_TYPE');
-    expectError(() => dl.vectorNorm(a, NaN), RangeError, 'ERR_OUT_OF_RANGE');
-    expectError(() => dl.vectorNorm(dl.ones([0, 2]), Infinity, 0), TypeError, 'ERR_INVALID_ARG_VALUE', /size 0/);
-    expectError(() => dl.layerNorm(a, [2]), TypeError, 'ERR_INVALID_ARG_VALUE');
-    expectError(() => dl.layerNorm(a, '3'), TypeError, 'ERR_INVALID_ARG_TYPE');
-    expectError(() => dl.cosineSimilarity(a, dl.ones([3, 3])), TypeError, 'ERR_INVALID_ARG_VALUE');
-    expectError(() => dl.cosineSimilarity(a, a, 2), RangeError, 'ERR_OUT_OF_RANGE');
-    expectError(() => dl.lpNormalize(a, 2, 1, Infinity), RangeError, 'ERR_OUT_OF_RANGE');
-  });
-
-  it('a disposed operand or out is refused', () => {
-    const d = dl.ones([3, 2]);
-    d.dispose();
-    expectError(() => dl.matmul(a, d), Error, 'ERR_DLPACK_DISPOSED');
-    const out = dl.ones([2, 2]);
-    out.dispose();
-    expectError(() => dl.matmul(a, dl.ones([3, 2]), { out }), Error, 'ERR_DLPACK_DISPOSED');
-    // An out whose elements share memory (as R10): refused before anything runs.
-    expectError(() => dl.matmul(a, dl.ones([3, 2]), { out: dl.ones([1, 2]).expand([2, 2]) }), Error,
-      'ERR_DLPACK_UNSUPPORTED');
-  });
-
-  it('a CUDA operand without CUDA is the coded refusal', () => {
-    if (dl.cuda.isAvailable()) return; // the GPU test below covers it
-    expect(() => dl.zeros([2, 2], { device: 'cuda' })).toThrow(expect.objectContaining({
-      code: 'ERR_DLPACK_CUDA_UNAVAILABLE' }));
-  });
-});
+// Which class and code each misuse gets: the G rows, test/bad-input/g-linalg.test.js.
 
 describe('CUDA (cuBLAS)', () => {
   const cuda = dl.cuda.isAvailable();
