@@ -22,7 +22,10 @@
       "NODE_API_SWALLOW_UNTHROWABLE_EXCEPTIONS",
       "NODE_ADDON_API_DISABLE_DEPRECATED"
     ],
-    "include_dirs": ["<!(node -p \"require('node-addon-api').include_dir\")"]
+    "include_dirs": ["<!(node -p \"require('node-addon-api').include_dir\")"],
+    # Eigen 3.4, header-only, under the host GEMM (src/core/compute/gemm.h):
+    # a system include, so that its own warnings are not ours.
+    "cflags": ["-isystem", "<!(node -p \"process.env.DLPACK_EIGEN_INCLUDE || '/usr/include/eigen3'\")"]
   },
   "targets": [
     {

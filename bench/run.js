@@ -495,6 +495,8 @@ require('./sharing').sharingCases(record, python).then(async (note) => {
   await require('./memory').memoryCases(record, { compare, median });
   // A tiny op per call beside NumPy's and torch's (bench/tiny_ops.js).
   tinyOpsNote = require('./tiny_ops').tinyOpCases(record, { compare, median, python });
+  // matmul, layerNorm, varMean against NumPy, torch and JS loops (bench/linalg.js).
+  computeNotes.push(...await require('./linalg').linalgCases(record, { python }));
   try {
     cudaNote = require('./cuda').cudaCases(record);
   } catch (error) {

@@ -460,9 +460,97 @@ function reduceLanes(op, src, srcOffset, srcDtype, shape, strides, dim, outStrid
     indicesOffset, k, largest, sorted);
 }
 
+// --- the compute families (src/addon/linalg.h) ---------------------------------
+// Each operand: { memory, offset, strides } (memory: host memory, or a CUDA
+// storage handle for matmul on a device), offsets in bytes; `place`
+// { deviceType, deviceId, stream }; `stage` as for the wrappers above.
+
+/** @param {number} at @param {readonly number[]} strides */
+function writeStridesAt(at, strides) {
+  for (let i = 0; i < strides.length; i++) scratch[at + i] = strides[i];
+}
+
+/** @typedef {{ memory: HostMemory, offset: number, strides: readonly number[] }} FamilyOperand */
+/** @typedef {{ deviceType: number, deviceId: number, stream: bigint }} FamilyPlace */
+
+// out[..., m, n] = a[..., m, k] b[..., k, n] (+ bias[n]); every operand of
+// out's rank, batch dims broadcast (stride 0).
+/**
+ * @param {number} dtypeIndex @param {readonly number[]} shape @param {FamilyOperand} out
+ * @param {FamilyOperand} a @param {FamilyOperand} b @param {number} k
+ * @param {{ memory: HostMemory, offset: number, stride: number } | null} bias @param {FamilyPlace} place
+ * @param {number} [stage]
+ * @returns {void | Promise<void>}
+ */
+function matmul(dtypeIndex, shape, out, a, b, k, bias, place, stage = undefined) {
+  writeShape(shape, out.strides);
+  writeStridesAt(SOURCE_STRIDES, a.strides);
+  writeStridesAt(OPERAND_STRIDES, b.strides);
+  const m = bias === null ? null : bias.memory;
+  const bo = bias === null ? 0 : bias.offset;
+  const bs = bias === null ? 0 : bias.stride;
+  if (stage === undefined) {
+    return native.matmul(dtypeIndex, a.memory, a.offset, b.memory, b.offset, m, bo, bs, out.memory, out.offset, k,
+      place.deviceType, place.deviceId, place.stream);
+  }
+  return native.matmulAsync(dtypeIndex, a.memory, a.offset, b.memory, b.offset, m, bo, bs, out.memory, out.offset, k,
+    place.deviceType, place.deviceId, place.stream, stage);
+}
+
+// The statistics' op numbers (src/core/compute/stats.h DLNODE_STATS_OPS).
+const statisticsTable = native.statisticsTable();
+
+// var/std/varMean/stdMean/vectorNorm over the last `reduced` dims of `input`
+// (shape `shape`), into `out` (and `mean`, or null) of the kept dims.
+/**
+ * @param {number} op @param {number} dtypeIndex @param {readonly number[]} shape @param {FamilyOperand} input
+ * @param {number} reduced @param {number} correction @param {number} ord @param {FamilyOperand} out
+ * @param {FamilyOperand | null} mean @param {number} [stage]
+ * @returns {void | Promise<void>}
+ */
+function statistics(op, dtypeIndex, shape, input, reduced, correction, ord, out, mean, stage = undefined) {
+  writeShape(shape, input.strides);
+  writeStridesAt(SOURCE_STRIDES, out.strides);
+  if (mean !== null) writeStridesAt(OPERAND_STRIDES, mean.strides);
+  const mm = mean === null ? null : mean.memory;
+  const mo = mean === null ? 0 : mean.offset;
+  if (stage === undefined) {
+    return native.statistics(op, dtypeIndex, input.memory, input.offset, reduced, correction, ord, out.memory,
+      out.offset, mm, mo);
+  }
+  return native.statisticsAsync(op, dtypeIndex, input.memory, input.offset, reduced, correction, ord, out.memory,
+    out.offset, mm, mo, stage);
+}
+
+// layerNorm (kind 0), cosineSimilarity (1), lpNormalize (2): x of `shape`,
+// y and z (or null) as src/addon/linalg.h Norms reads them.
+/**
+ * @param {number} kind @param {number} dtypeIndex @param {readonly number[]} shape @param {FamilyOperand} x
+ * @param {FamilyOperand | null} y @param {FamilyOperand | null} z @param {FamilyOperand} out
+ * @param {number} normalized @param {number} p @param {number} eps @param {number} [stage]
+ * @returns {void | Promise<void>}
+ */
+function norms(kind, dtypeIndex, shape, x, y, z, out, normalized, p, eps, stage = undefined) {
+  writeShape(shape, x.strides);
+  writeStridesAt(SOURCE_STRIDES, out.strides);
+  if (y !== null) writeStridesAt(OPERAND_STRIDES, y.strides);
+  if (z !== null) writeStridesAt(OPERAND_STRIDES + MAX_DIMS, z.strides);
+  const ym = y === null ? null : y.memory;
+  const zm = z === null ? null : z.memory;
+  const yo = y === null ? 0 : y.offset;
+  const zo = z === null ? 0 : z.offset;
+  if (stage === undefined) {
+    return native.norms(kind, dtypeIndex, x.memory, x.offset, ym, yo, zm, zo, out.memory, out.offset, normalized, p,
+      eps);
+  }
+  return native.normsAsync(kind, dtypeIndex, x.memory, x.offset, ym, yo, zm, zo, out.memory, out.offset, normalized,
+    p, eps, stage);
+}
+
 module.exports = {
   native, threadShared, opCodes, HOST_DEVICE, deviceCodes, maxThreads, MAX_DIMS, dlpackVersion, dlpackFlags, hugePageAdviceMin, hugePageAdvice, slabConvention, elementwise, normalize, cudaNormalize, externalBuffers, importResult, viewFailure, memoryKind,
   checkDtypes, dtypeMismatch, viewCount, exportStruct, adoptPointer, importStruct, copyStrided, cudaStridedCopy,
   cudaReduceRows, cudaRowPicks, cudaSoftmaxRows,
   cudaConvert, reduceTable, reduceDims, reduceLanes,
+  matmul, statisticsTable, statistics, norms,
 };

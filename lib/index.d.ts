@@ -505,6 +505,18 @@ export declare class Tensor<N extends DTypeName = DTypeName> implements DLPackPr
   topk(k: number, options: TopkOptions): ValuesIndices<N>;
   topk(k: number, dim: number, options: Async<TopkOptions>): Promise<ValuesIndices<N>>;
   topk(k: number, options: Async<TopkOptions>): Promise<ValuesIndices<N>>;
+
+  // Linear algebra and statistics (docs/API.md "Linear algebra", "Statistics and norms").
+  matmul(other: Tensor<N>, options?: OutOptions<N>): Tensor<N>;
+  matmul(other: Tensor<N>, options: AsyncOptions<N>): Promise<Tensor<N>>;
+  mm(other: Tensor<N>, options?: OutOptions<N>): Tensor<N>;
+  mm(other: Tensor<N>, options: AsyncOptions<N>): Promise<Tensor<N>>;
+  var(dim?: ReduceDims, options?: VarOptions): Tensor<N>;
+  var(options: VarOptions): Tensor<N>;
+  var(dim: ReduceDims, options: Async<VarOptions>): Promise<Tensor<N>>;
+  std(dim?: ReduceDims, options?: VarOptions): Tensor<N>;
+  std(options: VarOptions): Tensor<N>;
+  std(dim: ReduceDims, options: Async<VarOptions>): Promise<Tensor<N>>;
 }
 
 export declare class DLPackCapsule {
@@ -980,3 +992,49 @@ export declare function capabilities(): {
   cuda: { compiled: boolean; available: boolean; deviceCount: number; reason: string | null };
   externalArrayBuffers: boolean;
 };
+
+// Linear algebra (docs/API.md "Linear algebra"): float16, bfloat16, float32, float64.
+export declare function matmul<N extends FloatDTypeName>(input: Tensor<N>, other: Tensor<N>, options?: OutOptions<N>): Tensor<N>;
+export declare function matmul<N extends FloatDTypeName>(input: Tensor<N>, other: Tensor<N>, options: AsyncOptions<N>): Promise<Tensor<N>>;
+export declare function mm<N extends FloatDTypeName>(input: Tensor<N>, other: Tensor<N>, options?: OutOptions<N>): Tensor<N>;
+export declare function mm<N extends FloatDTypeName>(input: Tensor<N>, other: Tensor<N>, options: AsyncOptions<N>): Promise<Tensor<N>>;
+export declare function bmm<N extends FloatDTypeName>(input: Tensor<N>, other: Tensor<N>, options?: OutOptions<N>): Tensor<N>;
+export declare function bmm<N extends FloatDTypeName>(input: Tensor<N>, other: Tensor<N>, options: AsyncOptions<N>): Promise<Tensor<N>>;
+/** x weight^T + bias (torch.nn.functional.linear). */
+export declare function linear<N extends FloatDTypeName>(input: Tensor<N>, weight: Tensor<N>, bias?: Tensor<N> | null, options?: OutOptions<N>): Tensor<N>;
+export declare function linear<N extends FloatDTypeName>(input: Tensor<N>, weight: Tensor<N>, bias: Tensor<N> | null | undefined, options: AsyncOptions<N>): Promise<Tensor<N>>;
+
+// Statistics and norms (docs/API.md "Statistics and norms"): floating-point host tensors.
+/** correction: the divisor is max(0, N - correction) (torch's default 1); out: the result copied into it. */
+export interface VarOptions extends KeepdimOptions {
+  correction?: number;
+  out?: Tensor;
+}
+export interface VarMeanOptions extends KeepdimOptions {
+  correction?: number;
+}
+export interface NormOutOptions extends SyncOption {
+  out?: Tensor;
+}
+/** `var` (a reserved word in JavaScript, so declared as var_ and exported as var). */
+declare function var_<N extends FloatDTypeName>(input: Tensor<N>, dim?: ReduceDims, options?: VarOptions): Tensor<N>;
+declare function var_<N extends FloatDTypeName>(input: Tensor<N>, dim: ReduceDims, options: Async<VarOptions>): Promise<Tensor<N>>;
+export { var_ as var };
+export declare function std<N extends FloatDTypeName>(input: Tensor<N>, dim?: ReduceDims, options?: VarOptions): Tensor<N>;
+export declare function std<N extends FloatDTypeName>(input: Tensor<N>, dim: ReduceDims, options: Async<VarOptions>): Promise<Tensor<N>>;
+/** [var, mean] (torch's tuple as an array). */
+export declare function varMean<N extends FloatDTypeName>(input: Tensor<N>, dim?: ReduceDims, options?: VarMeanOptions): [Tensor<N>, Tensor<N>];
+export declare function varMean<N extends FloatDTypeName>(input: Tensor<N>, dim: ReduceDims, options: Async<VarMeanOptions>): Promise<[Tensor<N>, Tensor<N>]>;
+/** [std, mean] (torch's tuple as an array). */
+export declare function stdMean<N extends FloatDTypeName>(input: Tensor<N>, dim?: ReduceDims, options?: VarMeanOptions): [Tensor<N>, Tensor<N>];
+export declare function stdMean<N extends FloatDTypeName>(input: Tensor<N>, dim: ReduceDims, options: Async<VarMeanOptions>): Promise<[Tensor<N>, Tensor<N>]>;
+/** torch.linalg.vector_norm: ord a p (0 counts nonzeros), Infinity or -Infinity. */
+export declare function vectorNorm<N extends FloatDTypeName>(input: Tensor<N>, ord?: number, dim?: ReduceDims, options?: KeepdimOptions & { out?: Tensor }): Tensor<N>;
+export declare function vectorNorm<N extends FloatDTypeName>(input: Tensor<N>, ord: number, dim: ReduceDims, options: Async<KeepdimOptions>): Promise<Tensor<N>>;
+export declare function layerNorm<N extends FloatDTypeName>(input: Tensor<N>, normalizedShape: number | readonly number[], weight?: Tensor<N> | null, bias?: Tensor<N> | null, eps?: number, options?: NormOutOptions): Tensor<N>;
+export declare function layerNorm<N extends FloatDTypeName>(input: Tensor<N>, normalizedShape: number | readonly number[], weight: Tensor<N> | null | undefined, bias: Tensor<N> | null | undefined, eps: number | undefined, options: AsyncOption): Promise<Tensor<N>>;
+export declare function cosineSimilarity<N extends FloatDTypeName>(x1: Tensor<N>, x2: Tensor<N>, dim?: number, eps?: number, options?: NormOutOptions): Tensor<N>;
+export declare function cosineSimilarity<N extends FloatDTypeName>(x1: Tensor<N>, x2: Tensor<N>, dim: number | undefined, eps: number | undefined, options: AsyncOption): Promise<Tensor<N>>;
+/** torch.nn.functional.normalize (dl.normalize is the image normalisation). */
+export declare function lpNormalize<N extends FloatDTypeName>(input: Tensor<N>, p?: number, dim?: number, eps?: number, options?: NormOutOptions): Tensor<N>;
+export declare function lpNormalize<N extends FloatDTypeName>(input: Tensor<N>, p: number | undefined, dim: number | undefined, eps: number | undefined, options: AsyncOption): Promise<Tensor<N>>;

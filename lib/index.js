@@ -13,6 +13,8 @@ const { open, wasm, share, shareMemory, toShared } = require('./sharing');
 const { cat, stack } = require('./batch');
 const ops = require('./ops');
 const reduce = require('./reduce');
+const linalg = require('./linalg');
+const stats = require('./stats');
 
 const { cuda, capabilities } = require('./cuda');
 const python = require('./python');
@@ -21,8 +23,10 @@ const ray = require('./ray');
 
 // The tensor core calls up into the layers built on it through these.
 connect({ toDLPack, share, shareMemory, toShared, valuesFrom, scalarTensor, fill, reduce, toArrow });
-// The modules above that own Tensor methods install them.
+// The modules above that own Tensor methods install them (lib/tensor.js installMethods).
 installMethods(ops.tensorMethods);
+installMethods(linalg.tensorMethods);
+installMethods(stats.tensorMethods);
 
 // The folder holding the Python half (dlpack_node), for sys.path / PYTHONPATH.
 const pythonPath = require('path').join(__dirname, '..', 'python');
@@ -65,6 +69,18 @@ module.exports = {
   softmax: reduce.softmax,
   logSoftmax: reduce.logSoftmax,
   topk: reduce.topk,
+  matmul: linalg.matmul,
+  mm: linalg.mm,
+  bmm: linalg.bmm,
+  linear: linalg.linear,
+  var: stats.var,
+  std: stats.std,
+  varMean: stats.varMean,
+  stdMean: stats.stdMean,
+  vectorNorm: stats.vectorNorm,
+  layerNorm: stats.layerNorm,
+  cosineSimilarity: stats.cosineSimilarity,
+  lpNormalize: stats.lpNormalize,
   fromDLPack,
   from_dlpack: fromDLPack,
   toDLPack,

@@ -13,7 +13,11 @@ export const {
   relu, gelu, silu, erf, log1p, expm1, floor, ceil, trunc, sin, cos, rsqrt, reciprocal, sign,
   resultType, promoteTypes, canCast, broadcastShapes, setNumThreads, getNumThreads,
   sum, mean, amax, amin, max, min, argmax, argmin, softmax, logSoftmax, topk,
+  matmul, mm, bmm, linear, std, varMean, stdMean, vectorNorm, layerNorm, cosineSimilarity, lpNormalize,
   fromDLPack, from_dlpack, toDLPack, to_dlpack, open, wasm, cuda, capabilities, python,
   fromArrow, fromArrowIPC, toArrowTable, toArrowIPCChunks, ray,
 } = dl;
+// `var` is a reserved word: exported by name from the CommonJS entry's property.
+const variance = dl.var;
+export { variance as var };
 export default dl;

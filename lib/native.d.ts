@@ -333,4 +333,28 @@ export interface Native {
   reduceLanesAsync(op: number, src: HostMemory, srcOffset: number, srcDtype: number, dim: number,
     values: HostMemory | null, valuesOffset: number, indices: HostMemory | null, indicesOffset: number, k: number,
     largest: boolean, sorted: boolean, stage: number): Promise<void>;
+  // The compute families (src/addon/linalg.h). Memory is host memory, or
+  // storage handles on a CUDA device (matmul only).
+  /** Scratch (out's shape and strides; a's strides in sourceStrides, b's in operandStrides): out = a b (+ bias). */
+  matmul(dtype: number, a: HostMemory, aOffset: number, b: HostMemory, bOffset: number, bias: HostMemory | null,
+    biasOffset: number, biasStride: number, out: HostMemory, outOffset: number, k: number, deviceType: number,
+    deviceId: number, stream: bigint): void;
+  /** The same on a libuv thread (`stage` as copyStridedAsync, over the operands not null). */
+  matmulAsync(dtype: number, a: HostMemory, aOffset: number, b: HostMemory, bOffset: number, bias: HostMemory | null,
+    biasOffset: number, biasStride: number, out: HostMemory, outOffset: number, k: number, deviceType: number,
+    deviceId: number, stream: bigint, stage: number): Promise<void>;
+  statisticsTable(): { ops: Table };
+  /** Scratch (in's shape and strides; out's strides in sourceStrides, mean's in operandStrides). */
+  statistics(op: number, dtype: number, input: HostMemory, inputOffset: number, reduced: number, correction: number,
+    ord: number, out: HostMemory, outOffset: number, mean: HostMemory | null, meanOffset: number): void;
+  statisticsAsync(op: number, dtype: number, input: HostMemory, inputOffset: number, reduced: number,
+    correction: number, ord: number, out: HostMemory, outOffset: number, mean: HostMemory | null, meanOffset: number,
+    stage: number): Promise<void>;
+  /** Scratch (x's shape and strides; out's in sourceStrides, y's in operandStrides, z's after them). */
+  norms(kind: number, dtype: number, x: HostMemory, xOffset: number, y: HostMemory | null, yOffset: number,
+    z: HostMemory | null, zOffset: number, out: HostMemory, outOffset: number, normalized: number, p: number,
+    eps: number): void;
+  normsAsync(kind: number, dtype: number, x: HostMemory, xOffset: number, y: HostMemory | null, yOffset: number,
+    z: HostMemory | null, zOffset: number, out: HostMemory, outOffset: number, normalized: number, p: number,
+    eps: number, stage: number): Promise<void>;
 }

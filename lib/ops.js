@@ -876,4 +876,8 @@ const rules = {
   },
 };
 
-module.exports = { functions, tensorMethods, rules, setNumThreads, getNumThreads, partialOverlap };
+module.exports = {
+  functions, tensorMethods, rules, setNumThreads, getNumThreads, partialOverlap,
+  // The rules the compute families apply as the elementwise ops do (lib/linalg.js, lib/stats.js).
+  liveTensor, opOptions, placement, writable, fresh, broadcastShapes, broadcastStrides,
+};

@@ -631,4 +631,6 @@ module.exports = {
   softmax: softmaxOf('softmax'),
   logSoftmax: softmaxOf('logSoftmax'),
   topk,
+  // What the compute families share with the reductions (lib/stats.js).
+  complete, deliver, split, dimMask,
 };

@@ -13,7 +13,7 @@
 const {
   native, HOST_DEVICE, copyStrided, cudaStridedCopy, cudaConvert, cudaReduceRows, cudaRowPicks, cudaSoftmaxRows,
   cudaNormalize,
-  elementwise, normalize, reduceDims, reduceLanes,
+  elementwise, normalize, reduceDims, reduceLanes, matmul, statistics, norms, deviceCodes,
 } = require('./binding');
 const { makeError } = require('./errors');
 const { CPU, cudaUnavailable } = require('./device');
@@ -608,9 +608,66 @@ function runReduceLanes(op, storage, layout, dim, outStrides, values, valuesOffs
     0, k, largest, sorted, stage);
 }
 
+// --- the compute families (docs/development.md "Compute families") -------------
+// Each family's one descriptor: operands as { storage, layout, strides }
+// (strides per dim of the family's canonical form, in elements), `out` the
+// same, `device` null on the host or the CUDA Device every operand is on.
+
+const HOST_PLACE = Object.freeze({ deviceType: deviceCodes.cpu, deviceId: 0, stream: 1n });
+
+// A descriptor operand as the binding takes it.
+function familyOperand(x, onDevice) {
+  return { memory: onDevice ? x.storage.nativeArg() : x.storage.hostArg(), offset: x.layout.byteOffset,
+    strides: x.strides };
+}
+
+// The `stage` of a host job over the operands (in argument order), or
+// undefined for the synchronous form and for a device.
+function familyStage(async, device, operands) {
+  return async && device === null ? jobMask(operands.filter((x) => x !== null).map((x) => x.storage)) : undefined;
+}
+
+// matmul: { dtype, shape, k, a, b, bias, out, device, stream, async } (the
+// shapes as src/addon/linalg.h MatmulFamily reads them; bias null or a
+// vector operand). On a device the kernels are enqueued on `stream` where every
+// storage is memory this library allocated (kernelStream's rule), else on the
+// legacy default stream. A Promise when async (on the host, of the job).
+function runMatmul({ dtype, shape, k, a, b, bias, out, device, stream, async }) {
+  const onDevice = device !== null;
+  const stage = familyStage(async, device, [a, b, bias, out]);
+  const ordered = [a, b, bias].every((x) => x === null || x.storage.streamOrdered);
+  const place = onDevice ? { deviceType: device.code, deviceId: device.index,
+    stream: ordered ? kernelStream(out.storage, out.storage, stream) : 1n } : HOST_PLACE;
+  const biasArg = bias === null ? null :
+    { memory: onDevice ? bias.storage.nativeArg() : bias.storage.hostArg(), offset: bias.layout.byteOffset,
+      stride: bias.strides[0] };
+  const settled = matmul(dtype.index, shape, familyOperand(out, onDevice), familyOperand(a, onDevice),
+    familyOperand(b, onDevice), k, biasArg, place, stage);
+  return stage !== undefined ? settledInto(settled, out.storage) : settled;
+}
+
+// statistics: { op, dtype, shape, input, reduced, correction, ord, out, mean,
+// async } on the host (src/addon/linalg.h StatisticsFamily).
+function runStatistics({ op, dtype, shape, input, reduced, correction, ord, out, mean, async }) {
+  const stage = familyStage(async, null, [input, out, mean]);
+  const settled = statistics(op, dtype.index, shape, familyOperand(input, false), reduced, correction, ord,
+    familyOperand(out, false), mean === null ? null : familyOperand(mean, false), stage);
+  return stage !== undefined ? settledInto(settled, out.storage) : settled;
+}
+
+// norms: { kind, dtype, shape, x, y, z, out, normalized, p, eps, async } on
+// the host (src/addon/linalg.h NormsFamily).
+function runNorms({ kind, dtype, shape, x, y, z, out, normalized, p, eps, async }) {
+  const stage = familyStage(async, null, [x, y, z, out]);
+  const settled = norms(kind, dtype.index, shape, familyOperand(x, false), y === null ? null : familyOperand(y, false),
+    z === null ? null : familyOperand(z, false), familyOperand(out, false), normalized, p, eps, stage);
+  return stage !== undefined ? settledInto(settled, out.storage) : settled;
+}
+
 module.exports = {
   PATH, coveredBuffer, covered, jobMask, onHost, overlapping, writeOverlaps, sharedElements, refuseSharedElements,
   copyPath, copyBytes, copyStorage, copyOnDevice, convertOnDevice, copyInto, copyIntoAsync, clone, moveTo, convert,
   convertOnHostAsync, runElementwise, runReduceRowsOnDevice, runRowPicksOnDevice,
   runSoftmaxRowsOnDevice, runNormalize, runNormalizeOnDevice, runReduceDims, runReduceLanes,
+  runMatmul, runStatistics, runNorms,
 };

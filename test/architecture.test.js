@@ -288,11 +288,14 @@ function dtypeLists(source, names = dtypeNames) {
 const COPY_AND_OP_WRAPPERS = [
   'copyStrided', 'cudaStridedCopy', 'cudaConvert', 'cudaReduceRows', 'cudaRowPicks',
   'cudaSoftmaxRows', 'cudaNormalize', 'elementwise', 'normalize', 'reduceDims', 'reduceLanes',
+  // the compute families (src/addon/linalg.h)
+  'matmul', 'statistics', 'norms',
 ];
 const COPY_AND_OP_NATIVES = [
   'copyStrided', 'copyStridedAsync', 'cudaCopy', 'cudaStridedCopy', 'cudaConvert', 'cudaReduceRows',
   'cudaRowPicks', 'cudaSoftmaxRows', 'cudaNormalize', 'elementwise', 'elementwiseAsync', 'normalize', 'normalizeAsync', 'reduceDims',
   'reduceLanes', 'reduceDimsAsync', 'reduceLanesAsync',
+  'matmul', 'matmulAsync', 'statistics', 'statisticsAsync', 'norms', 'normsAsync',
 ];
 const ROUTERS = new Set(['binding.js', 'route.js']);
 
@@ -506,8 +509,17 @@ test('every failure table row names a documented code; no result type but Result
     .join('\n');
   const tables = [];
   const problems = [];
-  for (const name of fs.readdirSync(path.join(SOURCES, 'core'))) {
-    if (!/\.(h|cc)$/.test(name)) continue;
+  // src/core and its folders (the compute engine's, src/core/compute).
+  const coreFiles = [];
+  const walkCore = (dir) => {
+    for (const entry of fs.readdirSync(path.join(SOURCES, 'core', dir), { withFileTypes: true })) {
+      const rel = dir ? `${dir}/${entry.name}` : entry.name;
+      if (entry.isDirectory()) walkCore(rel);
+      else if (/\.(h|cc)$/.test(entry.name)) coreFiles.push(rel);
+    }
+  };
+  walkCore('');
+  for (const name of coreFiles) {
     const source = fs.readFileSync(path.join(SOURCES, 'core', name), 'utf8');
     // A struct of its own for a failure (a `failure` member outside Result) is a second shape.
     if (name !== 'result.h' && /^\s+\w*Failure\s+failure\s*=/m.test(source)) problems.push(`${name}: own result struct`);
@@ -525,7 +537,7 @@ test('every failure table row names a documented code; no result type but Result
     }
   }
   expect(problems).toEqual([]);
-  expect(tables.sort()).toEqual(['DLNODE_CHECK_FAILURES', 'DLNODE_CUDA_FAILURES', 'DLNODE_IPC_FAILURES',
+  expect(tables.sort()).toEqual(['DLNODE_CHECK_FAILURES', 'DLNODE_COMPUTE_FAILURES', 'DLNODE_CUDA_FAILURES', 'DLNODE_IPC_FAILURES',
     'DLNODE_SHM_FAILURES', 'DLNODE_VIEW_FAILURES']);
 });
 

@@ -13,6 +13,7 @@
 #include "export.h"
 #include "host_storage.h"
 #include "import.h"
+#include "linalg.h"
 #include "memory.h"
 #include "ops.h"
 #include "reduce.h"
@@ -125,6 +126,13 @@ Napi::Object Initialize(Napi::Env env, Napi::Object exports) {
       {"reduceLanes", Guarded<ReduceLanes>},
       {"reduceDimsAsync", Guarded<ReduceDimsAsync>},
       {"reduceLanesAsync", Guarded<ReduceLanesAsync>},
+      {"matmul", Guarded<MatmulFamily>},
+      {"matmulAsync", Guarded<MatmulFamilyAsync>},
+      {"statisticsTable", Guarded<StatisticsTable>},
+      {"statistics", Guarded<StatisticsFamily>},
+      {"statisticsAsync", Guarded<StatisticsFamilyAsync>},
+      {"norms", Guarded<NormsFamily>},
+      {"normsAsync", Guarded<NormsFamilyAsync>},
       {"shmCreate", Guarded<ShmCreate>},
       {"shmOpen", Guarded<ShmOpen>},
       {"localShare", Guarded<LocalShare>},

@@ -72,6 +72,9 @@ bool SpinUntil(const Ready& ready, std::chrono::microseconds budget) {
 struct Body {
   const std::function<void(int64_t, int64_t)>* plain = nullptr;
   const std::function<void(int, int64_t, int64_t)>* chunked = nullptr;
+  // ParallelChunks: every index is heavy work (a GEMM tile, a matrix of a
+  // batch), so a loop of few indices splits even while the pool sleeps.
+  bool heavy = false;
   void operator()(int chunk, int64_t begin, int64_t end) const {
     if (plain != nullptr) {
       (*plain)(begin, end);
@@ -349,7 +352,7 @@ void Split(int64_t n, int64_t grain, int max_chunks, const Body& body) {
     return;
   }
   const int64_t most = (n + std::max<int64_t>(grain, 1) - 1) / std::max<int64_t>(grain, 1);
-  if (most < kWakeGrains && !pool.Awake()) {
+  if (most < kWakeGrains && !body.heavy && !pool.Awake()) {
     // A small loop and a pool whose threads sleep: waking one would cost more
     // than its half of the loop (and on a VM, a descheduled vCPU's wake-up).
     // This thread runs it. If the previous loop ended less than kWorkerSpin
@@ -389,6 +392,18 @@ void ParallelForChunks(int64_t n, int64_t grain, int max_chunks,
   Body body;
   body.chunked = &fn;
   Split(n, grain, std::max(1, max_chunks), body);
+}
+
+void ParallelChunks(int64_t n, int max_chunks,
+                    const std::function<void(int64_t, int64_t, int)>& fn) {
+  // ParallelForChunks at grain 1, the range first as the compute cores take
+  // it, without the small-loop rule (parallel.h).
+  const std::function<void(int, int64_t, int64_t)> chunked =
+      [&](int chunk, int64_t begin, int64_t end) { fn(begin, end, chunk); };
+  Body body;
+  body.chunked = &chunked;
+  body.heavy = true;
+  Split(n, 1, std::max(1, max_chunks), body);
 }
 
 }  // namespace dlnode

@@ -95,6 +95,16 @@ class OffEventLoop {
 // as itself, anything else as a std::runtime_error with its message).
 void ParallelFor(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& fn);
 
+// For loops whose every index is heavy work (a GEMM's tile, a matrix of a
+// batch): calls fn(begin, end, chunk) over at most max_chunks disjoint ranges
+// covering [0, n), chunk in [0, max_chunks) and never two ranges with the same
+// chunk at once, so a caller can allocate max_chunks scratch buffers before the
+// split and let each range use buffer `chunk`. Splits whenever n > 1, a pool
+// thread can be had and threads allow (no small-loop rule: the caller decided
+// the work is worth it); otherwise one call fn(0, n, 0). fn must not throw.
+void ParallelChunks(int64_t n, int max_chunks,
+                    const std::function<void(int64_t, int64_t, int)>& fn);
+
 // The most chunks ParallelForChunks(n, grain, ...) splits [0, n) into when
 // called now from this thread (at least 1 for n > 0): what a caller sizes
 // per-chunk scratch by (ScratchSlots) before the loop.

@@ -50,6 +50,37 @@ TEST_F(ParallelTest, CoversEveryIndexOnceForAnyThreadCount) {
   }
 }
 
+// ParallelChunks: every index once, chunk numbers below max_chunks, and never
+// two ranges of one chunk at once (a caller's per-chunk scratch buffer is its
+// own while a range runs); small loops split too (no small-loop rule).
+TEST_F(ParallelTest, ChunksCoverEveryIndexOnceAndNeverShareAChunk) {
+  for (int threads : {1, 2, 4, 7}) {
+    ASSERT_TRUE(SetNumThreads(threads));
+    for (int max_chunks : {1, 2, 3, 16}) {
+      for (int64_t n : {0, 1, 2, 5, 100}) {
+        std::vector<std::atomic<int>> hits(static_cast<size_t>(n));
+        std::vector<std::atomic<int>> busy(static_cast<size_t>(max_chunks));
+        std::atomic<bool> shared{false};
+        std::atomic<int> ranges{0};
+        ParallelChunks(n, max_chunks, [&](int64_t b, int64_t e, int chunk) {
+          ASSERT_GE(chunk, 0);
+          ASSERT_LT(chunk, max_chunks);
+          if (busy[static_cast<size_t>(chunk)].fetch_add(1) != 0) shared = true;
+          ++ranges;
+          std::this_thread::sleep_for(std::chrono::microseconds(200));
+          for (int64_t i = b; i < e; ++i) hits[static_cast<size_t>(i)]++;
+          busy[static_cast<size_t>(chunk)].fetch_sub(1);
+        });
+        EXPECT_FALSE(shared) << threads << " " << max_chunks << " " << n;
+        for (int64_t i = 0; i < n; ++i) ASSERT_EQ(hits[static_cast<size_t>(i)].load(), 1) << n;
+        if (n >= 2 && threads >= 2 && max_chunks >= 2) {
+          EXPECT_GE(ranges.load(), 2) << n;
+        }
+      }
+    }
+  }
+}
+
 TEST_F(ParallelTest, SplitDependsOnSizeGrainAndThreadsOnly) {
   ASSERT_TRUE(SetNumThreads(3));
   std::mutex m;

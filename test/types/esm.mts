@@ -14,3 +14,5 @@ import { add, normalize, setNumThreads, arange, ones } from 'dlpack';
 void [add, normalize, setNumThreads, arange, ones];
 import { fromArrow, fromArrowIPC, toArrowTable, toArrowIPCChunks, ray } from 'dlpack';
 void [fromArrow, fromArrowIPC, toArrowTable, toArrowIPCChunks, ray];
+import { matmul, linear, var as variance, varMean, layerNorm, lpNormalize } from 'dlpack';
+void [matmul, linear, variance, varMean, layerNorm, lpNormalize];

@@ -235,6 +235,10 @@ new dl.python.PythonWorker();
   u8.sum(0, { keepdim: 1 });
   // @ts-expect-error softmax needs a dim
   dl.softmax(u8);
+  // @ts-expect-error matmul's operands are floating-point tensors
+  dl.matmul(u8, u8);
+  // @ts-expect-error varMean takes no out
+  dl.varMean(dl.ones([2]), 0, { out: dl.ones([1]) });
   // @ts-expect-error strides are numbers
   dl.fromBuffer(new Uint8Array(4), { dtype: 'uint8', shape: [4], strides: ['1'] });
   void [notU8, notF32, itemBig];

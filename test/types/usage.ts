@@ -330,3 +330,23 @@ async function arrow(): Promise<void> {
   void [back, read, result, stats, code, ref.id];
 }
 void arrow;
+
+// Linear algebra, statistics and norms (docs/API.md "Linear algebra", "Statistics and norms").
+async function linalg(): Promise<void> {
+  const a: dl.Tensor<'float32'> = dl.ones([2, 3]);
+  const b: dl.Tensor<'float32'> = dl.ones([3, 4]);
+  const p: dl.Tensor<'float32'> = dl.matmul(a, b);
+  const q: dl.Tensor<'float32'> = await dl.matmul(a, b, { async: true });
+  const r: dl.Tensor<'float32'> = a.matmul(b, { out: dl.empty([2, 4]) });
+  const s: dl.Tensor<'float32'> = dl.linear(a, dl.ones([5, 3]), dl.ones([5]));
+  const v: dl.Tensor<'float32'> = dl.var(a, 1, { correction: 0, keepdim: true });
+  const w: dl.Tensor<'float32'> = a.std(-1);
+  const [sd, mean]: [dl.Tensor<'float32'>, dl.Tensor<'float32'>] = dl.stdMean(a, [0, 1]);
+  const [va, mu] = await dl.varMean(a, 0, { async: true });
+  const n: dl.Tensor<'float32'> = dl.vectorNorm(a, Infinity, -1, { keepdim: true });
+  const l: dl.Tensor<'float32'> = dl.layerNorm(a, [3], dl.ones([3]), null, 1e-5);
+  const c: dl.Tensor<'float32'> = dl.cosineSimilarity(a, a, -1);
+  const e: dl.Tensor<'float32'> = await dl.lpNormalize(a, 2, -1, 1e-12, { async: true });
+  void [p, q, r, s, v, w, sd, mean, va, mu, n, l, c, e, dl.mm(a, b), dl.bmm(dl.ones([1, 2, 3]), dl.ones([1, 3, 2]))];
+}
+void linalg;
