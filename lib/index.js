@@ -3,7 +3,7 @@
 const { dtypes } = require('./dtypes');
 const { DLPackError, CudaError } = require('./errors');
 const { Device } = require('./device');
-const { Tensor, connect } = require('./tensor');
+const { Tensor, connect, installMethods } = require('./tensor');
 const { DLPackCapsule, dlpackVersion, toDLPack, fromDLPack } = require('./capsule');
 const {
   fromBuffer, empty, zeros, ones, full, arange, emptyLike, zerosLike, onesLike, fullLike, tensor, valuesFrom, scalarTensor,
@@ -13,6 +13,10 @@ const { open, wasm, share, shareMemory, toShared } = require('./sharing');
 const { cat, stack } = require('./batch');
 const ops = require('./ops');
 const reduce = require('./reduce');
+const sorting = require('./sort');
+const indexing = require('./indexing');
+const random = require('./random');
+const vision = require('./vision');
 
 const { cuda, capabilities } = require('./cuda');
 const python = require('./python');
@@ -21,6 +25,9 @@ const ray = require('./ray');
 
 // The tensor core calls up into the layers built on it through these.
 connect({ toDLPack, share, shareMemory, toShared, valuesFrom, scalarTensor, fill, ops: ops.methods, reduce, toArrow });
+
+// issue 40's host families install their own Tensor methods.
+for (const family of [sorting, indexing, random]) installMethods(family.tensorMethods);
 
 // The folder holding the Python half (dlpack_node), for sys.path / PYTHONPATH.
 const pythonPath = require('path').join(__dirname, '..', 'python');
@@ -63,6 +70,12 @@ module.exports = {
   softmax: reduce.softmax,
   logSoftmax: reduce.logSoftmax,
   topk: reduce.topk,
+  ...sorting.functions,
+  ...indexing.functions,
+  Generator: random.Generator,
+  ...random.functions,
+  ops: vision.ops,
+  interpolate: vision.interpolate,
   fromDLPack,
   from_dlpack: fromDLPack,
   toDLPack,

@@ -336,4 +336,20 @@ export interface Native {
   reduceLanesAsync(op: number, src: HostMemory, srcOffset: number, srcDtype: number, dim: number,
     values: HostMemory | null, valuesOffset: number, indices: HostMemory | null, indicesOffset: number, k: number,
     largest: boolean, sorted: boolean, stage: number): Promise<void>;
+  // issue 40's host families (src/addon/compute_families.h); each operand is
+  // ...ViewArgs (src/addon/compute_view.h).
+  computeTable(): { random: Table };
+  sortLanes(...args: [...ViewArgs, boolean, ...ViewArgs, ...ViewArgs]): void;
+  scanLanes(...args: [boolean, ...ViewArgs, ...ViewArgs]): void;
+  indexGather(...args: [number, ...ViewArgs, number, ...ViewArgs, ...ViewArgs]): void;
+  indexNonzero(...args: [...ViewArgs, ...ViewArgs]): number;
+  randomFill(...args: [number, bigint, bigint, bigint, bigint, ...ViewArgs]): bigint;
+  randomMultinomial(...args: [...ViewArgs, number, boolean, bigint, bigint, ...ViewArgs]): bigint;
+  boxesIou(...args: [...ViewArgs, ...ViewArgs, ...ViewArgs]): void;
+  boxesNms(...args: [...ViewArgs, ...ViewArgs, ...ViewArgs, number, ...ViewArgs]): number;
+  interpolateNchw(...args: [...ViewArgs, boolean, boolean, number, number, ...ViewArgs]): void;
 }
+
+/** One operand of a compute family: memory (null: none), byte offset, dtype index, [...shape, ...strides]. */
+export type ViewArgs = [HostMemory | null, number, number, number[]];
+
