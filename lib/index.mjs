@@ -12,6 +12,8 @@ export const {
   neg, abs, exp, log, sqrt, sigmoid, tanh, round, clamp, normalize,
   resultType, promoteTypes, canCast, broadcastShapes, setNumThreads, getNumThreads,
   sum, mean, amax, amin, max, min, argmax, argmin, softmax, logSoftmax, topk,
+  sort, argsort, cumsum, cumprod, gather, indexSelect, take, nonzero, maskedFill, maskedFill_,
+  Generator, manualSeed, rand, randn, randint, multinomial, ops, interpolate,
   fromDLPack, from_dlpack, toDLPack, to_dlpack, open, wasm, cuda, capabilities, python,
   fromArrow, fromArrowIPC, toArrowTable, toArrowIPCChunks, ray,
 } = dl;
