@@ -268,3 +268,11 @@ void new dl.ray.RayRef();
 // @ts-expect-error a comparison gives a bool tensor, not one of its inputs' dtype
 const notBool: dl.Tensor<'float32'> = dl.gt(dl.zeros([2]), 0);
 void notBool;
+
+// issue 40
+// @ts-expect-error interpolate takes size or scaleFactor, not both
+dl.interpolate(dl.zeros([1, 1, 2, 2]), { size: 4, scaleFactor: 2 });
+// @ts-expect-error an index is an int64 or int32 tensor
+dl.gather(dl.zeros([2]), 0, dl.zeros([2]));
+// @ts-expect-error a mode interpolate does not have
+dl.interpolate(dl.zeros([1, 1, 2, 2]), { size: 4, mode: 'bicubic' });
