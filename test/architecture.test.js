@@ -288,11 +288,17 @@ function dtypeLists(source, names = dtypeNames) {
 const COPY_AND_OP_WRAPPERS = [
   'copyStrided', 'cudaStridedCopy', 'cudaConvert', 'cudaElementwise', 'cudaReduceRows', 'cudaRowPicks',
   'cudaSoftmaxRows', 'cudaNormalize', 'elementwise', 'normalize', 'reduceDims', 'reduceLanes',
+  // issue 40's host families
+  'sortLanes', 'scanLanes', 'indexGather', 'indexNonzero', 'randomFill', 'randomMultinomial', 'boxesIou', 'boxesNms',
+  'interpolateNchw',
 ];
 const COPY_AND_OP_NATIVES = [
   'copyStrided', 'copyStridedAsync', 'cudaCopy', 'cudaStridedCopy', 'cudaConvert', 'cudaElementwise', 'cudaReduceRows',
   'cudaRowPicks', 'cudaSoftmaxRows', 'cudaNormalize', 'elementwise', 'elementwiseAsync', 'normalize', 'normalizeAsync', 'reduceDims',
   'reduceLanes', 'reduceDimsAsync', 'reduceLanesAsync',
+  // issue 40's host families
+  'sortLanes', 'scanLanes', 'indexGather', 'indexNonzero', 'randomFill', 'randomMultinomial', 'boxesIou', 'boxesNms',
+  'interpolateNchw',
 ];
 const ROUTERS = new Set(['binding.js', 'route.js']);
 
