@@ -107,9 +107,9 @@ Napi::Value RandomFill(const Napi::CallbackInfo& info) {
   const int op = info[0].As<Napi::Number>().Int32Value();
   compute::RandomArgs args;
   switch (op) {
-#define DLNODE_RANDOM_CASE(js, constant)        \
+#define DLNODE_RANDOM_CASE(js, constant)              \
   case static_cast<int>(compute::RandomOp::constant): \
-    args.op = compute::RandomOp::constant;      \
+    args.op = compute::RandomOp::constant;            \
     break;
     DLNODE_RANDOM_OPS(DLNODE_RANDOM_CASE)
 #undef DLNODE_RANDOM_CASE

@@ -394,9 +394,8 @@ void ParallelForChunks(int64_t n, int64_t grain, int max_chunks,
 void ParallelChunks(int64_t n, int max_chunks,
                     const std::function<void(int64_t, int64_t, int)>& fn) {
   // ParallelForChunks at grain 1, with the range first as the compute cores take it.
-  const std::function<void(int, int64_t, int64_t)> chunked = [&](int chunk, int64_t begin, int64_t end) {
-    fn(begin, end, chunk);
-  };
+  const std::function<void(int, int64_t, int64_t)> chunked =
+      [&](int chunk, int64_t begin, int64_t end) { fn(begin, end, chunk); };
   ParallelForChunks(n, 1, max_chunks, chunked);
 }
 
