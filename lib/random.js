@@ -6,7 +6,8 @@
 // offset on and moves it past them, so the same seed gives the same values
 // at any thread count and on every platform. The bits are not torch's (its
 // CPU generator is an mt19937); the distributions are.
-const { invalidType, outOfRange, fail } = require('./errors');
+const { getRandomValues } = require('crypto');
+const { invalidType, invalidValue, outOfRange, fail } = require('./errors');
 const { hostTensor, dtypeOf, operand, result, optionsOf } = require('./compute');
 const route = require('./route');
 const { computeTable } = require('./binding');
@@ -20,6 +21,8 @@ const U64 = (1n << 64n) - 1n;
 // torch's default seed (c10 default_rng_seed_val): dl's default generator
 // starts from it too, so a program that never seeds still repeats itself.
 const DEFAULT_SEED = 67280421310721n;
+// The one way a draw reads and moves a generator's counter (module-private).
+const kDraw = Symbol('draw');
 
 // A seed as a BigInt: a non-negative safe integer or a BigInt below 2^64.
 function seedOf(seed, name = 'seed') {
@@ -48,7 +51,7 @@ class Generator {
   // A fresh nondeterministic seed, set and returned (torch.Generator.seed()).
   seed() {
     const words = new BigUint64Array(1);
-    require('crypto').getRandomValues(words);
+    getRandomValues(words);
     this.#seed = words[0];
     this.#offset = 0n;
     return this.#seed;
@@ -58,8 +61,9 @@ class Generator {
 
   get offset() { return this.#offset; }
 
-  // (internal) the counters a draw starts from, then moves past `used`.
-  draw(run) {
+  // run(seed, offset) -> the counters it used; the offset moves past them
+  // (not at all when run throws).
+  [kDraw](run) {
     const used = run(this.#seed, this.#offset);
     this.#offset = (this.#offset + used) & U64;
   }
@@ -81,7 +85,7 @@ function drawn(op, shape, info, generator, low = 0n, high = 1n) {
   const value = result(info, normalizeShape(shape));
   if (value[kLayout].size === 0) return value;
   try {
-    generator.draw((seed, offset) => route.runRandom(op, seed, offset, low, high, operand(value)));
+    generator[kDraw]((seed, offset) => route.runRandom(op, seed, offset, low, high, operand(value)));
   } catch (error) {
     value.dispose();
     throw error;
@@ -124,7 +128,8 @@ function randint(...args) {
     options = args.pop();
   }
   if (args.length < 2 || args.length > 3) {
-    throw invalidType('arguments', '(high, shape) or (low, high, shape) before the options', args.length);
+    throw invalidValue('arguments', '(high, shape) or (low, high, shape) before the options for randint()',
+      `${args.length} of them`);
   }
   const [low, high, shape] = args.length === 2 ? [0n, bound(args[0], 'high'), args[1]] :
     [bound(args[0], 'low'), bound(args[1], 'high'), args[2]];
@@ -175,7 +180,7 @@ function multinomial(probs, numSamples, options, ...rest) {
     return o.shape.length === 2 ? o : { ...o, shape: [1, o.shape[0]], strides: [0, o.strides[0]] };
   };
   try {
-    gen.draw((seed, offset) => route.runMultinomial(two(probs), numSamples, replacement, seed, offset, two(value)));
+    gen[kDraw]((seed, offset) => route.runMultinomial(two(probs), numSamples, replacement, seed, offset, two(value)));
   } catch (error) {
     value.dispose();
     throw error;
