@@ -491,6 +491,8 @@ require('./sharing').sharingCases(record, python).then(async (note) => {
   ortThreadsNote = await require('./ort_threads').ortThreadCases(record);
   arrowNote = await require('./arrow').arrowCases(record, { compare, median });
   computeNotes = await require('./compute').computeCases(record, { python });
+  // issue 40's host families: sort, cumsum, gather, nms, interpolate (bench/pipeline_ops.js).
+  computeNotes.push(...await require('./pipeline_ops').pipelineOpCases(record));
   // Host memory: native blocks against ArrayBuffers, staging, a tiny op (bench/memory.js).
   await require('./memory').memoryCases(record, { compare, median });
   // A tiny op per call beside NumPy's and torch's (bench/tiny_ops.js).

@@ -547,10 +547,77 @@ function norms(kind, dtypeIndex, shape, x, y, z, out, normalized, p, eps, stage 
     p, eps, stage);
 }
 
+// --- issue 40's host families (src/addon/compute_families.h) ---------------------------
+// Each operand is four arguments (src/addon/compute_view.h): its memory (null:
+// none), byte offset, dtype index and [...shape, ...strides].
+/** @typedef {[HostMemory | null, number, number, number[]]} ViewArgs */
+
+// The random ops' numbers (DLNODE_RANDOM_OPS).
+const computeTable = native.computeTable();
+
+/** @param {ViewArgs} input @param {boolean} descending @param {ViewArgs} values @param {ViewArgs} indices */
+function sortLanes(input, descending, values, indices) {
+  native.sortLanes(...input, descending, ...values, ...indices);
+}
+
+/** @param {boolean} product @param {ViewArgs} input @param {ViewArgs} out */
+function scanLanes(product, input, out) {
+  native.scanLanes(product, ...input, ...out);
+}
+
+/** @param {number} kind @param {ViewArgs} input @param {number} dim @param {ViewArgs} index @param {ViewArgs} out */
+function indexGather(kind, input, dim, index, out) {
+  native.indexGather(kind, ...input, dim, ...index, ...out);
+}
+
+/** @param {ViewArgs} input @param {ViewArgs} out @returns {number} */
+function indexNonzero(input, out) {
+  return native.indexNonzero(...input, ...out);
+}
+
+/**
+ * @param {number} op @param {bigint} seed @param {bigint} offset @param {bigint} low @param {bigint} high
+ * @param {ViewArgs} out @returns {bigint}
+ */
+function randomFill(op, seed, offset, low, high, out) {
+  return native.randomFill(op, seed, offset, low, high, ...out);
+}
+
+/**
+ * @param {ViewArgs} probs @param {number} samples @param {boolean} replacement @param {bigint} seed
+ * @param {bigint} offset @param {ViewArgs} out @returns {bigint}
+ */
+function randomMultinomial(probs, samples, replacement, seed, offset, out) {
+  return native.randomMultinomial(...probs, samples, replacement, seed, offset, ...out);
+}
+
+/** @param {ViewArgs} a @param {ViewArgs} b @param {ViewArgs} out */
+function boxesIou(a, b, out) {
+  native.boxesIou(...a, ...b, ...out);
+}
+
+/**
+ * @param {ViewArgs} boxes @param {ViewArgs} scores @param {ViewArgs} idxs @param {number} iouThreshold
+ * @param {ViewArgs} keep @returns {number}
+ */
+function boxesNms(boxes, scores, idxs, iouThreshold, keep) {
+  return native.boxesNms(...boxes, ...scores, ...idxs, iouThreshold, ...keep);
+}
+
+/**
+ * @param {ViewArgs} input @param {boolean} bilinear @param {boolean} alignCorners @param {number} scaleH
+ * @param {number} scaleW @param {ViewArgs} out
+ */
+function interpolateNchw(input, bilinear, alignCorners, scaleH, scaleW, out) {
+  native.interpolateNchw(...input, bilinear, alignCorners, scaleH, scaleW, ...out);
+}
+
 module.exports = {
   native, threadShared, opCodes, HOST_DEVICE, deviceCodes, maxThreads, MAX_DIMS, dlpackVersion, dlpackFlags, hugePageAdviceMin, hugePageAdvice, slabConvention, elementwise, normalize, cudaNormalize, externalBuffers, importResult, viewFailure, memoryKind,
   checkDtypes, dtypeMismatch, viewCount, exportStruct, adoptPointer, importStruct, copyStrided, cudaStridedCopy,
   cudaReduceRows, cudaRowPicks, cudaSoftmaxRows,
   cudaConvert, reduceTable, reduceDims, reduceLanes,
   matmul, statisticsTable, statistics, norms,
+  computeTable, sortLanes, scanLanes, indexGather, indexNonzero, randomFill, randomMultinomial, boxesIou, boxesNms,
+  interpolateNchw,
 };

@@ -1038,3 +1038,110 @@ export declare function cosineSimilarity<N extends FloatDTypeName>(x1: Tensor<N>
 /** torch.nn.functional.normalize (dl.normalize is the image normalisation). */
 export declare function lpNormalize<N extends FloatDTypeName>(input: Tensor<N>, p?: number, dim?: number, eps?: number, options?: NormOutOptions): Tensor<N>;
 export declare function lpNormalize<N extends FloatDTypeName>(input: Tensor<N>, p: number | undefined, dim: number | undefined, eps: number | undefined, options: AsyncOption): Promise<Tensor<N>>;
+// --- issue 40: sorting and scans, indexing, random numbers, vision (docs/API.md) -----------
+// Host tensors only for now: a CUDA tensor is refused with ERR_DLPACK_WRONG_DEVICE.
+
+export interface SortOptions {
+  dim?: number;
+  descending?: boolean;
+  /** Every sort here is stable; accepted for torch's signature. */
+  stable?: boolean;
+}
+/** cumsum/cumprod: bool and integers give int64, floats their own dtype, unless `dtype`. */
+export type ScanDType<N extends DTypeName> = N extends FloatDTypeName ? N : 'int64';
+export interface ScanOptions<M extends DTypeName = DTypeName> {
+  dtype?: M | DType<M>;
+  out?: Tensor;
+}
+export interface IndexOutOptions {
+  out?: Tensor;
+}
+export type IndexTensor = Tensor<'int64'> | Tensor<'int32'>;
+
+export interface Tensor<N extends DTypeName = DTypeName> {
+  /** Sorted along dim (default -1), stable; NaN sorts as the largest value. */
+  sort(dim?: number, options?: SortOptions): ValuesIndices<N>;
+  sort(options: SortOptions): ValuesIndices<N>;
+  argsort(dim?: number, options?: SortOptions): Tensor<'int64'>;
+  argsort(options: SortOptions): Tensor<'int64'>;
+  cumsum<M extends DTypeName>(dim: number, options: ScanOptions<M> & { dtype: M | DType<M> }): Tensor<M>;
+  cumsum(dim: number, options?: ScanOptions): Tensor<ScanDType<N>>;
+  cumprod<M extends DTypeName>(dim: number, options: ScanOptions<M> & { dtype: M | DType<M> }): Tensor<M>;
+  cumprod(dim: number, options?: ScanOptions): Tensor<ScanDType<N>>;
+  gather(dim: number, index: IndexTensor, options?: IndexOutOptions): Tensor<N>;
+  indexSelect(dim: number, index: IndexTensor, options?: IndexOutOptions): Tensor<N>;
+  take(index: IndexTensor, options?: IndexOutOptions): Tensor<N>;
+  /** [count, ndim] int64 indices of the nonzero elements, row-major. */
+  nonzero(): Tensor<'int64'>;
+  maskedFill(mask: Tensor<'bool'>, value: number | boolean | Tensor): Tensor<N>;
+  maskedFill_(mask: Tensor<'bool'>, value: number | boolean | Tensor): this;
+  multinomial(numSamples: number, options?: MultinomialOptions): Tensor<'int64'>;
+}
+
+export declare function sort<N extends DTypeName>(input: Tensor<N>, dim?: number, options?: SortOptions): ValuesIndices<N>;
+export declare function sort<N extends DTypeName>(input: Tensor<N>, options: SortOptions): ValuesIndices<N>;
+export declare function argsort(input: Tensor, dim?: number, options?: SortOptions): Tensor<'int64'>;
+export declare function argsort(input: Tensor, options: SortOptions): Tensor<'int64'>;
+export declare function cumsum<M extends DTypeName>(input: Tensor, dim: number,
+  options: ScanOptions<M> & { dtype: M | DType<M> }): Tensor<M>;
+export declare function cumsum<N extends DTypeName>(input: Tensor<N>, dim: number, options?: ScanOptions): Tensor<ScanDType<N>>;
+export declare function cumprod<M extends DTypeName>(input: Tensor, dim: number,
+  options: ScanOptions<M> & { dtype: M | DType<M> }): Tensor<M>;
+export declare function cumprod<N extends DTypeName>(input: Tensor<N>, dim: number, options?: ScanOptions): Tensor<ScanDType<N>>;
+export declare function gather<N extends DTypeName>(input: Tensor<N>, dim: number, index: IndexTensor,
+  options?: IndexOutOptions): Tensor<N>;
+export declare function indexSelect<N extends DTypeName>(input: Tensor<N>, dim: number, index: IndexTensor,
+  options?: IndexOutOptions): Tensor<N>;
+export declare function take<N extends DTypeName>(input: Tensor<N>, index: IndexTensor, options?: IndexOutOptions): Tensor<N>;
+export declare function nonzero(input: Tensor): Tensor<'int64'>;
+/** torch.where(condition): one int64 tensor of indices per dim (nonzero's columns). */
+export declare function where(condition: Tensor): Tensor<'int64'>[];
+export declare function maskedFill<N extends DTypeName>(input: Tensor<N>, mask: Tensor<'bool'>,
+  value: number | boolean | Tensor): Tensor<N>;
+export declare function maskedFill_<T extends Tensor>(input: T, mask: Tensor<'bool'>, value: number | boolean | Tensor): T;
+
+/** torch.Generator: a seed and a Philox4x32-10 counter offset (the bits are not torch's). */
+export declare class Generator {
+  manualSeed(seed: number | bigint): this;
+  /** A fresh nondeterministic seed, set and returned. */
+  seed(): bigint;
+  initialSeed(): bigint;
+  /** The next counter a draw reads. */
+  readonly offset: bigint;
+}
+export interface RandomOptions<M extends DTypeName = 'float32'> {
+  dtype?: M | DType<M>;
+  generator?: Generator;
+}
+export interface MultinomialOptions {
+  replacement?: boolean;
+  generator?: Generator;
+}
+/** Seeds the default generator (torch.manual_seed); returns it. */
+export declare function manualSeed(seed: number | bigint): Generator;
+export declare function rand<M extends FloatDTypeName = 'float32'>(shape: readonly number[] | number,
+  options?: RandomOptions<M>): Tensor<M>;
+export declare function randn<M extends FloatDTypeName = 'float32'>(shape: readonly number[] | number,
+  options?: RandomOptions<M>): Tensor<M>;
+export declare function randint<M extends DTypeName = 'int64'>(high: number | bigint, shape: readonly number[] | number,
+  options?: RandomOptions<M>): Tensor<M>;
+export declare function randint<M extends DTypeName = 'int64'>(low: number | bigint, high: number | bigint,
+  shape: readonly number[] | number, options?: RandomOptions<M>): Tensor<M>;
+export declare function multinomial(probs: Tensor<FloatDTypeName>, numSamples: number,
+  options?: MultinomialOptions): Tensor<'int64'>;
+
+/** torchvision.ops' names; boxes are [N, 4] (x1, y1, x2, y2) float32 or float64. */
+export declare const ops: {
+  nms(boxes: Tensor<'float32' | 'float64'>, scores: Tensor<'float32' | 'float64'>, iouThreshold: number): Tensor<'int64'>;
+  batchedNms(boxes: Tensor<'float32' | 'float64'>, scores: Tensor<'float32' | 'float64'>, idxs: IndexTensor,
+    iouThreshold: number): Tensor<'int64'>;
+  boxIou<N extends 'float32' | 'float64'>(boxes1: Tensor<N>, boxes2: Tensor<N>): Tensor<N>;
+};
+export type InterpolateOptions = {
+  mode?: 'nearest' | 'bilinear';
+  /** bilinear only. */
+  alignCorners?: boolean;
+} & ({ size: number | readonly [number, number]; scaleFactor?: undefined } |
+  { scaleFactor: number | readonly [number, number]; size?: undefined });
+/** torch.nn.functional.interpolate of an NCHW tensor. */
+export declare function interpolate<N extends FloatDTypeName>(input: Tensor<N>, options: InterpolateOptions): Tensor<N>;

@@ -15,6 +15,10 @@ const ops = require('./ops');
 const reduce = require('./reduce');
 const linalg = require('./linalg');
 const stats = require('./stats');
+const sorting = require('./sort');
+const indexing = require('./indexing');
+const random = require('./random');
+const vision = require('./vision');
 
 const { cuda, capabilities } = require('./cuda');
 const python = require('./python');
@@ -27,6 +31,9 @@ connect({ toDLPack, share, shareMemory, toShared, valuesFrom, scalarTensor, fill
 installMethods(ops.tensorMethods);
 installMethods(linalg.tensorMethods);
 installMethods(stats.tensorMethods);
+
+// issue 40's host families install their own Tensor methods.
+for (const family of [sorting, indexing, random]) installMethods(family.tensorMethods);
 
 // The folder holding the Python half (dlpack_node), for sys.path / PYTHONPATH.
 const pythonPath = require('path').join(__dirname, '..', 'python');
@@ -81,6 +88,12 @@ module.exports = {
   layerNorm: stats.layerNorm,
   cosineSimilarity: stats.cosineSimilarity,
   lpNormalize: stats.lpNormalize,
+  ...sorting.functions,
+  ...indexing.functions,
+  Generator: random.Generator,
+  ...random.functions,
+  ops: vision.ops,
+  interpolate: vision.interpolate,
   fromDLPack,
   from_dlpack: fromDLPack,
   toDLPack,

@@ -14,6 +14,8 @@ export const {
   resultType, promoteTypes, canCast, broadcastShapes, setNumThreads, getNumThreads,
   sum, mean, amax, amin, max, min, argmax, argmin, softmax, logSoftmax, topk,
   matmul, mm, bmm, linear, std, varMean, stdMean, vectorNorm, layerNorm, cosineSimilarity, lpNormalize,
+  sort, argsort, cumsum, cumprod, gather, indexSelect, take, nonzero, maskedFill, maskedFill_,
+  Generator, manualSeed, rand, randn, randint, multinomial, ops, interpolate,
   fromDLPack, from_dlpack, toDLPack, to_dlpack, open, wasm, cuda, capabilities, python,
   fromArrow, fromArrowIPC, toArrowTable, toArrowIPCChunks, ray,
 } = dl;

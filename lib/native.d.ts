@@ -357,4 +357,20 @@ export interface Native {
   normsAsync(kind: number, dtype: number, x: HostMemory, xOffset: number, y: HostMemory | null, yOffset: number,
     z: HostMemory | null, zOffset: number, out: HostMemory, outOffset: number, normalized: number, p: number,
     eps: number, stage: number): Promise<void>;
+  // issue 40's host families (src/addon/compute_families.h); each operand is
+  // ...ViewArgs (src/addon/compute_view.h).
+  computeTable(): { random: Table };
+  sortLanes(...args: [...ViewArgs, boolean, ...ViewArgs, ...ViewArgs]): void;
+  scanLanes(...args: [boolean, ...ViewArgs, ...ViewArgs]): void;
+  indexGather(...args: [number, ...ViewArgs, number, ...ViewArgs, ...ViewArgs]): void;
+  indexNonzero(...args: [...ViewArgs, ...ViewArgs]): number;
+  randomFill(...args: [number, bigint, bigint, bigint, bigint, ...ViewArgs]): bigint;
+  randomMultinomial(...args: [...ViewArgs, number, boolean, bigint, bigint, ...ViewArgs]): bigint;
+  boxesIou(...args: [...ViewArgs, ...ViewArgs, ...ViewArgs]): void;
+  boxesNms(...args: [...ViewArgs, ...ViewArgs, ...ViewArgs, number, ...ViewArgs]): number;
+  interpolateNchw(...args: [...ViewArgs, boolean, boolean, number, number, ...ViewArgs]): void;
 }
+
+/** One operand of a compute family: memory (null: none), byte offset, dtype index, [...shape, ...strides]. */
+export type ViewArgs = [HostMemory | null, number, number, number[]];
+

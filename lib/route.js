@@ -14,6 +14,7 @@ const {
   native, HOST_DEVICE, copyStrided, cudaStridedCopy, cudaConvert, cudaReduceRows, cudaRowPicks, cudaSoftmaxRows,
   cudaNormalize,
   elementwise, normalize, reduceDims, reduceLanes, matmul, statistics, norms, deviceCodes,
+  sortLanes, scanLanes, indexGather, indexNonzero, randomFill, randomMultinomial, boxesIou, boxesNms, interpolateNchw,
 } = require('./binding');
 const { makeError } = require('./errors');
 const { CPU, cudaUnavailable } = require('./device');
@@ -664,7 +665,61 @@ function runNorms({ kind, dtype, shape, x, y, z, out, normalized, p, eps, async 
   return stage !== undefined ? settledInto(settled, out.storage) : settled;
 }
 
+// --- issue 40's host families (lib/compute.js builds the operands) ---------------------
+
+// An operand { storage, layout, shape, strides } (lib/compute.js operand())
+// as the four arguments of src/addon/compute_view.h; null: none.
+function viewArgs(v) {
+  if (v === null) return [null, 0, 0, []];
+  return [v.storage.hostArg(), v.layout.byteOffset, v.layout.info.index, [...v.shape, ...v.strides]];
+}
+
+// sort / argsort (values null) along the last dim of the operands.
+function runSort(input, descending, values, indices) {
+  sortLanes(viewArgs(input), descending, viewArgs(values), viewArgs(indices));
+}
+
+// cumsum / cumprod (`product`) along the last dim.
+function runScan(product, input, out) {
+  scanLanes(product, viewArgs(input), viewArgs(out));
+}
+
+// gather (kind 0), indexSelect (1) or take (2).
+function runGather(kind, input, dim, index, out) {
+  indexGather(kind, viewArgs(input), dim, viewArgs(index), viewArgs(out));
+}
+
+// The number of nonzero elements of input; their indices into out when it is
+// not null.
+function runNonzero(input, out) {
+  return indexNonzero(viewArgs(input), viewArgs(out));
+}
+
+// rand, randn, randint (op: binding's computeTable.random) into out from
+// counter `offset`: the counters used.
+function runRandom(op, seed, offset, low, high, out) {
+  return randomFill(op, seed, offset, low, high, viewArgs(out));
+}
+
+function runMultinomial(probs, samples, replacement, seed, offset, out) {
+  return randomMultinomial(viewArgs(probs), samples, replacement, seed, offset, viewArgs(out));
+}
+
+function runBoxIou(a, b, out) {
+  boxesIou(viewArgs(a), viewArgs(b), viewArgs(out));
+}
+
+// nms / batchedNms (idxs not null): how many indices were written into keep.
+function runNms(boxes, scores, idxs, iouThreshold, keep) {
+  return boxesNms(viewArgs(boxes), viewArgs(scores), viewArgs(idxs), iouThreshold, viewArgs(keep));
+}
+
+function runInterpolate(input, bilinear, alignCorners, scaleH, scaleW, out) {
+  interpolateNchw(viewArgs(input), bilinear, alignCorners, scaleH, scaleW, viewArgs(out));
+}
+
 module.exports = {
+  runSort, runScan, runGather, runNonzero, runRandom, runMultinomial, runBoxIou, runNms, runInterpolate,
   PATH, coveredBuffer, covered, jobMask, onHost, overlapping, writeOverlaps, sharedElements, refuseSharedElements,
   copyPath, copyBytes, copyStorage, copyOnDevice, convertOnDevice, copyInto, copyIntoAsync, clone, moveTo, convert,
   convertOnHostAsync, runElementwise, runReduceRowsOnDevice, runRowPicksOnDevice,

@@ -290,12 +290,18 @@ const COPY_AND_OP_WRAPPERS = [
   'cudaSoftmaxRows', 'cudaNormalize', 'elementwise', 'normalize', 'reduceDims', 'reduceLanes',
   // the compute families (src/addon/linalg.h)
   'matmul', 'statistics', 'norms',
+  // issue 40's host families
+  'sortLanes', 'scanLanes', 'indexGather', 'indexNonzero', 'randomFill', 'randomMultinomial', 'boxesIou', 'boxesNms',
+  'interpolateNchw',
 ];
 const COPY_AND_OP_NATIVES = [
   'copyStrided', 'copyStridedAsync', 'cudaCopy', 'cudaStridedCopy', 'cudaConvert', 'cudaReduceRows',
   'cudaRowPicks', 'cudaSoftmaxRows', 'cudaNormalize', 'elementwise', 'elementwiseAsync', 'normalize', 'normalizeAsync', 'reduceDims',
   'reduceLanes', 'reduceDimsAsync', 'reduceLanesAsync',
   'matmul', 'matmulAsync', 'statistics', 'statisticsAsync', 'norms', 'normsAsync',
+  // issue 40's host families
+  'sortLanes', 'scanLanes', 'indexGather', 'indexNonzero', 'randomFill', 'randomMultinomial', 'boxesIou', 'boxesNms',
+  'interpolateNchw',
 ];
 const ROUTERS = new Set(['binding.js', 'route.js']);
 

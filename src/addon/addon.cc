@@ -6,6 +6,7 @@
 #include "../core/struct_slab.h"
 #include "buffer_view.h"
 #include "capsule.h"
+#include "compute_families.h"
 #include "convention.h"
 #include "copy.h"
 #include "cuda.h"
@@ -166,6 +167,17 @@ Napi::Object Initialize(Napi::Env env, Napi::Object exports) {
       {"normalize", Guarded<NormalizeOnHost>},
       {"normalizeAsync", Guarded<NormalizeAsync>},
       {"getNumThreads", Guarded<GetNumThreadsOf>},
+      // issue 40's host families (compute_families.h)
+      {"computeTable", Guarded<ComputeTable>},
+      {"sortLanes", Guarded<SortLanes>},
+      {"scanLanes", Guarded<ScanLanes>},
+      {"indexGather", Guarded<IndexGather>},
+      {"indexNonzero", Guarded<IndexNonzero>},
+      {"randomFill", Guarded<RandomFill>},
+      {"randomMultinomial", Guarded<RandomMultinomial>},
+      {"boxesIou", Guarded<BoxesIou>},
+      {"boxesNms", Guarded<BoxesNms>},
+      {"interpolateNchw", Guarded<InterpolateNchw>},
       {"setNumThreads", Guarded<SetNumThreadsTo>},
   };
   for (const auto& f : functions) exports.Set(f.name, Napi::Function::New(env, f.fn, f.name));

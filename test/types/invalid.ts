@@ -276,3 +276,10 @@ void notBool;
 // gelu's approximation is 'none' or 'tanh'.
 // @ts-expect-error
 dl.gelu(dl.zeros([2]), { approximate: 'erf' });
+// issue 40
+// @ts-expect-error interpolate takes size or scaleFactor, not both
+dl.interpolate(dl.zeros([1, 1, 2, 2]), { size: 4, scaleFactor: 2 });
+// @ts-expect-error an index is an int64 or int32 tensor
+dl.gather(dl.zeros([2]), 0, dl.zeros([2]));
+// @ts-expect-error a mode interpolate does not have
+dl.interpolate(dl.zeros([1, 1, 2, 2]), { size: 4, mode: 'bicubic' });

@@ -350,3 +350,31 @@ async function linalg(): Promise<void> {
   void [p, q, r, s, v, w, sd, mean, va, mu, n, l, c, e, dl.mm(a, b), dl.bmm(dl.ones([1, 2, 3]), dl.ones([1, 3, 2]))];
 }
 void linalg;
+// issue 40: sorting and scans, indexing, random numbers, vision
+{
+  const x = dl.tensor([3, 1, 2]);
+  const s: dl.ValuesIndices<'float32'> = dl.sort(x, { descending: true });
+  const s2: dl.ValuesIndices<'float32'> = x.sort(0, { stable: true });
+  const order: dl.Tensor<'int64'> = x.argsort();
+  const c: dl.Tensor<'float32'> = x.cumsum(0);
+  const ci: dl.Tensor<'int64'> = dl.cumsum(dl.tensor([1, 2], { dtype: 'int32' }), 0);
+  const cd: dl.Tensor<'float64'> = dl.cumprod(x, 0, { dtype: 'float64' });
+  const idx = dl.tensor([0, 2], { dtype: 'int64' });
+  const g: dl.Tensor<'float32'> = dl.gather(x, 0, idx);
+  const sel: dl.Tensor<'float32'> = x.indexSelect(0, idx, { out: dl.empty([2]) });
+  const tk: dl.Tensor<'float32'> = dl.take(x, idx);
+  const nz: dl.Tensor<'int64'> = x.nonzero();
+  const cols: dl.Tensor<'int64'>[] = dl.where(dl.gt(x, 1));
+  const filled: dl.Tensor<'float32'> = dl.maskedFill(x, dl.gt(x, 1), 0);
+  const same: dl.Tensor<'float32'> = x.maskedFill_(dl.gt(x, 1), 0);
+  const gen: dl.Generator = new dl.Generator().manualSeed(1);
+  dl.manualSeed(2n);
+  const r: dl.Tensor<'float64'> = dl.rand([2, 3], { dtype: 'float64', generator: gen });
+  const n: dl.Tensor<'float32'> = dl.randn(4);
+  const ri: dl.Tensor<'int64'> = dl.randint(0, 10, [3]);
+  const m: dl.Tensor<'int64'> = dl.multinomial(dl.softmax(x, 0), 2, { replacement: true, generator: gen });
+  const keep: dl.Tensor<'int64'> = dl.ops.nms(dl.zeros([2, 4]), dl.zeros([2]), 0.5);
+  const iou: dl.Tensor<'float64'> = dl.ops.boxIou(dl.zeros([2, 4], { dtype: 'float64' }), dl.zeros([1, 4], { dtype: 'float64' }));
+  const up: dl.Tensor<'float32'> = dl.interpolate(dl.zeros([1, 3, 4, 4]), { scaleFactor: 2, mode: 'bilinear', alignCorners: true });
+  void [s, s2, order, c, ci, cd, g, sel, tk, nz, cols, filled, same, r, n, ri, m, keep, iou, up, gen.initialSeed()];
+}
