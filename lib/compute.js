@@ -62,15 +62,15 @@ function result(info, shape) {
   return makeTensor(Storage.allocateForCopy(product(shape) * info.itemSize), Layout.contiguous(info, shape), 0, CPU);
 }
 
-// options.out checked (a live, writable host tensor, no two elements at one
-// address), or null.
-function outOption(out, method) {
+// options.out (or the out tensor `name`) checked (a live, writable host
+// tensor, no two elements at one address), or null.
+function outOption(out, method, name = 'options.out') {
   if (out === undefined) return null;
-  if (!(out instanceof Tensor)) throw invalidType('options.out', 'a Tensor', out);
+  if (!(out instanceof Tensor)) throw invalidType(name, 'a Tensor', out);
   liveStorage(out);
-  if (out[kFlags] & READ_ONLY) throw fail('ERR_DLPACK_READ_ONLY', 'options.out', 'a writable tensor', 'a readOnly one');
-  hostTensor(out, 'options.out', method);
-  route.refuseSharedElements(out[kLayout], `\`options.out\` of ${method}`);
+  if (out[kFlags] & READ_ONLY) throw fail('ERR_DLPACK_READ_ONLY', name, 'a writable tensor', 'a readOnly one');
+  hostTensor(out, name, method);
+  route.refuseSharedElements(out[kLayout], `\`${name}\` of ${method}`);
   return out;
 }
 

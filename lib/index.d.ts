@@ -1041,11 +1041,19 @@ export declare function lpNormalize<N extends FloatDTypeName>(input: Tensor<N>, 
 // --- issue 40: sorting and scans, indexing, random numbers, vision (docs/API.md) -----------
 // Host tensors only for now: a CUDA tensor is refused with ERR_DLPACK_WRONG_DEVICE.
 
-export interface SortOptions {
+export interface SortFlags {
   dim?: number;
   descending?: boolean;
   /** Every sort here is stable; accepted for torch's signature. */
   stable?: boolean;
+}
+export interface SortOptions<N extends DTypeName = DTypeName> extends SortFlags {
+  /** torch's out=(values, indices): values of the input's dtype, int64 indices, the input's shape; returned. */
+  out?: [Tensor<N>, Tensor<'int64'>];
+}
+export interface ArgsortOptions extends SortFlags {
+  /** An int64 tensor of the input's shape, returned. */
+  out?: Tensor<'int64'>;
 }
 /** cumsum/cumprod: bool and integers give int64, floats their own dtype, unless `dtype`. */
 export type ScanDType<N extends DTypeName> = N extends FloatDTypeName ? N : 'int64';
@@ -1060,10 +1068,10 @@ export type IndexTensor = Tensor<'int64'> | Tensor<'int32'>;
 
 export interface Tensor<N extends DTypeName = DTypeName> {
   /** Sorted along dim (default -1), stable; NaN sorts as the largest value. */
-  sort(dim?: number, options?: SortOptions): ValuesIndices<N>;
-  sort(options: SortOptions): ValuesIndices<N>;
-  argsort(dim?: number, options?: SortOptions): Tensor<'int64'>;
-  argsort(options: SortOptions): Tensor<'int64'>;
+  sort(dim?: number, options?: SortOptions<N>): ValuesIndices<N>;
+  sort(options: SortOptions<N>): ValuesIndices<N>;
+  argsort(dim?: number, options?: ArgsortOptions): Tensor<'int64'>;
+  argsort(options: ArgsortOptions): Tensor<'int64'>;
   cumsum<M extends DTypeName>(dim: number, options: ScanOptions<M> & { dtype: M | DType<M> }): Tensor<M>;
   cumsum(dim: number, options?: ScanOptions): Tensor<ScanDType<N>>;
   cumprod<M extends DTypeName>(dim: number, options: ScanOptions<M> & { dtype: M | DType<M> }): Tensor<M>;
@@ -1078,10 +1086,10 @@ export interface Tensor<N extends DTypeName = DTypeName> {
   multinomial(numSamples: number, options?: MultinomialOptions): Tensor<'int64'>;
 }
 
-export declare function sort<N extends DTypeName>(input: Tensor<N>, dim?: number, options?: SortOptions): ValuesIndices<N>;
-export declare function sort<N extends DTypeName>(input: Tensor<N>, options: SortOptions): ValuesIndices<N>;
-export declare function argsort(input: Tensor, dim?: number, options?: SortOptions): Tensor<'int64'>;
-export declare function argsort(input: Tensor, options: SortOptions): Tensor<'int64'>;
+export declare function sort<N extends DTypeName>(input: Tensor<N>, dim?: number, options?: SortOptions<N>): ValuesIndices<N>;
+export declare function sort<N extends DTypeName>(input: Tensor<N>, options: SortOptions<N>): ValuesIndices<N>;
+export declare function argsort(input: Tensor, dim?: number, options?: ArgsortOptions): Tensor<'int64'>;
+export declare function argsort(input: Tensor, options: ArgsortOptions): Tensor<'int64'>;
 export declare function cumsum<M extends DTypeName>(input: Tensor, dim: number,
   options: ScanOptions<M> & { dtype: M | DType<M> }): Tensor<M>;
 export declare function cumsum<N extends DTypeName>(input: Tensor<N>, dim: number, options?: ScanOptions): Tensor<ScanDType<N>>;

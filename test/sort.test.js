@@ -41,6 +41,15 @@ const INPUTS = [
   ['0-d', [], null],
 ];
 
+// An out tensor of `shape` and `dtype` filled with -7, a transposed view
+// (its dims reversed) where it has two or more: torch's out= writes any
+// strided tensor of the right shape.
+function outFor(shape, dtype) {
+  const reversed = shape.slice().reverse();
+  const base = dl.full(reversed, -7, { dtype });
+  return shape.length < 2 ? base : base.permute(...shape.map((_, i) => shape.length - 1 - i));
+}
+
 function build(dtype, i) {
   const [, shape, view] = INPUTS[i];
   const n = shape.reduce((a, b) => a * b, 1);
@@ -63,6 +72,22 @@ function generate() {
             run: (t) => { const r = dl.sort(t, dim, { descending }); return [r.values, r.indices]; } });
           cases.push({ op: 'argsort', dtype, input: i, kwargs: { dim, descending },
             run: (t) => [t.argsort({ dim, descending })] });
+        }
+        if (dtype === 'float32' || dtype === 'int64' || dtype === 'bfloat16') {
+          // { out }: the same answers as torch's, written into (transposed) outs that are returned.
+          const descending = dim === 0;
+          cases.push({ op: 'sort', dtype, input: i, kwargs: { dim, descending }, run: (t) => {
+            const out = [outFor(t.shape, dtype), outFor(t.shape, 'int64')];
+            const r = dl.sort(t, dim, { descending, out });
+            expect(r.values).toBe(out[0]);
+            expect(r.indices).toBe(out[1]);
+            return out;
+          } });
+          cases.push({ op: 'argsort', dtype, input: i, kwargs: { dim, descending }, run: (t) => {
+            const out = outFor(t.shape, 'int64');
+            expect(t.argsort(dim, { descending, out })).toBe(out);
+            return [out];
+          } });
         }
         for (const op of ['cumsum', 'cumprod']) {
           cases.push({ op, dtype, input: i, kwargs: { dim }, run: (t) => [dl[op](t, dim)] });
@@ -147,6 +172,54 @@ test('{ out } of cumsum: the result written there (converted), out returned', ()
   expectError(() => dl.cumsum(x, 0, { out: dl.zeros([4]) }), TypeError, 'ERR_INVALID_ARG_VALUE', /shape \[3\]/);
 });
 
+test('{ out } of sort and argsort: the non-out results written there, the outs returned', () => {
+  const x = dl.tensor(valuesFor('float32', 12, 5), { shape: [3, 4] });
+  const want = x.sort(1, { descending: true });
+  const values = dl.zeros([4, 3]).permute(1, 0);
+  const indices = dl.zeros([4, 3], { dtype: 'int64' }).permute(1, 0);
+  const r = x.sort(1, { descending: true, out: [values, indices] });
+  expect(r.values).toBe(values);
+  expect(r.indices).toBe(indices);
+  expect(values.toArray()).toEqual(want.values.toArray());
+  expect(indices.toArray()).toEqual(want.indices.toArray());
+  const order = dl.full([3, 4], -1, { dtype: 'int64' });
+  expect(dl.argsort(x, { dim: 0, out: order })).toBe(order);
+  expect(order.toArray()).toEqual(x.argsort(0).toArray());
+});
+
+test('{ out } of sort that is the input itself: read before it is written', () => {
+  const x = dl.tensor([3, 1, 2, 1], { dtype: 'int64' });
+  const indices = dl.zeros([4], { dtype: 'int64' });
+  x.sort({ out: [x, indices] });
+  expect(x.toArray()).toEqual([1n, 1n, 2n, 3n]);
+  expect(indices.toArray()).toEqual([1n, 3n, 2n, 0n]);
+  const y = dl.tensor([[3, 1], [2, 0]], { dtype: 'int64' });
+  y.argsort(1, { out: y.permute(1, 0) }); // the out overlaps the input, transposed
+  expect(y.toArray()).toEqual([[1n, 1n], [0n, 0n]]);
+});
+
+test('{ out } refused before anything is written', () => {
+  const x = dl.tensor([[2, 1], [0, 3]]);
+  const values = dl.full([2, 2], -1);
+  const indices = dl.full([2, 2], -1, { dtype: 'int64' });
+  expectError(() => x.sort({ out: [values, dl.zeros([2, 2], { dtype: 'int32' })] }), TypeError,
+    'ERR_INVALID_ARG_VALUE', /int64 for `options.out\[1\]`.*int32/);
+  expectError(() => x.sort({ out: [values, dl.zeros([2, 3], { dtype: 'int64' })] }), TypeError,
+    'ERR_INVALID_ARG_VALUE', /shape \[2, 2\] for `options.out\[1\]`/);
+  expectError(() => x.sort({ out: [dl.zeros([2, 2], { dtype: 'float64' }), indices] }), TypeError,
+    'ERR_INVALID_ARG_VALUE', /float32 for `options.out\[0\]`/);
+  expectError(() => x.sort({ out: [values] }), TypeError, 'ERR_INVALID_ARG_VALUE', /`options.out`/);
+  expectError(() => x.sort({ out: values }), TypeError, 'ERR_INVALID_ARG_TYPE', /`options.out`/);
+  expectError(() => x.sort({ out: [values, undefined] }), TypeError, 'ERR_INVALID_ARG_TYPE', /`options.out\[1\]`/);
+  expectError(() => x.argsort({ out: dl.zeros([2, 2], { dtype: 'int32' }) }), TypeError, 'ERR_INVALID_ARG_VALUE',
+    /int64 for `options.out`/);
+  const both = dl.zeros([2, 2, 2], { dtype: 'int64' });
+  expectError(() => both.select(0, 0).sort({ out: [both.select(0, 1), both.select(0, 1)] }), dl.DLPackError,
+    'ERR_DLPACK_UNSUPPORTED', /share memory/);
+  expect(values.toArray()).toEqual([[-1, -1], [-1, -1]]);
+  expect(indices.toArray()).toEqual([[-1n, -1n], [-1n, -1n]]);
+});
+
 describe('bad input is coded', () => {
   const x = dl.tensor([1, 2, 3]);
   test.each([
@@ -167,13 +240,18 @@ describe('bad input is coded', () => {
   });
 });
 
-test('nothing leaked: results freed once, inputs untouched', async () => {
+test('nothing leaked: results freed once (those copied into { out } too), inputs untouched', async () => {
   await collect();
   const before = nativeStats().hostBlocksLive;
   for (let i = 0; i < 20; i++) {
     const x = dl.tensor(valuesFor('float32', 300, i), { shape: [30, 10] });
     const { values, indices } = x.sort(0, { descending: true });
     const c = x.cumsum(1);
+    // { out }: the results computed aside are freed once they are copied.
+    const outs = [dl.empty([30, 10]), dl.empty([30, 10], { dtype: 'int64' })];
+    x.sort(0, { out: outs });
+    x.argsort(1, { out: outs[1] });
+    for (const o of outs) o.dispose();
     values.dispose();
     indices.dispose();
     c.dispose();

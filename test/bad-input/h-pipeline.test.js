@@ -18,6 +18,9 @@ row('H01', TypeError, 'ERR_INVALID_ARG_TYPE', (throws) => {
   throws(() => t.sort(0, { dim: 0 }), /`options.dim`/);
   throws(() => t.argsort({ descending: 'yes' }), /`options.descending`/);
   throws(() => t.sort({ stable: 1 }), /`options.stable`/);
+  throws(() => t.sort({ out: dl.zeros([2, 3]) }), /array \[values, indices\] of two tensors for `options.out`/);
+  throws(() => t.sort({ out: [dl.zeros([2, 3]), null] }), /`options.out\[1\]`/);
+  throws(() => t.argsort({ out: [dl.zeros([2, 3], { dtype: 'int64' })] }), /`options.out`/);
   throws(() => t.cumsum(), /`dim`/);
   throws(() => t.gather(0, [[0]]), /`index`/);
   throws(() => dl.maskedFill(t, [true], 0), /`mask`/);
@@ -74,6 +77,13 @@ row('H03', TypeError, 'ERR_INVALID_ARG_VALUE', (throws) => {
   throws(() => dl.interpolate(img(), { size: 4, mode: 'bicubic' }), /`options.mode`/);
   throws(() => t.sort({ decending: true }), /`options`/);
   throws(() => t.cumsum(0, { out: dl.zeros([3]) }), /`options.out`/);
+  const indices = dl.zeros([2, 3], { dtype: 'int64' });
+  throws(() => t.sort({ out: [dl.zeros([2, 3])] }), /`options.out`, received an array of 1/);
+  throws(() => t.sort({ out: [dl.zeros([3, 2]), indices] }), /shape \[2, 3\] for `options.out\[0\]`/);
+  throws(() => t.sort({ out: [dl.zeros([2, 3]), dl.zeros([2, 3], { dtype: 'int32' })] }), /int64 for `options.out\[1\]`/);
+  throws(() => t.sort({ out: [dl.zeros([2, 3], { dtype: 'float64' }), indices] }), /float32 for `options.out\[0\]`/);
+  throws(() => t.argsort({ out: dl.zeros([2, 3], { dtype: 'int32' }) }), /int64 for `options.out`/);
+  throws(() => t.argsort(0, { out: dl.zeros([2], { dtype: 'int64' }) }), /shape \[2, 3\] for `options.out`/);
 });
 
 row('H04', dl.DLPackError, 'ERR_DLPACK_WRONG_DEVICE', async (throws) => {
@@ -97,6 +107,8 @@ row('H05', dl.DLPackError, 'ERR_DLPACK_DISPOSED', (throws) => {
   const out = dl.zeros([2, 3]);
   out.dispose();
   throws(() => t.cumsum(0, { out }));
+  throws(() => t.sort({ out: [out, dl.zeros([2, 3], { dtype: 'int64' })] }));
+  throws(() => t.argsort({ out }));
   t.dispose();
   throws(() => t.sort());
   throws(() => dl.nonzero(t));
@@ -107,4 +119,17 @@ row('H06', dl.DLPackError, 'ERR_DLPACK_READ_ONLY', (throws) => {
   const t = grid();
   throws(() => t.cumsum(0, { out: readOnly([1, 2, 3, 4, 5, 6]).reshape([2, 3]) }), /`options.out`/);
   throws(() => t.take(int64([0]), { out: readOnly([0]) }), /`options.out`/);
+  const values = readOnly([1, 2, 3, 4, 5, 6]).reshape([2, 3]);
+  throws(() => t.sort({ out: [values, dl.zeros([2, 3], { dtype: 'int64' })] }), /`options.out\[0\]`/);
+});
+
+row('H07', dl.DLPackError, 'ERR_DLPACK_UNSUPPORTED', (throws) => {
+  const t = grid();
+  const indices = dl.full([2, 3], -1, { dtype: 'int64' });
+  throws(() => t.cumsum(0, { out: dl.zeros([3]).expand([2, 3]) }), /`options.out` of cumsum\(\)/);
+  throws(() => t.sort({ out: [dl.zeros([3]).expand([2, 3]), indices] }), /`options.out\[0\]` of sort\(\)/);
+  throws(() => t.argsort({ out: dl.zeros([1], { dtype: 'int64' }).expand([2, 3]) }), /`options.out` of argsort/);
+  const s = int64([[3, 1, 2], [0, 5, 4]]);
+  throws(() => s.sort({ out: [indices, indices] }), /share memory/);
+  expect(indices.toArray()).toEqual([[-1n, -1n, -1n], [-1n, -1n, -1n]]);
 });

@@ -277,6 +277,14 @@ void notBool;
 // @ts-expect-error
 dl.gelu(dl.zeros([2]), { approximate: 'erf' });
 // issue 40
+// @ts-expect-error sort's out is [values, indices], not one tensor
+dl.sort(dl.zeros([2]), { out: dl.zeros([2]) });
+// @ts-expect-error sort's indices out is int64
+dl.sort(dl.zeros([2]), { out: [dl.zeros([2]), dl.zeros([2], { dtype: 'int32' })] });
+// @ts-expect-error sort's values out has the input's dtype
+dl.zeros([2]).sort({ out: [dl.zeros([2], { dtype: 'float64' }), dl.zeros([2], { dtype: 'int64' })] });
+// @ts-expect-error argsort's out is one int64 tensor
+dl.argsort(dl.zeros([2]), { out: [dl.zeros([2], { dtype: 'int64' })] });
 // @ts-expect-error interpolate takes size or scaleFactor, not both
 dl.interpolate(dl.zeros([1, 1, 2, 2]), { size: 4, scaleFactor: 2 });
 // @ts-expect-error an index is an int64 or int32 tensor

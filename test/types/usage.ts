@@ -356,6 +356,11 @@ void linalg;
   const s: dl.ValuesIndices<'float32'> = dl.sort(x, { descending: true });
   const s2: dl.ValuesIndices<'float32'> = x.sort(0, { stable: true });
   const order: dl.Tensor<'int64'> = x.argsort();
+  const pair: [dl.Tensor<'float32'>, dl.Tensor<'int64'>] = [dl.empty([3]), dl.empty([3], { dtype: 'int64' })];
+  const so: dl.ValuesIndices<'float32'> = dl.sort(x, 0, { descending: true, out: pair });
+  const so2: dl.ValuesIndices<'float32'> = x.sort({ out: pair });
+  const ao: dl.Tensor<'int64'> = dl.argsort(x, { out: pair[1] });
+  const ao2: dl.Tensor<'int64'> = x.argsort(0, { stable: true, out: pair[1] });
   const c: dl.Tensor<'float32'> = x.cumsum(0);
   const ci: dl.Tensor<'int64'> = dl.cumsum(dl.tensor([1, 2], { dtype: 'int32' }), 0);
   const cd: dl.Tensor<'float64'> = dl.cumprod(x, 0, { dtype: 'float64' });
@@ -376,5 +381,5 @@ void linalg;
   const keep: dl.Tensor<'int64'> = dl.ops.nms(dl.zeros([2, 4]), dl.zeros([2]), 0.5);
   const iou: dl.Tensor<'float64'> = dl.ops.boxIou(dl.zeros([2, 4], { dtype: 'float64' }), dl.zeros([1, 4], { dtype: 'float64' }));
   const up: dl.Tensor<'float32'> = dl.interpolate(dl.zeros([1, 3, 4, 4]), { scaleFactor: 2, mode: 'bilinear', alignCorners: true });
-  void [s, s2, order, c, ci, cd, g, sel, tk, nz, cols, filled, same, r, n, ri, m, keep, iou, up, gen.initialSeed()];
+  void [s, s2, order, so, so2, ao, ao2, c, ci, cd, g, sel, tk, nz, cols, filled, same, r, n, ri, m, keep, iou, up, gen.initialSeed()];
 }
