@@ -52,8 +52,8 @@ function fitted(t, info, shape, method, name) {
 
 // options.out checked before anything runs: argsort's an int64 tensor of the
 // input's shape; sort's [values, indices] (torch's out=(values, indices)),
-// values of the input's dtype, the two not sharing memory (which write would
-// win is undefined). [values or null, indices], or null without one.
+// values of the input's dtype, the two not sharing memory (torch lets them,
+// and one result overwrites the other). [values or null, indices], or null without one.
 function sortOuts(out, info, shape, method, argsort) {
   if (out === undefined) return null;
   const int64 = dtypeInfo('int64');
