@@ -10,18 +10,16 @@ extern const Isa kAvx2Isa;  // gemm_avx2.cc
 #define DLNODE_HAS_AVX2_GEMM 1
 #endif
 
+#if defined(DLNODE_HAS_AVX2_GEMM)
 namespace {
 
 bool CpuHasAvx2Fma() {
-#if defined(DLNODE_HAS_AVX2_GEMM)
   __builtin_cpu_init();
   return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-#else
-  return false;
-#endif
 }
 
 }  // namespace
+#endif
 
 const Isa& Kernels() {
   static const Isa* const chosen = [] {
