@@ -8,6 +8,8 @@ const { makeError, invalidType, fail } = require('./errors');
 const { Tensor, makeTensor, liveStorage, hostStorage, checkedBuffer } = require('./tensor');
 const { checkOptions } = require('./options');
 const route = require('./route');
+// `value` itself, or copied into `out` and disposed: the reductions' rule (one piece of code).
+const { deliver } = require('./reduce');
 const { Layout } = require('./layout');
 const { Storage } = require('./storage');
 const { product } = require('./shape');
@@ -71,25 +73,6 @@ function outOption(out, method, name = 'options.out') {
   if (out[kFlags] & READ_ONLY) throw fail('ERR_DLPACK_READ_ONLY', name, 'a writable tensor', 'a readOnly one');
   hostTensor(out, name, method);
   route.refuseSharedElements(out[kLayout], `\`${name}\` of ${method}`);
-  return out;
-}
-
-// `value` (a new result) itself, or copied into `out` (copyFrom's dtype
-// rules; out of value's shape) and disposed.
-function deliver(value, out) {
-  if (out === null) return value;
-  const want = value[kLayout].shape;
-  const s = out[kLayout].shape;
-  if (s.length !== want.length || s.some((n, i) => n !== want[i])) {
-    value.dispose();
-    throw fail('ERR_INVALID_ARG_VALUE', 'options.out', `a tensor of shape [${want.join(', ')}]`,
-      `one of shape [${s.join(', ')}]`);
-  }
-  try {
-    out.copyFrom(value);
-  } finally {
-    value.dispose();
-  }
   return out;
 }
 
