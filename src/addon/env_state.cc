@@ -270,12 +270,17 @@ void EnvState::SetFactory(napi_env env, napi_value factory) {
   Check(env, napi_create_reference(env, factory, 1, &factory_), "napi_create_reference");
 }
 
-void EnvState::AdjustExternal(node_api_basic_env env, int64_t change) {
+void EnvState::AdjustExternal(napi_env env, int64_t change) {
   unreported_ += change;
   if (unreported_ < kExternalBatch && unreported_ > -kExternalBatch) return;
   int64_t ignored;
   napi_adjust_external_memory(env, unreported_, &ignored);
   unreported_ = 0;
+}
+
+void EnvState::LoopTurned(napi_env env) {
+  piled_ = 0;
+  AdjustExternal(env, 0);  // what finalizers dropped since (DropExternal)
 }
 
 napi_value EnvState::MakeError(napi_env env, const Error& e) {

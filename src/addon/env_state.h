@@ -139,9 +139,18 @@ class EnvState {
   // (napi_adjust_external_memory), in batches: changes add up here until
   // they reach kExternalBatch bytes either way, so a loop of small
   // allocations and frees makes no call at all while a large one is told at
-  // once. JS thread, GC finalizers included.
+  // once. AdjustExternal runs on the JS thread outside garbage collection
+  // only (a napi_env, which a GC finalizer's node_api_basic_env does not
+  // convert to): DropExternal is what a finalizer calls, bookkeeping alone,
+  // told to V8 by the next AdjustExternal or LoopTurned. On Node 20 and 22
+  // (V8 11.3, 12.4) a napi_adjust_external_memory from a finalizer that runs
+  // inside a collection (NAPI_EXPERIMENTAL's basic finalizers), even of a
+  // negative change, leaves the collector's state such that a later positive
+  // report aborts the process in CppHeap ("Check failed: marking_done_"):
+  // test/memory.test.js "dropped tensors" is that program.
   static constexpr int64_t kExternalBatch = 1 << 20;
-  void AdjustExternal(node_api_basic_env env, int64_t change);
+  void AdjustExternal(napi_env env, int64_t change);
+  void DropExternal(int64_t bytes) { unreported_ -= bytes; }
 
   // Native memory whose owner garbage collection released during this turn
   // of the event loop while an ArrayBuffer over it was alive: Node frees it
@@ -150,7 +159,7 @@ class EnvState {
   // setImmediate) starts the count again. JS thread, GC finalizers included.
   void PileUp(int64_t bytes) { piled_ += bytes; }
   int64_t piled() const { return piled_; }
-  void LoopTurned() { piled_ = 0; }
+  void LoopTurned(napi_env env);
 
   // The struct slab (addon/struct_slab.h): the object JS reads it through,
   // or nullptr before the first request; the slab itself, given back to the

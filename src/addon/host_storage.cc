@@ -40,7 +40,8 @@ void ReleaseOwner(node_api_basic_env env, OwnerState* state) {
   // references; later opens of these ids fail.
   for (uint64_t id : state->shares) share_registry::Remove(id);
   state->shares.clear();
-  if (state->reported != 0) EnvState::Of(env).AdjustExternal(env, -state->reported);
+  // Bookkeeping alone, as a finalizer may (env_state.h AdjustExternal).
+  if (state->reported != 0) EnvState::Of(env).DropExternal(state->reported);
   state->storage.reset();
 }
 
@@ -193,6 +194,7 @@ Napi::Value StorageRelease(const Napi::CallbackInfo& info) {
   if (!state->storage) return info.Env().Undefined();
   DropBuffer(env, state, info[1]);
   ReleaseOwner(env, state);
+  EnvState::Of(env).AdjustExternal(env, 0);  // outside a collection: told now, batched
   return info.Env().Undefined();
 }
 

@@ -34,7 +34,7 @@ Napi::Value HostAlloc(const Napi::CallbackInfo& info) {
 }
 
 Napi::Value HostLoopTurned(const Napi::CallbackInfo& info) {
-  EnvState::Of(info.Env()).LoopTurned();
+  EnvState::Of(info.Env()).LoopTurned(info.Env());
   return info.Env().Undefined();
 }
 
