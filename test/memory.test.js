@@ -283,14 +283,13 @@ test('dropped tensors: garbage collection frees them without aborting, and the m
       const base = process.memoryUsage().external;
       const keep = [];
       let junk = [];
-      let n = 0;
-      const t0 = Date.now();
-      while (Date.now() - t0 < 2500) {
+      // About 5 GiB of native memory made and dropped: the unfixed addon aborted
+      // within its first 700 rounds here (about half a second on two cores).
+      for (let n = 0; n < 1500; n++) {
         keep.push(dl.empty([1 << (18 + (n % 4))])); // 1 to 8 MiB of native memory
         if (keep.length > 40) keep.shift();          // dropped, not disposed
-        for (let j = 0; j < 3000; j++) junk.push({ j, a: [j] });
-        if (junk.length > 300000) junk = [];
-        n++;
+        for (let j = 0; j < 2000; j++) junk.push({ j, a: [j] });
+        if (junk.length > 200000) junk = [];
       }
       keep.length = 0;
       junk = [];
@@ -298,11 +297,10 @@ test('dropped tensors: garbage collection frees them without aborting, and the m
       dl.empty([1 << 16]).dispose(); // a JS-thread call: tells V8 what the finalizers dropped
       await turn();
       const extraMiB = (process.memoryUsage().external - base) / 2 ** 20;
-      process.stdout.write(JSON.stringify({ n, extraMiB: Math.round(extraMiB) }));
+      process.stdout.write(JSON.stringify({ extraMiB: Math.round(extraMiB) }));
     })();`;
-  const run = spawnSync(process.execPath, ['--expose-gc', '-e', script], { encoding: 'utf8', timeout: 60000 });
+  const run = spawnSync(process.execPath, ['--expose-gc', '-e', script], { encoding: 'utf8', timeout: 100000 });
   expect({ status: run.status, signal: run.signal, stderr: run.stderr }).toEqual({ status: 0, signal: null, stderr: '' });
   const got = JSON.parse(run.stdout);
-  expect(got.n).toBeGreaterThan(1000); // enough native memory to start incremental marking many times
   expect(got.extraMiB).toBeLessThan(16); // the books balance: under one batch of a few blocks
 });
