@@ -158,30 +158,40 @@ uint32_t Bits(float v) {
   return bits;
 }
 
-TEST_F(ParallelTest, ALoopOffTheEventLoopGivesTheSameBitsAsAnyThreadCount) {
-  // A float32 sum over blocks (src/core/reduce.h): fixed blocks, so the same
-  // bits however many threads run them, on or off the event loop.
-  const int64_t n = 3 * kDefaultGrain + 12345;
+// n float32 values 1 / (i % period + 1), and the bits of their sum over
+// fixed blocks (src/core/reduce.h) at the thread count and back-off of now.
+std::vector<float> Fractions(int64_t n, size_t period) {
   std::vector<float> values(static_cast<size_t>(n));
-  for (size_t i = 0; i < values.size(); ++i) values[i] = 1.0F / static_cast<float>(i % 977 + 1);
-  const int64_t shape[1] = {n};
+  for (size_t i = 0; i < values.size(); ++i) values[i] = 1.0F / static_cast<float>(i % period + 1);
+  return values;
+}
+uint32_t SumBits(const std::vector<float>& values) {
+  const int64_t shape[1] = {static_cast<int64_t>(values.size())};
   const int64_t strides[1] = {1};
   const StridedInput in{reinterpret_cast<const char*>(values.data()), Scalar::kFloat32, 1, shape,
                         strides};
+  float sum = 0;
+  Reduce(ReduceOp::kSum, in, 1, reinterpret_cast<char*>(&sum));
+  return Bits(sum);
+}
+
+TEST_F(ParallelTest, ALoopOffTheEventLoopGivesTheSameBitsAsAnyThreadCount) {
+  // A float32 sum over blocks: fixed blocks, so the same bits however many
+  // threads run them, on or off the event loop.
+  const std::vector<float> values = Fractions(3 * kDefaultGrain + 12345, 977);
   ASSERT_TRUE(SetNumThreads(1));
-  float want = 0;
-  Reduce(ReduceOp::kSum, in, 1, reinterpret_cast<char*>(&want));
+  const uint32_t want = SumBits(values);
   for (int threads : {1, 2, 3, 4, OnlineCores()}) {
     ASSERT_TRUE(SetNumThreads(threads));
     for (bool off : {false, true}) {
-      float got = 0;
+      uint32_t got = 0;
       if (off) {
         const OffEventLoop scope;
-        Reduce(ReduceOp::kSum, in, 1, reinterpret_cast<char*>(&got));
+        got = SumBits(values);
       } else {
-        Reduce(ReduceOp::kSum, in, 1, reinterpret_cast<char*>(&got));
+        got = SumBits(values);
       }
-      EXPECT_EQ(Bits(got), Bits(want)) << threads << (off ? " off the event loop" : "");
+      EXPECT_EQ(got, want) << threads << (off ? " off the event loop" : "");
     }
   }
 }
@@ -609,27 +619,17 @@ TEST_F(BackoffTest, ItNeverLosesOrRepeatsWork) {
 // A float32 sum over fixed blocks (src/core/reduce.h) gives the same bits
 // under a back-off (one range, on the caller) as split and as on one thread.
 TEST_F(BackoffTest, ResultsKeepTheirBitsUnderIt) {
-  const int64_t n = 5 * kDefaultGrain + 777;
-  std::vector<float> values(static_cast<size_t>(n));
-  for (size_t i = 0; i < values.size(); ++i) values[i] = 1.0F / static_cast<float>(i % 613 + 1);
-  const int64_t shape[1] = {n};
-  const int64_t strides[1] = {1};
-  const StridedInput in{reinterpret_cast<const char*>(values.data()), Scalar::kFloat32, 1, shape,
-                        strides};
+  const std::vector<float> values = Fractions(5 * kDefaultGrain + 777, 613);
   ASSERT_TRUE(SetNumThreads(1));
-  float want = 0;
-  Reduce(ReduceOp::kSum, in, 1, reinterpret_cast<char*>(&want));
+  const uint32_t want = SumBits(values);
   ASSERT_TRUE(SetNumThreads(2));
   LoseToALatePoolThread();
   ASSERT_TRUE(BackingOff());
-  float backing_off = 0;
-  Reduce(ReduceOp::kSum, in, 1, reinterpret_cast<char*>(&backing_off));
+  const uint32_t backing_off = SumBits(values);
   EXPECT_TRUE(BackingOff());  // still: the sum above ran within the back-off
   SetThreadBackoff(false);
-  float split = 0;
-  Reduce(ReduceOp::kSum, in, 1, reinterpret_cast<char*>(&split));
-  EXPECT_EQ(Bits(backing_off), Bits(want));
-  EXPECT_EQ(Bits(split), Bits(want));
+  EXPECT_EQ(backing_off, want);
+  EXPECT_EQ(SumBits(values), want);
 }
 
 }  // namespace
