@@ -763,7 +763,7 @@ export declare function resultType(...operands: Operand[]): DTypeName;
 export declare function promoteTypes(a: DTypeName | DType, b: DTypeName | DType): DTypeName;
 export declare function canCast(from: DTypeName | DType, to: DTypeName | DType): boolean;
 export declare function broadcastShapes(...shapes: readonly number[][]): number[];
-/** Threads the host loops may use (1..256); default DLPACK_NUM_THREADS, else the online cores. */
+/** Threads the host loops may use (1..256); default DLPACK_NUM_THREADS, else the online cores. Beside busy cores split loops back off (DLPACK_THREAD_BACKOFF, docs/API.md "Threads"). */
 export declare function setNumThreads(n: number): void;
 export declare function getNumThreads(): number;
 export declare function fromDLPack<N extends DTypeName>(x: Tensor<N>, options?: FromDLPackOptions): Tensor<N>;

@@ -158,5 +158,16 @@ function segmentHolders(name) {
 // unaffected.
 const EXIT_SAFE_FLAGS = ['--no-concurrent-sparkplug', '--no-concurrent-recompilation'];
 
+// The differential suites' cases (test/linalg, sort, indexing: each against torch),
+// every DLPACK_TEST_CASE_STRIDE-th of them where that is an integer above 1 (.ci/run
+// sets it for Jest under qemu and under the sanitizers, where each case costs tens of
+// times its native time; the native run on the system Node checks them all). The
+// first case is always kept, and the choice is fixed: the same subset every run.
+function caseSubset(cases, env = process.env) {
+  const stride = Number(env.DLPACK_TEST_CASE_STRIDE);
+  if (!Number.isInteger(stride) || stride <= 1) return cases;
+  return cases.filter((_, i) => i % stride === 0);
+}
+
 module.exports = { producer, consumer, native, collect, turn, expectError, nativeStats, PYTHON, startPython, jsonLines,
-  heldSegments, segmentHolders, EXIT_SAFE_FLAGS };
+  heldSegments, segmentHolders, EXIT_SAFE_FLAGS, caseSubset };

@@ -2,7 +2,7 @@
 // The test helpers' own behaviour: jsonLines (test/helpers.js) must fail a
 // test at once when its child process dies, never leave it to Jest's timeout.
 const { spawn } = require('child_process');
-const { jsonLines } = require('./helpers');
+const { caseSubset, jsonLines } = require('./helpers');
 
 // A Node child running `source`, with stdin and stdout as pipes.
 const child = (source) => jsonLines(spawn(process.execPath, ['-e', source], { stdio: ['pipe', 'pipe', 'inherit'] }));
@@ -43,4 +43,18 @@ describe('jsonLines', () => {
     const stopped = child('process.stdin.on("data", () => {}).on("end", () => process.exit(4))');
     expect(await stopped.stop()).toBe(4);
   }, QUICK);
+});
+
+describe('caseSubset (DLPACK_TEST_CASE_STRIDE)', () => {
+  const cases = Array.from({ length: 10 }, (_, i) => i);
+  test('every case without the variable, or with a stride of 1 or not an integer', () => {
+    for (const env of [{}, { DLPACK_TEST_CASE_STRIDE: '1' }, { DLPACK_TEST_CASE_STRIDE: '2.5' },
+      { DLPACK_TEST_CASE_STRIDE: 'x' }, { DLPACK_TEST_CASE_STRIDE: '-3' }]) {
+      expect(caseSubset(cases, env)).toEqual(cases);
+    }
+  });
+  test('every stride-th case, the first kept, the same each time', () => {
+    expect(caseSubset(cases, { DLPACK_TEST_CASE_STRIDE: '4' })).toEqual([0, 4, 8]);
+    expect(caseSubset(cases, { DLPACK_TEST_CASE_STRIDE: '20' })).toEqual([0]);
+  });
 });

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdlib>
+#include <cstring>
 #include <exception>
 #include <mutex>
 #include <new>
@@ -55,15 +56,34 @@ constexpr auto kCallerSpin = std::chrono::microseconds(100);
 // A loop of fewer grains than this runs on its caller when no pool thread is
 // awake (ParallelFor).
 constexpr int64_t kWakeGrains = 8;
+// How long split loops run on their callers after one whose pool threads
+// made it end later than its caller alone would have (parallel.h "back-off").
+constexpr auto kBackoff = std::chrono::milliseconds(kBackoffMilliseconds);
+// By how much longer than its caller alone would have taken a split loop
+// must take to start a back-off. Waking a sleeping pool thread costs tens of
+// microseconds on a quiet VM, more than half of a loop of a few grains
+// (softmax(-1) of [256, 1000]): without this margin every such loop after a
+// back-off, when the pool has gone to sleep, started the next one, and the
+// loop never split again. A core taken elsewhere costs up to a scheduler
+// tick, milliseconds.
+constexpr auto kBackoffMargin = std::chrono::microseconds(200);
 
-// Spins until ready() or `budget` has passed; returns ready().
+// Spins until ready() or `budget` has passed; returns ready(). With
+// `yield`, every 64 pauses it also offers the core to another runnable
+// thread: on a VM of few vCPUs a woken pool thread is often placed on its
+// caller's core, and its 200 us watch after the loop then kept the caller
+// from running (bench/README.md "Threads beside onnxruntime"). On with the
+// back-off (parallel.h): off, the pool spins as it did before either.
 template <class Ready>
-bool SpinUntil(const Ready& ready, std::chrono::microseconds budget) {
+bool SpinUntil(const Ready& ready, std::chrono::microseconds budget, bool yield) {
   const auto deadline = Clock::now() + budget;
   for (int i = 1;; ++i) {
     if (ready()) return true;
     CpuRelax();
-    if (i % 64 == 0 && Clock::now() >= deadline) return ready();
+    if (i % 64 == 0) {
+      if (yield) std::this_thread::yield();
+      if (Clock::now() >= deadline) return ready();
+    }
   }
 }
 
@@ -100,6 +120,16 @@ class InTask {
 // What a chunk threw (Pool::Run rethrows it on the caller).
 enum class Thrown { kNone, kBadAlloc, kOther };
 
+// What one thread took of a loop: chunks (run, or skipped after a chunk
+// threw) and the elements of those it ran.
+struct Taken {
+  int chunks = 0;
+  int64_t elements = 0;
+};
+
+// The back-off's setting before any SetThreadBackoff(): the environment.
+bool BackoffAtStart() { return BackoffSetting(std::getenv("DLPACK_THREAD_BACKOFF")); }
+
 // One loop at a time; its caller holds `busy` and takes part in it.
 class Pool {
  public:
@@ -111,6 +141,7 @@ class Pool {
   // message. (Not through std::exception_ptr, whose copies GCC 12's
   // libstdc++ exports at CXXABI_1.3.13, above lib/floors.js's floor.)
   void Run(int64_t n, int64_t len, int chunks, const Body& body) {
+    const auto start = Clock::now();
     bool wake = false;
     {
       std::lock_guard<std::mutex> lock(mutex_);
@@ -126,11 +157,14 @@ class Pool {
       wake = sleeping_ > 0;  // a spinning thread sees generation_ by itself
     }
     if (wake) work_.notify_all();
-    const int mine = Claim();
-    done_.fetch_add(mine, std::memory_order_acq_rel);
-    SpinUntil([&] { return Finished(); }, kCallerSpin);
+    const auto claimed = Clock::now();
+    const Taken mine = Claim();
+    const auto own = Clock::now() - claimed;
+    done_.fetch_add(mine.chunks, std::memory_order_acq_rel);
+    SpinUntil([&] { return Finished(); }, kCallerSpin, BackoffOn());
     std::unique_lock<std::mutex> lock(mutex_);
     finished_.wait(lock, [&] { return Finished(); });
+    const auto end = Clock::now();
     body_ = Body{};
     chunks_ = 0;
     Thrown thrown;
@@ -141,11 +175,27 @@ class Pool {
       message.swap(message_);
     }
     lock.unlock();
+    if (thrown == Thrown::kNone && !body.heavy &&
+        LaterThanAlone(n, mine.elements, own, end - start)) {
+      BackOffUntil(end + kBackoff);
+    }
     if (thrown == Thrown::kBadAlloc) throw std::bad_alloc();
     if (thrown == Thrown::kOther) throw std::runtime_error(message);
   }
 
   std::mutex& busy() { return busy_; }
+
+  // The back-off (parallel.h): whether it is on, and whether split loops run
+  // on their callers now because of it. Any thread.
+  bool BackoffOn() const { return backoff_on_.load(std::memory_order_relaxed); }
+  void SetBackoff(bool on) {
+    backoff_on_.store(on, std::memory_order_relaxed);
+    if (!on) backoff_until_.store(0, std::memory_order_relaxed);  // ends one under way
+  }
+  bool BackingOff() const {
+    const Clock::rep until = backoff_until_.load(std::memory_order_relaxed);
+    return until != 0 && BackoffOn() && Clock::now().time_since_epoch().count() < until;
+  }
 
   // Whether a pool thread is watching for the next loop right now.
   bool Awake() const { return spinning_.load(std::memory_order_acquire) > 0; }
@@ -174,26 +224,48 @@ class Pool {
   }
 
  private:
+  // Whether a split loop ended later than its caller would have ended it
+  // alone, by more than kBackoffMargin: the caller ran `elements` of the n
+  // in `own`, so alone it would have taken own * n / elements; the loop took
+  // `total`, from its start to the last pool thread's end. A caller that ran
+  // none, or all, of the loop lost nothing to a pool thread's core.
+  static bool LaterThanAlone(int64_t n, int64_t elements, Clock::duration own,
+                             Clock::duration total) {
+    if (elements <= 0 || elements >= n) return false;
+    const double alone =
+        static_cast<double>(own.count()) * static_cast<double>(n) / static_cast<double>(elements);
+    const auto margin = std::chrono::duration_cast<Clock::duration>(kBackoffMargin);
+    return static_cast<double>(total.count()) > alone + static_cast<double>(margin.count());
+  }
+
+  // Under busy_ (one split loop at a time writes it).
+  void BackOffUntil(Clock::time_point until) {
+    if (BackoffOn())
+      backoff_until_.store(until.time_since_epoch().count(), std::memory_order_relaxed);
+  }
+
   // Every chunk ran and no pool thread is still inside the loop.
   bool Finished() const {
     return done_.load(std::memory_order_acquire) == chunks_ &&
            active_.load(std::memory_order_acquire) == 0;
   }
 
-  // Runs chunks until none is left; returns how many it took (run, or
-  // skipped after a chunk threw). No exception leaves it: a pool thread that
-  // let one escape would end the process (std::terminate), and the caller's
-  // would unwind past Run while pool threads still call the body.
-  int Claim() {
-    int ran = 0;
+  // Runs chunks until none is left; returns what it took. No exception
+  // leaves it: a pool thread that let one escape would end the process
+  // (std::terminate), and the caller's would unwind past Run while pool
+  // threads still call the body.
+  Taken Claim() {
+    Taken taken;
     for (;;) {
       const int i = next_.fetch_add(1, std::memory_order_relaxed);
-      if (i >= chunks_) return ran;
-      ++ran;
+      if (i >= chunks_) return taken;
+      ++taken.chunks;
       if (failed_.load(std::memory_order_acquire)) continue;
       const int64_t begin = i * len_;
+      const int64_t end = std::min(n_, begin + len_);
+      taken.elements += end - begin;
       try {
-        body_(i, begin, std::min(n_, begin + len_));
+        body_(i, begin, end);
       } catch (const std::bad_alloc&) {
         Fail(Thrown::kBadAlloc, "");
       } catch (const std::exception& e) {
@@ -236,7 +308,7 @@ class Pool {
     for (;;) {
       spinning_.fetch_add(1, std::memory_order_acq_rel);
       SpinUntil([&] { return generation_.load(std::memory_order_acquire) != seen; },
-                seen == 0 ? std::chrono::microseconds(0) : kWorkerSpin);
+                seen == 0 ? std::chrono::microseconds(0) : kWorkerSpin, BackoffOn());
       spinning_.fetch_sub(1, std::memory_order_acq_rel);
       std::unique_lock<std::mutex> lock(mutex_);
       ++sleeping_;
@@ -246,8 +318,8 @@ class Pool {
       if (chunks_ == 0) continue;  // woke after that loop ended
       active_.fetch_add(1, std::memory_order_relaxed);
       lock.unlock();
-      const int ran = Claim();
-      done_.fetch_add(ran, std::memory_order_acq_rel);
+      const Taken ran = Claim();
+      done_.fetch_add(ran.chunks, std::memory_order_acq_rel);
       lock.lock();
       // Under the lock: a caller between its predicate check and its wait
       // cannot miss this.
@@ -271,7 +343,9 @@ class Pool {
   std::atomic<int> active_{0};
   std::atomic<int> next_{0};
   std::atomic<Clock::rep> last_end_{0};
-  std::atomic<bool> failed_{false};  // a chunk of this loop threw
+  std::atomic<bool> backoff_on_{BackoffAtStart()};
+  std::atomic<Clock::rep> backoff_until_{0};  // 0: no back-off under way
+  std::atomic<bool> failed_{false};           // a chunk of this loop threw
   std::mutex error_mutex_;
   Thrown thrown_ = Thrown::kNone;  // the first exception a chunk threw (error_mutex_)
   std::string message_;            // its message, for Thrown::kOther
@@ -302,6 +376,18 @@ bool SetNumThreads(int n) {
 }
 
 bool InParallelRegion() { return t_in_task; }
+
+bool BackoffSetting(const char* value) {
+  if (value != nullptr && std::strcmp(value, "0") == 0) return false;
+  if (value != nullptr && std::strcmp(value, "1") == 0) return true;
+  return kBackoffByDefault;
+}
+
+void SetThreadBackoff(bool on) { ThePool().SetBackoff(on); }
+
+bool ThreadBackoff() { return ThePool().BackoffOn(); }
+
+bool BackingOff() { return ThePool().BackingOff(); }
 
 int OnlineCores() {
   static const int cores = [] {
@@ -346,6 +432,14 @@ void Split(int64_t n, int64_t grain, int max_chunks, const Body& body) {
     return;
   }
   Pool& pool = ThePool();
+  if (!body.heavy && pool.BackingOff()) {
+    // A recent split loop ended later than its caller alone would have: the
+    // cores are taken elsewhere (parallel.h "back-off"). This thread runs it.
+    const EndsLoop ends{pool};
+    const InTask in_task;  // as in a split loop: a loop nested in it runs inline
+    body(0, 0, n);
+    return;
+  }
   std::unique_lock<std::mutex> busy(pool.busy(), std::try_to_lock);
   if (!busy.owns_lock()) {  // another thread's loop has the pool: no oversubscription
     body(0, 0, n);

@@ -30,6 +30,25 @@
 // back), is split. The caller
 // runs it as a task, as in a split loop: a loop nested in it runs inline.
 //
+// The back-off, beside other thread pools (onnxruntime's, another process):
+// the pool cannot see that the cores are taken, and a split loop whose pool
+// thread waits for a core (up to a scheduler tick) ends later than its caller
+// would have ended it alone. When a split loop did, by more than 200 us (its
+// caller ran e of its n elements in t, and the loop took longer than
+// t * n / e, from its start to its last thread's end; 200 us is above a
+// quiet VM's wake-up of a pool thread), the
+// ParallelFor and ParallelForChunks loops of the next kBackoffMilliseconds
+// run on their callers, as tasks, whatever their size; then loops split
+// again, and the first that loses starts another back-off. ParallelChunks'
+// loops (heavy indices, chunks of milliseconds against a tick) neither start
+// nor follow it. With it the spins above also yield the core every 64 pauses
+// (a woken pool thread placed on its caller's core otherwise kept the caller
+// off it for its whole watch). It changes which thread runs which range,
+// never a result (see above). On by default; the environment variable
+// DLPACK_THREAD_BACKOFF ("0" off, "1" on) or SetThreadBackoff() sets it; off,
+// the pool splits and spins as before it. The state is the pool's, read and
+// written with atomics: any thread.
+//
 // The pool's threads are started on first use, live until the process ends
 // and are never joined (they may outlive every environment; the module is
 // linked with -z nodelete so their code stays mapped).
@@ -81,10 +100,10 @@ class OffEventLoop {
 // `grain` long (but the last), on up to LoopThreads(GetNumThreads(),
 // OnlineCores(), inside an OffEventLoop scope) threads including the caller,
 // and returns when all have run. n <= grain, one thread, a busy pool, a call
-// from inside a task, or fewer than 8 grains while no pool thread is awake:
-// one call fn(0, n) on this thread. The split depends on n, grain and that
-// thread count, and for a small loop on whether the pool is awake: results
-// never depend on it (see above).
+// from inside a task, fewer than 8 grains while no pool thread is awake, or
+// a back-off under way: one call fn(0, n) on this thread. The split depends
+// on n, grain and that thread count, for a small loop on whether the pool is
+// awake, and on the back-off: results never depend on it (see above).
 //
 // Exceptions (issue 37, finding 2): fn should not throw, and an engine
 // allocates its scratch before the split (src/core/scratch.h) so that it
@@ -117,6 +136,20 @@ int MaxChunks(int64_t n, int64_t grain);
 // count has become since MaxChunks() was asked.
 void ParallelForChunks(int64_t n, int64_t grain, int max_chunks,
                        const std::function<void(int, int64_t, int64_t)>& fn);
+
+// The back-off (above): how long it lasts, whether it is on before any
+// SetThreadBackoff() when DLPACK_THREAD_BACKOFF is unset or neither "0" nor
+// "1", and the setting a value of that variable gives (pure; nullptr: unset).
+constexpr int kBackoffMilliseconds = 100;
+constexpr bool kBackoffByDefault = true;
+bool BackoffSetting(const char* value);
+// Turns the back-off on or off for loops started afterwards (off also ends
+// one under way: the split is then the size's, grain's and thread count's
+// alone, as the tests that pin it need). Any thread.
+void SetThreadBackoff(bool on);
+bool ThreadBackoff();
+// Whether split loops run on their callers now because of a back-off.
+bool BackingOff();
 
 // True while this thread runs a chunk of a split loop (a pool thread, or the
 // caller taking part in its own loop).

@@ -1,7 +1,9 @@
 // The host thread pool (src/core/parallel.h): every index once, the split
 // independent of timing, inline when busy or nested, many callers at once,
 // loops back to back or spaced out (the pool's spin, then its block); off the
-// event loop a loop leaves a core (LoopThreads), with the same results.
+// event loop a loop leaves a core (LoopThreads), with the same results; the
+// back-off beside other pools (a late pool thread starts it, it ends, it
+// loses no work, results keep their bits).
 #include "parallel.h"
 
 #include <gtest/gtest.h>
@@ -29,11 +31,22 @@
 namespace dlnode {
 namespace {
 
+// The back-off is off in these tests: they pin the split (the same ranges
+// for the same size, grain and thread count), which a loaded machine's late
+// pool thread would otherwise change. BackoffTest below turns it on.
 class ParallelTest : public ::testing::Test {
  protected:
-  void SetUp() override { saved_ = GetNumThreads(); }
-  void TearDown() override { SetNumThreads(saved_); }
+  void SetUp() override {
+    saved_ = GetNumThreads();
+    saved_backoff_ = ThreadBackoff();
+    SetThreadBackoff(false);
+  }
+  void TearDown() override {
+    SetNumThreads(saved_);
+    SetThreadBackoff(saved_backoff_);
+  }
   int saved_ = 1;
+  bool saved_backoff_ = kBackoffByDefault;
 };
 
 TEST_F(ParallelTest, CoversEveryIndexOnceForAnyThreadCount) {
@@ -145,30 +158,40 @@ uint32_t Bits(float v) {
   return bits;
 }
 
-TEST_F(ParallelTest, ALoopOffTheEventLoopGivesTheSameBitsAsAnyThreadCount) {
-  // A float32 sum over blocks (src/core/reduce.h): fixed blocks, so the same
-  // bits however many threads run them, on or off the event loop.
-  const int64_t n = 3 * kDefaultGrain + 12345;
+// n float32 values 1 / (i % period + 1), and the bits of their sum over
+// fixed blocks (src/core/reduce.h) at the thread count and back-off of now.
+std::vector<float> Fractions(int64_t n, size_t period) {
   std::vector<float> values(static_cast<size_t>(n));
-  for (size_t i = 0; i < values.size(); ++i) values[i] = 1.0F / static_cast<float>(i % 977 + 1);
-  const int64_t shape[1] = {n};
+  for (size_t i = 0; i < values.size(); ++i) values[i] = 1.0F / static_cast<float>(i % period + 1);
+  return values;
+}
+uint32_t SumBits(const std::vector<float>& values) {
+  const int64_t shape[1] = {static_cast<int64_t>(values.size())};
   const int64_t strides[1] = {1};
   const StridedInput in{reinterpret_cast<const char*>(values.data()), Scalar::kFloat32, 1, shape,
                         strides};
+  float sum = 0;
+  Reduce(ReduceOp::kSum, in, 1, reinterpret_cast<char*>(&sum));
+  return Bits(sum);
+}
+
+TEST_F(ParallelTest, ALoopOffTheEventLoopGivesTheSameBitsAsAnyThreadCount) {
+  // A float32 sum over blocks: fixed blocks, so the same bits however many
+  // threads run them, on or off the event loop.
+  const std::vector<float> values = Fractions(3 * kDefaultGrain + 12345, 977);
   ASSERT_TRUE(SetNumThreads(1));
-  float want = 0;
-  Reduce(ReduceOp::kSum, in, 1, reinterpret_cast<char*>(&want));
+  const uint32_t want = SumBits(values);
   for (int threads : {1, 2, 3, 4, OnlineCores()}) {
     ASSERT_TRUE(SetNumThreads(threads));
     for (bool off : {false, true}) {
-      float got = 0;
+      uint32_t got = 0;
       if (off) {
         const OffEventLoop scope;
-        Reduce(ReduceOp::kSum, in, 1, reinterpret_cast<char*>(&got));
+        got = SumBits(values);
       } else {
-        Reduce(ReduceOp::kSum, in, 1, reinterpret_cast<char*>(&got));
+        got = SumBits(values);
       }
-      EXPECT_EQ(Bits(got), Bits(want)) << threads << (off ? " off the event loop" : "");
+      EXPECT_EQ(got, want) << threads << (off ? " off the event loop" : "");
     }
   }
 }
@@ -314,6 +337,8 @@ int ProcessThreads() {
 // the whole binary an earlier test has started it, and the count stays.)
 TEST_F(ParallelTest, ASpacedSmallLoopLeavesThePoolAlone) {
   ASSERT_TRUE(SetNumThreads(2));
+  // Past the watch of any pool an earlier test in this process left awake.
+  std::this_thread::sleep_for(std::chrono::milliseconds(5));
   const int before = ProcessThreads();
   ASSERT_GT(before, 0);
   std::atomic<int> count{0};
@@ -431,6 +456,180 @@ TEST_F(ParallelTest, ChunkNumbersIndexScratchOneUserAtATime) {
     }
   }
   EXPECT_EQ(MaxChunks(0, 10), 1);
+}
+
+// The back-off (parallel.h), on.
+class BackoffTest : public ParallelTest {
+ protected:
+  void SetUp() override {
+    ParallelTest::SetUp();
+    SetThreadBackoff(true);
+  }
+};
+
+using Clock = std::chrono::steady_clock;
+
+// Runs split loops of 1000 in grains of 100 on 2 threads whose pool thread's
+// chunk sleeps 20 ms and the caller's 2 ms, until the caller and a pool
+// thread each take a chunk (a sleeping pool thread may wake after the caller
+// took both; two awake ones may take both before it); returns when the loop
+// they shared was called, every index run once each time.
+Clock::time_point LoseToALatePoolThread() {
+  const auto self = std::this_thread::get_id();
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    std::vector<std::atomic<int>> hits(1000);
+    std::atomic<bool> helped{false};
+    std::atomic<bool> took_part{false};
+    const auto called = Clock::now();
+    ParallelFor(1000, 100, [&](int64_t b, int64_t e) {
+      const bool pool_thread = std::this_thread::get_id() != self;
+      (pool_thread ? helped : took_part) = true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(pool_thread ? 20 : 2));
+      for (int64_t i = b; i < e; ++i) hits[static_cast<size_t>(i)]++;
+    });
+    for (const auto& h : hits) EXPECT_EQ(h.load(), 1);
+    if (helped && took_part) return called;
+  }
+  ADD_FAILURE() << "the caller and a pool thread never shared a split loop in 100";
+  return Clock::now();
+}
+
+// The threads ParallelFor(n, grain) ran its ranges on, and the ranges.
+struct Ran {
+  std::set<std::thread::id> threads;
+  std::set<std::pair<int64_t, int64_t>> ranges;
+};
+Ran RanOf(int64_t n, int64_t grain) {
+  std::mutex m;
+  Ran ran;
+  ParallelFor(n, grain, [&](int64_t b, int64_t e) {
+    std::lock_guard<std::mutex> lock(m);
+    ran.threads.insert(std::this_thread::get_id());
+    ran.ranges.emplace(b, e);
+  });
+  return ran;
+}
+
+TEST(BackoffSettingTest, TheEnvironmentTurnsItOnOrOff) {
+  EXPECT_FALSE(BackoffSetting("0"));
+  EXPECT_TRUE(BackoffSetting("1"));
+  EXPECT_EQ(BackoffSetting(nullptr), kBackoffByDefault);
+  EXPECT_EQ(BackoffSetting(""), kBackoffByDefault);
+  EXPECT_EQ(BackoffSetting("off"), kBackoffByDefault);
+  EXPECT_EQ(BackoffSetting("00"), kBackoffByDefault);
+}
+
+// A split loop that ends later than its caller alone would have (its pool
+// thread's chunk took ten times the caller's) starts the back-off: loops of
+// any size then run on their callers, in one range, as tasks; ParallelChunks
+// still splits. It ends kBackoffMilliseconds after that loop, and a loop
+// whose caller's part is the long one splits again and starts none.
+TEST_F(BackoffTest, ALatePoolThreadStartsItAndItEnds) {
+  ASSERT_TRUE(SetNumThreads(2));
+  EXPECT_FALSE(BackingOff());
+  const auto called = LoseToALatePoolThread();
+  ASSERT_TRUE(BackingOff());
+  const Ran big = RanOf(1 << 20, 10);
+  EXPECT_EQ(big.ranges, (std::set<std::pair<int64_t, int64_t>>{{0, 1 << 20}}));
+  EXPECT_EQ(big.threads, std::set<std::thread::id>{std::this_thread::get_id()});
+  std::atomic<int> in_region{0};
+  ParallelFor(64, 1, [&](int64_t, int64_t) {
+    if (InParallelRegion()) in_region++;  // run as a task: a nested loop runs inline
+  });
+  EXPECT_EQ(in_region.load(), 1);
+  EXPECT_FALSE(InParallelRegion());
+  std::atomic<int> heavy{0};
+  ParallelChunks(8, 2, [&](int64_t, int64_t, int) {
+    heavy++;
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+  });
+  EXPECT_EQ(heavy.load(), 2);
+  while (BackingOff() && Clock::now() - called < std::chrono::seconds(5)) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  EXPECT_FALSE(BackingOff());
+  EXPECT_GE(Clock::now() - called, std::chrono::milliseconds(kBackoffMilliseconds));
+  const auto self = std::this_thread::get_id();
+  std::atomic<int> ranges{0};
+  ParallelFor(1000, 100, [&](int64_t, int64_t) {
+    ranges++;
+    if (std::this_thread::get_id() == self)
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  });
+  EXPECT_EQ(ranges.load(), 2);
+  EXPECT_FALSE(BackingOff());
+}
+
+// Turned off, a back-off under way ends at once and a late pool thread
+// starts none: the split is the size's, grain's and thread count's again.
+TEST_F(BackoffTest, TurningItOffEndsItAndKeepsTheSplit) {
+  ASSERT_TRUE(SetNumThreads(2));
+  LoseToALatePoolThread();
+  ASSERT_TRUE(BackingOff());
+  SetThreadBackoff(false);
+  EXPECT_FALSE(ThreadBackoff());
+  EXPECT_FALSE(BackingOff());
+  EXPECT_EQ(RanOf(1000, 100).ranges.size(), 2u);
+  LoseToALatePoolThread();
+  EXPECT_FALSE(BackingOff());
+  EXPECT_EQ(RanOf(1000, 100).ranges.size(), 2u);
+  SetThreadBackoff(true);
+  EXPECT_TRUE(ThreadBackoff());
+  EXPECT_FALSE(BackingOff());  // turning it on starts none
+}
+
+// Callers on several threads, some of whose loops lose to a late pool
+// thread while the others run (split, inline beside a busy pool, or on
+// their callers under the back-off): every index runs once per loop, and a
+// ParallelForChunks chunk never has two users at once.
+TEST_F(BackoffTest, ItNeverLosesOrRepeatsWork) {
+  ASSERT_TRUE(SetNumThreads(3));
+  constexpr int kCallers = 4;
+  std::vector<std::thread> callers;
+  std::atomic<int> wrong{0};
+  std::atomic<int> shared{0};
+  for (int c = 0; c < kCallers; ++c) {
+    callers.emplace_back([&, c] {
+      const auto self = std::this_thread::get_id();
+      for (int round = 0; round < 60; ++round) {
+        const int64_t n = 3000 + c * 37 + round;
+        const bool late = (round + c) % 4 == 0;
+        std::vector<std::atomic<int>> hits(static_cast<size_t>(n));
+        const int chunks = MaxChunks(n, 100);
+        std::vector<std::atomic<int>> users(static_cast<size_t>(chunks));
+        ParallelForChunks(n, 100, chunks, [&](int chunk, int64_t b, int64_t e) {
+          if (users[static_cast<size_t>(chunk)]++ != 0) shared++;
+          if (late && std::this_thread::get_id() != self) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(3));
+          }
+          for (int64_t i = b; i < e; ++i) hits[static_cast<size_t>(i)]++;
+          users[static_cast<size_t>(chunk)]--;
+        });
+        for (const auto& h : hits) {
+          if (h.load() != 1) wrong++;
+        }
+      }
+    });
+  }
+  for (auto& t : callers) t.join();
+  EXPECT_EQ(wrong.load(), 0);
+  EXPECT_EQ(shared.load(), 0);
+}
+
+// A float32 sum over fixed blocks (src/core/reduce.h) gives the same bits
+// under a back-off (one range, on the caller) as split and as on one thread.
+TEST_F(BackoffTest, ResultsKeepTheirBitsUnderIt) {
+  const std::vector<float> values = Fractions(5 * kDefaultGrain + 777, 613);
+  ASSERT_TRUE(SetNumThreads(1));
+  const uint32_t want = SumBits(values);
+  ASSERT_TRUE(SetNumThreads(2));
+  LoseToALatePoolThread();
+  ASSERT_TRUE(BackingOff());
+  const uint32_t backing_off = SumBits(values);
+  EXPECT_TRUE(BackingOff());  // still: the sum above ran within the back-off
+  SetThreadBackoff(false);
+  EXPECT_EQ(backing_off, want);
+  EXPECT_EQ(SumBits(values), want);
 }
 
 }  // namespace
