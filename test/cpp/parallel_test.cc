@@ -24,7 +24,7 @@
 #include <utility>
 #include <vector>
 
-#include "reduce.h"
+#include "compute/reduce.h"
 
 namespace dlnode {
 namespace {
@@ -146,7 +146,7 @@ uint32_t Bits(float v) {
 }
 
 TEST_F(ParallelTest, ALoopOffTheEventLoopGivesTheSameBitsAsAnyThreadCount) {
-  // A float32 sum over blocks (src/core/reduce.h): fixed blocks, so the same
+  // A float32 sum over blocks (src/core/compute/reduce.h): fixed blocks, so the same
   // bits however many threads run them, on or off the event loop.
   const int64_t n = 3 * kDefaultGrain + 12345;
   std::vector<float> values(static_cast<size_t>(n));
