@@ -1,8 +1,8 @@
 'use strict';
 // Reductions, softmax and topk (docs/API.md "Reductions"), torch's names and
 // rules: dims (one, a list, none = all; negative from the end), keepdim, the
-// result dtypes (src/core/reduce.h, handed over at load), results and `out`.
-// The loops are native (src/core/reduce.h) and split across threads; a sum
+// result dtypes (src/core/compute/reduce.h, handed over at load), results and `out`.
+// The loops are native (src/core/compute/reduce.h) and split across threads; a sum
 // gives the same bits for any thread count. Every op but complex ones also
 // runs on a CUDA tensor's device (src/core/cuda_ops.h): sum, mean, amax,
 // amin as DeviceReduceRows, max/min/argmax/argmin/topk as DeviceRowPicks,

@@ -4,7 +4,7 @@
 #include <string>
 
 #include "../core/layout.h"
-#include "../core/reduce.h"
+#include "../core/compute/reduce.h"
 #include "async_op.h"
 #include "convention.h"
 #include "env_state.h"

@@ -1,4 +1,4 @@
-// Reductions, softmax and topk over host tensors (src/core/reduce.h);
+// Reductions, softmax and topk over host tensors (src/core/compute/reduce.h);
 // lib/reduce.js validates, allocates and calls these through lib/binding.js.
 #ifndef DLPACK_NODE_ADDON_REDUCE_H_
 #define DLPACK_NODE_ADDON_REDUCE_H_
@@ -8,7 +8,7 @@
 namespace dlnode {
 
 // () -> { ops: { sum: 0, ... }, results: [op][dtype index] -> the result's
-// dtype index, or -1 where the op refuses the dtype } (src/core/reduce.h).
+// dtype index, or -1 where the op refuses the dtype } (src/core/compute/reduce.h).
 Napi::Value ReduceTable(const Napi::CallbackInfo& info);
 
 // (op, srcBytes, srcOffset, srcDtype, reduced, dstBytes, dstOffset): sum,

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <utility>
 
 #include "layout.h"
 #include "parallel.h"
@@ -51,6 +52,42 @@ inline void Coalesce(Plan* p) {
   p->ndim = out;
 }
 
+// Orders the dims so that strides shrink from the outside in, the innermost
+// the smallest (TensorIterator::reorder_dimensions): dim i moves inside dim j
+// when the first operand whose strides at both are non-zero and differ steps
+// over i with the smaller one (in magnitude); dims no operand tells apart keep
+// their order. Only for walks whose order decides nothing but speed.
+inline void ReorderByStride(Plan* p) {
+  auto inside = [p](int i, int j) {  // whether dim i belongs inside dim j
+    for (int k = 0; k < p->n; ++k) {
+      const int64_t a = p->strides[k][i] < 0 ? -p->strides[k][i] : p->strides[k][i];
+      const int64_t b = p->strides[k][j] < 0 ? -p->strides[k][j] : p->strides[k][j];
+      if (a == 0 || b == 0 || a == b) continue;
+      return a < b;
+    }
+    return false;
+  };
+  for (int i = 1; i < p->ndim; ++i) {
+    for (int j = i; j > 0 && inside(j - 1, j); --j) {
+      std::swap(p->shape[j - 1], p->shape[j]);
+      for (int k = 0; k < p->n; ++k) std::swap(p->strides[k][j - 1], p->strides[k][j]);
+    }
+  }
+}
+
+// The one index-to-offset rule: flat row-major index `linear` of p as an index
+// per dim and an offset per operand (in the units of p's strides).
+inline void Unravel(const Plan& p, int64_t linear, int64_t* index, int64_t* offsets) {
+  for (int d = p.ndim - 1; d >= 0; --d) {
+    index[d] = linear % p.shape[d];
+    linear /= p.shape[d];
+  }
+  for (int k = 0; k < p.n; ++k) {
+    offsets[k] = 0;
+    for (int d = 0; d < p.ndim; ++d) offsets[k] += index[d] * p.strides[k][d];
+  }
+}
+
 // Walks [begin, end) of the flat row-major index space of p, one innermost run
 // at a time: inner(ptrs, byte_strides, count).
 template <typename Inner>
@@ -65,16 +102,12 @@ void Walk(const Plan& p, int64_t begin, int64_t end, const Inner& inner) {
   const int last = p.ndim - 1;
   const int64_t row = p.shape[last];
   int64_t index[kMaxDims] = {};
-  int64_t rest = begin;
-  for (int d = last; d >= 0; --d) {
-    index[d] = rest % p.shape[d];
-    rest /= p.shape[d];
-  }
+  int64_t offsets[kMaxOperands];
+  Unravel(p, begin, index, offsets);
   char* ptrs[kMaxOperands];
   int64_t inner_strides[kMaxOperands];
   for (int k = 0; k < p.n; ++k) {
-    ptrs[k] = p.first[k];
-    for (int d = 0; d < p.ndim; ++d) ptrs[k] += index[d] * p.strides[k][d];
+    ptrs[k] = p.first[k] + offsets[k];
     inner_strides[k] = p.strides[k][last];
   }
   int64_t at = begin;

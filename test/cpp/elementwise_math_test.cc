@@ -24,7 +24,7 @@
 #include "compute/elementwise.h"
 #include "convert.h"
 #include "cuda_ops.h"
-#include "reduce.h"
+#include "compute/reduce.h"
 
 namespace {
 

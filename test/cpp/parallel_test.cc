@@ -26,7 +26,7 @@
 #include <utility>
 #include <vector>
 
-#include "reduce.h"
+#include "compute/reduce.h"
 
 namespace dlnode {
 namespace {
@@ -159,7 +159,7 @@ uint32_t Bits(float v) {
 }
 
 // n float32 values 1 / (i % period + 1), and the bits of their sum over
-// fixed blocks (src/core/reduce.h) at the thread count and back-off of now.
+// fixed blocks (src/core/compute/reduce.h) at the thread count and back-off of now.
 std::vector<float> Fractions(int64_t n, size_t period) {
   std::vector<float> values(static_cast<size_t>(n));
   for (size_t i = 0; i < values.size(); ++i) values[i] = 1.0F / static_cast<float>(i % period + 1);

@@ -1,7 +1,7 @@
-// src/core/reduce: result dtypes, pairwise sums (accuracy, and the same bits
+// src/core/compute/reduce*: result dtypes, pairwise sums (accuracy, and the same bits
 // for any thread count), strided and negative-stride inputs, NaN rules,
 // first-index ties, softmax stability and topk order.
-#include "reduce.h"
+#include "compute/reduce.h"
 
 #include <gtest/gtest.h>
 
@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "parallel.h"
+#include "strided_loop.h"
 
 namespace {
 
@@ -428,6 +429,95 @@ TEST_F(ReduceTest, TopKOrdersNanFirstAndTiesByIndex) {
   dlnode::TopK(Input(v.data() + 5, Scalar::kFloat32, {6}, {-1}), 0, 2, false, true,
                reinterpret_cast<char*>(values.data()), indices.data(), strides);
   EXPECT_EQ((std::vector<int64_t>{indices[0], indices[1]}), (std::vector<int64_t>{5, 1}));
+}
+
+// The walk's reorder (reduce_walk.h, strided_loop.h): strides shrink from the
+// outside in, decided by the first operand that tells two dims apart (a zero
+// stride tells nothing), ties keeping their order.
+TEST(ReduceWalk, ReorderByStrideSortsByTheFirstOperandThatDiffers) {
+  dlnode::strided::Plan p;
+  p.ndim = 3;
+  p.n = 2;
+  const int64_t shape[3] = {2, 3, 4};
+  const int64_t s0[3] = {1, 0, 2};     // the output: dim 1 broadcast
+  const int64_t s1[3] = {-12, 4, 12};  // the input decides dim 1 against the others
+  for (int d = 0; d < 3; ++d) {
+    p.shape[d] = shape[d];
+    p.strides[0][d] = s0[d];
+    p.strides[1][d] = s1[d];
+  }
+  dlnode::strided::ReorderByStride(&p);
+  EXPECT_EQ(std::vector<int64_t>(p.shape, p.shape + 3), (std::vector<int64_t>{4, 2, 3}));
+  EXPECT_EQ(std::vector<int64_t>(p.strides[0], p.strides[0] + 3), (std::vector<int64_t>{2, 1, 0}));
+  EXPECT_EQ(std::vector<int64_t>(p.strides[1], p.strides[1] + 3),
+            (std::vector<int64_t>{12, -12, 4}));
+}
+
+TEST(ReduceWalk, UnravelGivesEachOperandsOffset) {
+  dlnode::strided::Plan p;
+  p.ndim = 2;
+  p.n = 2;
+  p.shape[0] = 3;
+  p.shape[1] = 5;
+  p.strides[0][0] = 5;
+  p.strides[0][1] = 1;
+  p.strides[1][0] = -1;
+  p.strides[1][1] = 3;
+  int64_t index[2];
+  int64_t offsets[2];
+  dlnode::strided::Unravel(p, 13, index, offsets);  // row 2, column 3
+  EXPECT_EQ(index[0], 2);
+  EXPECT_EQ(index[1], 3);
+  EXPECT_EQ(offsets[0], 13);
+  EXPECT_EQ(offsets[1], -2 + 9);
+}
+
+// The lanes are walked in the output's stride order, then coalesced: every
+// output layout gets the same values at the same logical places, at any
+// thread count.
+TEST_F(ReduceTest, LanesGiveTheSameResultsInAnyOutputLayout) {
+  const std::vector<float> v = Random(4 * 6 * 50, 11);
+  const std::vector<int64_t> shape = {4, 6, 50};
+  const std::vector<int64_t> strides = {300, 50, 1};
+  for (int threads : {1, 3}) {
+    dlnode::SetNumThreads(threads);
+    std::vector<float> row_major(v.size());
+    std::vector<float> transposed(v.size());
+    const int64_t rm[3] = {300, 50, 1};
+    const int64_t tr[3] = {50, 200, 1};  // dims 0 and 1 swapped in memory
+    for (ReduceOp op : {ReduceOp::kSoftmax, ReduceOp::kLogSoftmax}) {
+      dlnode::Softmax(op, Input(v.data(), Scalar::kFloat32, shape, strides), 2,
+                      reinterpret_cast<char*>(row_major.data()), rm);
+      dlnode::Softmax(op, Input(v.data(), Scalar::kFloat32, shape, strides), 2,
+                      reinterpret_cast<char*>(transposed.data()), tr);
+      for (int64_t i = 0; i < 4; ++i) {
+        for (int64_t j = 0; j < 6; ++j) {
+          for (int64_t x = 0; x < 50; ++x) {
+            ASSERT_EQ(Bits(row_major[i * 300 + j * 50 + x]),
+                      Bits(transposed[i * 50 + j * 200 + x]));
+          }
+        }
+      }
+    }
+    std::vector<float> values_rm(24 * 3);
+    std::vector<float> values_tr(24 * 3);
+    std::vector<int64_t> indices_rm(24 * 3);
+    std::vector<int64_t> indices_tr(24 * 3);
+    const int64_t krm[3] = {18, 3, 1};
+    const int64_t ktr[3] = {3, 12, 1};
+    dlnode::TopK(Input(v.data(), Scalar::kFloat32, shape, strides), 2, 3, true, true,
+                 reinterpret_cast<char*>(values_rm.data()), indices_rm.data(), krm);
+    dlnode::TopK(Input(v.data(), Scalar::kFloat32, shape, strides), 2, 3, true, true,
+                 reinterpret_cast<char*>(values_tr.data()), indices_tr.data(), ktr);
+    for (int64_t i = 0; i < 4; ++i) {
+      for (int64_t j = 0; j < 6; ++j) {
+        for (int64_t x = 0; x < 3; ++x) {
+          ASSERT_EQ(values_rm[i * 18 + j * 3 + x], values_tr[i * 3 + j * 12 + x]);
+          ASSERT_EQ(indices_rm[i * 18 + j * 3 + x], indices_tr[i * 3 + j * 12 + x]);
+        }
+      }
+    }
+  }
 }
 
 }  // namespace

@@ -26,7 +26,7 @@
 #include "compute/elementwise.h"
 #include "convert.h"
 #include "parallel.h"
-#include "reduce.h"
+#include "compute/reduce.h"
 
 // A request past what any machine has must come back as NULL (glibc's
 // answer), not as AddressSanitizer's abort, for the bad_alloc to be seen.

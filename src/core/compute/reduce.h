@@ -19,12 +19,12 @@
 //  - NaN propagates through amax/amin/max/min; max/min/argmax/argmin give the
 //    first index of the extreme (the first NaN when there is one); topk counts
 //    NaN as larger than every number (torch's order), equal values by index.
-#ifndef DLPACK_NODE_CORE_REDUCE_H_
-#define DLPACK_NODE_CORE_REDUCE_H_
+#ifndef DLPACK_NODE_CORE_COMPUTE_REDUCE_H_
+#define DLPACK_NODE_CORE_COMPUTE_REDUCE_H_
 
 #include <cstdint>
 
-#include "convert.h"
+#include "../convert.h"
 
 // X(jsName, Constant): every operation of this unit (lib/reduce.js reads the
 // list and the result dtypes at load).
@@ -94,4 +94,4 @@ void TopK(const StridedInput& in, int dim, int64_t k, bool largest, bool sorted,
 
 }  // namespace dlnode
 
-#endif  // DLPACK_NODE_CORE_REDUCE_H_
+#endif  // DLPACK_NODE_CORE_COMPUTE_REDUCE_H_
