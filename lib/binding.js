@@ -388,39 +388,27 @@ function cudaSoftmaxRows(device, dtypeIndex, log, stream, inHandle, inOffset, ou
   native.cudaSoftmaxRows(device, dtypeIndex, log, stream, inHandle, inOffset, outHandle, outOffset, rows, n);
 }
 
-// dl.normalize's one pass into float32 as a kernel on CUDA device `device`
-// (src/addon/cuda.h CudaNormalize), enqueued on `stream`: out and input are
-// storage handles with their byte offsets and strides. False, with nothing
-// enqueued, where the one-pass kernel does not take the case.
+// dl.normalize's one pass (src/addon/normalize.h): on the host (device
+// HOST_DEVICE) or as the one-pass kernel on CUDA device `device`, enqueued on
+// `stream`; out and input are their memory (hostArg on the host, nativeArg on
+// a device) with byte offsets and strides. True where the pass ran (always on
+// the host); false, with nothing enqueued, where the device's kernel does not
+// take the case. With `stage` (the host's async form), a Promise instead.
 /**
- * @param {number} device @param {number} inDtype @param {bigint} stream @param {readonly number[]} shape
- * @param {StorageHandle} outHandle @param {number} outOffset @param {readonly number[]} outStrides
- * @param {StorageHandle} inHandle @param {number} inOffset @param {readonly number[]} inStrides
- * @param {Float64Array} meanStd @param {number} scale
- * @returns {boolean}
+ * @param {number} device @param {number} inDtype @param {number} outDtype @param {bigint} stream
+ * @param {readonly number[]} shape @param {HostMemory | StorageHandle} out @param {number} outOffset
+ * @param {readonly number[]} outStrides @param {HostMemory | StorageHandle} input @param {number} inOffset
+ * @param {readonly number[]} inStrides @param {Float64Array} meanStd @param {number} scale
+ * @param {number} [stage]
+ * @returns {boolean | Promise<void>}
  */
-function cudaNormalize(device, inDtype, stream, shape, outHandle, outOffset, outStrides, inHandle, inOffset, inStrides,
-  meanStd, scale) {
-  writeShape(shape, outStrides);
-  writeSourceStrides(inStrides);
-  return native.cudaNormalize(device, inDtype, stream, outHandle, outOffset, inHandle, inOffset, meanStd, scale);
-}
-
-// dl.normalize's one pass (src/addon/ops.h NormalizeOnHost).
-/**
- * @param {number} inDtype @param {number} outDtype @param {readonly number[]} shape @param {HostMemory} out
- * @param {number} outOffset @param {readonly number[]} outStrides @param {HostMemory} input
- * @param {number} inOffset @param {readonly number[]} inStrides @param {Float64Array | number[]} meanStd
- * @param {number} scale @param {number} [stage]
- * @returns {void | Promise<void>}
- */
-function normalize(inDtype, outDtype, shape, out, outOffset, outStrides, input, inOffset, inStrides, meanStd,
-  scale, stage = undefined) {
+function normalize(device, inDtype, outDtype, stream, shape, out, outOffset, outStrides, input, inOffset, inStrides,
+  meanStd, scale, stage = undefined) {
   writeShape(shape, outStrides);
   writeSourceStrides(inStrides);
   return stage !== undefined ?
-    native.normalizeAsync(inDtype, outDtype, out, outOffset, input, inOffset, meanStd, scale, stage) :
-    native.normalize(inDtype, outDtype, out, outOffset, input, inOffset, meanStd, scale);
+    native.normalizeAsync(device, inDtype, outDtype, stream, out, outOffset, input, inOffset, meanStd, scale, stage) :
+    native.normalize(device, inDtype, outDtype, stream, out, outOffset, input, inOffset, meanStd, scale);
 }
 
 // The reductions' op numbers and result dtypes (src/addon/reduce.h).
@@ -613,7 +601,7 @@ function interpolateNchw(input, bilinear, alignCorners, scaleH, scaleW, out) {
 }
 
 module.exports = {
-  native, threadShared, opCodes, HOST_DEVICE, deviceCodes, maxThreads, MAX_DIMS, dlpackVersion, dlpackFlags, hugePageAdviceMin, hugePageAdvice, slabConvention, elementwise, normalize, cudaNormalize, externalBuffers, importResult, viewFailure, memoryKind,
+  native, threadShared, opCodes, HOST_DEVICE, deviceCodes, maxThreads, MAX_DIMS, dlpackVersion, dlpackFlags, hugePageAdviceMin, hugePageAdvice, slabConvention, elementwise, normalize, externalBuffers, importResult, viewFailure, memoryKind,
   checkDtypes, dtypeMismatch, viewCount, exportStruct, adoptPointer, importStruct, copyStrided, cudaStridedCopy,
   cudaReduceRows, cudaRowPicks, cudaSoftmaxRows,
   cudaConvert, reduceTable, reduceDims, reduceLanes,

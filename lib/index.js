@@ -12,6 +12,7 @@ const {
 const { open, wasm, share, shareMemory, toShared } = require('./sharing');
 const { cat, stack } = require('./batch');
 const ops = require('./ops');
+const { normalize } = require('./normalize');
 const reduce = require('./reduce');
 const linalg = require('./linalg');
 const stats = require('./stats');
@@ -63,6 +64,7 @@ module.exports = {
   stack,
   ...ops.functions,
   ...ops.rules,
+  normalize,
   setNumThreads: ops.setNumThreads,
   getNumThreads: ops.getNumThreads,
   sum: reduce.sum,

@@ -286,12 +286,6 @@ export interface Native {
   /** softmax (or logSoftmax: `log`) of each dense row of `n` elements, one launch. */
   cudaSoftmaxRows(device: number, dtype: number, log: boolean, stream: bigint, input: StorageHandle, inOffset: number,
     out: StorageHandle, outOffset: number, rows: number, n: number): void;
-  /**
-   * dl.normalize's one pass into float32 on `device` (shape and strides in the scratch slab); false, with nothing
-   * enqueued, where the one-pass kernel does not take the case.
-   */
-  cudaNormalize(device: number, inDtype: number, stream: bigint, out: StorageHandle, outOffset: number,
-    input: StorageHandle, inOffset: number, meanStd: Float64Array, scale: number): boolean;
   cudaStats(device: number): CudaMemoryStats;
   /** Gives cached blocks back to the driver and trims the pool; the bytes handed back. */
   cudaEmptyCache(device: number): number;
@@ -309,12 +303,18 @@ export interface Native {
   /** The same on the host on a libuv thread, the `stage` mask last (copyStridedAsync); resolves when it has run. */
   elementwiseAsync(device: number, op: number, dtype: number, stream: bigint, out: HostMemory, outOffset: number,
     ...inputs: Array<HostMemory | number>): Promise<void>;
-  /** Scratch (shape, strides of out, sourceStrides of input): dl.normalize's one pass. */
-  normalize(inDtype: number, outDtype: number, out: HostMemory, outOffset: number, input: HostMemory,
-    inOffset: number, meanStd: Float64Array | number[], scale: number): void;
-  /** The same on a libuv thread (`stage` as copyStridedAsync); resolves when the pass has run. */
-  normalizeAsync(inDtype: number, outDtype: number, out: HostMemory, outOffset: number, input: HostMemory,
-    inOffset: number, meanStd: Float64Array | number[], scale: number, stage: number): Promise<void>;
+  /**
+   * Scratch (shape, strides of out, sourceStrides of input): dl.normalize's one pass on `device` (hostDevice, or a
+   * CUDA device's index, the one-pass kernel enqueued on `stream`); true where it ran (always on the host), false
+   * with nothing enqueued where the device's kernel does not take the case.
+   */
+  normalize(device: number, inDtype: number, outDtype: number, stream: bigint, out: HostMemory | StorageHandle,
+    outOffset: number, input: HostMemory | StorageHandle, inOffset: number, meanStd: Float64Array,
+    scale: number): boolean;
+  /** The same on the host on a libuv thread (`stage` as copyStridedAsync); resolves when the pass has run. */
+  normalizeAsync(device: number, inDtype: number, outDtype: number, stream: bigint, out: HostMemory,
+    outOffset: number, input: HostMemory, inOffset: number, meanStd: Float64Array, scale: number,
+    stage: number): Promise<void>;
   getNumThreads(): number;
   /** False (and nothing changes) outside 1..maxThreads. */
   setNumThreads(n: number): boolean;

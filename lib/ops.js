@@ -30,9 +30,6 @@ const COMPLEX = 3;
 const CATEGORY_OF_KIND = { bool: BOOL, int: INT, uint: INT, float: FLOAT, complex: COMPLEX };
 const CATEGORY = Object.fromEntries(Object.values(infos).map((i) => [i.name, CATEGORY_OF_KIND[i.kind]]));
 const SIGNED_BY_BITS = Object.fromEntries(Object.values(infos).filter((i) => i.kind === 'int').map((i) => [i.bits, i.name]));
-// The real floating dtypes, as an error message lists them.
-const REAL_FLOATS = Object.values(infos).filter((i) => i.kind === 'float').map((i) => i.name);
-const REAL_FLOAT_LIST = `${REAL_FLOATS.slice(0, -1).join(', ')} or ${REAL_FLOATS[REAL_FLOATS.length - 1]}`;
 
 // Two integer dtypes: the narrower widens; signed with unsigned takes the
 // smallest signed type holding both (uint8 + int8 = int16, torch). torch 1.13
@@ -510,219 +507,6 @@ function clamp(input, min, max, options, self) {
   return run('clampMax', name, [input, max], common, common, { ...how, names: CLAMP_MAX_NAMES });
 }
 
-// --- normalize ----------------------------------------------------------------
-
-const NORMALIZE_KEYS = ['scale', 'out', 'async', 'stream'];
-
-// mean or std, checked, each value read once, as one value per channel
-// written into `into` from `at` (nothing written where `into` is null: an
-// empty input). `values` is a number (one for every channel) or an array of
-// one value or one per channel, its length checked before any value is read.
-// `zeroIn`: for std, the dtype the division runs in, in which a value may not
-// be 0 (torchvision's rule: issue 37, finding 13). Plain loops: a per-frame
-// call meets this code cold, and each array builtin it would call
-// (Array.from, fill, a spread) costs microseconds there.
-function channelValues(values, channels, name, into, at, zeroIn = null) {
-  if (typeof values === 'number') {
-    if (zeroIn !== null) refuseZero(values, zeroIn, name);
-    if (into !== null) for (let c = 0; c < channels; c++) into[at + c] = values;
-    return;
-  }
-  if (!Array.isArray(values) && !ArrayBuffer.isView(values)) {
-    throw invalidType(name, 'a number or an array of numbers', values);
-  }
-  const n = values.length;
-  if (n !== 1 && n !== channels) {
-    throw invalidValue(name, `one value per channel (${channels}, dim -3 of the input) or one for all`, values);
-  }
-  for (let i = 0; i < n; i++) {
-    const v = values[i];
-    if (typeof v !== 'number') throw invalidType(`${name}[${i}]`, 'a number', v);
-    if (zeroIn !== null) refuseZero(v, zeroIn, `${name}[${i}]`);
-    if (into === null) continue;
-    if (n === 1) for (let c = 0; c < channels; c++) into[at + c] = v;
-    else into[at + i] = v;
-  }
-}
-
-function refuseZero(v, dtype, name) {
-  if ((dtype === 'float64' ? v : Math.fround(v)) !== 0) return;
-  throw outOfRange(name, `a std that is not zero in ${dtype} (torchvision: "std evaluated to zero after ` +
-    `conversion to ${dtype}, leading to division by zero.")`, describe(v));
-}
-
-// torchvision.transforms.functional.normalize with a scale first:
-// (input * scale - mean[c]) / std[c], the channel at dim -3, in one pass from
-// any real dtype (bool read as 0 and 1, through uint8) and any strided view into float32 (or
-// out's dtype). Every option and every mean/std value is read once.
-function normalize(input, mean, std, options = undefined) {
-  liveTensor(input, 'input');
-  let scale = 1;
-  let out;
-  let async = false;
-  let stream = 1n;
-  if (options !== undefined) {
-    if (options === null || typeof options !== 'object') throw invalidType('options', 'an object', options);
-    const { scale: s, out: o, async: a, stream: st } = checkOptions(options, NORMALIZE_KEYS, 'options');
-    if (s !== undefined) {
-      if (typeof s !== 'number') throw invalidType('options.scale', 'a number', s);
-      scale = s;
-    }
-    if (o !== undefined) {
-      liveTensor(o, 'options.out');
-      writable(o, 'options.out');
-      out = o;
-    }
-    if (a !== undefined && typeof a !== 'boolean') throw invalidType('options.async', 'a boolean', a);
-    async = a === true;
-    stream = copyStream(st);
-  }
-  const shape = input[kLayout].shape;
-  if (shape.length < 3) {
-    throw invalidValue('input', 'a tensor of at least 3 dims ([..., C, H, W])', `a tensor of shape [${shape.join(', ')}]`);
-  }
-  const dtype = input[kLayout].info.name;
-  if (CATEGORY[dtype] === COMPLEX) throw unsupported('normalize', dtype);
-  const channels = shape[shape.length - 3];
-  const outType = out !== undefined && out[kLayout].info.name === 'float64' ? 'float64' : 'float32';
-  // mean[0..C) then std[0..C), as the native pass reads them; none for an
-  // empty input, which may have any number of channels.
-  const empty = input[kLayout].size === 0;
-  const meanStd = empty ? null : new Float64Array(2 * channels);
-  channelValues(mean, channels, 'mean', meanStd, 0);
-  channelValues(std, channels, 'std', meanStd, channels, outType);
-  if (out !== undefined) {
-    const s = out[kLayout].shape;
-    if (s.length !== shape.length || s.some((d, i) => d !== shape[i])) {
-      throw fail('ERR_INVALID_ARG_VALUE', 'options.out', `a tensor of shape [${shape.join(', ')}]`,
-        `one of shape [${s.join(', ')}]`);
-    }
-    if (!isFloating(out[kLayout].info.name) || CATEGORY[out[kLayout].info.name] === COMPLEX) {
-      throw fail('ERR_INVALID_ARG_VALUE', 'options.out', `a ${REAL_FLOAT_LIST} tensor`,
-        `a ${out[kLayout].info.name} tensor`);
-    }
-    route.refuseSharedElements(out[kLayout], '`options.out` of normalize()');
-  }
-  const device = placement('normalize', [input], out);
-  if (empty) {
-    const result = out !== undefined ? out : fresh(shape, outType, device);
-    return async ? Promise.resolve(result) : result;
-  }
-  if (device !== null) {
-    // A bool input as uint8 (0 or 1: the conversion's rule), as on the host.
-    const x = dtype === 'bool' ? input.to('uint8', { stream }) : input;
-    try {
-      const result = normalizeOnDevice(x, meanStd, scale, out, stream);
-      return async ? Promise.resolve(result) : result;
-    } finally {
-      if (x !== input) x.dispose();
-    }
-  }
-  const temporaries = [];
-  let deferred = false;
-  try {
-    // The pass reads its input's bytes as numbers: a bool input goes through
-    // the conversion first, whose rule reads any non-zero byte as 1 (a 0/255
-    // mask read 255: issue 37, finding 6); float16/bfloat16 through float32.
-    let source = input;
-    if (dtype === 'bool' || (CATEGORY[dtype] === FLOAT && infos[dtype].bits === 16)) {
-      source = input.to(dtype === 'bool' ? 'uint8' : 'float32');
-      temporaries.push(source);
-    }
-    let target = out;
-    if (target === undefined || target[kLayout].info.name !== outType || partialOverlap(target, [source], shape)) {
-      target = fresh(shape, outType);
-      if (out !== undefined) temporaries.push(target);
-    }
-    const finish = () => {
-      if (out === undefined) return target;
-      if (target !== out) out.copyFrom(target);
-      return out;
-    };
-    const settled = route.runNormalize(target[kStorage], target[kLayout], source[kStorage], source[kLayout], meanStd,
-      scale, async);
-    if (!async) return finish();
-    // Held until it settles, as run() holds an op's operands.
-    const held = [...new Set([target, source].map((t) => t[kStorage]))];
-    for (const storage of held) storage.holdInFlight();
-    deferred = true;
-    return settled.then(finish).finally(() => {
-      for (const storage of held) storage.releaseInFlight();
-      for (const t of temporaries) t.dispose();
-    });
-  } finally {
-    if (!deferred) for (const t of temporaries) t.dispose();
-  }
-}
-
-// normalizeOnDevice()'s one kernel into float32: the result (out, or a new
-// tensor), or undefined where the kernel does not take the case. An out that
-// partially overlaps the input is written through a temporary, as on the host.
-function normalizeInOnePass(input, meanStd, scale, out, stream) {
-  // The kernel's 32-bit indices (DeviceNormalizes decides every case; this
-  // spares the largest a result it would not write).
-  if (input[kLayout].size >= 2 ** 31) return undefined;
-  const shape = input[kLayout].shape;
-  const target = out === undefined || partialOverlap(out, [input], shape) ? fresh(shape, 'float32', input[kDevice]) :
-    out;
-  let taken = false;
-  try {
-    taken = route.runNormalizeOnDevice(target[kStorage], target[kLayout], input[kStorage], input[kLayout], meanStd,
-      scale, stream);
-    if (!taken || target === out) return taken ? out : undefined;
-    if (out === undefined) return target;
-    out.copyFrom(target, { stream });
-    return out;
-  } finally {
-    if (target !== out && (!taken || out !== undefined)) target.dispose();
-  }
-}
-
-// The per-channel values as a [C, 1, 1] tensor of `dtype` on `device`.
-function channelTensor(values, dtype, device, stream) {
-  const host = fresh([values.length, 1, 1], dtype);
-  try {
-    const typed = dtype === 'float64' ? Float64Array.from(values) : Float32Array.from(values);
-    host[kStorage].getBytes().set(new Uint8Array(typed.buffer), host[kLayout].byteOffset);
-    return host.to(device, { stream });
-  } finally {
-    host.dispose();
-  }
-}
-
-// normalize() on a CUDA device, enqueued on `stream`: one kernel where it
-// takes the case (uint8 or float32 into float32, at most 32 channels:
-// src/core/device_normalize.h), else the elementwise kernels; either way in
-// the host pass's order and type ((x * scale - mean[c]) / std[c], each step
-// rounded in the output's dtype), so the bits are the host's.
-function normalizeOnDevice(input, meanStd, scale, out, stream) {
-  const device = input[kDevice];
-  const outType = out !== undefined && out[kLayout].info.name === 'float64' ? 'float64' : 'float32';
-  if (outType === 'float32') {
-    const result = normalizeInOnePass(input, meanStd, scale, out, stream);
-    if (result !== undefined) return result;
-  }
-  const channels = meanStd.length / 2;
-  const means = meanStd.subarray(0, channels);
-  const stds = meanStd.subarray(channels);
-  const temporaries = [];
-  try {
-    const x = input[kLayout].info.name === outType ? input : input.to(outType, { stream });
-    if (x !== input) temporaries.push(x);
-    const mean = channelTensor(means, outType, device, stream);
-    temporaries.push(mean);
-    const std = channelTensor(stds, outType, device, stream);
-    temporaries.push(std);
-    const scaled = run('mul', 'normalize', [x, scale], outType, outType, { stream });
-    run('sub', 'normalize', [scaled, mean], outType, outType, { self: scaled, stream });
-    if (out === undefined) return run('div', 'normalize', [scaled, std], outType, outType, { self: scaled, stream });
-    temporaries.push(scaled);
-    return run('div', 'normalize', [scaled, std], outType, outType, { out, stream });
-  } finally {
-    for (const t of temporaries) t.dispose();
-  }
-}
-
 // --- threads ------------------------------------------------------------------
 
 function setNumThreads(n) {
@@ -777,7 +561,6 @@ const functions = {
   reciprocal: (input, options) => unary('reciprocal', input, options),
   sign: (input, options) => unary('sign', input, options),
   clamp: (input, min, max, options) => clamp(input, min, max, options),
-  normalize,
 };
 
 // The ops' Tensor methods (lib/index.js installs them through lib/tensor.js
@@ -878,6 +661,7 @@ const rules = {
 
 module.exports = {
   functions, tensorMethods, rules, setNumThreads, getNumThreads, partialOverlap,
-  // The rules the compute families apply as the elementwise ops do (lib/linalg.js, lib/stats.js).
-  liveTensor, opOptions, placement, writable, fresh, broadcastShapes, broadcastStrides,
+  // The rules the compute families apply as the elementwise ops do (lib/linalg.js, lib/stats.js,
+  // lib/normalize.js), and run(), through which lib/normalize.js composes a case its kernel does not take.
+  liveTensor, opOptions, placement, writable, fresh, broadcastShapes, broadcastStrides, run,
 };

@@ -12,7 +12,6 @@
 // caller wraps it in a tensor. The device of a pair is its storage's.
 const {
   native, HOST_DEVICE, copyStrided, cudaStridedCopy, cudaConvert, cudaReduceRows, cudaRowPicks, cudaSoftmaxRows,
-  cudaNormalize,
   elementwise, normalize, reduceDims, reduceLanes, matmul, statistics, norms, deviceCodes,
   sortLanes, scanLanes, indexGather, indexNonzero, randomFill, randomMultinomial, boxesIou, boxesNms, interpolateNchw,
 } = require('./binding');
@@ -568,24 +567,24 @@ function runSoftmaxRowsOnDevice(log, storage, layout, outStorage, out, rows, n) 
     outStorage.nativeArg(), out.byteOffset, rows, n);
 }
 
-// dl.normalize's one pass, out <- (input * scale - mean[c]) / std[c].
-// A Promise when `async` (settled once the pass has run), else undefined.
-function runNormalize(outStorage, out, inStorage, input, meanStd, scale, async = false) {
+// dl.normalize's one pass, out <- (input * scale - mean[c]) / std[c], on the
+// device of outStorage (src/core/compute/normalize.h RunNormalize forks at the
+// bottom): on the host, true, or with `async` a Promise settled once the pass
+// has run; on a CUDA device the one-pass kernel, enqueued on `stream` where
+// both storages are memory this library allocated (kernelStream's rule), else
+// on the legacy default stream: true, or false with nothing enqueued where the
+// kernel does not take the case (the caller composes elementwise kernels).
+function runNormalize(outStorage, out, inStorage, input, meanStd, scale, async = false, stream = 1n) {
+  const device = outStorage.device;
+  if (!device.hostAccessible) {
+    return normalize(device.index, input.info.index, out.info.index, kernelStream(outStorage, inStorage, stream),
+      out.shape, outStorage.nativeArg(), out.byteOffset, out.strides, inStorage.nativeArg(), input.byteOffset,
+      input.strides, meanStd, scale);
+  }
   const stage = async ? jobMask([outStorage, inStorage]) : undefined;
-  const settled = normalize(input.info.index, out.info.index, out.shape, outStorage.hostArg(), out.byteOffset,
-    out.strides, inStorage.hostArg(), input.byteOffset, input.strides, meanStd, scale, stage);
+  const settled = normalize(HOST_DEVICE, input.info.index, out.info.index, 0n, out.shape, outStorage.hostArg(),
+    out.byteOffset, out.strides, inStorage.hostArg(), input.byteOffset, input.strides, meanStd, scale, stage);
   return async ? settledInto(settled, outStorage) : settled;
-}
-
-// The same pass as one kernel on the CUDA device of outStorage (src/core/
-// device_normalize.h), out float32, enqueued on `stream` where both storages
-// are memory this library allocated (kernelStream's rule), else on the
-// legacy default stream. False, with nothing enqueued, where that kernel does
-// not take the case (the caller then runs the elementwise kernels).
-function runNormalizeOnDevice(outStorage, out, inStorage, input, meanStd, scale, stream = 1n) {
-  return cudaNormalize(outStorage.device.index, input.info.index, kernelStream(outStorage, inStorage, stream), out.shape,
-    outStorage.nativeArg(), out.byteOffset, out.strides, inStorage.nativeArg(), input.byteOffset, input.strides,
-    meanStd, scale);
 }
 
 // A reduction of src's dims in `order` (the last `reduced` of them reduced)
@@ -723,6 +722,6 @@ module.exports = {
   PATH, coveredBuffer, covered, jobMask, onHost, overlapping, writeOverlaps, sharedElements, refuseSharedElements,
   copyPath, copyBytes, copyStorage, copyOnDevice, convertOnDevice, copyInto, copyIntoAsync, clone, moveTo, convert,
   convertOnHostAsync, runElementwise, runReduceRowsOnDevice, runRowPicksOnDevice,
-  runSoftmaxRowsOnDevice, runNormalize, runNormalizeOnDevice, runReduceDims, runReduceLanes,
+  runSoftmaxRowsOnDevice, runNormalize, runReduceDims, runReduceLanes,
   runMatmul, runStatistics, runNorms,
 };

@@ -16,6 +16,7 @@
 #include "import.h"
 #include "linalg.h"
 #include "memory.h"
+#include "normalize.h"
 #include "ops.h"
 #include "reduce.h"
 #include "sharing.h"
@@ -159,12 +160,11 @@ Napi::Object Initialize(Napi::Env env, Napi::Object exports) {
       {"cudaReduceRows", Guarded<CudaReduceRows>},
       {"cudaRowPicks", Guarded<CudaRowPicks>},
       {"cudaSoftmaxRows", Guarded<CudaSoftmaxRows>},
-      {"cudaNormalize", Guarded<CudaNormalize>},
       {"cudaStats", Guarded<CudaStats>},
       {"cudaEmptyCache", Guarded<CudaEmptyCache>},
       {"elementwise", Guarded<ElementwiseOnce>},
       {"elementwiseAsync", Guarded<ElementwiseAsync>},
-      {"normalize", Guarded<NormalizeOnHost>},
+      {"normalize", Guarded<NormalizeOnce>},
       {"normalizeAsync", Guarded<NormalizeAsync>},
       {"getNumThreads", Guarded<GetNumThreadsOf>},
       // issue 40's host families (compute_families.h)

@@ -15,7 +15,6 @@
 #include "../core/cuda_ops.h"
 #include "../core/cuda_runtime.h"
 #include "../core/device_copy.h"
-#include "../core/device_normalize.h"
 #include "../core/dtype.h"
 #include "../core/layout.h"
 #include "bytes.h"
@@ -219,34 +218,6 @@ Napi::Value CudaSoftmaxRows(const Napi::CallbackInfo& info) {
   Throw(cuda::DeviceSoftmaxRows(device, type, log, in, out, rows, n, StreamArg(info[3])),
         "the softmax kernel on device " + std::to_string(device));
   return info.Env().Undefined();
-}
-
-Napi::Value CudaNormalize(const Napi::CallbackInfo& info) {
-  napi_env env = info.Env();
-  ScratchViews v;
-  ReadScratchViews(env, &v);
-  const int device = info[0].As<Napi::Number>().Int32Value();
-  const Scalar in_type = ComputeType(info[1]);
-  NormalizePlan32 plan;
-  if (!DeviceNormalizes(in_type, Scalar::kFloat32, v.ndim, v.shape) ||
-      !MakeNormalizePlan32(v.ndim, v.shape, v.dst_strides, v.src_strides, &plan)) {
-    return Napi::Boolean::New(env, false);
-  }
-  char* out = ViewIn(env, info[3], OffsetArg(info[4]), v.ndim, v.shape, v.dst_strides,
-                     sizeof(float), "output");
-  const char* in = ViewIn(env, info[5], OffsetArg(info[6]), v.ndim, v.shape, v.src_strides,
-                          ScalarSize(in_type), "input");
-  Napi::Float64Array mean_std = info[7].As<Napi::Float64Array>();
-  const int channels = static_cast<int>(v.shape[v.ndim - 3]);
-  if (mean_std.ElementLength() != 2 * static_cast<size_t>(channels)) {
-    throw Error{code::kInvalidArgValue, "Expected one mean and one std per channel"};
-  }
-  const NormalizeValues values =
-      MakeNormalizeValues(channels, mean_std.Data(), mean_std.Data() + channels,
-                          info[8].As<Napi::Number>().DoubleValue());
-  Throw(cuda::DeviceNormalize(device, in_type, plan, values, in, out, StreamArg(info[2])),
-        "the normalize kernel on device " + std::to_string(device));
-  return Napi::Boolean::New(env, true);
 }
 
 Napi::Value CudaInfo(const Napi::CallbackInfo& info) {

@@ -41,12 +41,6 @@ Napi::Value CudaReduceRows(const Napi::CallbackInfo& info);
 Napi::Value CudaRowPicks(const Napi::CallbackInfo& info);
 // softmax/logSoftmax of rows in one launch (src/core/cuda_ops.h DeviceSoftmaxRows).
 Napi::Value CudaSoftmaxRows(const Napi::CallbackInfo& info);
-// (device, inDtype, stream, out, outOffset, in, inOffset, meanStd, scale),
-// scratch as for CudaConvert (shape, out's strides, in's sourceStrides):
-// dl.normalize's one pass into float32 (src/core/device_normalize.h). False,
-// with nothing enqueued, where the one-pass kernel does not take the case
-// (the caller then uses the elementwise kernels).
-Napi::Value CudaNormalize(const Napi::CallbackInfo& info);
 Napi::Value CudaStats(const Napi::CallbackInfo&
                           info);  // (device) -> { allocatedBytes, allocations, peak..., cached... }
 Napi::Value CudaEmptyCache(const Napi::CallbackInfo& info);  // (device) -> bytes freed

@@ -2,7 +2,6 @@
 
 #include <memory>
 #include <string>
-#include <vector>
 
 #include "../core/compute/elementwise.h"
 #include "../core/compute/elementwise_call.h"
@@ -104,54 +103,6 @@ struct ElementwiseJob final : AsyncJob {
   const char* Refused() const override { return "Expected a dtype the op computes in"; }
 };
 
-// dl.normalize's operands, read as NormalizeOnHost's arguments; owns what its
-// Operands point at (the asynchronous form). Not movable.
-struct NormalizeJob final : AsyncJob {
-  Scalar in_type = Scalar::kUint8;
-  Scalar out_type = Scalar::kFloat32;
-  int ndim = 0;
-  int64_t shape[kMaxDims] = {};
-  int64_t out_strides[kMaxDims] = {};
-  int64_t in_strides[kMaxDims] = {};
-  Operand out{nullptr, nullptr};
-  Operand in{nullptr, nullptr};
-  std::vector<double> mean_std;  // the means, then the stds
-  double scale = 1;
-
-  void Read(const Napi::CallbackInfo& info) {
-    napi_env env = info.Env();
-    const double* scratch = EnvState::Of(env).scratch();
-    in_type = ScalarAt(info[0]);
-    out_type = ScalarAt(info[1]);
-    ndim = ScratchNdim(scratch);
-    ScratchShape(scratch, ndim, shape);
-    ScratchInts(scratch, slot::kStrides, ndim, false, out_strides);
-    ScratchInts(scratch, slot::kSourceStrides, ndim, false, in_strides);
-    out =
-        Operand{memory.Operand(env, 2, info[2], OffsetAt(info[3]), ndim, shape, out_strides,
-                               ScalarSize(out_type), JobMemory::Role::kOutput, out_type, "result"),
-                out_strides};
-    in = Operand{memory.Operand(env, 4, info[4], OffsetAt(info[5]), ndim, shape, in_strides,
-                                ScalarSize(in_type), JobMemory::Role::kInput, in_type, "input"),
-                 in_strides};
-    Napi::Float64Array values = info[6].As<Napi::Float64Array>();
-    const size_t channels = values.ElementLength() / 2;
-    if (ndim < 3 || static_cast<size_t>(shape[ndim - 3]) != channels) {
-      throw Error{code::kInvalidArgValue, "Expected one mean and one std per channel"};
-    }
-    mean_std.assign(values.Data(), values.Data() + 2 * channels);
-    scale = info[7].As<Napi::Number>().DoubleValue();
-  }
-
-  bool Run() const override {
-    const double* mean = mean_std.data();
-    return Normalize(ndim, shape, in_type, in, out_type, out, mean, mean + mean_std.size() / 2,
-                     scale);
-  }
-  static constexpr const char* kRefused = "Expected a real input and a float32 or float64 output";
-  const char* Refused() const override { return kRefused; }
-};
-
 }  // namespace
 
 Napi::Value ElementwiseOnce(const Napi::CallbackInfo& info) {
@@ -169,20 +120,6 @@ Napi::Value ElementwiseAsync(const Napi::CallbackInfo& info) {
     throw Error{code::kInvalidArgValue, "Expected a host op for the asynchronous form"};
   }
   return QueueJob(info, std::move(job), "dlpack:elementwise");
-}
-
-Napi::Value NormalizeOnHost(const Napi::CallbackInfo& info) {
-  NormalizeJob job;
-  job.Read(info);
-  if (!job.Run()) throw Error{code::kUnsupported, NormalizeJob::kRefused};
-  return info.Env().Undefined();
-}
-
-Napi::Value NormalizeAsync(const Napi::CallbackInfo& info) {
-  auto job = std::make_unique<NormalizeJob>();
-  job->memory.Async(StageMask(info));
-  job->Read(info);
-  return QueueJob(info, std::move(job), "dlpack:normalize");
 }
 
 Napi::Value GetNumThreadsOf(const Napi::CallbackInfo& info) {

@@ -1,5 +1,5 @@
 // The elementwise ops, host and CUDA (src/core/compute/elementwise_call.h),
-// dl.normalize on the host and the pool's thread count (src/core/parallel.h).
+// and the pool's thread count (src/core/parallel.h).
 // lib/ops.js validates, broadcasts and promotes first.
 #ifndef DLPACK_NODE_ADDON_OPS_H_
 #define DLPACK_NODE_ADDON_OPS_H_
@@ -22,15 +22,6 @@ Napi::Value ElementwiseOnce(const Napi::CallbackInfo& info);
 // when the engine has run on a libuv thread (lib/ops.js `{ async: true }`);
 // the buffers are held until then.
 Napi::Value ElementwiseAsync(const Napi::CallbackInfo& info);
-
-// (inDtype, outDtype, out, outOffset, in, inOffset, meanStd, scale): meanStd
-// is a Float64Array of C means then C stds. Shape and the output's strides
-// as above, the input's in kSourceStrides.
-Napi::Value NormalizeOnHost(const Napi::CallbackInfo& info);
-
-// The same arguments -> a Promise settled when the pass has run on a libuv
-// thread (lib/ops.js `{ async: true }`); the buffers are held until then.
-Napi::Value NormalizeAsync(const Napi::CallbackInfo& info);
 
 // () -> the pool's thread count; (n) -> whether it was taken (1..256).
 Napi::Value GetNumThreadsOf(const Napi::CallbackInfo& info);

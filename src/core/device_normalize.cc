@@ -19,7 +19,7 @@ bool ShapeTaken(int ndim, const int64_t* shape) {
 
 bool DeviceNormalizes(Scalar in, Scalar out, int ndim, const int64_t* shape) {
   if (out != Scalar::kFloat32) return false;
-  // bool is converted to uint8 first (lib/ops.js, as for the host pass).
+  // bool is converted to uint8 first (lib/normalize.js, as for the host pass).
   if (in != Scalar::kUint8 && in != Scalar::kFloat32) return false;
   return ShapeTaken(ndim, shape);
 }

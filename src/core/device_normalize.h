@@ -11,7 +11,7 @@
 // device (uint8, float32; a bool input arrives as uint8) into float32, for
 // plans of fewer than 2^31 elements and at most kDeviceNormalizeChannels
 // channels; other cases go through the elementwise kernels in the same order
-// (lib/ops.js).
+// (lib/normalize.js).
 #ifndef DLPACK_NODE_CORE_DEVICE_NORMALIZE_H_
 #define DLPACK_NODE_CORE_DEVICE_NORMALIZE_H_
 
@@ -42,7 +42,7 @@ struct NormalizeValues {
 };
 
 // Whether the one-pass kernel takes this normalize: `in` uint8 or float32
-// into float32 (lib/ops.js converts a bool input to uint8 first, as for the
+// into float32 (lib/normalize.js converts a bool input to uint8 first, as for the
 // host pass: the kernel reads bytes as numbers), `channels`
 // (shape[ndim - 3]) at most kDeviceNormalizeChannels, fewer than 2^31
 // elements.

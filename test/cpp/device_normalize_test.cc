@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "compute/elementwise.h"
+#include "compute/normalize.h"
 
 namespace {
 

@@ -616,7 +616,7 @@ TEST_F(BackoffTest, ItNeverLosesOrRepeatsWork) {
   EXPECT_EQ(shared.load(), 0);
 }
 
-// A float32 sum over fixed blocks (src/core/reduce.h) gives the same bits
+// A float32 sum over fixed blocks (src/core/compute/reduce.h) gives the same bits
 // under a back-off (one range, on the caller) as split and as on one thread.
 TEST_F(BackoffTest, ResultsKeepTheirBitsUnderIt) {
   const std::vector<float> values = Fractions(5 * kDefaultGrain + 777, 613);

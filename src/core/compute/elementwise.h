@@ -17,8 +17,8 @@
 // add, sub, mul and div for AVX2 (`vaddps` over ymm registers in their .avx2
 // clones), their stores aligned to 32 bytes and the body unrolled
 // (DenseLoop); float32 exp, sigmoid and tanh through fast_math.h's
-// polynomials for AVX-512F and AVX2 (ExpDense, SigmoidDense, TanhDense);
-// normalize's pass over an interleaved RGB frame for AVX2. The other forms,
+// polynomials for AVX-512F and AVX2 (ExpDense, SigmoidDense, TanhDense).
+// The other forms,
 // and float64's exp, sigmoid and tanh (libm), have one baseline copy. Check
 // the object code with `objdump -d
 // build/Release/obj.target/dlpack/src/core/compute/elementwise.o`.
@@ -116,15 +116,11 @@ struct Operand {
 bool Elementwise(ElementwiseOp op, Scalar type, int ndim, const int64_t* shape, Operand out,
                  const Operand* in);
 
-// torchvision's normalize: out[..., c, h, w] = (in[..., c, h, w] * scale -
-// mean[c]) / std[c], the channel at dim ndim - 3 (ndim >= 3). `in` of any
-// real type but bool, `out` float32 or float64 (computed in that type). One
-// pass, split over rows of the last dimension. Returns false for other types:
-// a bool input is converted to uint8 first by lib/ops.js (convert.h: any
-// nonzero byte is 1), since reading its bytes as numbers gave 255 for a 0/255
-// mask (issue 37, finding 6); a loop of its own would cost 15 KB of code.
-bool Normalize(int ndim, const int64_t* shape, Scalar in_type, Operand in, Scalar out_type,
-               Operand out, const double* mean, const double* std, double scale);
+// The engine's plan (strided_loop.h) of `n` operands over `shape`: operand k
+// at ops[k] with its strides in elements of sizes[k] bytes, uncoalesced
+// (normalize.cc walks it by dims; the engine coalesces it).
+strided::Plan MakePlan(int ndim, const int64_t* shape, int n, const Operand* ops,
+                       const uint64_t* sizes);
 
 // `value` as an element of `type` (the conversion rules of convert.h), into
 // `dst`, which holds at least 16 bytes.
