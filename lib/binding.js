@@ -62,6 +62,7 @@ for (const name of Object.keys(addon)) {
 // The addon's elementwise entry called directly (the per-call path of every op,
 // bench "ops, per call"): throwing()'s rest-and-spread cost an array per call.
 const elementwiseNative = /** @type {any} */ (addon).elementwise;
+const elementwiseDenseNative = /** @type {any} */ (addon).elementwiseDense;
 /** @param {any} result */
 const checked = (result) => {
   if (result === FAILED) throw adopt(addon.takeError());
@@ -91,6 +92,7 @@ const MAJOR = slotOf('major');
 const MINOR = slotOf('minor');
 const RESULT = slotOf('result');
 const VIEW = slotOf('view');
+const OFFSETS = slotOf('offsets');
 const SHAPE = slotOf('shape');
 const STRIDES = slotOf('strides');
 const SOURCE_STRIDES = slotOf('sourceStrides');
@@ -305,6 +307,27 @@ function inputArg(v, k, shape) {
   const strides = v.strides;
   for (let i = 0; i < shape.length; i++) scratch[at + i] = strides[i];
   return v.memory;
+}
+
+// elementwise()'s dense form (src/addon/ops.h ElementwiseDense), on the host
+// on this thread: out and every tensor input row-major over `n` elements, so
+// no shape or strides are written, and the offsets travel in the scratch
+// block (the call takes at most six arguments). out and each tensor input are
+// their memory (lib/storage.js hostArg) and byte offset; an input may be a
+// number (its offset ignored).
+/**
+ * @param {number} op @param {number} dtypeIndex @param {number} n @param {HostMemory | StorageHandle} out
+ * @param {number} outOffset @param {HostMemory | StorageHandle | number} a @param {number} aOffset
+ * @param {HostMemory | StorageHandle | number} [b] @param {number} [bOffset]
+ * @returns {void}
+ */
+function elementwiseDense(op, dtypeIndex, n, out, outOffset, a, aOffset, b, bOffset) {
+  scratch[SHAPE] = n;
+  scratch[OFFSETS] = outOffset;
+  scratch[OFFSETS + 1] = aOffset;
+  if (b === undefined) return native.elementwiseDense(op, dtypeIndex, out, a);
+  scratch[OFFSETS + 2] = /** @type {number} */ (bOffset);
+  return checked(elementwiseDenseNative(op, dtypeIndex, out, a, b));
 }
 
 // out = op(inputs) over the broadcast `shape` (src/addon/ops.h, one entry for
@@ -601,7 +624,7 @@ function interpolateNchw(input, bilinear, alignCorners, scaleH, scaleW, out) {
 }
 
 module.exports = {
-  native, threadShared, opCodes, HOST_DEVICE, deviceCodes, maxThreads, MAX_DIMS, dlpackVersion, dlpackFlags, hugePageAdviceMin, hugePageAdvice, slabConvention, elementwise, normalize, externalBuffers, importResult, viewFailure, memoryKind,
+  native, threadShared, opCodes, HOST_DEVICE, deviceCodes, maxThreads, MAX_DIMS, dlpackVersion, dlpackFlags, hugePageAdviceMin, hugePageAdvice, slabConvention, elementwise, elementwiseDense, normalize, externalBuffers, importResult, viewFailure, memoryKind,
   checkDtypes, dtypeMismatch, viewCount, exportStruct, adoptPointer, importStruct, copyStrided, cudaStridedCopy,
   cudaReduceRows, cudaRowPicks, cudaSoftmaxRows,
   cudaConvert, reduceTable, reduceDims, reduceLanes,

@@ -69,6 +69,8 @@ const { Buffer, constants: { MAX_LENGTH: MAX_BYTES } } = require('buffer');
 // The smallest allocation made natively (see above).
 const NATIVE_MIN = 64 * 1024;
 const RECYCLE_MS = 1000;
+// The smallest allocation allocateUnzeroed() leaves unzeroed (below it, see there).
+const UNZEROED_MIN = 4096;
 // The smallest block kept for reuse: below it a fresh allocation is cheap
 // (malloc's own free lists), above it each one costs page faults or a memset
 // of memory the op overwrites anyway (a 1 MB softmax result: a third of the
@@ -144,8 +146,11 @@ function loopTurned() {
 // glibc's mmap threshold (up to 32 MiB once large blocks have been freed) a
 // zeroed buffer costs a memset of memory the op overwrites anyway: a 1 MiB
 // softmax result took 139 us zeroed and 15 us not, on the benchmark VM.
+// Below UNZEROED_MIN bytes a plain ArrayBuffer is cheaper: the memset is a few
+// stores, and no Buffer view is made to be dropped (a new 32-byte op result:
+// bench/README.md "A tiny op per call").
 function allocateUnzeroed(nbytes) {
-  return Buffer.allocUnsafeSlow(nbytes).buffer;
+  return nbytes < UNZEROED_MIN ? new ArrayBuffer(nbytes) : Buffer.allocUnsafeSlow(nbytes).buffer;
 }
 
 // A large ArrayBuffer (made only where native blocks are not: no external

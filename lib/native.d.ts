@@ -300,6 +300,12 @@ export interface Native {
    */
   elementwise(device: number, op: number, dtype: number, stream: bigint, out: HostMemory | StorageHandle,
     outOffset: number, ...inputs: Array<HostMemory | StorageHandle | number>): void;
+  /**
+   * The dense form on the host, on this thread: scratch shape[0] the element count, offsets (out, in0, in1) the byte
+   * offsets; out and each tensor input row-major over that count (ndim 1, stride 1); an input may be a number.
+   */
+  elementwiseDense(op: number, dtype: number, out: HostMemory | StorageHandle,
+    ...inputs: Array<HostMemory | StorageHandle | number>): void;
   /** The same on the host on a libuv thread, the `stage` mask last (copyStridedAsync); resolves when it has run. */
   elementwiseAsync(device: number, op: number, dtype: number, stream: bigint, out: HostMemory, outOffset: number,
     ...inputs: Array<HostMemory | number>): Promise<void>;

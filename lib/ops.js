@@ -392,6 +392,66 @@ function run(op, name, inputs, common, result,
   }
 }
 
+// --- the common case ----------------------------------------------------------
+
+// Whether two shapes are one.
+function sameShape(x, y) {
+  if (x === y) return true;
+  if (x.length !== y.length) return false;
+  for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return false;
+  return true;
+}
+
+// The dtypes the engine computes in as they are (float16 and bfloat16 go
+// through float32, complex is refused: run()).
+const AS_THEY_ARE = new Set(Object.values(infos).filter((i) => CATEGORY[i.name] !== COMPLEX &&
+  !(CATEGORY[i.name] === FLOAT && i.bits === 16)).map((i) => i));
+
+// A binary op whose every rule of run() passes at a glance, run through the
+// engine's dense form (lib/route.js runElementwiseDense, the same call with
+// one dim); undefined where it does not, and then run() decides, its checks
+// and messages the only ones. The caller has checked both operands (live,
+// bytes there), the options (out live and writable, no unknown key) and the
+// op's dtype rules, and passes `type`, the dtype the op computes and returns.
+// The case: two tensors of `type` (no promotion, no conversion, no float
+// through float32), one shape (no broadcast), not empty, row-major, on the
+// host, synchronous; `target` (out, or the in-place tensor) undefined, or of
+// that dtype, shape and layout on the host (so its elements share no memory,
+// the cast is the identity, and it is written in place), writable, and not
+// overlapping an input but as the very same elements.
+function denseBinary(op, a, b, type, target, async) {
+  const la = a[kLayout];
+  const lb = b[kLayout];
+  const info = la.info;
+  if (async || lb.info !== info || info.name !== type || !AS_THEY_ARE.has(info) || la.size === 0 ||
+      !a[kDevice].hostAccessible || !b[kDevice].hostAccessible || !sameShape(la.shape, lb.shape) ||
+      !la.isContiguous || !lb.isContiguous) {
+    return undefined;
+  }
+  const sa = a[kStorage];
+  const sb = b[kStorage];
+  if (target === undefined) {
+    const result = fresh(la.shape, type);
+    try {
+      route.runElementwiseDense(opCodes[op], info.index, result[kStorage], result[kLayout], sa, la, sb, lb);
+    } catch (error) {
+      result.dispose();
+      throw error;
+    }
+    return result;
+  }
+  const lo = target[kLayout];
+  const so = target[kStorage];
+  if (lo.info !== info || (target[kFlags] & READ_ONLY) || !target[kDevice].hostAccessible ||
+      !sameShape(lo.shape, la.shape) || !lo.isContiguous ||
+      (a !== target && route.writeOverlaps(so, lo, sa, la, la.strides, la.shape)) ||
+      (b !== target && route.writeOverlaps(so, lo, sb, lb, lb.strides, lb.shape))) {
+    return undefined;
+  }
+  route.runElementwiseDense(opCodes[op], info.index, so, lo, sa, la, sb, lb);
+  return target;
+}
+
 // --- the ops ------------------------------------------------------------------
 
 const isFloating = (dtype) => CATEGORY[dtype] >= FLOAT;
@@ -420,6 +480,10 @@ function binary(op, input, other, options, self) {
   }
   // Integer / integer is true division into the default float (torch.div).
   const computed = op === 'div' && !isFloating(common) ? 'float32' : common;
+  if (input instanceof Tensor && other instanceof Tensor) {
+    const done = denseBinary(op, input, other, computed, self !== undefined ? self : out, async);
+    if (done !== undefined) return done;
+  }
   return run(op, name, [input, other], computed, computed, { self, out, async, stream });
 }
 

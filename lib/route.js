@@ -12,7 +12,7 @@
 // caller wraps it in a tensor. The device of a pair is its storage's.
 const {
   native, HOST_DEVICE, copyStrided, cudaStridedCopy, cudaConvert, cudaReduceRows, cudaRowPicks, cudaSoftmaxRows,
-  elementwise, normalize, reduceDims, reduceLanes, matmul, statistics, norms, deviceCodes,
+  elementwise, elementwiseDense, normalize, reduceDims, reduceLanes, matmul, statistics, norms, deviceCodes,
   sortLanes, scanLanes, indexGather, indexNonzero, randomFill, randomMultinomial, boxesIou, boxesNms, interpolateNchw,
 } = require('./binding');
 const { makeError } = require('./errors');
@@ -537,6 +537,19 @@ function runElementwise(opCode, dtypeIndex, shape, outStorage, out, inputs, asyn
     out.strides, operands, stage), outStorage);
 }
 
+// runElementwise()'s dense form (lib/binding.js elementwiseDense): the same
+// descriptor with one dim, for out and tensor inputs all host memory and
+// row-major over out's elements (lib/ops.js denseCase), on this thread. The
+// inputs are (storage, layout) pairs; `bStorage` undefined for a unary op.
+function runElementwiseDense(opCode, dtypeIndex, outStorage, out, aStorage, a, bStorage, b) {
+  if (bStorage === undefined) {
+    return elementwiseDense(opCode, dtypeIndex, out.size, outStorage.hostArg(), out.byteOffset, aStorage.hostArg(),
+      a.byteOffset);
+  }
+  return elementwiseDense(opCode, dtypeIndex, out.size, outStorage.hostArg(), out.byteOffset, aStorage.hostArg(),
+    a.byteOffset, bStorage.hostArg(), b.byteOffset);
+}
+
 // out[r] = op over dense row r (`n` elements) of the contiguous pair
 // (storage, layout), for r < rows, into the contiguous pair (outStorage,
 // out), both on one CUDA device, on the legacy default stream (op: 0 sum,
@@ -721,7 +734,7 @@ module.exports = {
   runSort, runScan, runGather, runNonzero, runRandom, runMultinomial, runBoxIou, runNms, runInterpolate,
   PATH, coveredBuffer, covered, jobMask, onHost, overlapping, writeOverlaps, sharedElements, refuseSharedElements,
   copyPath, copyBytes, copyStorage, copyOnDevice, convertOnDevice, copyInto, copyIntoAsync, clone, moveTo, convert,
-  convertOnHostAsync, runElementwise, runReduceRowsOnDevice, runRowPicksOnDevice,
+  convertOnHostAsync, runElementwise, runElementwiseDense, runReduceRowsOnDevice, runRowPicksOnDevice,
   runSoftmaxRowsOnDevice, runNormalize, runReduceDims, runReduceLanes,
   runMatmul, runStatistics, runNorms,
 };

@@ -317,7 +317,11 @@ class Storage {
   // A Uint8Array over the whole buffer, for native calls; it points back at
   // this Storage so that importing our own capsule finds it again.
   getBytes() {
-    const buffer = this.buffer();
+    return this.bytesOver(this.buffer());
+  }
+
+  // getBytes() over `buffer`, this memory's (the caller has checked it live).
+  bytesOver(buffer) {
     let bytes = this.bytes;
     if (bytes === null || this.bytesOf !== buffer || (bytes.length === 0 && buffer.byteLength !== 0)) {
       if (buffer.byteLength === 0 && isDetached(buffer)) {
@@ -345,7 +349,13 @@ class Storage {
   // with a JS buffer.
   hostArg() {
     const memory = this.memory;
-    if (!memory.isNative) return this.getBytes();
+    if (!memory.isNative) {
+      // The bytes go to the addon only, not to a caller: the buffer is not
+      // handed out, so not registered (buffer()), which costs a WeakMap entry
+      // per new result of an op.
+      if (this.released) throw makeError('ERR_DLPACK_DISPOSED', 'The tensor\'s memory was released');
+      return this.bytesOver(memory.buffer());
+    }
     if (this.released) throw makeError('ERR_DLPACK_DISPOSED', 'The tensor\'s memory was released');
     if (memory.detached) throw detachedError(this);
     return memory.hostHandle();

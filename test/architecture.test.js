@@ -287,7 +287,7 @@ function dtypeLists(source, names = dtypeNames) {
 // destructured), which would hide the calls from the first two checks.
 const COPY_AND_OP_WRAPPERS = [
   'copyStrided', 'cudaStridedCopy', 'cudaConvert', 'cudaReduceRows', 'cudaRowPicks',
-  'cudaSoftmaxRows', 'elementwise', 'normalize', 'reduceDims', 'reduceLanes',
+  'cudaSoftmaxRows', 'elementwise', 'elementwiseDense', 'normalize', 'reduceDims', 'reduceLanes',
   // the compute families (src/addon/linalg.h)
   'matmul', 'statistics', 'norms',
   // issue 40's host families
@@ -296,7 +296,7 @@ const COPY_AND_OP_WRAPPERS = [
 ];
 const COPY_AND_OP_NATIVES = [
   'copyStrided', 'copyStridedAsync', 'cudaCopy', 'cudaStridedCopy', 'cudaConvert', 'cudaReduceRows',
-  'cudaRowPicks', 'cudaSoftmaxRows', 'elementwise', 'elementwiseAsync', 'normalize', 'normalizeAsync', 'reduceDims',
+  'cudaRowPicks', 'cudaSoftmaxRows', 'elementwise', 'elementwiseDense', 'elementwiseAsync', 'normalize', 'normalizeAsync', 'reduceDims',
   'reduceLanes', 'reduceDimsAsync', 'reduceLanesAsync',
   'matmul', 'matmulAsync', 'statistics', 'statisticsAsync', 'norms', 'normsAsync',
   // issue 40's host families

@@ -163,6 +163,7 @@ Napi::Object Initialize(Napi::Env env, Napi::Object exports) {
       {"cudaStats", Guarded<CudaStats>},
       {"cudaEmptyCache", Guarded<CudaEmptyCache>},
       {"elementwise", Guarded<ElementwiseOnce>},
+      {"elementwiseDense", Guarded<ElementwiseDense>},
       {"elementwiseAsync", Guarded<ElementwiseAsync>},
       {"normalize", Guarded<NormalizeOnce>},
       {"normalizeAsync", Guarded<NormalizeAsync>},

@@ -28,7 +28,8 @@
   X(minor, kMinor, 8)                                                         \
   X(result, kResult, 9)                                                       \
   X(view, kView, 10) /* 5 slots: fromBuffer's numbers (buffer_view.h) */      \
-  X(shape, kShape, 16)                                                        \
+  X(offsets, kOffsets, 16) /* 4 slots: a dense op's byte offsets (ops.h) */   \
+  X(shape, kShape, 20)                                                        \
   X(strides, kStrides, kShape + kMaxDims)                                     \
   X(sourceStrides, kSourceStrides, kStrides + kMaxDims) /* a copy's source */ \
   X(operandStrides, kOperandStrides, kSourceStrides + kMaxDims)               \

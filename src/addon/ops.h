@@ -18,6 +18,13 @@ namespace dlnode {
 // kOperandStrides (0 where broadcast).
 Napi::Value ElementwiseOnce(const Napi::CallbackInfo& info);
 
+// The dense form on the host, on this thread: (op, dtype, out, in0[, in1[,
+// in2]]), every tensor operand row-major over the element count in scratch
+// kShape (ndim 1, stride 1), the byte offsets of out, in0, ... in scratch
+// kOffsets (an input's ignored where it is a number). The same descriptor,
+// checks and engine as ElementwiseOnce, from fewer arguments.
+Napi::Value ElementwiseDense(const Napi::CallbackInfo& info);
+
 // The same arguments on the host, the `stage` mask last -> a Promise settled
 // when the engine has run on a libuv thread (lib/ops.js `{ async: true }`);
 // the buffers are held until then.
