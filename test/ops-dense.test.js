@@ -2,6 +2,7 @@
 // The dense case of a binary op (lib/ops.js denseBinary) refuses what run()
 // refuses, with the same codes, and leaves everything else to run().
 const dl = require('../lib');
+const { readOnly, leakFree } = require('./bad-input/rows');
 
 const f32 = (xs) => dl.tensor(xs, { dtype: 'float32' });
 
@@ -34,6 +35,24 @@ describe('dl.add: the dense case keeps run()\'s rules', () => {
     dl.add(a, a, { out });
     expect(Array.from(base.data)).toEqual([1, 2, 4, 6, 8]);
   });
+  it('refuses a read-only out with nothing written, and an in-place op on a read-only tensor', () => {
+    const out = readOnly([7, 7, 7]);
+    expect(() => dl.add(f32([1, 2, 3]), f32([1, 2, 3]), { out }))
+      .toThrow(expect.objectContaining({ code: 'ERR_DLPACK_READ_ONLY' }));
+    expect(Array.from(out.data)).toEqual([7, 7, 7]);
+    expect(() => out.add_(f32([1, 2, 3]))).toThrow(expect.objectContaining({ code: 'ERR_DLPACK_READ_ONLY' }));
+    expect(Array.from(out.data)).toEqual([7, 7, 7]);
+  });
+  it('leaks nothing: results of every size made and dropped, refusals included', () => leakFree(() => {
+    for (const n of [8, 1024, 16384, 65536]) { // ArrayBuffers, Buffers and native blocks (lib/memory.js)
+      const a = dl.ones([n]);
+      const b = dl.full([n], 2);
+      for (let i = 0; i < 20; i++) dl.add(a, b); // dropped undisposed, left to the collector
+      const out = dl.zeros([n]);
+      dl.mul(a, b, { out }).dispose();
+      expect(() => dl.add(a, b, { out: dl.zeros([n + 1]) })).toThrow();
+    }
+  }));
   it('leaves other dtypes and shapes to run(), with its results', () => {
     const i = dl.tensor([1, 2], { dtype: 'int32' });
     const r = dl.add(f32([0.5, 0.5]), i);
