@@ -10,15 +10,6 @@
 
 namespace dlnode {
 
-Scalar ComputeScalarAt(const Napi::Value& index) {
-  const int i = index.As<Napi::Number>().Int32Value();
-  Scalar s;
-  if (i < 0 || i >= Dtypes().size() || !ScalarOf(Dtypes().at(i), &s)) {
-    throw Error{code::kUnsupported, "Expected a dtype index of the table"};
-  }
-  return s;
-}
-
 compute::Place PlaceAt(const Napi::CallbackInfo& info, int at) {
   compute::Place place;
   place.device_type = info[at].As<Napi::Number>().Int32Value();

@@ -15,9 +15,6 @@
 
 namespace dlnode {
 
-// A dtype index of the table (lib/dtypes.js), as a Scalar.
-Scalar ComputeScalarAt(const Napi::Value& index);
-
 // (deviceType, deviceId, stream) at info[at], info[at + 1], info[at + 2]:
 // the stream a BigInt (the copies' convention: 1n the legacy stream).
 compute::Place PlaceAt(const Napi::CallbackInfo& info, int at);

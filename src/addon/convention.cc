@@ -58,6 +58,15 @@ void ScratchShape(const double* scratch, int ndim, int64_t* shape) {
   }
 }
 
+Scalar ScalarArg(const Napi::Value& index) {
+  const int i = index.As<Napi::Number>().Int32Value();
+  Scalar s;
+  if (i < 0 || i >= Dtypes().size() || !ScalarOf(Dtypes().at(i), &s)) {
+    throw Error{code::kUnsupported, "Expected a dtype index of the table"};
+  }
+  return s;
+}
+
 uint64_t ByteOffsetOf(double value, const char* what) {
   if (!IsInteger(value, 0, kSafe)) {
     throw Error{code::kOutOfRange, std::string("Expected ") + what +

@@ -10,29 +10,30 @@
 
 #include <cstdint>
 
+#include "../core/convert.h"
 #include "../core/layout.h"
 
 // Scratch slots (doubles): X(jsName, Constant, first slot). Inputs a binding
 // reads and results it writes share the block; each binding's comment says
 // which it uses.
 // operandStrides: an op's second and third input (2 x kMaxDims slots).
-#define DLNODE_SCRATCH_SLOTS(X)                                               \
-  X(ndim, kNdim, 0)                                                           \
-  X(dtype, kDtype, 1)                                                         \
-  X(deviceType, kDeviceType, 2)                                               \
-  X(deviceId, kDeviceId, 3)                                                   \
-  X(flags, kFlags, 4)                                                         \
-  X(byteOffset, kByteOffset, 5)                                               \
-  X(extent, kExtent, 6)                                                       \
-  X(major, kMajor, 7)                                                         \
-  X(minor, kMinor, 8)                                                         \
-  X(result, kResult, 9)                                                       \
-  X(view, kView, 10) /* 5 slots: fromBuffer's numbers (buffer_view.h) */      \
-  X(offsets, kOffsets, 16) /* 4 slots: a dense op's byte offsets (ops.h) */   \
-  X(shape, kShape, 20)                                                        \
-  X(strides, kStrides, kShape + kMaxDims)                                     \
-  X(sourceStrides, kSourceStrides, kStrides + kMaxDims) /* a copy's source */ \
-  X(operandStrides, kOperandStrides, kSourceStrides + kMaxDims)               \
+#define DLNODE_SCRATCH_SLOTS(X)                                                \
+  X(ndim, kNdim, 0)                                                            \
+  X(dtype, kDtype, 1)                                                          \
+  X(deviceType, kDeviceType, 2)                                                \
+  X(deviceId, kDeviceId, 3)                                                    \
+  X(flags, kFlags, 4)                                                          \
+  X(byteOffset, kByteOffset, 5)                                                \
+  X(extent, kExtent, 6)                                                        \
+  X(major, kMajor, 7)                                                          \
+  X(minor, kMinor, 8)                                                          \
+  X(result, kResult, 9)                                                        \
+  X(view, kView, 10)       /* 5 slots: fromBuffer's numbers (buffer_view.h) */ \
+  X(offsets, kOffsets, 16) /* 4 slots: a dense op's byte offsets (ops.h) */    \
+  X(shape, kShape, 20)                                                         \
+  X(strides, kStrides, kShape + kMaxDims)                                      \
+  X(sourceStrides, kSourceStrides, kStrides + kMaxDims) /* a copy's source */  \
+  X(operandStrides, kOperandStrides, kSourceStrides + kMaxDims)                \
   X(count, kCount, kOperandStrides + 2 * kMaxDims) /* the block's length */
 
 // What importCapsule hands back (slot kResult): X(jsName, Constant, value).
@@ -77,6 +78,10 @@ void ScratchInts(const double* scratch, int first, int count, bool sizes, int64_
 void ScratchShape(const double* scratch, int ndim, int64_t* shape);
 // A byte offset: an integer in [0, 2^53).
 uint64_t ByteOffsetOf(double value, const char* what);
+// The arithmetic type of the dtype at table index `index` (lib/dtypes.js
+// order): ERR_DLPACK_UNSUPPORTED for an index outside the table or a dtype
+// without arithmetic.
+Scalar ScalarArg(const Napi::Value& index);
 // Whether `length` bytes hold a view whose bytes are [offset - low,
 // offset + high), in arithmetic that cannot wrap.
 inline bool Holds(uint64_t length, uint64_t offset, uint64_t low, uint64_t high) {

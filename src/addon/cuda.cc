@@ -18,6 +18,7 @@
 #include "../core/dtype.h"
 #include "../core/layout.h"
 #include "bytes.h"
+#include "convention.h"
 #include "env_state.h"
 #include "host_storage.h"
 
@@ -122,25 +123,13 @@ Napi::Value CudaConvert(const Napi::CallbackInfo& info) {
   return info.Env().Undefined();
 }
 
-namespace {
-
-Scalar ComputeType(const Napi::Value& index) {
-  Scalar s;
-  if (!ScalarOf(Dtypes().at(index.As<Napi::Number>().Int32Value()), &s)) {
-    throw Error{code::kUnsupported, "Expected a dtype with arithmetic"};
-  }
-  return s;
-}
-
-}  // namespace
-
 // info: (device, op, dtype, stream, in, inOffset, out, outOffset, rows, n):
 // cuda::DeviceReduceRows over dense rows of storage handles on `device`.
 Napi::Value CudaReduceRows(const Napi::CallbackInfo& info) {
   napi_env env = info.Env();
   const int device = info[0].As<Napi::Number>().Int32Value();
   const auto op = static_cast<cuda::RowOp>(info[1].As<Napi::Number>().Int32Value());
-  const Scalar type = ComputeType(info[2]);
+  const Scalar type = ScalarArg(info[2]);
   if (!cuda::RowReducible(type) || info[1].As<Napi::Number>().Int32Value() < 0 ||
       info[1].As<Napi::Number>().Int32Value() > 2) {
     throw Error{code::kUnsupported,
@@ -166,7 +155,7 @@ Napi::Value CudaReduceRows(const Napi::CallbackInfo& info) {
 Napi::Value CudaRowPicks(const Napi::CallbackInfo& info) {
   napi_env env = info.Env();
   const int device = info[0].As<Napi::Number>().Int32Value();
-  const Scalar type = ComputeType(info[1]);
+  const Scalar type = ScalarArg(info[1]);
   if (!cuda::RowReducible(type)) {
     throw Error{code::kUnsupported, "Expected row picks of int64, uint64, float32 or float64"};
   }
@@ -199,7 +188,7 @@ Napi::Value CudaRowPicks(const Napi::CallbackInfo& info) {
 Napi::Value CudaSoftmaxRows(const Napi::CallbackInfo& info) {
   napi_env env = info.Env();
   const int device = info[0].As<Napi::Number>().Int32Value();
-  const Scalar type = ComputeType(info[1]);
+  const Scalar type = ScalarArg(info[1]);
   if (type != Scalar::kFloat32 && type != Scalar::kFloat64) {
     throw Error{code::kUnsupported, "Expected softmax rows of float32 or float64"};
   }

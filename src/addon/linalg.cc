@@ -46,7 +46,7 @@ struct MatmulJob final : AsyncJob {
     for (int d = 0; d < ndim; ++d) a_shape[d] = b_shape[d] = out_shape[d];
     a_shape[ndim - 1] = k;
     b_shape[ndim - 2] = k;
-    const Scalar type = ComputeScalarAt(info[0]);
+    const Scalar type = ScalarArg(info[0]);
     if (!compute::MatmulTakes(type))
       throw Error{code::kUnsupported, "Expected a dtype matmul takes"};
     args.place = PlaceAt(info, 11);
@@ -99,7 +99,7 @@ struct StatsJob final : AsyncJob {
       throw Error{code::kUnsupported, "Expected a statistic of the table"};
     }
     args.op = static_cast<compute::StatsOp>(op);
-    const Scalar type = ComputeScalarAt(info[1]);
+    const Scalar type = ScalarArg(info[1]);
     const int ndim = ScratchNdim(scratch);
     ScratchShape(scratch, ndim, in_shape);
     ScratchInts(scratch, slot::kStrides, ndim, false, in_strides);
@@ -157,7 +157,7 @@ struct NormsJob final : AsyncJob {
     const int k = info[0].As<Napi::Number>().Int32Value();
     if (k < 0 || k > 2) throw Error{code::kUnsupported, "Expected a normalisation of the table"};
     kind = static_cast<NormKind>(k);
-    const Scalar type = ComputeScalarAt(info[1]);
+    const Scalar type = ScalarArg(info[1]);
     const int ndim = ScratchNdim(scratch);
     ScratchShape(scratch, ndim, x_shape);
     ScratchInts(scratch, slot::kStrides, ndim, false, x_strides);

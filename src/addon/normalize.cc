@@ -15,14 +15,6 @@
 namespace dlnode {
 namespace {
 
-Scalar ScalarAt(const Napi::Value& index) {
-  Scalar s;
-  if (!ScalarOf(Dtypes().at(index.As<Napi::Number>().Int32Value()), &s)) {
-    throw Error{code::kUnsupported, "Expected a dtype with arithmetic"};
-  }
-  return s;
-}
-
 // One call's descriptor (compute/normalize.h), read from the arguments and the
 // scratch block, host and CUDA alike: one extent check per operand
 // (JobMemory::Operand reads a storage handle's memory, a device's included,
@@ -40,8 +32,8 @@ struct NormalizeJob final : AsyncJob {
     napi_env env = info.Env();
     const double* scratch = EnvState::Of(env).scratch();
     call.device = info[0].As<Napi::Number>().Int32Value();
-    call.in_type = ScalarAt(info[1]);
-    call.out_type = ScalarAt(info[2]);
+    call.in_type = ScalarArg(info[1]);
+    call.out_type = ScalarArg(info[2]);
     bool lossless = false;
     call.stream = static_cast<uintptr_t>(info[3].As<Napi::BigInt>().Uint64Value(&lossless));
     const int ndim = ScratchNdim(scratch);

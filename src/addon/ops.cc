@@ -17,14 +17,6 @@
 namespace dlnode {
 namespace {
 
-Scalar ScalarAt(const Napi::Value& index) {
-  Scalar s;
-  if (!ScalarOf(Dtypes().at(index.As<Napi::Number>().Int32Value()), &s)) {
-    throw Error{code::kUnsupported, "Expected a dtype with arithmetic"};
-  }
-  return s;
-}
-
 // The byte offset of a tensor operand (its element 0), as lib/ passes it.
 uint64_t OffsetAt(const Napi::Value& offset) {
   return static_cast<uint64_t>(offset.As<Napi::Number>().Int64Value());
@@ -102,7 +94,7 @@ struct ElementwiseJob final : AsyncJob {
     call.op = static_cast<ElementwiseOp>(op.As<Napi::Number>().Int32Value());
     const int arity = ElementwiseArity(call.op);
     if (arity == 0) throw Error{code::kInvalidArgValue, "Expected an elementwise op"};
-    call.type = ScalarAt(dtype);
+    call.type = ScalarArg(dtype);
     return arity;
   }
 

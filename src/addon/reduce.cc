@@ -3,8 +3,8 @@
 #include <memory>
 #include <string>
 
-#include "../core/layout.h"
 #include "../core/compute/reduce.h"
+#include "../core/layout.h"
 #include "async_op.h"
 #include "convention.h"
 #include "env_state.h"

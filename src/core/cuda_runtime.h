@@ -37,6 +37,17 @@ using CudaResult = Result<CudaFailure>;
 // <cudaError name> (<the runtime's description>)".
 CudaResult ResultOf(const Status& status, const std::string& what);
 
+// The same as a compute family's result (a Failure table with kCudaUnavailable
+// and kCuda rows): success, unavailable where CUDA is missing, else failed.
+template <typename Failure>
+Result<Failure> FamilyResultOf(const Status& status, const std::string& what) {
+  if (status.ok) return {};
+  const CudaResult failed = ResultOf(status, what);
+  return Failed(
+      failed.failure == CudaFailure::kUnavailable ? Failure::kCudaUnavailable : Failure::kCuda,
+      failed.message, failed.detail);
+}
+
 // Whether this build has CUDA support compiled in.
 bool Compiled();
 

@@ -34,13 +34,8 @@ ElementwiseResult OnDevice(const ElementwiseCall& call) {
   const OpPlan plan = MakeOpPlan(call.ndim, call.shape, arity + 1, strides);
   const cuda::Status status =
       cuda::DeviceElementwise(call.device, call.op, call.type, plan, args, call.stream);
-  if (status.ok) return {};
-  const cuda::CudaResult failed =
-      cuda::ResultOf(status, "the elementwise kernel on device " + std::to_string(call.device));
-  return Failed(failed.failure == cuda::CudaFailure::kUnavailable
-                    ? ElementwiseFailure::kCudaUnavailable
-                    : ElementwiseFailure::kCuda,
-                failed.message, failed.detail);
+  return cuda::FamilyResultOf<ElementwiseFailure>(
+      status, "the elementwise kernel on device " + std::to_string(call.device));
 }
 
 }  // namespace

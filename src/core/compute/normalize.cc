@@ -204,13 +204,8 @@ NormalizeResult OnDevice(const NormalizeCall& call) {
       MakeNormalizeValues(call.channels, call.mean, call.std, call.scale);
   const cuda::Status status = cuda::DeviceNormalize(call.device, call.in_type, plan, values,
                                                     call.in.first, call.out.first, call.stream);
-  if (status.ok) return {};
-  const cuda::CudaResult failed =
-      cuda::ResultOf(status, "the normalize kernel on device " + std::to_string(call.device));
-  return Failed(failed.failure == cuda::CudaFailure::kUnavailable
-                    ? NormalizeFailure::kCudaUnavailable
-                    : NormalizeFailure::kCuda,
-                failed.message, failed.detail);
+  return cuda::FamilyResultOf<NormalizeFailure>(
+      status, "the normalize kernel on device " + std::to_string(call.device));
 }
 
 }  // namespace
