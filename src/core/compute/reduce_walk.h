@@ -97,29 +97,24 @@ inline LaneSplit SplitLanes(const StridedInput& in, int dim) {
   return split;
 }
 
+// The lane walk of ForEachLane, out of line and type-erased (reduce_walk.cc):
+// one copy in the binary whatever the lane's work, which each pick and
+// softmax instantiates per dtype (the walk inlined into each cost about 60 KB
+// of x64 code). visit(fn, chunk, in_lane, out_offset) for every lane.
+using LaneVisit = void (*)(const void* fn, int chunk, const char* in_lane, int64_t out_offset);
+void WalkLanes(const StridedInput& in, int dim, const int64_t* out_strides, int64_t item_size,
+               const LaneSplit& split, const void* fn, LaneVisit visit);
+
 // Calls fn(chunk, in_lane, out_offset) for every lane along `dim`, split
 // across at most split.chunks threads (chunk < split.chunks: the slot of its
 // scratch); in_lane is the lane's element 0, out_offset in output elements.
 template <class Fn>
 void ForEachLane(const StridedInput& in, int dim, const int64_t* out_strides, int64_t item_size,
                  const LaneSplit& split, const Fn& fn) {
-  if (split.lanes == 0 || split.len == 0) return;
-  strided::Plan p;  // operand 0 the output, 1 the input (elements)
-  p.n = 2;
-  for (int d = 0; d < in.ndim; ++d) {
-    if (d == dim) continue;
-    p.shape[p.ndim] = in.shape[d];
-    p.strides[0][p.ndim] = out_strides[d];
-    p.strides[1][p.ndim] = in.strides[d];
-    ++p.ndim;
-  }
-  strided::ReorderByStride(&p);
-  strided::Coalesce(&p);
-  ParallelForChunks(split.lanes, split.grain, split.chunks, [&](int chunk, int64_t b, int64_t e) {
-    Walker<2> w(p);
-    w.Seek(b);
-    for (int64_t o = b; o < e; ++o, w.Next()) fn(chunk, in.first + w.off(1) * item_size, w.off(0));
-  });
+  WalkLanes(in, dim, out_strides, item_size, split, &fn,
+            [](const void* f, int chunk, const char* in_lane, int64_t out_offset) {
+              (*static_cast<const Fn*>(f))(chunk, in_lane, out_offset);
+            });
 }
 
 }  // namespace reduction
