@@ -43,7 +43,7 @@ struct NormalizeJob final : AsyncJob {
     ScratchInts(scratch, slot::kStrides, ndim, false, out_strides);
     ScratchInts(scratch, slot::kSourceStrides, ndim, false, in_strides);
     const auto offset = [](const Napi::Value& v) {
-      return static_cast<uint64_t>(v.As<Napi::Number>().Int64Value());
+      return ByteOffsetOf(v.As<Napi::Number>().DoubleValue(), "a byte offset");
     };
     call.out = Operand{memory.Operand(env, 4, info[4], offset(info[5]), ndim, shape, out_strides,
                                       ScalarSize(call.out_type), JobMemory::Role::kOutput,

@@ -19,7 +19,7 @@ namespace {
 
 // The byte offset of a tensor operand (its element 0), as lib/ passes it.
 uint64_t OffsetAt(const Napi::Value& offset) {
-  return static_cast<uint64_t>(offset.As<Napi::Number>().Int64Value());
+  return ByteOffsetOf(offset.As<Napi::Number>().DoubleValue(), "a byte offset");
 }
 
 }  // namespace
