@@ -539,7 +539,7 @@ function runElementwise(opCode, dtypeIndex, shape, outStorage, out, inputs, asyn
 
 // runElementwise()'s dense form (lib/binding.js elementwiseDense): the same
 // descriptor with one dim, for out and tensor inputs all host memory and
-// row-major over out's elements (lib/ops.js denseCase), on this thread. The
+// row-major over out's elements (lib/ops.js denseBinary), on this thread. The
 // inputs are (storage, layout) pairs; `bStorage` undefined for a unary op.
 function runElementwiseDense(opCode, dtypeIndex, outStorage, out, aStorage, a, bStorage, b) {
   if (bStorage === undefined) {
