@@ -22,9 +22,9 @@
 #include <vector>
 
 #include "compute/elementwise.h"
+#include "compute/reduce.h"
 #include "convert.h"
 #include "cuda_ops.h"
-#include "compute/reduce.h"
 
 namespace {
 

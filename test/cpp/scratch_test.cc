@@ -24,9 +24,10 @@
 #include <vector>
 
 #include "compute/elementwise.h"
+#include "compute/normalize.h"
+#include "compute/reduce.h"
 #include "convert.h"
 #include "parallel.h"
-#include "compute/reduce.h"
 
 // A request past what any machine has must come back as NULL (glibc's
 // answer), not as AddressSanitizer's abort, for the bad_alloc to be seen.
