@@ -17,6 +17,7 @@ const { checkOptions } = require('./options');
 const { infos } = require('./dtypes');
 const { copyStream } = require('./cuda');
 const { kStorage, kLayout } = require('./symbols');
+const { Storage } = require('./storage');
 const { liveTensor, writable, placement, fresh, partialOverlap, run } = require('./ops');
 
 const NORMALIZE_KEYS = ['scale', 'out', 'async', 'stream'];
@@ -149,11 +150,8 @@ function normalize(input, mean, std, options = undefined) {
     }
     if (!async) return finish();
     // Held until it settles, as run() holds an op's operands.
-    const held = [...new Set([target, source].map((t) => t[kStorage]))];
-    for (const storage of held) storage.holdInFlight();
     deferred = true;
-    return ran.then(finish).finally(() => {
-      for (const storage of held) storage.releaseInFlight();
+    return Storage.holdUntilSettled([target[kStorage], source[kStorage]], ran.then(finish)).finally(() => {
       for (const t of temporaries) t.dispose();
     });
   } finally {

@@ -380,11 +380,9 @@ function run(op, name, inputs, common, result,
     }
     const settled = launch(op, type, dest, converted, shape, true);
     // Held until it settles: a dispose() meanwhile lets go of the tensor, not the memory.
-    const held = [...new Set([dest, ...converted.filter((v) => v instanceof Tensor)].map((t) => t[kStorage]))];
-    for (const storage of held) storage.holdInFlight();
+    const held = [dest, ...converted.filter((v) => v instanceof Tensor)].map((t) => t[kStorage]);
     deferred = true;
-    return settled.then(finish).finally(() => {
-      for (const storage of held) storage.releaseInFlight();
+    return Storage.holdUntilSettled(held, settled.then(finish)).finally(() => {
       for (const t of temporaries) t.dispose();
     });
   } finally {

@@ -195,7 +195,7 @@ function deliver(value, out) {
 // where nothing runs off this thread: a sync call, a 0-size result, a CUDA
 // tensor, whose kernels are enqueued at the call as the elementwise ops'
 // are); until it settles the storages of `held` (tensors, null skipped: the
-// input, the results, options.out) are held (Storage.holdInFlight: dispose()
+// input, the results, options.out) are held (Storage.holdUntilSettled: dispose()
 // lets go of the tensor, not the memory; shareMemory() is refused). A
 // failure after the launch rejects. `cleanup` runs once, after finish().
 function complete(async, pending, held, finish, cleanup = () => {}) {
@@ -207,12 +207,8 @@ function complete(async, pending, held, finish, cleanup = () => {}) {
       cleanup();
     }
   }
-  const storages = [...new Set(held.filter((x) => x !== null).map((x) => x[kStorage]))];
-  for (const storage of storages) storage.holdInFlight();
-  return pending.then(finish).finally(() => {
-    for (const storage of storages) storage.releaseInFlight();
-    cleanup();
-  });
+  const storages = held.filter((x) => x !== null).map((x) => x[kStorage]);
+  return Storage.holdUntilSettled(storages, pending.then(finish)).finally(cleanup);
 }
 
 // A device result (its kernels enqueued at the call), or a Promise of it for

@@ -242,7 +242,7 @@ function convertOnHost(storage, layout, info) {
 
 // convertOnHost off the event loop: the loop runs on a libuv thread (and the
 // pool); the Promise resolves to wrap(the new pair), called as soon as the
-// copy has run. Both storages are held until then (Storage.holdInFlight: a
+// copy has run. Both storages are held until then (Storage.holdUntilSettled: a
 // dispose() meanwhile lets go of the tensor, not the memory; shareMemory()
 // is refused); a failure frees the new storage.
 function convertOnHostAsync(storage, layout, info, wrap) {
@@ -257,12 +257,8 @@ function convertOnHostAsync(storage, layout, info, wrap) {
     fresh.discard();
     throw error;
   }
-  storage.holdInFlight();
-  fresh.holdInFlight();
-  return settled.then(() => wrap({ storage: fresh, layout: out })).finally(() => {
-    storage.releaseInFlight();
-    fresh.releaseInFlight(); // the last holder on a failure: freed
-  });
+  // fresh's release is its last holder's on a failure: freed.
+  return Storage.holdUntilSettled([storage, fresh], settled.then(() => wrap({ storage: fresh, layout: out })));
 }
 
 // --- CUDA ---------------------------------------------------------------------------
@@ -438,18 +434,13 @@ function copyInto(dstStorage, dst, srcStorage, src, stream = 1n) {
 // copyInto() off the event loop, host-accessible memory on both sides (the
 // caller checks): the loop runs on a libuv thread (and the pool), overlapping
 // bytes staged natively as copyInto's; a Promise that settles once it has
-// run. Both storages are held until then (Storage.holdInFlight).
+// run. Both storages are held until then (Storage.holdUntilSettled).
 function copyIntoAsync(dstStorage, dst, srcStorage, src) {
   if (dst.size === 0) return Promise.resolve();
   covered(dstStorage, dst);
   covered(srcStorage, src);
   const settled = copyOnHost(dstStorage, dst, srcStorage, src, true);
-  dstStorage.holdInFlight();
-  srcStorage.holdInFlight();
-  return settled.finally(() => {
-    dstStorage.releaseInFlight();
-    srcStorage.releaseInFlight();
-  });
+  return Storage.holdUntilSettled([dstStorage, srcStorage], settled);
 }
 
 // A contiguous copy (clone()): on the device it lives on.

@@ -283,6 +283,18 @@ class Storage {
     this.release();
   }
 
+  // `work` (a Promise) with each distinct storage of `storages` held in
+  // flight (holdInFlight) from now until it settles, then let go: the one
+  // form of "hold these until the promise settles" every asynchronous op
+  // uses. Returns the Promise of work's outcome after the release.
+  static holdUntilSettled(storages, work) {
+    const held = [...new Set(storages)];
+    for (const storage of held) storage.holdInFlight();
+    return work.finally(() => {
+      for (const storage of held) storage.releaseInFlight();
+    });
+  }
+
   // Frees memory no holder ever took (a copy into it failed).
   discard() {
     if (this.holders !== 0 || this.released) return;

@@ -234,3 +234,39 @@ describe('writes into elements that share memory are refused on every device', (
     for (const x of [wide, rows, t, src, frames]) x.dispose();
   });
 });
+
+describe('Storage.holdUntilSettled(): the one "hold until the promise settles" of the async ops', () => {
+  // A storage the library owns (freed on its last release), its one holder taken.
+  const owned = () => {
+    const s = Storage.allocate(64);
+    s.retain();
+    return s;
+  };
+
+  test('each distinct storage is held once while in flight, and freed when it settles if dropped meanwhile', async () => {
+    const a = owned();
+    const b = owned();
+    let resolve;
+    const work = new Promise((r) => { resolve = r; });
+    const done = Storage.holdUntilSettled([a, b, a], work);
+    expect([a.inFlight, b.inFlight]).toEqual([1, 1]);
+    a.release(); // its tensor disposed in flight: the memory lives on
+    expect(a.released).toBe(false);
+    resolve(7);
+    await expect(done).resolves.toBe(7);
+    expect([a.inFlight, b.inFlight]).toEqual([0, 0]);
+    expect(a.released).toBe(true); // the hold was the last holder
+    expect(b.released).toBe(false);
+    b.release();
+    expect(b.released).toBe(true);
+  });
+
+  test('a rejection releases the holds too and passes the error on', async () => {
+    const a = owned();
+    const failure = new Error('loop failed');
+    await expect(Storage.holdUntilSettled([a], Promise.reject(failure))).rejects.toBe(failure);
+    expect(a.inFlight).toBe(0);
+    a.release();
+    expect(a.released).toBe(true);
+  });
+});
