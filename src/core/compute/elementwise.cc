@@ -132,11 +132,11 @@ inline int64_t Head(const void* o, int64_t n) {
 //   vector body's stores (and, in place, its loads) never straddle two cache
 //   lines. Memory malloc maps for a large buffer starts 16 bytes past a page
 //   (its chunk header), and an in-place mul_ over a view at that offset was
-//   slower than over the same buffer 16 bytes on (bench/README.md "Compute",
-//   the morning runs of 2026-11-27);
+//   slower than over the same buffer 16 bytes on (the figures: bench/README.md
+//   "Compute");
 // - the body unrolled to four vector iterations an iteration (torch's kernel
 //   does two), which made sub_, the in-place pair and add into out faster at
-//   2 threads (the same runs).
+//   2 threads (the same section).
 template <class Element>
 inline void DenseLoop(float* o, int64_t n, const Element& element) {
   const int64_t head = Head(o, n);
