@@ -3,6 +3,9 @@ numpy.frombuffer and numpy.from_dlpack on the same sizes as the Node cases. Prin
 
     python3 bench/python_reference.py BUFFER_BYTES OFFSET COUNT
     python3 bench/python_reference.py astype COUNT   (uint8 -> float32, ns per call)
+    python bench/python_reference.py from_dlpack BUFFER_BYTES OFFSET COUNT
+        (NumPy only: numpy.from_dlpack of a small array, for the C-struct round
+        trip's row; bench/run.js runs it in the peers venv's Python)
 """
 import json
 import statistics
@@ -10,8 +13,6 @@ import sys
 import timeit
 
 import numpy
-import torch
-import torch.utils.dlpack
 
 
 def per_op_ns(stmt, env, number, repeat=15):
@@ -33,10 +34,23 @@ def astype(count):
     print(json.dumps({'numpy': numpy.__version__, 'astype_ns': ns, 'copyto_ns': copy_ns}))
 
 
+def from_dlpack(size, offset, count):
+    # The array of the struct round trip (a float32 view of COUNT elements at
+    # OFFSET in a buffer of SIZE bytes): a.__dlpack__() and NumPy's import.
+    a = numpy.frombuffer(bytearray(size), dtype=numpy.float32, count=count, offset=offset)
+    ns = per_op_ns('numpy.from_dlpack(a)', {'numpy': numpy, 'a': a}, 50000, repeat=21)
+    print(json.dumps({'python': sys.version.split()[0], 'numpy': numpy.__version__, 'from_dlpack_ns': ns}))
+
+
 def main():
     if sys.argv[1] == 'astype':
         astype(int(sys.argv[2]))
         return
+    if sys.argv[1] == 'from_dlpack':
+        from_dlpack(*(int(a) for a in sys.argv[2:5]))
+        return
+    import torch  # pylint: disable=import-outside-toplevel
+    import torch.utils.dlpack  # pylint: disable=import-outside-toplevel
     size, offset, count = (int(a) for a in sys.argv[1:4])
     buf = bytearray(size)
     t = torch.frombuffer(buf, dtype=torch.float32, count=count, offset=offset)

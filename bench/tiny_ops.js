@@ -53,9 +53,11 @@ function tinyOpCases(record, { compare, median, python }) {
     }
     return Number(total) / ops;
   };
+  const rows = {}; // the medians by id, for the rows against NumPy below
   const row = (id, name, r, baselineName) => {
     const value = median(r.candidate);
     const base = median(r.baseline);
+    rows[id] = value;
     record({ id, name, unit: 'ns', value, baseline: base, baselineName, ratio: value / base, batches: r.candidate });
   };
   row('tiny:out', `dl.add(a, b, { out }) of ${N} float32`, compare(withOut, jsLoop, { ops: 20000, batches: 15 }),
@@ -80,10 +82,19 @@ function tinyOpCases(record, { compare, median, python }) {
     record({ id: `tiny:${name}`, name: `${lib} ${name} of ${N} float32`, unit: 'ns', value: ns, info: true,
       external: true });
   }
+  // Issue 38 item 6's goal: each at or below NumPy's, timed in this run.
+  for (const [id, ours, theirs] of [['out', 'tiny:out', 'numpy.add(out=)'], ['fresh', 'tiny:fresh', 'numpy.add']]) {
+    const value = rows[ours];
+    const base = peers.ns[theirs];
+    record({ id: `tiny:${id}VsNumpy`, name: `${ours === 'tiny:out' ? 'dl.add(a, b, { out })' : 'dl.add(a, b)'} ` +
+      `vs ${theirs}`, unit: 'ns', value, baseline: base, baselineName: `NumPy ${peers.versions.numpy} ${theirs} ` +
+      `of ${N} float32 (same run)`, ratio: value / base,
+    target: { on: 'ratio', op: '<=', limit: 1, text: `<= ${theirs}` } });
+  }
   return null;
 }
 
-module.exports = { tinyOpCases };
+module.exports = { tinyOpCases, VENV_PYTHON };
 
 if (require.main === module) {
   // node --expose-gc bench/tiny_ops.js [python]: these rows alone, as a table.

@@ -63,6 +63,8 @@ for (const name of Object.keys(addon)) {
 // bench "ops, per call"): throwing()'s rest-and-spread cost an array per call.
 const elementwiseNative = /** @type {any} */ (addon).elementwise;
 const elementwiseDenseNative = /** @type {any} */ (addon).elementwiseDense;
+// fromBuffer's count (viewCount below), called directly for the same reason.
+const bufferViewCountNative = /** @type {any} */ (addon).bufferViewCount;
 /** @param {any} result */
 const checked = (result) => {
   if (result === FAILED) throw adopt(addon.takeError());
@@ -186,7 +188,7 @@ function viewCount(length, base, itemSize, offset, count) {
   scratch[VIEW + 2] = itemSize;
   scratch[VIEW + 3] = offset;
   scratch[VIEW + 4] = count;
-  return native.bufferViewCount();
+  return checked(bufferViewCountNative());
 }
 
 // A new DLManagedTensor(Versioned) over `memory` (a Uint8Array over JS

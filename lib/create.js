@@ -14,7 +14,7 @@ const { integerValue, isInteger } = require('./convert');
 const { sharedStorage } = require('./sharing');
 const scalars = require('./scalars');
 const { viewCount, viewFailure } = require('./binding');
-const { isAnyArrayBuffer, isTypedArray, isDataView, viewParts, typedArrayLength, viewBuffer, bufferByteLength,
+const { isAnyArrayBuffer, isTypedArray, isDataView, viewParts, typedArrayLength, viewBuffer, anyBufferLength,
   posesAsBuffer } =
   require('./typed');
 
@@ -35,10 +35,11 @@ function fromBuffer(source, options) {
   let base;
   let length;
   // Real buffers and views only, read through the intrinsic getters (lib/typed.js).
-  if (isAnyArrayBuffer(source)) {
+  const whole = anyBufferLength(source);
+  if (whole >= 0) {
     buffer = source;
     base = 0;
-    length = bufferByteLength(source);
+    length = whole;
   } else if (isTypedArray(source) || isDataView(source)) {
     buffer = viewBuffer(source);
     const bytes = viewBytes(source);

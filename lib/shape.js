@@ -54,14 +54,18 @@ function contiguousStrides(shape) {
 
 // Row-major contiguity; size-1 dims may carry any stride, empty tensors are
 // contiguous (PyTorch's rule).
+// One pass (an op asks it of every operand per call): a 0 anywhere decides,
+// so a stride mismatch only marks the answer.
 function isContiguous(shape, strides) {
-  if (shape.includes(0)) return true;
+  let contiguous = true;
   let expected = 1;
   for (let i = shape.length - 1; i >= 0; i--) {
-    if (shape[i] !== 1 && strides[i] !== expected) return false;
-    expected *= shape[i];
+    const n = shape[i];
+    if (n === 0) return true;
+    if (n !== 1 && strides[i] !== expected) contiguous = false;
+    expected *= n;
   }
-  return true;
+  return contiguous;
 }
 
 // Byte span around element 0: [byteOffset - low, byteOffset + high).

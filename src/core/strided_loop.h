@@ -128,13 +128,20 @@ void Walk(const Plan& p, int64_t begin, int64_t end, const Inner& inner) {
   }
 }
 
-// Coalesces p, then walks all of it, split across the pool.
+// Coalesces p, then walks all of it, split across the pool. A loop of one
+// grain or less is one chunk, which ParallelFor runs on its caller: it is
+// walked here, without the std::function and the thread-count reads (the
+// per-call path of a tiny op, bench/README.md "The per-call path").
 template <typename Inner>
 void Run(Plan* p, const Inner& inner) {
   int64_t total = 1;
   for (int d = 0; d < p->ndim; ++d) total *= p->shape[d];
   if (total == 0) return;
   Coalesce(p);
+  if (total <= kDefaultGrain) {
+    Walk(*p, 0, total, inner);
+    return;
+  }
   ParallelFor(total, kDefaultGrain,
               [&](int64_t begin, int64_t end) { Walk(*p, begin, end, inner); });
 }

@@ -181,6 +181,12 @@ describe('fromBuffer', () => {
     for (const proto of [ArrayBuffer.prototype, SharedArrayBuffer.prototype, Uint8Array.prototype, DataView.prototype]) {
       throws(() => dl.fromBuffer(Object.create(proto), { dtype: 'uint8' }), /inherits from .* but is not one/);
     }
+    // instanceof only picks the getter tried first (lib/typed.js anyBufferLength):
+    // a Proxy passes it and is still refused; another realm's buffers fail it and
+    // are still taken.
+    throws(() => dl.fromBuffer(new Proxy(new ArrayBuffer(8), {}), { dtype: 'uint8' }), /inherits from/);
+    const other = require('vm').runInNewContext('[new ArrayBuffer(8), new SharedArrayBuffer(4)]');
+    expect(other.map((b) => dl.fromBuffer(b, { dtype: 'uint8' }).size)).toEqual([8, 4]);
     // A real view's own properties do not move the bytes read.
     const u = new Uint8Array(8).fill(7);
     Object.defineProperty(u, 'byteOffset', { value: 4 });
