@@ -615,7 +615,7 @@ function topk(t, k, dim = -1, options = undefined, ...rest) {
   return complete(o.async, pending, [t, values, indices], () => ({ values, indices }));
 }
 
-module.exports = {
+const functions = {
   sum: reduction('sum'),
   mean: reduction('mean'),
   amax: reduction('amax'),
@@ -627,6 +627,28 @@ module.exports = {
   softmax: softmaxOf('softmax'),
   logSoftmax: softmaxOf('logSoftmax'),
   topk,
+};
+
+// The reductions' Tensor methods (lib/index.js installs them through
+// lib/tensor.js installMethods): t.sum(dim, options), t.max(dim), t.topk(k),
+// ..., each the function with `this` as the input.
+const tensorMethods = {
+  sum(...args) { return functions.sum(this, ...args); },
+  mean(...args) { return functions.mean(this, ...args); },
+  amax(...args) { return functions.amax(this, ...args); },
+  amin(...args) { return functions.amin(this, ...args); },
+  max(...args) { return functions.max(this, ...args); },
+  min(...args) { return functions.min(this, ...args); },
+  argmax(...args) { return functions.argmax(this, ...args); },
+  argmin(...args) { return functions.argmin(this, ...args); },
+  softmax(...args) { return functions.softmax(this, ...args); },
+  logSoftmax(...args) { return functions.logSoftmax(this, ...args); },
+  topk(...args) { return functions.topk(this, ...args); },
+};
+
+module.exports = {
+  ...functions,
+  tensorMethods,
   // What the compute families share with the reductions (lib/stats.js).
   complete, deliver, split, dimMask,
 };
