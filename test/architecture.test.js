@@ -544,7 +544,7 @@ test('every failure table row names a documented code; no result type but Result
   }
   expect(problems).toEqual([]);
   expect(tables.sort()).toEqual(['DLNODE_CHECK_FAILURES', 'DLNODE_COMPUTE_FAILURES', 'DLNODE_CUDA_FAILURES',
-    'DLNODE_ELEMENTWISE_FAILURES', 'DLNODE_IPC_FAILURES', 'DLNODE_NORMALIZE_FAILURES',
+    'DLNODE_ELEMENTWISE_FAILURES', 'DLNODE_IPC_FAILURES', 'DLNODE_NORMALIZE_FAILURES', 'DLNODE_REDUCE_FAILURES',
     'DLNODE_SHM_FAILURES', 'DLNODE_VIEW_FAILURES']);
 });
 
