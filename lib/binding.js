@@ -374,45 +374,6 @@ function elementwise(device, op, dtypeIndex, stream, shape, out, outOffset, outS
   return native.elementwiseAsync(...args);
 }
 
-// Row reductions on CUDA device `device` (src/addon/cuda.h CudaReduceRows):
-// out[r] = op over the `n` elements of dense row r of `in`, for r < rows;
-// op 0 sum, 1 max, 2 min; dtype int64, uint64, float32 or float64.
-/**
- * @param {number} device @param {number} op @param {number} dtypeIndex @param {bigint} stream
- * @param {StorageHandle} inHandle @param {number} inOffset @param {StorageHandle} outHandle
- * @param {number} outOffset @param {number} rows @param {number} n
- */
-function cudaReduceRows(device, op, dtypeIndex, stream, inHandle, inOffset, outHandle, outOffset, rows, n) {
-  native.cudaReduceRows(device, op, dtypeIndex, stream, inHandle, inOffset, outHandle, outOffset, rows, n);
-}
-
-// The first k elements of each dense row of `n` in an order (src/addon/cuda.h
-// CudaRowPicks): largest or smallest first, NaN first (nanFirst) or last,
-// ties to the lower index; values and/or int64 indices (a null handle: not
-// written).
-/**
- * @param {number} device @param {number} dtypeIndex @param {boolean} largest @param {bigint} stream
- * @param {StorageHandle} inHandle @param {number} inOffset @param {StorageHandle | null} valuesHandle
- * @param {number} valuesOffset @param {StorageHandle | null} indicesHandle @param {number} indicesOffset
- * @param {number} rows @param {number} n @param {number} k @param {boolean} nanFirst
- */
-function cudaRowPicks(device, dtypeIndex, largest, stream, inHandle, inOffset, valuesHandle, valuesOffset,
-  indicesHandle, indicesOffset, rows, n, k, nanFirst) {
-  native.cudaRowPicks(device, dtypeIndex, largest, stream, inHandle, inOffset, valuesHandle, valuesOffset,
-    indicesHandle, indicesOffset, rows, n, k, nanFirst);
-}
-
-// softmax (or logSoftmax: `log`) of each dense row of `n` elements in one
-// launch (src/addon/cuda.h CudaSoftmaxRows); float32 or float64.
-/**
- * @param {number} device @param {number} dtypeIndex @param {boolean} log @param {bigint} stream
- * @param {StorageHandle} inHandle @param {number} inOffset @param {StorageHandle} outHandle
- * @param {number} outOffset @param {number} rows @param {number} n
- */
-function cudaSoftmaxRows(device, dtypeIndex, log, stream, inHandle, inOffset, outHandle, outOffset, rows, n) {
-  native.cudaSoftmaxRows(device, dtypeIndex, log, stream, inHandle, inOffset, outHandle, outOffset, rows, n);
-}
-
 // dl.normalize's one pass (src/addon/normalize.h): on the host (device
 // HOST_DEVICE) or as the one-pass kernel on CUDA device `device`, enqueued on
 // `stream`; out and input are their memory (hostArg on the host, nativeArg on
@@ -439,37 +400,34 @@ function normalize(device, inDtype, outDtype, stream, shape, out, outOffset, out
 // The reductions' op numbers and result dtypes (src/addon/reduce.h).
 const reduceTable = native.reduceTable();
 
-// sum/mean/amax/amin of a source whose last `reduced` dims are reduced, into
-// contiguous results at dstOffset (src/addon/reduce.h); offsets in bytes.
+// One reduction (src/addon/reduce.h): on the host (device HOST_DEVICE) or as
+// the row kernels on CUDA device `device`, enqueued on `stream`; memory is
+// hostArg on the host, nativeArg on a device, with byte offsets. sum/mean/
+// amax/amin reduce the last `reducedOrDim` dims of the source (dims in the
+// order given) into contiguous values; max/min, softmax/logSoftmax and topk
+// run along dim `reducedOrDim`, their results at `outStrides` (per source
+// dim; either result's memory may be null where the op has none). True where
+// it ran (always on the host); false, with nothing enqueued, where the
+// device's kernels do not take the operands as they are. With `stage` (the
+// host's async form), a Promise instead.
 /**
- * @param {number} op @param {HostMemory} src @param {number} srcOffset @param {number} srcDtype
- * @param {readonly number[]} shape @param {readonly number[]} strides @param {number} reduced
- * @param {HostMemory} dst @param {number} dstOffset @param {number} [stage]
+ * @param {number} op @param {number} device @param {bigint} stream
+ * @param {HostMemory | StorageHandle} src @param {number} srcOffset @param {number} srcDtype
+ * @param {readonly number[]} shape @param {readonly number[]} strides @param {number} reducedOrDim
+ * @param {readonly number[]} outStrides @param {HostMemory | StorageHandle | null} values
+ * @param {number} valuesOffset @param {HostMemory | StorageHandle | null} indices @param {number} indicesOffset
+ * @param {number} k @param {boolean} largest @param {boolean} sorted @param {number} [stage]
+ * @returns {boolean | Promise<void>}
  */
-function reduceDims(op, src, srcOffset, srcDtype, shape, strides, reduced, dst, dstOffset, stage = undefined) {
-  writeShape(shape, strides);
-  return stage !== undefined ? native.reduceDimsAsync(op, src, srcOffset, srcDtype, reduced, dst, dstOffset, stage) :
-    native.reduceDims(op, src, srcOffset, srcDtype, reduced, dst, dstOffset);
-}
-
-// max/min, softmax/logSoftmax, topk along `dim`; results at `outStrides`
-// (per source dim); either result's bytes may be null where the op has none.
-/**
- * @param {number} op @param {HostMemory} src @param {number} srcOffset @param {number} srcDtype
- * @param {readonly number[]} shape @param {readonly number[]} strides @param {number} dim
- * @param {readonly number[]} outStrides @param {HostMemory | null} values @param {number} valuesOffset
- * @param {HostMemory | null} indices @param {number} indicesOffset @param {number} k
- * @param {boolean} largest @param {boolean} sorted @param {number} [stage]
- */
-function reduceLanes(op, src, srcOffset, srcDtype, shape, strides, dim, outStrides, values, valuesOffset,
-  indices, indicesOffset, k, largest, sorted, stage = undefined) {
+function reduce(op, device, stream, src, srcOffset, srcDtype, shape, strides, reducedOrDim, outStrides, values,
+  valuesOffset, indices, indicesOffset, k, largest, sorted, stage = undefined) {
   writeShape(shape, strides);
   writeSourceStrides(outStrides);
   if (stage !== undefined) {
-    return native.reduceLanesAsync(op, src, srcOffset, srcDtype, dim, values, valuesOffset, indices,
-      indicesOffset, k, largest, sorted, stage);
+    return native.reduceAsync(op, device, stream, src, srcOffset, srcDtype, reducedOrDim, values, valuesOffset,
+      indices, indicesOffset, k, largest, sorted, stage);
   }
-  return native.reduceLanes(op, src, srcOffset, srcDtype, dim, values, valuesOffset, indices,
+  return native.reduce(op, device, stream, src, srcOffset, srcDtype, reducedOrDim, values, valuesOffset, indices,
     indicesOffset, k, largest, sorted);
 }
 
@@ -628,8 +586,7 @@ function interpolateNchw(input, bilinear, alignCorners, scaleH, scaleW, out) {
 module.exports = {
   native, threadShared, opCodes, HOST_DEVICE, deviceCodes, maxThreads, MAX_DIMS, dlpackVersion, dlpackFlags, hugePageAdviceMin, hugePageAdvice, slabConvention, elementwise, elementwiseDense, normalize, externalBuffers, importResult, viewFailure, memoryKind,
   checkDtypes, dtypeMismatch, viewCount, exportStruct, adoptPointer, importStruct, copyStrided, cudaStridedCopy,
-  cudaReduceRows, cudaRowPicks, cudaSoftmaxRows,
-  cudaConvert, reduceTable, reduceDims, reduceLanes,
+  cudaConvert, reduceTable, reduce,
   matmul, statisticsTable, statistics, norms,
   computeTable, sortLanes, scanLanes, indexGather, indexNonzero, randomFill, randomMultinomial, boxesIou, boxesNms,
   interpolateNchw,

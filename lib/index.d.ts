@@ -49,8 +49,16 @@ export interface SyncOption {
 export interface AsyncOption {
   async: true;
 }
+/**
+ * `stream` (every reduction, softmax and topk): on a CUDA tensor, the stream its copies and kernels
+ * are enqueued on (the legacy default stream unless named), as the elementwise ops take it; checked
+ * and without effect on host memory (docs/API.md "Reductions").
+ */
+export interface ReduceStreamOption {
+  stream?: number | bigint | CudaStream;
+}
 /** keepdim: reduced dims stay, with size 1. */
-export interface KeepdimOptions extends SyncOption {
+export interface KeepdimOptions extends SyncOption, ReduceStreamOption {
   keepdim?: boolean;
 }
 /** `dtype`: the input is converted to it first (torch); `out`: the result is copied into it (any dtype, converted). */
@@ -58,11 +66,11 @@ export interface SumOptions<M extends DTypeName = DTypeName> extends KeepdimOpti
   dtype?: M | DType<M>;
   out?: Tensor;
 }
-export interface SoftmaxOptions<M extends DTypeName = DTypeName> extends SyncOption {
+export interface SoftmaxOptions<M extends DTypeName = DTypeName> extends SyncOption, ReduceStreamOption {
   dtype?: M | DType<M>;
   out?: Tensor;
 }
-export interface TopkOptions extends SyncOption {
+export interface TopkOptions extends SyncOption, ReduceStreamOption {
   largest?: boolean;
   sorted?: boolean;
 }

@@ -27,11 +27,12 @@ const { fromArrow, fromArrowIPC, toArrow, toArrowTable, toArrowIPCChunks } = req
 const ray = require('./ray');
 
 // The tensor core calls up into the layers built on it through these.
-connect({ toDLPack, share, shareMemory, toShared, valuesFrom, scalarTensor, fill, reduce, toArrow });
+connect({ toDLPack, share, shareMemory, toShared, valuesFrom, scalarTensor, fill, toArrow });
 // The modules above that own Tensor methods install them (lib/tensor.js installMethods).
 installMethods(ops.tensorMethods);
 installMethods(linalg.tensorMethods);
 installMethods(stats.tensorMethods);
+installMethods(reduce.tensorMethods);
 
 // issue 40's host families install their own Tensor methods.
 for (const family of [sorting, indexing, random]) installMethods(family.tensorMethods);

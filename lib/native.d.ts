@@ -276,16 +276,6 @@ export interface Native {
   /** Scratch (shape, strides, sourceStrides): a conversion kernel; types as DLPack code and bits. */
   cudaConvert(device: number, dst: StorageHandle, dstOffset: number, dstCode: number, dstBits: number,
     src: StorageHandle, srcOffset: number, srcCode: number, srcBits: number, stream: bigint): void;
-  /** Row reductions as a kernel on `device` (op 0 sum, 1 max, 2 min) over dense rows of `n` elements. */
-  cudaReduceRows(device: number, op: number, dtype: number, stream: bigint, input: StorageHandle, inOffset: number,
-    out: StorageHandle, outOffset: number, rows: number, n: number): void;
-  /** The first k elements of each dense row in an order (largest or smallest, NaN first or last, ties by index). */
-  cudaRowPicks(device: number, dtype: number, largest: boolean, stream: bigint, input: StorageHandle,
-    inOffset: number, values: StorageHandle | null, valuesOffset: number, indices: StorageHandle | null,
-    indicesOffset: number, rows: number, n: number, k: number, nanFirst: boolean): void;
-  /** softmax (or logSoftmax: `log`) of each dense row of `n` elements, one launch. */
-  cudaSoftmaxRows(device: number, dtype: number, log: boolean, stream: bigint, input: StorageHandle, inOffset: number,
-    out: StorageHandle, outOffset: number, rows: number, n: number): void;
   cudaStats(device: number): CudaMemoryStats;
   /** Gives cached blocks back to the driver and trims the pool; the bytes handed back. */
   cudaEmptyCache(device: number): number;
@@ -325,20 +315,20 @@ export interface Native {
   /** False (and nothing changes) outside 1..maxThreads. */
   setNumThreads(n: number): boolean;
   reduceTable(): ReduceTable;
-  /** Scratch (shape, strides): reduces the last `reduced` dims into contiguous results. */
-  reduceDims(op: number, src: HostMemory, srcOffset: number, srcDtype: number, reduced: number, dst: HostMemory,
-    dstOffset: number): void;
-  /** The same on a libuv thread (`stage` as copyStridedAsync); resolves when the loop has run. */
-  reduceDimsAsync(op: number, src: HostMemory, srcOffset: number, srcDtype: number, reduced: number,
-    dst: HostMemory, dstOffset: number, stage: number): Promise<void>;
-  /** Scratch (shape, strides, sourceStrides as the results'): max/min, softmax, topk along `dim`. */
-  reduceLanes(op: number, src: HostMemory, srcOffset: number, srcDtype: number, dim: number,
-    values: HostMemory | null, valuesOffset: number, indices: HostMemory | null, indicesOffset: number, k: number,
-    largest: boolean, sorted: boolean): void;
-  /** The same on a libuv thread (`stage` as copyStridedAsync, over the operands not null). */
-  reduceLanesAsync(op: number, src: HostMemory, srcOffset: number, srcDtype: number, dim: number,
-    values: HostMemory | null, valuesOffset: number, indices: HostMemory | null, indicesOffset: number, k: number,
-    largest: boolean, sorted: boolean, stage: number): Promise<void>;
+  /**
+   * Scratch (shape, strides, sourceStrides as the results'): one reduction on `device` (hostDevice, or a CUDA
+   * device's index, the row kernels enqueued on `stream`): sum/mean/amax/amin over the last `reducedOrDim` dims into
+   * contiguous values; max/min, softmax, topk along dim `reducedOrDim`. True where it ran (always on the host),
+   * false with nothing enqueued where the device's kernels do not take the operands as they are.
+   */
+  reduce(op: number, device: number, stream: bigint, src: HostMemory | StorageHandle, srcOffset: number,
+    srcDtype: number, reducedOrDim: number, values: HostMemory | StorageHandle | null, valuesOffset: number,
+    indices: HostMemory | StorageHandle | null, indicesOffset: number, k: number, largest: boolean,
+    sorted: boolean): boolean;
+  /** The same on the host on a libuv thread (`stage` as copyStridedAsync, over the operands not null). */
+  reduceAsync(op: number, device: number, stream: bigint, src: HostMemory, srcOffset: number, srcDtype: number,
+    reducedOrDim: number, values: HostMemory | null, valuesOffset: number, indices: HostMemory | null,
+    indicesOffset: number, k: number, largest: boolean, sorted: boolean, stage: number): Promise<void>;
   // The compute families (src/addon/linalg.h). Memory is host memory, or
   // storage handles on a CUDA device (matmul only).
   /** Scratch (out's shape and strides; a's strides in sourceStrides, b's in operandStrides): out = a b (+ bias). */

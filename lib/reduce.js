@@ -4,10 +4,13 @@
 // result dtypes (src/core/compute/reduce.h, handed over at load), results and `out`.
 // The loops are native (src/core/compute/reduce.h) and split across threads; a sum
 // gives the same bits for any thread count. Every op but complex ones also
-// runs on a CUDA tensor's device (src/core/cuda_ops.h): sum, mean, amax,
-// amin as DeviceReduceRows, max/min/argmax/argmin/topk as DeviceRowPicks,
-// softmax/logSoftmax as DeviceSoftmaxRows, each after one device copy that
-// makes the reduced dims the contiguous inner ones.
+// runs on a CUDA tensor's device, through the same call: one descriptor
+// (reduceInto -> lib/route.js runReduce -> src/core/compute/reduce_call.h
+// RunReduce), forked at the bottom into the host engine or the row kernels
+// (src/core/cuda_ops.h). Where the kernels do not take the operands as they
+// are (dense rows in the computing dtype, the reduced dims last) the core
+// says so, and staged() makes them so (one permute and conversion copy) and
+// calls again; every device copy and launch is enqueued on `stream`.
 // `{ async: true }` (docs/API.md "Off the event loop") runs the host loop on a
 // libuv thread and returns a Promise of the result (complete()); on a device
 // the kernels are enqueued at the call and the Promise resolves at once.
@@ -22,7 +25,7 @@ const { Storage } = require('./storage');
 const { contiguousStrides } = require('./shape');
 const { dimension, integer, tooMany } = require('./views');
 const { CPU, cudaUnavailable } = require('./device');
-const { isAvailable, cudaStorage } = require('./cuda');
+const { isAvailable, cudaStorage, copyStream } = require('./cuda');
 const ops = require('./ops');
 const { kStorage, kLayout, READ_ONLY, kFlags } = require('./symbols');
 
@@ -32,17 +35,17 @@ const RESULT = reduceTable.results.map((row) => row.map((i) => (i < 0 ? null : b
 
 // What each op's options may name.
 const KEYS = {
-  sum: ['keepdim', 'dtype', 'out', 'async'],
-  mean: ['keepdim', 'dtype', 'out', 'async'],
-  amax: ['keepdim', 'out', 'async'],
-  amin: ['keepdim', 'out', 'async'],
-  max: ['keepdim', 'async'],
-  min: ['keepdim', 'async'],
-  argmax: ['keepdim', 'out', 'async'],
-  argmin: ['keepdim', 'out', 'async'],
-  softmax: ['dtype', 'out', 'async'],
-  logSoftmax: ['dtype', 'out', 'async'],
-  topk: ['largest', 'sorted', 'async'],
+  sum: ['keepdim', 'dtype', 'out', 'async', 'stream'],
+  mean: ['keepdim', 'dtype', 'out', 'async', 'stream'],
+  amax: ['keepdim', 'out', 'async', 'stream'],
+  amin: ['keepdim', 'out', 'async', 'stream'],
+  max: ['keepdim', 'async', 'stream'],
+  min: ['keepdim', 'async', 'stream'],
+  argmax: ['keepdim', 'out', 'async', 'stream'],
+  argmin: ['keepdim', 'out', 'async', 'stream'],
+  softmax: ['dtype', 'out', 'async', 'stream'],
+  logSoftmax: ['dtype', 'out', 'async', 'stream'],
+  topk: ['largest', 'sorted', 'async', 'stream'],
 };
 
 // Why an op refuses a dtype (torch's rules).
@@ -66,7 +69,7 @@ function input(t, method) {
 
 // A CUDA input of a device reduction: real (complex reductions run on the host
 // only). Whether CUDA is usable is asked once the arguments are checked
-// (reduceOnDevice).
+// (placeOf).
 function deviceInput(t, method) {
   if (t[kLayout].info.kind === 'complex') {
     throw makeError('ERR_DLPACK_WRONG_DEVICE', `Expected a real tensor for \`${method}\` on ${t.device}: complex ` +
@@ -81,17 +84,20 @@ function flag(v, key, fallback) {
   return v;
 }
 
-// { keepdim, dtype, out, largest, sorted, async } from `options`, which may
-// name only the op's keys.
+// { keepdim, dtype, out, largest, sorted, async, stream } from `options`,
+// which may name only the op's keys; `stream` a device reduction's stream as
+// copies take it (lib/cuda.js copyStream; the legacy default stream, 1n,
+// unless named), read and checked on the host too, as the elementwise ops
+// read it.
 function readOptions(options, op) {
   if (options === undefined) {
-    return { keepdim: false, dtype: null, out: null, largest: true, sorted: true, async: false };
+    return { keepdim: false, dtype: null, out: null, largest: true, sorted: true, async: false, stream: 1n };
   }
   if (options === null || typeof options !== 'object' || Array.isArray(options)) {
     throw invalidType('options', 'an object', options);
   }
   // Each option read once (one destructuring), then checked.
-  const { keepdim, dtype, out, largest, sorted, async } = checkOptions(options, KEYS[op], 'options');
+  const { keepdim, dtype, out, largest, sorted, async, stream } = checkOptions(options, KEYS[op], 'options');
   const o = {
     keepdim: flag(keepdim, 'keepdim', false),
     dtype: dtype === undefined ? null : dtypeInfo(dtype, 'options.dtype'),
@@ -99,6 +105,7 @@ function readOptions(options, op) {
     largest: flag(largest, 'largest', true),
     sorted: flag(sorted, 'sorted', true),
     async: flag(async, 'async', false),
+    stream: copyStream(stream),
   };
   if (out !== undefined) {
     if (!(out instanceof Tensor)) throw invalidType('options.out', 'a Tensor', out);
@@ -160,20 +167,39 @@ function resultInfo(op, t, family) {
   return info;
 }
 
-// A new contiguous host tensor whose every byte the op writes.
-function result(info, shape) {
+// Where the results of a reduction of t live: host memory (CPU) for a host
+// input, t's CUDA device for a CUDA one, once CUDA is known to be usable.
+function placeOf(t, method) {
+  if (t.device.hostAccessible) return CPU;
+  if (!isAvailable()) throw cudaUnavailable(`${method} on ${t.device}`);
+  return t.device;
+}
+
+// The options of a copy a reduction of t makes: on a device, on the
+// reduction's `stream`; none on the host.
+function copyOn(t, o) {
+  return t.device.hostAccessible ? undefined : { stream: o.stream };
+}
+
+// A new contiguous tensor of `info` and `shape` on `place` (CPU, or a CUDA
+// device) whose every byte the op writes.
+function result(info, shape, place = CPU) {
   let size = 1;
   for (const n of shape) size *= n;
-  return makeTensor(Storage.allocateForCopy(size * info.itemSize), Layout.contiguous(info, shape), 0, CPU);
+  const bytes = size * info.itemSize;
+  const storage = place === CPU ? Storage.allocateForCopy(bytes) : cudaStorage(place, bytes);
+  return makeTensor(storage, Layout.contiguous(info, shape), 0, place);
 }
 
-// t, or t converted to `dtype` (torch: the input is cast before the op).
-function converted(t, dtype) {
-  return dtype === null || dtype === t[kLayout].info ? t : t.to(dtype.name);
+// t, or t converted to `dtype` (torch: the input is cast before the op); `on`
+// the copy's options (copyOn).
+function converted(t, dtype, on) {
+  return dtype === null || dtype === t[kLayout].info ? t : t.to(dtype.name, on);
 }
 
-// `value` into `out` (converted by copyFrom's rules) when there is one.
-function deliver(value, out) {
+// `value` into `out` (converted by copyFrom's rules) when there is one; `on`
+// the copy's options (copyOn).
+function deliver(value, out, on = undefined) {
   if (out === null) return value;
   const want = value[kLayout].shape;
   const s = out[kLayout].shape;
@@ -183,7 +209,7 @@ function deliver(value, out) {
       `one of shape [${s.join(', ')}]`);
   }
   try {
-    out.copyFrom(value);
+    out.copyFrom(value, on);
   } finally {
     value.dispose();
   }
@@ -211,12 +237,6 @@ function complete(async, pending, held, finish, cleanup = () => {}) {
   return Storage.holdUntilSettled(storages, pending.then(finish)).finally(cleanup);
 }
 
-// A device result (its kernels enqueued at the call), or a Promise of it for
-// `{ async: true }`, as the elementwise device ops give it.
-function settled(async, value) {
-  return async ? Promise.resolve(value) : value;
-}
-
 // Every dim of t is kept: a 0-size reduction that has no identity is refused.
 function nonEmpty(op, shape, mask) {
   for (let i = 0; i < shape.length; i++) {
@@ -239,80 +259,113 @@ function outOn(t, out, op) {
   }
 }
 
-// The dtype a device reduction computes in (src/core/cuda_ops.h
-// DeviceReduceRows): sums of bool and integers in int64, max/min of unsigned
-// integers and bool in uint64, of signed in int64; float16/bfloat16 in float32.
+// The dtype the row kernels compute `op` in (src/core/compute/reduce_call.h
+// PlanDeviceRows): sums of bool and integers in int64, max/min of unsigned
+// integers and bool in uint64, of signed in int64; float16/bfloat16 in
+// float32 (softmax too).
 function deviceType(op, info) {
   if (info.kind === 'float') return info.name === 'float64' ? 'float64' : 'float32';
   if (op === 'sum' || op === 'mean' || info.kind === 'int') return 'int64';
   return 'uint64';
 }
 
-// The dims of `mask` moved last and t converted to `compute`, one
-// contiguous device copy: { dense, order, rows, n } (rows of n elements),
-// its temporaries pushed onto `temporaries`.
-function deviceRows(t, mask, compute, temporaries) {
-  const { shape } = t[kLayout];
-  const order = [];
-  for (let i = 0; i < shape.length; i++) if (!mask[i]) order.push(i);
-  const kept = order.length;
-  for (let i = 0; i < shape.length; i++) if (mask[i]) order.push(i);
-  let rows = 1;
-  for (let i = 0; i < kept; i++) rows *= shape[order[i]];
-  let n = 1;
-  for (let i = kept; i < order.length; i++) n *= shape[order[i]];
-  const moved = order.every((d, i) => d === i) ? t : t.permute(order);
-  if (moved !== t) temporaries.push(moved);
-  const dense = moved[kLayout].info.name === compute ? moved.contiguous() : moved.to(compute);
-  temporaries.push(dense);
-  return { dense, order, rows, n };
+// The ops that reduce a set of dims (src/core/compute/reduce_call.h
+// ReducesDims) rather than run along one.
+const DIMS_OPS = new Set(['sum', 'mean', 'amax', 'amin']);
+
+// One reduction into its results, host or CUDA alike. call: { op (a name),
+// input (a tensor), order and reduced (sum/mean/amax/amin: the input's dims
+// in this order, the last `reduced` of them reduced, into contiguous
+// values), dim, keep and outStrides (the others: along dim, results of shape
+// `keep` per dim of the input, at outStrides), values, indices (tensors or
+// null), k, largest, sorted, stream, async }. The loop's Promise for async on
+// the host, else undefined (a device's kernels are enqueued at the call).
+function reduceInto(call) {
+  const ran = runCall(call);
+  if (ran === false) staged(call);
+  return ran === true || ran === false ? undefined : ran;
 }
 
-// `x` (laid out in `order`, dims of t permuted) back in t's dim order,
-// contiguous; x itself when order is the identity.
-function unmoved(x, order, temporaries) {
-  if (order.every((d, i) => d === i)) return x;
-  const inverse = order.map((_, i) => order.indexOf(i));
-  const back = x.permute(inverse);
-  temporaries.push(x, back);
-  return back.contiguous();
+// The call as lib/route.js runReduce takes it.
+function runCall(c) {
+  const pair = (x) => (x === null ? null : { storage: x[kStorage], offset: x[kLayout].byteOffset });
+  return route.runReduce({ op: OP[c.op], input: { storage: c.input[kStorage], layout: c.input[kLayout] },
+    order: c.order, reduced: c.reduced, dim: c.dim, outStrides: c.outStrides, values: pair(c.values),
+    indices: pair(c.indices), k: c.k, largest: c.largest, sorted: c.sorted, stream: c.stream, async: c.async });
 }
 
-// A new contiguous tensor of `info` and `shape` on CUDA device `device`.
-function deviceResult(device, info, shape) {
-  let size = 1;
-  for (const n of shape) size *= n;
-  return makeTensor(cudaStorage(device, size * info.itemSize), Layout.contiguous(info, shape), 0, device);
-}
-
-// sum, mean, amax, amin of a CUDA tensor: its reduced dims moved last and the
-// whole converted to the computing dtype (one contiguous copy on the device),
-// then one kernel block per result element (a fixed tree: the same bits every
-// run); the result cast to its dtype, a mean divided by the count as torch
-// does (the sum rounded to the dtype first).
-function reduceOnDevice(op, t, mask, o, info) {
-  if (!isAvailable()) throw cudaUnavailable(`${op}() on ${t.device}`);
-  const { shape } = t[kLayout];
-  const outShape = o.keepdim ? shape.map((n, i) => (mask[i] ? 1 : n)) : shape.filter((_, i) => !mask[i]);
+// The device staging, where the row kernels do not take the call's operands
+// as they are (runCall answered false, nothing enqueued): the input's reduced
+// dims (or its `dim`) moved last and the whole converted to the computing
+// dtype (deviceType) in one device copy, dense results of that dtype in that
+// order, the call again (which they take), and the results copied back into
+// the call's own (converted: exact, the computing dtype holds every value; a
+// float16/bfloat16 softmax rounded once). A mean is a sum there, divided by
+// the count in the result's dtype (torch rounds the sum first). Every copy
+// and launch on the call's stream; the kernels give the same bits every run.
+function staged(c) {
+  const t = c.input;
+  const { shape, info } = t[kLayout];
+  const on = { stream: c.stream };
+  const dims = DIMS_OPS.has(c.op);
+  const order = dims ? c.order : [...shape.keys()].filter((i) => i !== c.dim).concat(shape.length === 0 ? [] : [c.dim]);
+  const identity = order.every((d, i) => d === i);
+  const compute = dtypeInfo(deviceType(c.op, info));
   const temporaries = [];
+  // x viewed as `want` (x itself where it has that shape already).
+  const viewAs = (x, want) => {
+    const s = x[kLayout].shape;
+    if (s.length === want.length && s.every((n, i) => n === want[i])) return x;
+    const v = x.reshape(want);
+    temporaries.push(v);
+    return v;
+  };
   try {
-    const { dense, rows, n } = deviceRows(t, mask, deviceType(op, t[kLayout].info), temporaries);
-    const acc = deviceResult(t.device, dense[kLayout].info, [rows]);
-    temporaries.push(acc);
-    if (rows !== 0) {
-      route.runReduceRowsOnDevice(op === 'amax' ? 1 : op === 'amin' ? 2 : 0, dense[kStorage], dense[kLayout],
-        acc[kStorage], acc[kLayout], rows, n);
+    const moved = identity ? t : t.permute(order);
+    if (moved !== t) temporaries.push(moved);
+    let dense = moved;
+    if (moved[kLayout].info !== compute) dense = moved.to(compute.name, on);
+    else if (!moved.isContiguous) dense = moved.clone(on);
+    if (dense !== moved) temporaries.push(dense);
+    if (dims) {
+      const kept = shape.length - c.reduced;
+      const keptShape = order.slice(0, kept).map((i) => shape[i]);
+      const values = result(compute, keptShape, t.device);
+      temporaries.push(values);
+      again({ ...c, op: c.op === 'mean' ? 'sum' : c.op, input: dense, order: undefined, values });
+      // The call's values are contiguous over the kept dims, in this order.
+      viewAs(c.values, keptShape).copyFrom(values, on);
+      if (c.op === 'mean') {
+        let n = 1;
+        for (let i = kept; i < order.length; i++) n *= shape[order[i]];
+        ops.functions.div(c.values, n, { out: c.values, stream: c.stream });
+      }
+      return;
     }
-    let value = acc.dtype === info.name ? acc : acc.to(info.name);
-    if (value !== acc) temporaries.push(value);
-    if (op === 'mean') {
-      value = ops.functions.div(value, n);
-      temporaries.push(value);
+    const movedKeep = order.map((i) => c.keep[i]);
+    const values = c.values === null ? null : result(compute, movedKeep, t.device);
+    if (values !== null) temporaries.push(values);
+    const indices = c.indices === null ? null : result(dtypeInfo('int64'), movedKeep, t.device);
+    if (indices !== null) temporaries.push(indices);
+    again({ ...c, input: dense, dim: Math.max(shape.length - 1, 0), outStrides: contiguousStrides(movedKeep), values,
+      indices });
+    const inverse = order.map((_, i) => order.indexOf(i));
+    for (const [from, into] of [[values, c.values], [indices, c.indices]]) {
+      if (from === null) continue;
+      const back = identity ? from : from.permute(inverse);
+      if (back !== from) temporaries.push(back);
+      // The call's results are contiguous, of `keep` (a dim of 1 dropped without keepdim).
+      viewAs(into, c.keep).copyFrom(back, on);
     }
-    // The one result not disposed below: a reshaped view of `value`.
-    return value.reshape(outShape);
   } finally {
     for (const x of temporaries) x.dispose();
+  }
+}
+
+// A staged call, which the row kernels take.
+function again(c) {
+  if (runCall(c) === false) {
+    throw makeError('ERR_DLPACK_UNSUPPORTED', `Expected the row kernels to take a staged ${c.op}() (a bug)`);
   }
 }
 
@@ -322,16 +375,21 @@ function reduceOver(op, t, mask, o) {
   const info = resultInfo(op, t, op === 'sum' || op === 'mean' ? op : 'other');
   const { shape } = t[kLayout];
   if (op === 'amax' || op === 'amin') nonEmpty(op, shape, mask);
-  if (!t.device.hostAccessible) return { value: reduceOnDevice(op, t, mask, o, info), pending: undefined };
   const order = [];
   for (let i = 0; i < shape.length; i++) if (!mask[i]) order.push(i);
   const kept = order.length;
   for (let i = 0; i < shape.length; i++) if (mask[i]) order.push(i);
   const outShape = o.keepdim ? shape.map((n, i) => (mask[i] ? 1 : n)) : order.slice(0, kept).map((i) => shape[i]);
-  const out = result(info, outShape);
+  const out = result(info, outShape, placeOf(t, `${op}()`));
   if (out[kLayout].size === 0) return { value: out, pending: undefined };
-  const pending = route.runReduceDims(OP[op], t[kStorage], t[kLayout], order, shape.length - kept, out[kStorage],
-    out[kLayout], o.async);
+  let pending;
+  try {
+    pending = reduceInto({ op, input: t, order, reduced: shape.length - kept, values: out, indices: null,
+      stream: o.stream, async: o.async });
+  } catch (error) {
+    out.dispose();
+    throw error;
+  }
   return { value: out, pending };
 }
 
@@ -342,7 +400,8 @@ function reduction(op) {
     [dim, options] = split(dim, options);
     const o = readOptions(options, op);
     outOn(t, o.out, op);
-    const src = converted(t, o.dtype);
+    const on = copyOn(t, o);
+    const src = converted(t, o.dtype, on);
     const cleanup = () => {
       if (src !== t) src.dispose();
     };
@@ -353,72 +412,16 @@ function reduction(op) {
       cleanup();
       throw error;
     }
-    return complete(o.async, r.pending, [src, r.value, o.out], () => deliver(r.value, o.out), cleanup);
+    return complete(o.async, r.pending, [src, r.value, o.out], () => deliver(r.value, o.out, on), cleanup);
   };
 }
 
-// Along one dim: lanes of t, results at contiguous strides of `outShape`
-// (per dim of t), `keepdim` shape `kept`. A Promise of the loop when `async`.
-function lanes(op, t, dim, outShape, values, indices, async, k = 0, largest = true, sorted = true) {
-  const outStrides = contiguousStrides(outShape);
-  return route.runReduceLanes(OP[op], t[kStorage], t[kLayout], dim, outStrides,
-    values === null ? null : values[kStorage], 0, indices === null ? null : indices[kStorage], k, largest, sorted,
-    async);
-}
-
-// softmax/logSoftmax of t along dim into `out` of t's shape, at out's offset
-// and strides (a new result, or options.out where directOut() allows it).
-function softmaxLanes(op, t, dim, out, async) {
-  const layout = out[kLayout];
-  return route.runReduceLanes(OP[op], t[kStorage], t[kLayout], dim, layout.strides, out[kStorage], layout.byteOffset,
-    null, 0, true, true, async);
-}
-
-// The first k elements along dim `d` of a CUDA tensor t in an order (largest
-// or smallest first, NaN first where `nanFirst` (argmax, argmin, max, min,
-// topk of the largest) else last (topk of the smallest), ties to the lower
-// index: the host's rules),
-// as { values, indices } of t's shape with dim d of size k (keepdim false:
-// with d dropped, k = 1), either skipped when `want` says so. The lanes are
-// made contiguous rows in the computing dtype (deviceType) by one device
-// copy, picked by one launch (src/core/cuda_ops.h DeviceRowPicks), the values
-// converted back (exact: the computing dtype holds every input value).
-function picksOnDevice(method, t, d, k, largest, nanFirst, keepdim, want = { values: true, indices: true }) {
-  if (!isAvailable()) throw cudaUnavailable(`${method} on ${t.device}`);
-  const info = t[kLayout].info;
-  const shape = t[kLayout].shape;
-  const mask = shape.map((_, i) => i === d);
-  const kShape = shape.map((n, i) => (i === d ? k : n));
-  const outShape = keepdim ? kShape : shape.filter((_, i) => i !== d);
-  const temporaries = [];
-  try {
-    const { dense, order, rows, n } = deviceRows(t, mask, deviceType('amax', info), temporaries);
-    const movedShape = order.map((i) => kShape[i]);
-    const values = want.values ? deviceResult(t.device, dense[kLayout].info, movedShape) : null;
-    if (values !== null) temporaries.push(values);
-    const indices = want.indices ? deviceResult(t.device, dtypeInfo('int64'), movedShape) : null;
-    if (indices !== null) temporaries.push(indices);
-    if (rows !== 0 && k !== 0) {
-      route.runRowPicksOnDevice(largest, nanFirst, dense[kStorage], dense[kLayout], values && values[kStorage],
-        values && values[kLayout], indices && indices[kStorage], indices && indices[kLayout], rows, n, k);
-    }
-    // Each result not disposed below: a new tensor or a reshaped view.
-    const finish = (x, dtype) => {
-      let r = unmoved(x, order, temporaries);
-      if (r.dtype !== dtype) {
-        temporaries.push(r);
-        r = r.to(dtype);
-      }
-      temporaries.push(r);
-      return r.reshape(outShape);
-    };
-    return {
-      values: values === null ? null : finish(values, info.name),
-      indices: indices === null ? null : finish(indices, 'int64'),
-    };
-  } finally {
-    for (const x of temporaries) x.dispose();
-  }
+// Along one dim: lanes of t, results of shape `keep` (per dim of t, the
+// result's shape with keepdim) at its contiguous strides. A Promise of the
+// loop when async on the host.
+function lanes(op, t, dim, keep, values, indices, o, k = 0) {
+  return reduceInto({ op, input: t, dim, keep, outStrides: contiguousStrides(keep), values, indices, k,
+    largest: o.largest, sorted: o.sorted, stream: o.stream, async: o.async });
 }
 
 // max(dim) / min(dim) -> { values, indices }; without a dim, amax / amin of all.
@@ -437,14 +440,27 @@ function extreme(op) {
     const d = oneDim(dim, shape.length);
     resultInfo(op, t, 'other');
     if (shape.length > 0) nonEmpty(`${op}`, shape, shape.map((_, i) => i === d));
-    if (!t.device.hostAccessible) return settled(o.async, picksOnDevice(`${op}()`, t, d, 1, op === 'max', true, o.keepdim));
+    const place = placeOf(t, `${op}()`);
     const keep = shape.map((n, i) => (i === d ? 1 : n));
     const outShape = o.keepdim ? keep : shape.filter((_, i) => i !== d);
-    const values = result(t[kLayout].info, outShape);
-    const indices = result(dtypeInfo('int64'), outShape);
-    const pending = values[kLayout].size === 0 ? undefined : lanes(op, t, d, keep, values, indices, o.async);
+    const values = result(t[kLayout].info, outShape, place);
+    const indices = result(dtypeInfo('int64'), outShape, place);
+    const pending = values[kLayout].size === 0 ? undefined : lanes(op, t, d, keep, values, indices, o);
     return complete(o.async, pending, [t, values, indices], () => ({ values, indices }));
   };
+}
+
+// t's elements as one dim: a view where its layout allows, else a contiguous
+// copy (on a device, enqueued on the copy options' stream; on the host,
+// reshape's copy).
+function flattened(t, on) {
+  if (on === undefined || t.isContiguous) return t.reshape(-1);
+  const dense = t.clone(on);
+  try {
+    return dense.reshape(-1);
+  } finally {
+    dense.dispose();
+  }
 }
 
 // argmax / argmin: along a dim, or over the flattened tensor.
@@ -459,80 +475,33 @@ function argExtreme(op) {
     resultInfo(along, t, 'other');
     const shape = t[kLayout].shape;
     const int64 = dtypeInfo('int64');
+    const on = copyOn(t, o);
     if (dim === undefined || dim === null) {
       if (t[kLayout].size === 0) {
         throw fail('ERR_INVALID_ARG_VALUE', 'input', `a non-empty tensor for ${op}() without a dim (it has no ` +
           'identity)', `one of shape [${shape.join(', ')}]`);
       }
-      const flat = t.reshape(-1);
-      if (!t.device.hostAccessible) {
-        let kept;
-        try {
-          const { indices } = picksOnDevice(`${op}()`, flat, 0, 1, along === 'max', true, o.keepdim, { values: false,
-            indices: true });
-          kept = o.keepdim ? indices.reshape(shape.map(() => 1)) : indices;
-          if (kept !== indices) indices.dispose();
-        } finally {
-          flat.dispose();
-        }
-        return settled(o.async, deliver(kept, o.out));
-      }
+      const place = placeOf(t, `${op}()`);
+      const flat = flattened(t, on);
       let indices;
       let pending;
       try {
-        indices = result(int64, o.keepdim ? shape.map(() => 1) : []);
-        pending = lanes(along, flat, 0, [1], null, indices, o.async);
+        indices = result(int64, o.keepdim ? shape.map(() => 1) : [], place);
+        pending = lanes(along, flat, 0, [1], null, indices, o);
       } catch (error) {
         flat.dispose();
+        if (indices !== undefined) indices.dispose();
         throw error;
       }
-      return complete(o.async, pending, [flat, indices, o.out], () => deliver(indices, o.out), () => flat.dispose());
+      return complete(o.async, pending, [flat, indices, o.out], () => deliver(indices, o.out, on), () => flat.dispose());
     }
     const d = oneDim(dim, shape.length);
     if (shape.length > 0) nonEmpty(op, shape, shape.map((_, i) => i === d));
-    if (!t.device.hostAccessible) {
-      const { indices } = picksOnDevice(`${op}()`, t, d, 1, along === 'max', true, o.keepdim, { values: false,
-        indices: true });
-      return settled(o.async, deliver(indices, o.out));
-    }
     const keep = shape.map((n, i) => (i === d ? 1 : n));
-    const indices = result(int64, o.keepdim ? keep : shape.filter((_, i) => i !== d));
-    const pending = indices[kLayout].size === 0 ? undefined : lanes(along, t, d, keep, null, indices, o.async);
-    return complete(o.async, pending, [t, indices, o.out], () => deliver(indices, o.out));
+    const indices = result(int64, o.keepdim ? keep : shape.filter((_, i) => i !== d), placeOf(t, `${op}()`));
+    const pending = indices[kLayout].size === 0 ? undefined : lanes(along, t, d, keep, null, indices, o);
+    return complete(o.async, pending, [t, indices, o.out], () => deliver(indices, o.out, on));
   };
-}
-
-// softmax / logSoftmax of a CUDA tensor along `d`, numerically stable as on
-// the host: dim d made the contiguous inner one in the computing dtype
-// (float32, float64 for float64) by one device copy, then one launch, a block
-// per lane (src/core/cuda_ops.h DeviceSoftmaxRows): the lane's maximum, the
-// sum of e^(x - max), then e^(x - max) / sum or x - max - log(sum); the
-// result back in t's dim order and dtype (float16/bfloat16 rounded once).
-function softmaxOnDevice(op, src, d) {
-  if (!isAvailable()) throw cudaUnavailable(`${op}() on ${src.device}`);
-  const info = src[kLayout].info;
-  const shape = src[kLayout].shape;
-  const temporaries = [];
-  try {
-    const compute = info.name === 'float64' ? 'float64' : 'float32';
-    const { dense, order, rows, n } = deviceRows(src, shape.map((_, i) => i === d), compute, temporaries);
-    const out = deviceResult(src.device, dense[kLayout].info, dense[kLayout].shape.slice());
-    temporaries.push(out);
-    if (rows !== 0 && n !== 0) {
-      route.runSoftmaxRowsOnDevice(op === 'logSoftmax', dense[kStorage], dense[kLayout], out[kStorage], out[kLayout],
-        rows, n);
-    }
-    let r = unmoved(out, order, temporaries);
-    if (r.dtype !== info.name) {
-      temporaries.push(r);
-      r = r.to(info.name);
-    }
-    // The one result not disposed below: a view of r.
-    temporaries.push(r);
-    return r.reshape(shape.slice());
-  } finally {
-    for (const x of temporaries) x.dispose();
-  }
 }
 
 // Whether a synchronous softmax can write its results straight into
@@ -563,7 +532,8 @@ function softmaxOf(op) {
     input(t, `${op}()`);
     const o = readOptions(options, op);
     outOn(t, o.out, op);
-    const src = converted(t, o.dtype);
+    const on = copyOn(t, o);
+    const src = converted(t, o.dtype, on);
     const cleanup = () => {
       if (src !== t) src.dispose();
     };
@@ -573,17 +543,20 @@ function softmaxOf(op) {
       resultInfo(op, src, 'softmax');
       const shape = src[kLayout].shape;
       const d = oneDim(dim, shape.length);
-      if (!src.device.hostAccessible) {
-        out = softmaxOnDevice(op, src, d);
-      } else {
-        out = !o.async && directOut(o.out, src) ? o.out : result(src[kLayout].info, shape.slice());
-        if (out[kLayout].size !== 0) pending = softmaxLanes(op, src, d, out, o.async);
+      const place = placeOf(src, `${op}()`);
+      out = !o.async && directOut(o.out, src) ? o.out : result(src[kLayout].info, shape.slice(), place);
+      if (out[kLayout].size !== 0) {
+        // At out's strides and offset: options.out itself where directOut() allows it.
+        pending = reduceInto({ op, input: src, dim: d, keep: shape, outStrides: out[kLayout].strides, values: out,
+          indices: null, stream: o.stream, async: o.async });
       }
     } catch (error) {
+      if (out !== undefined && out !== o.out) out.dispose();
       cleanup();
       throw error;
     }
-    return complete(o.async, pending, [src, out, o.out], () => (out === o.out ? out : deliver(out, o.out)), cleanup);
+    return complete(o.async, pending, [src, out, o.out], () => (out === o.out ? out : deliver(out, o.out, on)),
+      cleanup);
   };
 }
 
@@ -600,22 +573,17 @@ function topk(t, k, dim = -1, options = undefined, ...rest) {
   integer(k, 'k');
   const len = shape.length === 0 ? 1 : shape[d];
   if (k < 0 || k > len) throw outOfRange('k', `an integer from 0 to ${len} (the size of dim ${d})`, String(k));
-  if (!t.device.hostAccessible) {
-    // A 0-d input gives a 0-d result, one element for k = 0 or 1 (as on the host).
-    if (shape.length === 0) return settled(o.async, picksOnDevice('topk()', t, 0, 1, o.largest, o.largest, false));
-    return settled(o.async, picksOnDevice('topk()', t, d, k, o.largest, o.largest, true));
-  }
+  const place = placeOf(t, 'topk()');
   const outShape = shape.map((n, i) => (i === d ? k : n));
-  const values = result(t[kLayout].info, outShape);
-  const indices = result(dtypeInfo('int64'), outShape.slice());
+  const values = result(t[kLayout].info, outShape, place);
+  const indices = result(dtypeInfo('int64'), outShape.slice(), place);
   // A 0-d result holds one element whatever k is (torch gives it for k = 0 too).
   const count = shape.length === 0 ? 1 : k;
-  const pending = values[kLayout].size === 0 ? undefined :
-    lanes('topk', t, d, outShape, values, indices, o.async, count, o.largest, o.sorted);
+  const pending = values[kLayout].size === 0 ? undefined : lanes('topk', t, d, outShape, values, indices, o, count);
   return complete(o.async, pending, [t, values, indices], () => ({ values, indices }));
 }
 
-module.exports = {
+const functions = {
   sum: reduction('sum'),
   mean: reduction('mean'),
   amax: reduction('amax'),
@@ -627,6 +595,28 @@ module.exports = {
   softmax: softmaxOf('softmax'),
   logSoftmax: softmaxOf('logSoftmax'),
   topk,
+};
+
+// The reductions' Tensor methods (lib/index.js installs them through
+// lib/tensor.js installMethods): t.sum(dim, options), t.max(dim), t.topk(k),
+// ..., each the function with `this` as the input.
+const tensorMethods = {
+  sum(...args) { return functions.sum(this, ...args); },
+  mean(...args) { return functions.mean(this, ...args); },
+  amax(...args) { return functions.amax(this, ...args); },
+  amin(...args) { return functions.amin(this, ...args); },
+  max(...args) { return functions.max(this, ...args); },
+  min(...args) { return functions.min(this, ...args); },
+  argmax(...args) { return functions.argmax(this, ...args); },
+  argmin(...args) { return functions.argmin(this, ...args); },
+  softmax(...args) { return functions.softmax(this, ...args); },
+  logSoftmax(...args) { return functions.logSoftmax(this, ...args); },
+  topk(...args) { return functions.topk(this, ...args); },
+};
+
+module.exports = {
+  ...functions,
+  tensorMethods,
   // What the compute families share with the reductions (lib/stats.js).
   complete, deliver, split, dimMask,
 };

@@ -11,8 +11,8 @@
 // layout } that no holder has taken yet (Storage.discard() frees it); the
 // caller wraps it in a tensor. The device of a pair is its storage's.
 const {
-  native, HOST_DEVICE, copyStrided, cudaStridedCopy, cudaConvert, cudaReduceRows, cudaRowPicks, cudaSoftmaxRows,
-  elementwise, elementwiseDense, normalize, reduceDims, reduceLanes, matmul, statistics, norms, deviceCodes,
+  native, HOST_DEVICE, copyStrided, cudaStridedCopy, cudaConvert, elementwise, elementwiseDense, normalize, reduce,
+  matmul, statistics, norms, deviceCodes,
   sortLanes, scanLanes, indexGather, indexNonzero, randomFill, randomMultinomial, boxesIou, boxesNms, interpolateNchw,
 } = require('./binding');
 const { makeError } = require('./errors');
@@ -541,36 +541,6 @@ function runElementwiseDense(opCode, dtypeIndex, outStorage, out, aStorage, a, b
     a.byteOffset, bStorage.hostArg(), b.byteOffset);
 }
 
-// out[r] = op over dense row r (`n` elements) of the contiguous pair
-// (storage, layout), for r < rows, into the contiguous pair (outStorage,
-// out), both on one CUDA device, on the legacy default stream (op: 0 sum,
-// 1 max, 2 min).
-function runReduceRowsOnDevice(op, storage, layout, outStorage, out, rows, n) {
-  cudaReduceRows(storage.device.index, op, layout.info.index, 1n, storage.nativeArg(), layout.byteOffset,
-    outStorage.nativeArg(), out.byteOffset, rows, n);
-}
-
-// The first k of each dense row (`n` elements) of the contiguous pair
-// (storage, layout) in an order (largest or smallest first, NaN first where
-// nanFirst else last, ties to the lower index): values into (valuesStorage, values) and int64 indices
-// into (indicesStorage, indices), either null, all on one CUDA device, on the
-// legacy default stream.
-function runRowPicksOnDevice(largest, nanFirst, storage, layout, valuesStorage, values, indicesStorage, indices, rows,
-  n, k) {
-  cudaRowPicks(storage.device.index, layout.info.index, largest, 1n, storage.nativeArg(), layout.byteOffset,
-    valuesStorage === null ? null : valuesStorage.nativeArg(), values === null ? 0 : values.byteOffset,
-    indicesStorage === null ? null : indicesStorage.nativeArg(), indices === null ? 0 : indices.byteOffset,
-    rows, n, k, nanFirst);
-}
-
-// softmax (logSoftmax: `log`) of each dense row (`n` elements) of the
-// contiguous pair (storage, layout) into (outStorage, out), one launch on
-// their CUDA device, on the legacy default stream.
-function runSoftmaxRowsOnDevice(log, storage, layout, outStorage, out, rows, n) {
-  cudaSoftmaxRows(storage.device.index, layout.info.index, log, 1n, storage.nativeArg(), layout.byteOffset,
-    outStorage.nativeArg(), out.byteOffset, rows, n);
-}
-
 // dl.normalize's one pass, out <- (input * scale - mean[c]) / std[c], on the
 // device of outStorage (src/core/compute/normalize.h RunNormalize forks at the
 // bottom): on the host, true, or with `async` a Promise settled once the pass
@@ -591,25 +561,38 @@ function runNormalize(outStorage, out, inStorage, input, meanStd, scale, async =
   return async ? settledInto(settled, outStorage) : settled;
 }
 
-// A reduction of src's dims in `order` (the last `reduced` of them reduced)
-// into the contiguous pair `out`. A Promise when `async` (settled once the
-// loop has run off this thread), else undefined.
-function runReduceDims(op, storage, layout, order, reduced, outStorage, out, async = false) {
-  const stage = async ? jobMask([storage, outStorage]) : undefined;
-  return reduceDims(op, storage.hostArg(), layout.byteOffset, layout.info.index, order.map((i) => layout.shape[i]),
-    order.map((i) => layout.strides[i]), reduced, outStorage.hostArg(), out.byteOffset, stage);
-}
-
-// max/min, softmax/logSoftmax, topk along `dim`; results at `outStrides`
-// (per source dim) in `values` (from byte `valuesOffset`) and `indices`
-// (storages; null where the op has none). A Promise when `async`, as
-// runReduceDims.
-function runReduceLanes(op, storage, layout, dim, outStrides, values, valuesOffset, indices, k, largest, sorted,
-  async = false) {
-  const stage = async ? jobMask([storage, values, indices].filter((x) => x !== null)) : undefined;
-  return reduceLanes(op, storage.hostArg(), layout.byteOffset, layout.info.index, layout.shape, layout.strides, dim,
-    outStrides, values === null ? null : values.hostArg(), valuesOffset, indices === null ? null : indices.hostArg(),
-    0, k, largest, sorted, stage);
+// One reduction (src/core/compute/reduce_call.h RunReduce): one descriptor
+// for the host and CUDA, forked at the bottom by the device of the input.
+// { op (lib/binding.js reduceTable.ops), input: { storage, layout },
+// order (sum/mean/amax/amin: input's dims in this order, the last `reduced`
+// of them reduced, results contiguous; undefined: as they are), dim (the
+// others: along it, results at `outStrides` per dim of input), values,
+// indices ({ storage, offset } or null where the op has none), k, largest,
+// sorted, stream, async }. On the host: true, or with `async` a Promise
+// settled once the loop has run off this thread. On a CUDA device the row
+// kernels, enqueued on `stream` where every storage is memory this library
+// allocated (kernelStream's rule), else on the legacy default stream: true,
+// or false with nothing enqueued where they do not take the operands as they
+// are (the caller stages them: lib/reduce.js staged()).
+function runReduce({ op, input, order, reduced = 0, dim = 0, outStrides = [], values, indices = null, k = 0,
+  largest = true, sorted = true, stream = 1n, async = false }) {
+  const { storage, layout } = input;
+  const shape = order === undefined ? layout.shape : order.map((i) => layout.shape[i]);
+  const strides = order === undefined ? layout.strides : order.map((i) => layout.strides[i]);
+  const at = order === undefined ? dim : reduced;
+  const vOffset = values === null ? 0 : values.offset;
+  const iOffset = indices === null ? 0 : indices.offset;
+  const device = storage.device;
+  if (!device.hostAccessible) {
+    const ordered = [input, values, indices].every((x) => x === null || x.storage.streamOrdered);
+    return reduce(op, device.index, ordered ? stream : 1n, storage.nativeArg(), layout.byteOffset, layout.info.index,
+      shape, strides, at, outStrides, values === null ? null : values.storage.nativeArg(), vOffset,
+      indices === null ? null : indices.storage.nativeArg(), iOffset, k, largest, sorted);
+  }
+  const stage = async ? jobMask([input, values, indices].filter((x) => x !== null).map((x) => x.storage)) : undefined;
+  return reduce(op, HOST_DEVICE, 0n, storage.hostArg(), layout.byteOffset, layout.info.index, shape, strides, at,
+    outStrides, values === null ? null : values.storage.hostArg(), vOffset,
+    indices === null ? null : indices.storage.hostArg(), iOffset, k, largest, sorted, stage);
 }
 
 // --- the compute families (docs/development.md "Compute families") -------------
@@ -725,7 +708,6 @@ module.exports = {
   runSort, runScan, runGather, runNonzero, runRandom, runMultinomial, runBoxIou, runNms, runInterpolate,
   PATH, coveredBuffer, covered, jobMask, onHost, overlapping, writeOverlaps, sharedElements, refuseSharedElements,
   copyPath, copyBytes, copyStorage, copyOnDevice, convertOnDevice, copyInto, copyIntoAsync, clone, moveTo, convert,
-  convertOnHostAsync, runElementwise, runElementwiseDense, runReduceRowsOnDevice, runRowPicksOnDevice,
-  runSoftmaxRowsOnDevice, runNormalize, runReduceDims, runReduceLanes,
+  convertOnHostAsync, runElementwise, runElementwiseDense, runNormalize, runReduce,
   runMatmul, runStatistics, runNorms,
 };

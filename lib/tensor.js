@@ -28,7 +28,7 @@ function notJson(t, value) {
 // stays a DAG without lazy requires (test/architecture.test.js).
 const above = {
   toDLPack: null, share: null, shareMemory: null, toShared: null, valuesFrom: null, scalarTensor: null, fill: null,
-  reduce: null, toArrow: null,
+  toArrow: null,
 };
 function connect(layers) {
   Object.assign(above, layers);
@@ -477,18 +477,8 @@ class Tensor {
     return above.toShared(this);
   }
 
-  // Reductions, softmax and topk (docs/API.md "Reductions", lib/reduce.js).
-  sum(...args) { return above.reduce.sum(this, ...args); }
-  mean(...args) { return above.reduce.mean(this, ...args); }
-  amax(...args) { return above.reduce.amax(this, ...args); }
-  amin(...args) { return above.reduce.amin(this, ...args); }
-  max(...args) { return above.reduce.max(this, ...args); }
-  min(...args) { return above.reduce.min(this, ...args); }
-  argmax(...args) { return above.reduce.argmax(this, ...args); }
-  argmin(...args) { return above.reduce.argmin(this, ...args); }
-  softmax(...args) { return above.reduce.softmax(this, ...args); }
-  logSoftmax(...args) { return above.reduce.logSoftmax(this, ...args); }
-  topk(...args) { return above.reduce.topk(this, ...args); }
+  // The reductions' methods (docs/API.md "Reductions": sum, max, softmax,
+  // topk, ...) are lib/reduce.js's own, installed by lib/index.js.
 
   // An Arrow Vector over this tensor's memory (docs/arrow.md, lib/arrow.js).
   toArrow(options = undefined) {

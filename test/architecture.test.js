@@ -286,8 +286,7 @@ function dtypeLists(source, names = dtypeNames) {
 // any other way of holding the module (`= require('./binding')` not
 // destructured), which would hide the calls from the first two checks.
 const COPY_AND_OP_WRAPPERS = [
-  'copyStrided', 'cudaStridedCopy', 'cudaConvert', 'cudaReduceRows', 'cudaRowPicks',
-  'cudaSoftmaxRows', 'elementwise', 'elementwiseDense', 'normalize', 'reduceDims', 'reduceLanes',
+  'copyStrided', 'cudaStridedCopy', 'cudaConvert', 'elementwise', 'elementwiseDense', 'normalize', 'reduce',
   // the compute families (src/addon/linalg.h)
   'matmul', 'statistics', 'norms',
   // issue 40's host families
@@ -295,9 +294,8 @@ const COPY_AND_OP_WRAPPERS = [
   'interpolateNchw',
 ];
 const COPY_AND_OP_NATIVES = [
-  'copyStrided', 'copyStridedAsync', 'cudaCopy', 'cudaStridedCopy', 'cudaConvert', 'cudaReduceRows',
-  'cudaRowPicks', 'cudaSoftmaxRows', 'elementwise', 'elementwiseDense', 'elementwiseAsync', 'normalize', 'normalizeAsync', 'reduceDims',
-  'reduceLanes', 'reduceDimsAsync', 'reduceLanesAsync',
+  'copyStrided', 'copyStridedAsync', 'cudaCopy', 'cudaStridedCopy', 'cudaConvert', 'elementwise', 'elementwiseDense',
+  'elementwiseAsync', 'normalize', 'normalizeAsync', 'reduce', 'reduceAsync',
   'matmul', 'matmulAsync', 'statistics', 'statisticsAsync', 'norms', 'normsAsync',
   // issue 40's host families
   'sortLanes', 'scanLanes', 'indexGather', 'indexNonzero', 'randomFill', 'randomMultinomial', 'boxesIou', 'boxesNms',
@@ -544,7 +542,7 @@ test('every failure table row names a documented code; no result type but Result
   }
   expect(problems).toEqual([]);
   expect(tables.sort()).toEqual(['DLNODE_CHECK_FAILURES', 'DLNODE_COMPUTE_FAILURES', 'DLNODE_CUDA_FAILURES',
-    'DLNODE_ELEMENTWISE_FAILURES', 'DLNODE_IPC_FAILURES', 'DLNODE_NORMALIZE_FAILURES',
+    'DLNODE_ELEMENTWISE_FAILURES', 'DLNODE_IPC_FAILURES', 'DLNODE_NORMALIZE_FAILURES', 'DLNODE_REDUCE_FAILURES',
     'DLNODE_SHM_FAILURES', 'DLNODE_VIEW_FAILURES']);
 });
 

@@ -463,6 +463,34 @@ describe('reductions on the device equal the CPU ones', () => {
     expectSame(device.mean(), host.mean(), 1e-6);
   });
 
+  itGpu('{ stream }: every reduction, dense or staged, enqueued on a cuda.Stream and ordered with its work', async () => {
+    const stream = new dl.cuda.Stream(0);
+    for (const [dtype, layout] of [['float32', 'none'], ['float16', 'transpose'], ['int32', 'none']]) {
+      const a = hostTensor(dtype, [33, 17], layout);
+      const host = dl.mul(a, 2);
+      // The input is written on the stream, so each reduction must run after it there.
+      const x = dl.mul(onDevice(a), 2, { stream });
+      const floats = dtype !== 'int32';
+      const cases = [
+        ['sum', (t, o) => t.sum(1, o)], ['amax', (t, o) => t.amax(0, o)], ['amin', (t, o) => t.amin(undefined, o)],
+        ['argmax', (t, o) => t.argmax(o)], ['argmin', (t, o) => t.argmin(0, o)],
+        ['max', (t, o) => t.max(1, o).values], ['maxIndices', (t, o) => t.max(1, o).indices],
+        ['topk', (t, o) => t.topk(3, 0, o).values], ['topkIndices', (t, o) => t.topk(3, 0, { largest: false, ...o }).indices],
+        ...(floats ? [['mean', (t, o) => t.mean(0, o)], ['softmax', (t, o) => t.softmax(1, o)],
+          ['logSoftmax', (t, o) => t.logSoftmax(0, o)], ['sumAs', (t, o) => t.sum(1, { dtype: 'float64', ...o })]] : []),
+      ];
+      const results = cases.map(([, call]) => call(x, { stream }));
+      const out = dl.zeros([17], { dtype: 'float64', device: 'cuda' });
+      dl.sum(x, 0, { out, stream });
+      await stream.done();
+      cases.forEach(([, call], i) => {
+        expectSame(results[i], call(host, {}), floats ? 1e-2 : 0);
+      });
+      expectSame(out, dl.sum(host, 0).to('float64'), 1e-2);
+    }
+    stream.dispose();
+  });
+
   itGpu('options.out on the device', () => {
     const t = hostTensor('float32', [3, 4], 'transpose');
     const out = dl.zeros([4], { dtype: 'float64', device: 'cuda' });

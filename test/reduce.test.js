@@ -476,3 +476,56 @@ describe('rules', () => {
     expect(base.toArray()).toEqual([[3, 1, 2], [9, 8, 7]]);
   });
 });
+
+// `stream` (docs/API.md "Reductions"): a device reduction's stream, read and
+// checked on a host tensor too, exactly as the elementwise ops read it (the
+// same errors), where it changes nothing.
+describe('the stream option', () => {
+  const { leakFree } = require('./bad-input/rows');
+  const x = () => dl.tensor([[3, 1, 2], [0, 5, 4]], { dtype: 'float32' });
+  const CALLS = {
+    sum: (t, o) => t.sum(1, o), mean: (t, o) => t.mean(0, o), amax: (t, o) => t.amax(1, o),
+    amin: (t, o) => t.amin(undefined, o), max: (t, o) => t.max(1, o), min: (t, o) => t.min(0, o),
+    argmax: (t, o) => t.argmax(o), argmin: (t, o) => t.argmin(1, o), softmax: (t, o) => t.softmax(1, o),
+    logSoftmax: (t, o) => dl.logSoftmax(t, 0, o), topk: (t, o) => t.topk(2, 1, o),
+  };
+  const plain = (r) => (r instanceof dl.Tensor ? r.toArray() : { values: r.values.toArray(), indices: r.indices.toArray() });
+
+  test.each(Object.keys(CALLS))('%s: accepted on a host tensor, the result unchanged', async (op) => {
+    const t = x();
+    const want = plain(CALLS[op](t, undefined));
+    for (const stream of [1, 2, -1, 1n, 2n, undefined]) {
+      expect(plain(CALLS[op](t, { stream }))).toEqual(want);
+      expect(plain(await CALLS[op](t, { stream, async: true }))).toEqual(want);
+    }
+  });
+
+  test.each(Object.keys(CALLS))('%s: a bad stream is refused with the ops\' error, before anything runs', (op) => {
+    const t = x();
+    for (const stream of [0, 0n, 1.5, 'x', null, {}, -2, 2n ** 64n]) {
+      let expected;
+      try {
+        dl.add(t, t, { stream });
+      } catch (error) {
+        expected = error;
+      }
+      expect(expected).toBeDefined();
+      expect(() => CALLS[op](t, { stream })).toThrow(expect.objectContaining({ code: expected.code,
+        message: expected.message }));
+      expect(['ERR_INVALID_ARG_TYPE', 'ERR_INVALID_ARG_VALUE']).toContain(expected.code);
+    }
+  });
+
+  test('an unknown key beside it is still refused', () => {
+    expect(() => x().sum(0, { stream: 1, out2: 1 })).toThrow(expect.objectContaining({ code: 'ERR_INVALID_ARG_VALUE' }));
+  });
+
+  test('leaks nothing: results made and dropped, refusals included', () => leakFree(async () => {
+    const t = dl.ones([64, 33]);
+    for (const op of Object.keys(CALLS)) {
+      for (let i = 0; i < 5; i++) CALLS[op](t, { stream: 2 });
+      await CALLS[op](t, { stream: 1, async: true });
+      expect(() => CALLS[op](t, { stream: 0 })).toThrow();
+    }
+  }));
+});

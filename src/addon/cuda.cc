@@ -12,7 +12,6 @@
 #include "../core/compute/elementwise.h"
 #include "../core/cuda_kernels.h"
 #include "../core/cuda_memory.h"
-#include "../core/cuda_ops.h"
 #include "../core/cuda_runtime.h"
 #include "../core/device_copy.h"
 #include "../core/dtype.h"
@@ -120,92 +119,6 @@ Napi::Value CudaConvert(const Napi::CallbackInfo& info) {
                            src_type.bits / 8, "source");
   Throw(cuda::DeviceConvert(device, v.plan, dst_type, dst, src_type, src, StreamArg(info[9])),
         "the dtype conversion kernel on device " + std::to_string(device));
-  return info.Env().Undefined();
-}
-
-// info: (device, op, dtype, stream, in, inOffset, out, outOffset, rows, n):
-// cuda::DeviceReduceRows over dense rows of storage handles on `device`.
-Napi::Value CudaReduceRows(const Napi::CallbackInfo& info) {
-  napi_env env = info.Env();
-  const int device = info[0].As<Napi::Number>().Int32Value();
-  const auto op = static_cast<cuda::RowOp>(info[1].As<Napi::Number>().Int32Value());
-  const Scalar type = ScalarArg(info[2]);
-  if (!cuda::RowReducible(type) || info[1].As<Napi::Number>().Int32Value() < 0 ||
-      info[1].As<Napi::Number>().Int32Value() > 2) {
-    throw Error{code::kUnsupported,
-                "Expected a row reduction of int64, uint64, float32 or float64"};
-  }
-  const auto rows = static_cast<int64_t>(OffsetArg(info[8]));
-  const auto n = static_cast<int64_t>(OffsetArg(info[9]));
-  const int64_t in_shape[1] = {rows * n};
-  const int64_t out_shape[1] = {rows};
-  const int64_t dense[1] = {1};
-  const uint64_t item = ScalarSize(type);
-  const char* in = ViewIn(env, info[4], OffsetArg(info[5]), 1, in_shape, dense, item, "input");
-  char* out = ViewIn(env, info[6], OffsetArg(info[7]), 1, out_shape, dense, item, "output");
-  Throw(cuda::DeviceReduceRows(device, op, type, in, out, rows, n, StreamArg(info[3])),
-        "the reduction kernel on device " + std::to_string(device));
-  return info.Env().Undefined();
-}
-
-// info: (device, dtype, largest, stream, in, inOffset, values, valuesOffset,
-// indices, indicesOffset, rows, n, k, nanFirst): cuda::DeviceRowPicks over
-// dense rows of storage handles on `device`; values or indices null where
-// not wanted.
-Napi::Value CudaRowPicks(const Napi::CallbackInfo& info) {
-  napi_env env = info.Env();
-  const int device = info[0].As<Napi::Number>().Int32Value();
-  const Scalar type = ScalarArg(info[1]);
-  if (!cuda::RowReducible(type)) {
-    throw Error{code::kUnsupported, "Expected row picks of int64, uint64, float32 or float64"};
-  }
-  const cuda::PickOrder order{info[2].As<Napi::Boolean>().Value(),
-                              info[13].As<Napi::Boolean>().Value()};
-  const auto rows = static_cast<int64_t>(OffsetArg(info[10]));
-  const auto n = static_cast<int64_t>(OffsetArg(info[11]));
-  const auto k = static_cast<int64_t>(OffsetArg(info[12]));
-  if (k > n) throw Error{code::kOutOfRange, "Expected k no larger than the row"};
-  const int64_t in_shape[1] = {rows * n};
-  const int64_t out_shape[1] = {rows * k};
-  const int64_t dense[1] = {1};
-  const uint64_t item = ScalarSize(type);
-  const char* in = ViewIn(env, info[4], OffsetArg(info[5]), 1, in_shape, dense, item, "input");
-  char* values = info[6].IsNull() ? nullptr
-                                  : ViewIn(env, info[6], OffsetArg(info[7]), 1, out_shape, dense,
-                                           item, "values");
-  auto* indices = info[8].IsNull()
-                      ? nullptr
-                      : reinterpret_cast<int64_t*>(ViewIn(env, info[8], OffsetArg(info[9]), 1,
-                                                          out_shape, dense, 8, "indices"));
-  Throw(cuda::DeviceRowPicks(device, type, order, in, values, indices, rows, n, k,
-                             StreamArg(info[3])),
-        "the pick kernel on device " + std::to_string(device));
-  return info.Env().Undefined();
-}
-
-// info: (device, dtype, log, stream, in, inOffset, out, outOffset, rows, n):
-// cuda::DeviceSoftmaxRows over dense rows of storage handles on `device`.
-Napi::Value CudaSoftmaxRows(const Napi::CallbackInfo& info) {
-  napi_env env = info.Env();
-  const int device = info[0].As<Napi::Number>().Int32Value();
-  const Scalar type = ScalarArg(info[1]);
-  if (type != Scalar::kFloat32 && type != Scalar::kFloat64) {
-    throw Error{code::kUnsupported, "Expected softmax rows of float32 or float64"};
-  }
-  const bool log = info[2].As<Napi::Boolean>().Value();
-  const auto rows = static_cast<int64_t>(OffsetArg(info[8]));
-  const auto n = static_cast<int64_t>(OffsetArg(info[9]));
-  const int64_t shape[1] = {rows * n};
-  const int64_t dense[1] = {1};
-  const uint64_t item = ScalarSize(type);
-  const char* in = ViewIn(env, info[4], OffsetArg(info[5]), 1, shape, dense, item, "input");
-  char* out = ViewIn(env, info[6], OffsetArg(info[7]), 1, shape, dense, item, "output");
-  if (in < out + rows * n * item && out < in + rows * n * item) {
-    throw Error{code::kUnsupported,
-                "Expected softmax rows whose output does not overlap the input"};
-  }
-  Throw(cuda::DeviceSoftmaxRows(device, type, log, in, out, rows, n, StreamArg(info[3])),
-        "the softmax kernel on device " + std::to_string(device));
   return info.Env().Undefined();
 }
 

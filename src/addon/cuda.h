@@ -34,13 +34,6 @@ Napi::Value CudaStridedCopy(const Napi::CallbackInfo& info);
 // (device, dstHandle, dstOffset, dstCode, dstBits, srcHandle, srcOffset, srcCode, srcBits, stream
 // bigint)
 Napi::Value CudaConvert(const Napi::CallbackInfo& info);
-// A row reduction (src/core/cuda_ops.h DeviceReduceRows) on one device, on a stream.
-Napi::Value CudaReduceRows(const Napi::CallbackInfo& info);
-// The first k elements of rows in an order (src/core/cuda_ops.h DeviceRowPicks):
-// argmax/argmin, max(dim)/min(dim), topk.
-Napi::Value CudaRowPicks(const Napi::CallbackInfo& info);
-// softmax/logSoftmax of rows in one launch (src/core/cuda_ops.h DeviceSoftmaxRows).
-Napi::Value CudaSoftmaxRows(const Napi::CallbackInfo& info);
 Napi::Value CudaStats(const Napi::CallbackInfo&
                           info);  // (device) -> { allocatedBytes, allocations, peak..., cached... }
 Napi::Value CudaEmptyCache(const Napi::CallbackInfo& info);  // (device) -> bytes freed

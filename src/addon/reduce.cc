@@ -1,25 +1,18 @@
 #include "reduce.h"
 
 #include <memory>
-#include <string>
 
 #include "../core/compute/reduce.h"
+#include "../core/compute/reduce_call.h"
 #include "../core/layout.h"
 #include "async_op.h"
 #include "convention.h"
 #include "env_state.h"
+#include "errors.h"
 #include "job_memory.h"
 
 namespace dlnode {
 namespace {
-
-Scalar ScalarAt(int index) {
-  Scalar s;
-  if (index < 0 || index >= Dtypes().size() || !ScalarOf(Dtypes().at(index), &s)) {
-    throw Error{code::kUnsupported, "Expected a dtype index of the table"};
-  }
-  return s;
-}
 
 int IndexOf(Scalar s) {
   for (int i = 0; i < Dtypes().size(); ++i) {
@@ -35,41 +28,6 @@ ReduceOp OpAt(const Napi::Value& v) {
   return static_cast<ReduceOp>(op);
 }
 
-struct Source {
-  int ndim = 0;
-  int64_t shape[kMaxDims] = {};
-  int64_t strides[kMaxDims] = {};
-  Scalar type = Scalar::kBool;
-  const char* first = nullptr;
-
-  StridedInput input() const { return StridedInput{first, type, ndim, shape, strides}; }
-};
-
-// The source of either binding: args 1-3 and the scratch block's layout.
-void ReadSource(const Napi::CallbackInfo& info, JobMemory* memory, Source* src) {
-  napi_env env = info.Env();
-  const double* scratch = EnvState::Of(env).scratch();
-  // Every number bounded (convention.h): a shape of more than 2^53 - 1
-  // elements would overflow the loops' products (UBSan saw it).
-  src->ndim = ScratchNdim(scratch);
-  ScratchShape(scratch, src->ndim, src->shape);
-  ScratchInts(scratch, slot::kStrides, src->ndim, false, src->strides);
-  src->type = ScalarAt(info[3].As<Napi::Number>().Int32Value());
-  const auto offset = static_cast<uint64_t>(info[2].As<Napi::Number>().Int64Value());
-  src->first = memory->Operand(env, 1, info[1], offset, src->ndim, src->shape, src->strides,
-                               ScalarSize(src->type), JobMemory::Role::kInput, src->type, "source");
-}
-
-// Output bytes at `offset` for a layout of `shape` at `strides` of `type`,
-// or null when the argument is null (not an operand).
-char* OutputAt(const Napi::CallbackInfo& info, JobMemory* memory, int at, int ndim,
-               const int64_t* shape, const int64_t* strides, Scalar type) {
-  if (info[at].IsNull()) return nullptr;
-  const auto offset = static_cast<uint64_t>(info[at + 1].As<Napi::Number>().Int64Value());
-  return memory->Operand(info.Env(), at, info[at], offset, ndim, shape, strides, ScalarSize(type),
-                         JobMemory::Role::kOutput, type, "result");
-}
-
 }  // namespace
 
 Napi::Value ReduceTable(const Napi::CallbackInfo& info) {
@@ -83,8 +41,10 @@ Napi::Value ReduceTable(const Napi::CallbackInfo& info) {
   for (int op = 0; op < kReduceOpCount; ++op) {
     Napi::Array row = Napi::Array::New(env, Dtypes().size());
     for (int i = 0; i < Dtypes().size(); ++i) {
+      Scalar in;
       Scalar out;
-      const bool ok = ResultType(static_cast<ReduceOp>(op), ScalarAt(i), &out);
+      const bool ok =
+          ScalarOf(Dtypes().at(i), &in) && ResultType(static_cast<ReduceOp>(op), in, &out);
       row.Set(i, Napi::Number::New(env, ok ? IndexOf(out) : -1));
     }
     results.Set(op, row);
@@ -97,145 +57,146 @@ Napi::Value ReduceTable(const Napi::CallbackInfo& info) {
 
 namespace {
 
-// One reduction call, read from the arguments and the scratch block: either
-// form (over the last dims, or along one dim). It owns the shape and strides
-// its pointers use, so it can outlive the call (the asynchronous form,
-// async_op.h); the checks all run in ReadDims/ReadLanes, on the JS thread.
-// Not movable: Source::input() points into it.
+// One call's descriptor (compute/reduce_call.h), read from the arguments and
+// the scratch block, host and CUDA alike: one extent check per operand
+// (JobMemory::Operand reads a storage handle's memory, a device's included,
+// and checks the view lies in it). It owns the shape and strides the
+// descriptor points at, so it can outlive the call (the asynchronous form,
+// async_op.h); every check runs in Read(), on the JS thread. Not movable:
+// the descriptor points into it.
 struct ReduceJob final : AsyncJob {
-  ReduceOp op = ReduceOp::kSum;
-  Source src;
-  bool along = false;  // ReadLanes: along `dim`; else over the last `reduced` dims
-  int reduced = 0;
-  int dim = 0;
-  int64_t k = 0;
-  bool largest = true;
-  bool sorted = true;
-  bool empty = false;  // max/min with no lanes: nothing to run
+  int64_t shape[kMaxDims] = {};
+  int64_t strides[kMaxDims] = {};
   int64_t out_strides[kMaxDims] = {};
-  int64_t out_shape[kMaxDims] = {};  // ReadLanes: the results' shape
-  char* values = nullptr;
-  int64_t* indices = nullptr;
+  int64_t out_shape[kMaxDims] = {};
+  bool empty = false;  // max/min with no lanes: nothing to run
+  ReduceCall call;
 
-  // ReduceDims's arguments.
-  void ReadDims(const Napi::CallbackInfo& info) {
-    op = OpAt(info[0]);
-    ReadSource(info, &memory, &src);
-    reduced = info[4].As<Napi::Number>().Int32Value();
+  void Read(const Napi::CallbackInfo& info) {
+    napi_env env = info.Env();
+    const double* scratch = EnvState::Of(env).scratch();
+    call.op = OpAt(info[0]);
+    call.device = info[1].As<Napi::Number>().Int32Value();
+    bool lossless = false;
+    call.stream = static_cast<uintptr_t>(info[2].As<Napi::BigInt>().Uint64Value(&lossless));
+    const auto offset = [](const Napi::Value& v) {
+      return ByteOffsetOf(v.As<Napi::Number>().DoubleValue(), "a byte offset");
+    };
+    // Every number bounded (convention.h): a shape of more than 2^53 - 1
+    // elements would overflow the loops' products (UBSan saw it).
+    const int ndim = ScratchNdim(scratch);
+    ScratchShape(scratch, ndim, shape);
+    ScratchInts(scratch, slot::kStrides, ndim, false, strides);
+    const Scalar type = ScalarArg(info[5]);
+    const char* first = memory.Operand(env, 3, info[3], offset(info[4]), ndim, shape, strides,
+                                       ScalarSize(type), JobMemory::Role::kInput, type, "source");
+    call.in = StridedInput{first, type, ndim, shape, strides};
     Scalar out_type;
-    if (reduced < 0 || reduced > src.ndim || !ResultType(op, src.type, &out_type) ||
-        (op != ReduceOp::kSum && op != ReduceOp::kMean && op != ReduceOp::kAmax &&
-         op != ReduceOp::kAmin)) {
+    if (!ResultType(call.op, type, &out_type)) {
       throw Error{code::kUnsupported, "Expected a reduction this dtype has"};
     }
-    const int kept = src.ndim - reduced;
-    int64_t step = 1;
-    for (int i = kept - 1; i >= 0; --i) {
-      out_strides[i] = step;
-      step *= src.shape[i];
+    if (ReducesDims(call.op)) {
+      ReadDims(info, out_type, offset);
+    } else {
+      ReadLanes(info, out_type, offset);
     }
-    values = OutputAt(info, &memory, 5, kept, src.shape, out_strides, out_type);
-    if (values == nullptr) throw Error{code::kUnsupported, "Expected a result buffer"};
   }
 
-  // ReduceLanes's arguments.
-  void ReadLanes(const Napi::CallbackInfo& info) {
-    along = true;
-    op = OpAt(info[0]);
-    ReadSource(info, &memory, &src);
-    dim = info[4].As<Napi::Number>().Int32Value();
-    k = static_cast<int64_t>(info[9].As<Napi::Number>().Int64Value());
-    largest = info[10].ToBoolean().Value();
-    sorted = info[11].ToBoolean().Value();
-    Scalar out_type;
-    if (dim < 0 || dim >= (src.ndim == 0 ? 1 : src.ndim) || !ResultType(op, src.type, &out_type)) {
+  // Output bytes at argument `at` (its offset at `at + 1`) of out_shape at
+  // out_strides, or null when the argument is null (not an operand).
+  template <typename Offset>
+  char* Output(const Napi::CallbackInfo& info, int at, int ndim, Scalar type,
+               const Offset& offset) {
+    if (info[at].IsNull()) return nullptr;
+    return memory.Operand(info.Env(), at, info[at], offset(info[at + 1]), ndim, out_shape,
+                          out_strides, ScalarSize(type), JobMemory::Role::kOutput, type, "result");
+  }
+
+  // Over the last `reduced` dims: contiguous results.
+  template <typename Offset>
+  void ReadDims(const Napi::CallbackInfo& info, Scalar out_type, const Offset& offset) {
+    const int ndim = call.in.ndim;
+    call.reduced = info[6].As<Napi::Number>().Int32Value();
+    if (call.reduced < 0 || call.reduced > ndim) {
+      throw Error{code::kUnsupported, "Expected a reduction this dtype has"};
+    }
+    const int kept = ndim - call.reduced;
+    int64_t step = 1;
+    for (int i = kept - 1; i >= 0; --i) {
+      out_shape[i] = shape[i];
+      out_strides[i] = step;
+      step *= shape[i];
+    }
+    call.values = Output(info, 7, kept, out_type, offset);
+    if (call.values == nullptr) throw Error{code::kUnsupported, "Expected a result buffer"};
+  }
+
+  // Along `dim`: results at the strides in kSourceStrides (per source dim).
+  template <typename Offset>
+  void ReadLanes(const Napi::CallbackInfo& info, Scalar out_type, const Offset& offset) {
+    const ReduceOp op = call.op;
+    const int ndim = call.in.ndim;
+    call.dim = info[6].As<Napi::Number>().Int32Value();
+    call.k = static_cast<int64_t>(info[11].As<Napi::Number>().Int64Value());
+    call.largest = info[12].ToBoolean().Value();
+    call.sorted = info[13].ToBoolean().Value();
+    if (call.dim < 0 || call.dim >= (ndim == 0 ? 1 : ndim)) {
       throw Error{code::kUnsupported, "Expected a dim and a dtype this op takes"};
     }
-    const double* scratch = EnvState::Of(info.Env()).scratch();
-    ScratchInts(scratch, slot::kSourceStrides, src.ndim, false, out_strides);
-    for (int i = 0; i < src.ndim; ++i) out_shape[i] = src.shape[i];
-    const int64_t len = src.ndim == 0 ? 1 : src.shape[dim];
-    if (src.ndim > 0) {
-      if (op == ReduceOp::kMax || op == ReduceOp::kMin) out_shape[dim] = 1;
-      if (op == ReduceOp::kTopk) out_shape[dim] = k;
+    ScratchInts(EnvState::Of(info.Env()).scratch(), slot::kSourceStrides, ndim, false, out_strides);
+    call.out_strides = out_strides;
+    for (int i = 0; i < ndim; ++i) out_shape[i] = shape[i];
+    const int64_t len = ndim == 0 ? 1 : shape[call.dim];
+    if (ndim > 0) {
+      if (op == ReduceOp::kMax || op == ReduceOp::kMin) out_shape[call.dim] = 1;
+      if (op == ReduceOp::kTopk) out_shape[call.dim] = call.k;
     }
-    if (op == ReduceOp::kTopk && (k < 0 || k > len)) {
+    if (op == ReduceOp::kTopk && (call.k < 0 || call.k > len)) {
       throw Error{code::kOutOfRange, "Expected k <= the dim"};
     }
     if ((op == ReduceOp::kMax || op == ReduceOp::kMin) && len == 0) {
-      for (int i = 0; i < src.ndim; ++i) {
-        if (src.shape[i] == 0 && i != dim) empty = true;  // no lanes
+      for (int i = 0; i < ndim; ++i) {
+        if (shape[i] == 0 && i != call.dim) empty = true;  // no lanes
       }
       if (!empty) throw Error{code::kUnsupported, "Expected a non-empty dim"};
       return;
     }
-    values = OutputAt(info, &memory, 5, src.ndim, out_shape, out_strides, out_type);
+    call.values = Output(info, 7, ndim, out_type, offset);
     // int64 storage lib/ allocated.
-    indices = reinterpret_cast<int64_t*>(
-        OutputAt(info, &memory, 7, src.ndim, out_shape, out_strides, Scalar::kInt64));
-    switch (op) {
-      case ReduceOp::kMax:
-      case ReduceOp::kMin:
-        break;
-      case ReduceOp::kSoftmax:
-      case ReduceOp::kLogSoftmax:
-        if (values == nullptr) throw Error{code::kUnsupported, "Expected a result buffer"};
-        break;
-      case ReduceOp::kTopk:
-        if (values == nullptr || indices == nullptr) {
-          throw Error{code::kUnsupported, "Expected result buffers"};
-        }
-        break;
-      default:
-        throw Error{code::kUnsupported, "Expected a reduction along one dim"};
+    call.indices = reinterpret_cast<int64_t*>(Output(info, 9, ndim, Scalar::kInt64, offset));
+    if ((op == ReduceOp::kSoftmax || op == ReduceOp::kLogSoftmax) && call.values == nullptr) {
+      throw Error{code::kUnsupported, "Expected a result buffer"};
+    }
+    if (op == ReduceOp::kTopk && (call.values == nullptr || call.indices == nullptr)) {
+      throw Error{code::kUnsupported, "Expected result buffers"};
     }
   }
 
   // On either thread; never touches JS.
-  bool Run() const override {
-    if (empty) return true;
-    if (!along) {
-      Reduce(op, src.input(), reduced, values);
-    } else if (op == ReduceOp::kMax || op == ReduceOp::kMin) {
-      ArgExtreme(op, src.input(), dim, values, indices, out_strides);
-    } else if (op == ReduceOp::kTopk) {
-      TopK(src.input(), dim, k, largest, sorted, values, indices, out_strides);
-    } else {
-      Softmax(op, src.input(), dim, values, out_strides);
-    }
-    return true;
-  }
+  bool Run() const override { return empty || RunReduce(call).ok(); }
   static constexpr const char* kRefused = "Expected a reduction this dtype has";
   const char* Refused() const override { return kRefused; }
 };
 
 }  // namespace
 
-Napi::Value ReduceDims(const Napi::CallbackInfo& info) {
+Napi::Value ReduceOnce(const Napi::CallbackInfo& info) {
   ReduceJob job;
-  job.ReadDims(info);
-  job.Run();
-  return info.Env().Undefined();
+  job.Read(info);
+  if (job.empty) return Napi::Boolean::New(info.Env(), true);
+  const ReduceResult result = RunReduce(job.call);
+  if (result.failure == ReduceFailure::kNotOnDevice) return Napi::Boolean::New(info.Env(), false);
+  ThrowIfFailed(result);
+  return Napi::Boolean::New(info.Env(), true);
 }
 
-Napi::Value ReduceDimsAsync(const Napi::CallbackInfo& info) {
+Napi::Value ReduceAsync(const Napi::CallbackInfo& info) {
   auto job = std::make_unique<ReduceJob>();
   job->memory.Async(StageMask(info));
-  job->ReadDims(info);
-  return QueueJob(info, std::move(job), "dlpack:reduce");
-}
-
-Napi::Value ReduceLanes(const Napi::CallbackInfo& info) {
-  ReduceJob job;
-  job.ReadLanes(info);
-  job.Run();
-  return info.Env().Undefined();
-}
-
-Napi::Value ReduceLanesAsync(const Napi::CallbackInfo& info) {
-  auto job = std::make_unique<ReduceJob>();
-  job->memory.Async(StageMask(info));
-  job->ReadLanes(info);
+  job->Read(info);
+  if (job->call.device != kHostDevice) {
+    throw Error{code::kInvalidArgValue, "Expected a host reduction for the asynchronous form"};
+  }
   return QueueJob(info, std::move(job), "dlpack:reduce");
 }
 

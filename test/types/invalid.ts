@@ -291,3 +291,5 @@ dl.interpolate(dl.zeros([1, 1, 2, 2]), { size: 4, scaleFactor: 2 });
 dl.gather(dl.zeros([2]), 0, dl.zeros([2]));
 // @ts-expect-error a mode interpolate does not have
 dl.interpolate(dl.zeros([1, 1, 2, 2]), { size: 4, mode: 'bicubic' });
+// @ts-expect-error a reduction's stream is a number, bigint or cuda.Stream
+dl.zeros([2]).sum(0, { stream: 'default' });

@@ -270,7 +270,15 @@ async function asyncReductions(): Promise<void> {
   const cloned: dl.Tensor<'float32'> = await x.clone({ async: true });
   const dense: dl.Tensor<'float32'> = await x.transpose(0, 1).contiguous({ async: true });
   const now: dl.Tensor<'float32'> = x.clone({ stream: 1, async: false });
-  void [total, rows, wide, top, whole, values, indices, at, p, lp, best, sync, copied, cloned, dense, now];
+  // `stream` on every reduction (docs/API.md "Reductions").
+  const s = new dl.cuda.Stream();
+  const onStream: dl.Tensor<'int64'> = await counts.sum(0, { stream: s, async: true });
+  const peakOn: dl.ValuesIndices<'float32'> = x.max(1, { stream: 2 });
+  const pOn: dl.Tensor<'float32'> = x.softmax(-1, { stream: 1n });
+  const bestOn: dl.ValuesIndices<'float32'> = x.topk(2, { stream: -1, largest: false });
+  const atOn: dl.Tensor<'int64'> = x.argmax({ stream: s });
+  void [total, rows, wide, top, whole, values, indices, at, p, lp, best, sync, copied, cloned, dense, now, onStream,
+    peakOn, pOn, bestOn, atOn];
 }
 void asyncReductions;
 // Reductions (docs/API.md "Reductions").
