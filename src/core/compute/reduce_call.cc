@@ -4,6 +4,7 @@
 
 #include "../cuda_ops.h"
 #include "../layout.h"
+#include "view.h"
 
 namespace dlnode {
 namespace {
@@ -27,11 +28,6 @@ bool ComputesIn(ReduceOp op, Scalar type) {
   }
   Scalar out = type;
   return cuda::RowReducible(type) && ResultType(op, type, &out) && out == type;
-}
-
-// Whether [a, a + bytes) and [b, b + bytes) share a byte.
-bool Overlaps(const char* a, const char* b, uint64_t bytes) {
-  return a < b + bytes && b < a + bytes;
 }
 
 ReduceResult OnDevice(const ReduceCall& c) {
@@ -129,7 +125,10 @@ bool PlanDeviceRows(const ReduceCall& call, DeviceRowPlan* plan) {
     // The kernel reads a row while it writes it: no shared byte (in place
     // included; the host engine takes that, the kernel does not).
     const uint64_t bytes = static_cast<uint64_t>(plan->rows * plan->n) * ScalarSize(in.type);
-    if (bytes != 0 && Overlaps(in.first, call.values, bytes)) return false;
+    if (bytes != 0 &&
+        compute::Overlap({in.first, in.first + bytes}, {call.values, call.values + bytes})) {
+      return false;
+    }
   }
   return true;
 }
