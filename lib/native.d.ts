@@ -76,10 +76,16 @@ export interface Convention {
   };
 }
 
-/** The reductions' numbers and, per op and input dtype index, the result's (-1: refused). */
+/**
+ * The reductions' numbers; per op and input dtype index, the result's dtype index (-1: refused) and the one a
+ * device call is staged in (src/core/compute/reduce_call.h StagedType; -1: none); per op, whether it reduces a set
+ * of dims (ReducesDims) rather than running along one.
+ */
 export interface ReduceTable {
   ops: Table;
   results: number[][];
+  staging: number[][];
+  dims: boolean[];
 }
 
 /** What init() returns: the convention and this environment's state. */

@@ -32,6 +32,13 @@ const { kStorage, kLayout, READ_ONLY, kFlags } = require('./symbols');
 const OP = reduceTable.ops;
 // RESULT[op][dtype index]: the result dtype's row, or null where op refuses it.
 const RESULT = reduceTable.results.map((row) => row.map((i) => (i < 0 ? null : byIndex[i])));
+// STAGED[op][dtype index]: the dtype a device call is staged in where the
+// row kernels do not take it as it is (src/core/compute/reduce_call.h
+// StagedType), or null (complex, which placeOf() refuses on a device first).
+const STAGED = reduceTable.staging.map((row) => row.map((i) => (i < 0 ? null : byIndex[i])));
+// Whether an op reduces a set of dims (reduce_call.h ReducesDims) rather than
+// running along one.
+const REDUCES_DIMS = reduceTable.dims;
 
 // What each op's options may name.
 const KEYS = {
@@ -259,20 +266,6 @@ function outOn(t, out, op) {
   }
 }
 
-// The dtype the row kernels compute `op` in (src/core/compute/reduce_call.h
-// PlanDeviceRows): sums of bool and integers in int64, max/min of unsigned
-// integers and bool in uint64, of signed in int64; float16/bfloat16 in
-// float32 (softmax too).
-function deviceType(op, info) {
-  if (info.kind === 'float') return info.name === 'float64' ? 'float64' : 'float32';
-  if (op === 'sum' || op === 'mean' || info.kind === 'int') return 'int64';
-  return 'uint64';
-}
-
-// The ops that reduce a set of dims (src/core/compute/reduce_call.h
-// ReducesDims) rather than run along one.
-const DIMS_OPS = new Set(['sum', 'mean', 'amax', 'amin']);
-
 // One reduction into its results, host or CUDA alike. call: { op (a name),
 // input (a tensor), order and reduced (sum/mean/amax/amin: the input's dims
 // in this order, the last `reduced` of them reduced, into contiguous
@@ -297,7 +290,7 @@ function runCall(c) {
 // The device staging, where the row kernels do not take the call's operands
 // as they are (runCall answered false, nothing enqueued): the input's reduced
 // dims (or its `dim`) moved last and the whole converted to the computing
-// dtype (deviceType) in one device copy, dense results of that dtype in that
+// dtype (STAGED) in one device copy, dense results of that dtype in that
 // order, the call again (which they take), and the results copied back into
 // the call's own (converted: exact, the computing dtype holds every value; a
 // float16/bfloat16 softmax rounded once). A mean is a sum there, divided by
@@ -307,10 +300,10 @@ function staged(c) {
   const t = c.input;
   const { shape, info } = t[kLayout];
   const on = { stream: c.stream };
-  const dims = DIMS_OPS.has(c.op);
+  const dims = REDUCES_DIMS[OP[c.op]];
   const order = dims ? c.order : [...shape.keys()].filter((i) => i !== c.dim).concat(shape.length === 0 ? [] : [c.dim]);
   const identity = order.every((d, i) => d === i);
-  const compute = dtypeInfo(deviceType(c.op, info));
+  const compute = STAGED[OP[c.op]][info.index];
   const temporaries = [];
   // x viewed as `want` (x itself where it has that shape already).
   const viewAs = (x, want) => {

@@ -475,6 +475,36 @@ describe('rules', () => {
     view.topk(2);
     expect(base.toArray()).toEqual([[3, 1, 2], [9, 8, 7]]);
   });
+
+  // lib/reduce.js staged() takes both facts from this table, written once in
+  // src/core/compute/reduce_call.cc (StagedType, ReducesDims).
+  it('the addon names the dtype a device reduction is staged in, and which ops reduce dims', () => {
+    const { reduceTable } = require('../lib/binding');
+    const { dtypeInfo, byIndex } = require('../lib/dtypes');
+    const staged = (op, dtype) => {
+      const i = reduceTable.staging[reduceTable.ops[op]][dtypeInfo(dtype).index];
+      return i < 0 ? null : byIndex[i].name;
+    };
+    expect(staged('sum', 'uint8')).toBe('int64');
+    expect(staged('mean', 'float16')).toBe('float32');
+    expect(staged('mean', 'int32')).toBeNull(); // refused: torch takes no mean of integers
+    expect(staged('amax', 'uint8')).toBe('uint64');
+    expect(staged('topk', 'bool')).toBe('uint64');
+    expect(staged('max', 'int16')).toBe('int64');
+    expect(staged('softmax', 'float16')).toBe('float32');
+    expect(staged('amin', 'bfloat16')).toBe('float32');
+    expect(staged('sum', 'float64')).toBe('float64');
+    expect(staged('sum', 'complex64')).toBeNull();
+    expect(staged('softmax', 'int32')).toBeNull(); // refused: no result dtype
+    // Every real dtype an op takes has a staging dtype.
+    for (const [op, n] of Object.entries(reduceTable.ops)) {
+      reduceTable.results[n].forEach((result, i) => {
+        if (result >= 0 && byIndex[i].kind !== 'complex') expect([op, staged(op, byIndex[i].name)]).not.toEqual([op, null]);
+      });
+    }
+    const dims = Object.keys(reduceTable.ops).filter((op) => reduceTable.dims[reduceTable.ops[op]]);
+    expect(dims.sort()).toEqual(['amax', 'amin', 'mean', 'sum']);
+  });
 });
 
 // `stream` (docs/API.md "Reductions"): a device reduction's stream, read and

@@ -38,20 +38,31 @@ Napi::Value ReduceTable(const Napi::CallbackInfo& info) {
   DLNODE_REDUCE_OPS(DLNODE_REDUCE_OP_NAME)
 #undef DLNODE_REDUCE_OP_NAME
   Napi::Array results = Napi::Array::New(env, kReduceOpCount);
+  Napi::Array staging = Napi::Array::New(env, kReduceOpCount);
+  Napi::Array dims = Napi::Array::New(env, kReduceOpCount);
   for (int op = 0; op < kReduceOpCount; ++op) {
-    Napi::Array row = Napi::Array::New(env, Dtypes().size());
+    const ReduceOp reduce = static_cast<ReduceOp>(op);
+    Napi::Array result_row = Napi::Array::New(env, Dtypes().size());
+    Napi::Array staging_row = Napi::Array::New(env, Dtypes().size());
     for (int i = 0; i < Dtypes().size(); ++i) {
       Scalar in;
       Scalar out;
-      const bool ok =
-          ScalarOf(Dtypes().at(i), &in) && ResultType(static_cast<ReduceOp>(op), in, &out);
-      row.Set(i, Napi::Number::New(env, ok ? IndexOf(out) : -1));
+      const bool scalar = ScalarOf(Dtypes().at(i), &in);
+      const bool ok = scalar && ResultType(reduce, in, &out);
+      result_row.Set(i, Napi::Number::New(env, ok ? IndexOf(out) : -1));
+      Scalar staged;
+      const bool stages = ok && StagedType(reduce, in, &staged);
+      staging_row.Set(i, Napi::Number::New(env, stages ? IndexOf(staged) : -1));
     }
-    results.Set(op, row);
+    results.Set(op, result_row);
+    staging.Set(op, staging_row);
+    dims.Set(op, Napi::Boolean::New(env, ReducesDims(reduce)));
   }
   Napi::Object result = Napi::Object::New(env);
   result.Set("ops", ops);
   result.Set("results", results);
+  result.Set("staging", staging);
+  result.Set("dims", dims);
   return result;
 }
 

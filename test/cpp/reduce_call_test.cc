@@ -134,6 +134,50 @@ TEST(ReduceCallTest, ThePlannerTakesDenseRowsInTheComputingType) {
   EXPECT_FALSE(PlanDeviceRows(top, &plan));
 }
 
+// Every dtype an op takes is staged in one the planner takes (a mean as the
+// sum it is staged as): lib/reduce.js staged() calls again after one
+// conversion, and a refusal then would be a second kNotOnDevice, which it
+// cannot stage further.
+TEST(ReduceCallTest, EveryStagedTypeIsOneThePlannerTakes) {
+  std::vector<double> in(6, 1.0);
+  std::vector<double> out(6);
+  std::vector<int64_t> indices(6);
+  const int64_t shape[] = {2, 3};
+  const int64_t dense[] = {3, 1};
+  const int64_t picked[] = {1, 1};  // [2, 1]: one pick a row
+  int planned = 0;
+  for (int op = 0; op < kReduceOpCount; ++op) {
+    for (int t = 0; t < kScalarCount; ++t) {
+      const ReduceOp reduce = static_cast<ReduceOp>(op);
+      const Scalar type = static_cast<Scalar>(t);
+      Scalar result = type;
+      if (!ResultType(reduce, type, &result)) continue;
+      Scalar staged = type;
+      const bool complex = type == Scalar::kComplex64 || type == Scalar::kComplex128;
+      ASSERT_EQ(StagedType(reduce, type, &staged), !complex) << op << " " << t;
+      if (complex) continue;
+      ReduceCall call;
+      call.op = reduce == ReduceOp::kMean ? ReduceOp::kSum : reduce;
+      call.device = 0;
+      call.in = StridedInput{reinterpret_cast<const char*>(in.data()), staged, 2, shape, dense};
+      call.values = reinterpret_cast<char*>(out.data());
+      if (ReducesDims(reduce)) {
+        call.reduced = 1;
+      } else {
+        const bool softmax = reduce == ReduceOp::kSoftmax || reduce == ReduceOp::kLogSoftmax;
+        call.dim = 1;
+        call.k = 1;
+        call.out_strides = softmax ? dense : picked;
+        call.indices = softmax ? nullptr : indices.data();
+      }
+      DeviceRowPlan plan;
+      EXPECT_TRUE(PlanDeviceRows(call, &plan)) << "op " << op << ", dtype " << t;
+      ++planned;
+    }
+  }
+  EXPECT_GT(planned, 50);  // the table is not empty
+}
+
 TEST(ReduceCallTest, ADeviceCallIsStagedOrUnavailable) {
   if (HasDevice()) {
     GTEST_SKIP() << "a CUDA device is present: test/cuda-ops.test.js runs the device fork";

@@ -81,6 +81,31 @@ bool ReducesDims(ReduceOp op) {
          op == ReduceOp::kAmin;
 }
 
+bool StagedType(ReduceOp op, Scalar type, Scalar* staged) {
+  switch (type) {
+    case Scalar::kComplex64:
+    case Scalar::kComplex128:
+      return false;
+    case Scalar::kFloat16:
+    case Scalar::kBfloat16:
+    case Scalar::kFloat32:
+      *staged = Scalar::kFloat32;
+      return true;
+    case Scalar::kFloat64:
+      *staged = Scalar::kFloat64;
+      return true;
+    case Scalar::kInt8:
+    case Scalar::kInt16:
+    case Scalar::kInt32:
+    case Scalar::kInt64:
+      *staged = Scalar::kInt64;
+      return true;
+    default:  // bool and the unsigned integers
+      *staged = op == ReduceOp::kSum || op == ReduceOp::kMean ? Scalar::kInt64 : Scalar::kUint64;
+      return true;
+  }
+}
+
 bool PlanDeviceRows(const ReduceCall& call, DeviceRowPlan* plan) {
   const StridedInput& in = call.in;
   if (call.op == ReduceOp::kMean || !ComputesIn(call.op, in.type)) return false;

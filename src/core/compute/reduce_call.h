@@ -42,6 +42,17 @@ struct ReduceCall {
 // running along one.
 bool ReducesDims(ReduceOp op);
 
+// The dtype a device call of `op` over `type` is staged in when the row
+// kernels do not take it as it is (lib/reduce.js staged(): one conversion
+// copy of the input, the call again, the results copied back): float16,
+// bfloat16 and float32 in float32, float64 in float64; the sums (kSum,
+// kMean) of bool and every integer, and the picks of signed integers, in
+// int64; the picks of bool and unsigned integers in uint64. Each holds every
+// value of `type` exactly, but uint64 summed in int64, whose sum has the same
+// bits. False for complex types, which no row kernel takes. The addon hands the table to lib/reduce.js at load
+// (reduceTable().staging).
+bool StagedType(ReduceOp op, Scalar type, Scalar* staged);
+
 // X(Constant, code) (result.h).
 #define DLNODE_REDUCE_FAILURES(X)                                                            \
   X(kNone, nullptr)                                                                          \
