@@ -326,8 +326,11 @@ export declare class Tensor<N extends DTypeName = DTypeName> implements DLPackPr
   expand(...sizes: number[]): Tensor<N>;
   /** Strides in elements; byteOffset from the start of the storage (default: this byteOffset). */
   asStrided(shape: readonly number[], strides: readonly number[], byteOffset?: number): Tensor<N>;
-  /** A contiguous copy; when already contiguous, a new tensor over the same memory (never `this`). */
-  contiguous(options?: SyncOption): Tensor<N>;
+  /**
+   * A contiguous copy; when already contiguous, a new tensor over the same memory (never `this`). With a `stream`,
+   * a CUDA copy is enqueued there (see CopyOptions).
+   */
+  contiguous(options?: CopyOptions & SyncOption): Tensor<N>;
   /** `async: true`: a Promise of the copy, the loop off the event loop (host memory only). */
   contiguous(options: AsyncOption): Promise<Tensor<N>>;
   /** With a `stream`, a CUDA copy is enqueued there (see CopyOptions). */

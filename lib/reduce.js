@@ -443,12 +443,10 @@ function extreme(op) {
   };
 }
 
-// t's elements as one dim: a view where its layout allows, else a contiguous
-// copy (on a device, enqueued on the copy options' stream; on the host,
-// reshape's copy).
+// t's elements as one dim: a view where t is contiguous, else a contiguous
+// copy (on a device, enqueued on the copy options' stream).
 function flattened(t, on) {
-  if (on === undefined || t.isContiguous) return t.reshape(-1);
-  const dense = t.clone(on);
+  const dense = t.contiguous(on);
   try {
     return dense.reshape(-1);
   } finally {

@@ -208,13 +208,14 @@ class Tensor {
   contiguous(options = undefined, ...rest) {
     liveStorage(this);
     if (rest.length !== 0) views.tooMany(rest, 1, 'contiguous()');
-    const { async } = copyOptions(options, ['async']);
+    const { stream, async } = copyOptions(options);
     // A new tensor over the same memory, not `this`: see to().
     if (this.isContiguous) {
       const same = viewOf(this, this[kLayout]);
       return async ? Promise.resolve(same) : same;
     }
-    return this.clone(async ? { async } : undefined);
+    if (async) refuseAsync(this[kDevice], CPU, stream, 'contiguous()');
+    return this.clone({ stream, async });
   }
 
   clone(options = undefined, ...rest) {

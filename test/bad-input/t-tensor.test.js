@@ -95,6 +95,7 @@ describe('Tensor', () => {
       throws(() => t.to('cpu', { stream }), /for `stream`/);
       throws(() => t.to('cuda', { stream }), /for `stream`/); // checked before the device is
       throws(() => t.clone({ stream }), /for `stream`/);
+      throws(() => t.contiguous({ stream }), /for `stream`/);
       throws(() => t.copyFrom([2], { stream }), /for `stream`/);
     }
     for (const async of ['yes', 1, null]) {
@@ -105,6 +106,10 @@ describe('Tensor', () => {
     expect(t.toArray()).toEqual([1]);
     expectError(() => t.clone({ stream: 0 }), TypeError, 'ERR_INVALID_ARG_VALUE', /ambiguous/);
     expect(t.clone({ stream: 7n }).toArray()).toEqual([1]); // host copies take any stream
+    const columns = dl.tensor([[1, 2], [3, 4]]).transpose(0, 1);
+    expect(columns.contiguous({ stream: 7n }).toArray()).toEqual([[1, 3], [2, 4]]);
+    expectError(() => columns.contiguous({ async: true, stream: 7n }), Error, 'ERR_DLPACK_UNSUPPORTED',
+      /a contiguous\(\) in host memory.*on a stream/);
     expectError(() => t.to('cpu', { stream: 0 }), TypeError, 'ERR_INVALID_ARG_VALUE', /ambiguous/);
     expect(t.to('cpu', { stream: -1 }).buffer).toBe(t.buffer);
     expect(t.to('cpu', { stream: 7n }).buffer).toBe(t.buffer);
