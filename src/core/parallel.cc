@@ -67,6 +67,13 @@ constexpr auto kBackoff = std::chrono::milliseconds(kBackoffMilliseconds);
 // loop never split again. A core taken elsewhere costs up to a scheduler
 // tick, milliseconds.
 constexpr auto kBackoffMargin = std::chrono::microseconds(200);
+// How many split loops in a row must lose (end later than their callers
+// alone, by the margin) to start a back-off. One alone proved too little: a
+// pool thread descheduled once (another process's burst, a page-fault storm)
+// put the large loops of bench/compute.js on one thread for 100 ms, in two
+// of three quiet runs (bench/README.md "Threads beside onnxruntime"), while
+// beside a busy pool every split loop loses, so the second starts it.
+constexpr int kBackoffLosses = 2;
 
 // Spins until ready() or `budget` has passed; returns ready(). With
 // `yield`, every 64 pauses it also offers the core to another runnable
@@ -175,10 +182,7 @@ class Pool {
       message.swap(message_);
     }
     lock.unlock();
-    if (thrown == Thrown::kNone && !body.heavy &&
-        LaterThanAlone(n, mine.elements, own, end - start)) {
-      BackOffUntil(end + kBackoff);
-    }
+    if (thrown == Thrown::kNone && !body.heavy) Judge(n, mine.elements, own, end - start, end);
     if (thrown == Thrown::kBadAlloc) throw std::bad_alloc();
     if (thrown == Thrown::kOther) throw std::runtime_error(message);
   }
@@ -190,6 +194,7 @@ class Pool {
   bool BackoffOn() const { return backoff_on_.load(std::memory_order_relaxed); }
   void SetBackoff(bool on) {
     backoff_on_.store(on, std::memory_order_relaxed);
+    losses_.store(0, std::memory_order_relaxed);
     if (!on) backoff_until_.store(0, std::memory_order_relaxed);  // ends one under way
   }
   bool BackingOff() const {
@@ -238,10 +243,22 @@ class Pool {
     return static_cast<double>(total.count()) > alone + static_cast<double>(margin.count());
   }
 
-  // Under busy_ (one split loop at a time writes it).
-  void BackOffUntil(Clock::time_point until) {
+  // After a split loop that ended at `end`: a loss (LaterThanAlone) adds to
+  // the losses in a row, and the kBackoffLosses-th starts a back-off until
+  // kBackoff after `end`; a loop its caller shared and did not lose ends the
+  // run. A loop whose caller ran none or all of it tells nothing and leaves
+  // the count. Under busy_ (one split loop at a time).
+  void Judge(int64_t n, int64_t elements, Clock::duration own, Clock::duration total,
+             Clock::time_point end) {
+    if (elements <= 0 || elements >= n) return;
+    if (!LaterThanAlone(n, elements, own, total)) {
+      losses_.store(0, std::memory_order_relaxed);
+      return;
+    }
+    if (losses_.fetch_add(1, std::memory_order_relaxed) + 1 < kBackoffLosses) return;
+    losses_.store(0, std::memory_order_relaxed);
     if (BackoffOn())
-      backoff_until_.store(until.time_since_epoch().count(), std::memory_order_relaxed);
+      backoff_until_.store((end + kBackoff).time_since_epoch().count(), std::memory_order_relaxed);
   }
 
   // Every chunk ran and no pool thread is still inside the loop.
@@ -345,6 +362,7 @@ class Pool {
   std::atomic<Clock::rep> last_end_{0};
   std::atomic<bool> backoff_on_{BackoffAtStart()};
   std::atomic<Clock::rep> backoff_until_{0};  // 0: no back-off under way
+  std::atomic<int> losses_{0};                // split loops lost in a row (Judge)
   std::atomic<bool> failed_{false};           // a chunk of this loop threw
   std::mutex error_mutex_;
   Thrown thrown_ = Thrown::kNone;  // the first exception a chunk threw (error_mutex_)

@@ -36,10 +36,12 @@
 // would have ended it alone. When a split loop did, by more than 200 us (its
 // caller ran e of its n elements in t, and the loop took longer than
 // t * n / e, from its start to its last thread's end; 200 us is above a
-// quiet VM's wake-up of a pool thread), the
+// quiet VM's wake-up of a pool thread), and so did the split loop before it
+// (two in a row: one pool thread descheduled once is not a busy pool), the
 // ParallelFor and ParallelForChunks loops of the next kBackoffMilliseconds
 // run on their callers, as tasks, whatever their size; then loops split
-// again, and the first that loses starts another back-off. ParallelChunks'
+// again, and the next two that lose in a row start another back-off. A loop
+// its caller shared and did not lose ends a run of losses. ParallelChunks'
 // loops (heavy indices, chunks of milliseconds against a tick) neither start
 // nor follow it. With it the spins above also yield the core every 64 pauses
 // (a woken pool thread placed on its caller's core otherwise kept the caller

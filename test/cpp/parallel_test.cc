@@ -474,7 +474,9 @@ using Clock = std::chrono::steady_clock;
 // thread each take a chunk (a sleeping pool thread may wake after the caller
 // took both; two awake ones may take both before it); returns when the loop
 // they shared was called, every index run once each time.
-Clock::time_point LoseToALatePoolThread() {
+// With `late`, the pool thread's chunk is the long one (the loop loses);
+// without, the caller's (the loop wins).
+Clock::time_point ShareALoop(bool late) {
   const auto self = std::this_thread::get_id();
   for (int attempt = 0; attempt < 100; ++attempt) {
     std::vector<std::atomic<int>> hits(1000);
@@ -484,7 +486,7 @@ Clock::time_point LoseToALatePoolThread() {
     ParallelFor(1000, 100, [&](int64_t b, int64_t e) {
       const bool pool_thread = std::this_thread::get_id() != self;
       (pool_thread ? helped : took_part) = true;
-      std::this_thread::sleep_for(std::chrono::milliseconds(pool_thread ? 20 : 2));
+      std::this_thread::sleep_for(std::chrono::milliseconds(pool_thread == late ? 20 : 2));
       for (int64_t i = b; i < e; ++i) hits[static_cast<size_t>(i)]++;
     });
     for (const auto& h : hits) EXPECT_EQ(h.load(), 1);
@@ -492,6 +494,15 @@ Clock::time_point LoseToALatePoolThread() {
   }
   ADD_FAILURE() << "the caller and a pool thread never shared a split loop in 100";
   return Clock::now();
+}
+Clock::time_point LoseToALatePoolThread() { return ShareALoop(true); }
+
+// Two lost loops in a row: what starts a back-off. Returns when the second
+// was called.
+Clock::time_point LoseTwice() {
+  LoseToALatePoolThread();
+  EXPECT_FALSE(BackingOff()) << "one lost loop started a back-off";
+  return LoseToALatePoolThread();
 }
 
 // The threads ParallelFor(n, grain) ran its ranges on, and the ranges.
@@ -519,15 +530,16 @@ TEST(BackoffSettingTest, TheEnvironmentTurnsItOnOrOff) {
   EXPECT_EQ(BackoffSetting("00"), kBackoffByDefault);
 }
 
-// A split loop that ends later than its caller alone would have (its pool
-// thread's chunk took ten times the caller's) starts the back-off: loops of
+// Two split loops in a row that end later than their callers alone would
+// have (each pool thread's chunk took ten times the caller's) start the
+// back-off: loops of
 // any size then run on their callers, in one range, as tasks; ParallelChunks
 // still splits. It ends kBackoffMilliseconds after that loop, and a loop
 // whose caller's part is the long one splits again and starts none.
 TEST_F(BackoffTest, ALatePoolThreadStartsItAndItEnds) {
   ASSERT_TRUE(SetNumThreads(2));
   EXPECT_FALSE(BackingOff());
-  const auto called = LoseToALatePoolThread();
+  const auto called = LoseTwice();
   ASSERT_TRUE(BackingOff());
   const Ran big = RanOf(1 << 20, 10);
   EXPECT_EQ(big.ranges, (std::set<std::pair<int64_t, int64_t>>{{0, 1 << 20}}));
@@ -560,16 +572,33 @@ TEST_F(BackoffTest, ALatePoolThreadStartsItAndItEnds) {
   EXPECT_FALSE(BackingOff());
 }
 
+// One lost loop is not a busy pool: a loop the caller shares and does not
+// lose between two lost ones ends the run, and none of the three starts a
+// back-off; a loop the caller runs alone (too small to split, the pool
+// asleep) tells nothing and leaves the run as it was.
+TEST_F(BackoffTest, OneLostLoopStartsNone) {
+  ASSERT_TRUE(SetNumThreads(2));
+  LoseToALatePoolThread();
+  ShareALoop(false);
+  LoseToALatePoolThread();
+  EXPECT_FALSE(BackingOff());
+  const Ran small = RanOf(10, 10);  // one grain: on the caller, judged not
+  EXPECT_EQ(small.ranges.size(), 1u);
+  LoseToALatePoolThread();
+  EXPECT_TRUE(BackingOff());
+}
+
 // Turned off, a back-off under way ends at once and a late pool thread
 // starts none: the split is the size's, grain's and thread count's again.
 TEST_F(BackoffTest, TurningItOffEndsItAndKeepsTheSplit) {
   ASSERT_TRUE(SetNumThreads(2));
-  LoseToALatePoolThread();
+  LoseTwice();
   ASSERT_TRUE(BackingOff());
   SetThreadBackoff(false);
   EXPECT_FALSE(ThreadBackoff());
   EXPECT_FALSE(BackingOff());
   EXPECT_EQ(RanOf(1000, 100).ranges.size(), 2u);
+  LoseToALatePoolThread();
   LoseToALatePoolThread();
   EXPECT_FALSE(BackingOff());
   EXPECT_EQ(RanOf(1000, 100).ranges.size(), 2u);
@@ -623,7 +652,7 @@ TEST_F(BackoffTest, ResultsKeepTheirBitsUnderIt) {
   ASSERT_TRUE(SetNumThreads(1));
   const uint32_t want = SumBits(values);
   ASSERT_TRUE(SetNumThreads(2));
-  LoseToALatePoolThread();
+  LoseTwice();
   ASSERT_TRUE(BackingOff());
   const uint32_t backing_off = SumBits(values);
   EXPECT_TRUE(BackingOff());  // still: the sum above ran within the back-off
