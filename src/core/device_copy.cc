@@ -1,5 +1,7 @@
 #include "device_copy.h"
 
+#include "strided_loop.h"
+
 namespace dlnode {
 
 CopyPlan MakeCopyPlan(int ndim, const int64_t* shape, const int64_t* dst_strides,
@@ -8,24 +10,24 @@ CopyPlan MakeCopyPlan(int ndim, const int64_t* shape, const int64_t* dst_strides
   p.count = 1;
   for (int i = 0; i < ndim; ++i) p.count *= shape[i];
   if (p.count == 0) return p;
-  // Drop size-1 dimensions; merge a dimension into the one outside it when
-  // both views step over it contiguously (as StridedCopy does on the host).
-  int n = 0;
+  // strided::Coalesce, the host loops' rule (size-1 dims dropped, a dim
+  // merged into the one outside it when both views step over the two as
+  // one); on element strides here, which the rule does not depend on.
+  strided::Plan c;
+  c.ndim = ndim;
+  c.n = 2;
   for (int i = 0; i < ndim; ++i) {
-    if (shape[i] == 1) continue;
-    if (n > 0 && p.dst_strides[n - 1] == dst_strides[i] * shape[i] &&
-        p.src_strides[n - 1] == src_strides[i] * shape[i]) {
-      p.shape[n - 1] *= shape[i];
-      p.dst_strides[n - 1] = dst_strides[i];
-      p.src_strides[n - 1] = src_strides[i];
-      continue;
-    }
-    p.shape[n] = shape[i];
-    p.dst_strides[n] = dst_strides[i];
-    p.src_strides[n] = src_strides[i];
-    ++n;
+    c.shape[i] = shape[i];
+    c.strides[0][i] = dst_strides[i];
+    c.strides[1][i] = src_strides[i];
   }
-  p.ndim = n;
+  strided::Coalesce(&c);
+  p.ndim = c.ndim;
+  for (int i = 0; i < c.ndim; ++i) {
+    p.shape[i] = c.shape[i];
+    p.dst_strides[i] = c.strides[0][i];
+    p.src_strides[i] = c.strides[1][i];
+  }
   return p;
 }
 
