@@ -30,7 +30,7 @@ void Loop1(char** p, const int64_t* s, int64_t n, const F& f) {
   if (s[0] == sizeof(Out) && s[1] == sizeof(In)) {
     auto* o = reinterpret_cast<Out*>(p[0]);
     if constexpr (std::is_same<Out, In>::value) {
-      if (p[0] == p[1]) {  // in place: see InPlace2
+      if (p[0] == p[1]) {  // in place: see Loop2
         for (int64_t i = 0; i < n; ++i) o[i] = f(o[i]);
         return;
       }
@@ -46,45 +46,51 @@ void Loop1(char** p, const int64_t* s, int64_t n, const F& f) {
   }
 }
 
-// In place (the output is the first input, element for element): one pointer,
-// so the loop vectorises without the runtime overlap check, which an exact
-// alias fails (GCC then runs the scalar loop).
-template <typename T, typename F>
-bool InPlace2(char** p, const int64_t* s, int64_t n, const F& f) {
-  if (p[0] != p[1] || s[0] != sizeof(T) || s[1] != sizeof(T)) return false;
-  auto* o = reinterpret_cast<T*>(p[0]);
-  if (s[2] == 0) {
-    const T bv = *reinterpret_cast<const T*>(p[2]);
-    for (int64_t i = 0; i < n; ++i) o[i] = f(o[i], bv);
-    return true;
+// How a dense run writes o[i] = element(i) for i in [0, n): one plain
+// indexed loop, which GCC and Clang vectorise at -O3. AlignedRun (below) is
+// the float32 arithmetic's.
+struct PlainRun {
+  template <typename T, typename Element>
+  static void Write(T* o, int64_t n, const Element& element) {
+    for (int64_t i = 0; i < n; ++i) o[i] = element(i);
   }
-  if (s[2] != sizeof(T)) return false;
-  const auto* b = reinterpret_cast<const T*>(p[2]);
-  for (int64_t i = 0; i < n; ++i) o[i] = f(o[i], b[i]);
-  return true;
-}
+};
 
-template <typename Out, typename In, typename F>
-void Loop2(char** p, const int64_t* s, int64_t n, const F& f) {
-  if constexpr (std::is_same<Out, In>::value) {
-    if (InPlace2<Out>(p, s, n, f)) return;
-  }
+// Two inputs: the one case analysis of a binary loop (in place, dense, a
+// broadcast input on either side, else strided), each dense case a Run.
+// In place (the output is the first input, element for element) reads and
+// writes through one pointer, so the loop vectorises without the runtime
+// overlap check, which an exact alias fails (GCC then runs the scalar loop).
+// DLNODE_INLINE: AddF32 and the others below are its clone-compiled callers.
+template <typename Out, typename In, typename Run = PlainRun, typename F>
+DLNODE_INLINE void Loop2(char** p, const int64_t* s, int64_t n, const F& f) {
   auto* o = reinterpret_cast<Out*>(p[0]);
   const auto* a = reinterpret_cast<const In*>(p[1]);
   const auto* b = reinterpret_cast<const In*>(p[2]);
   if (s[0] == sizeof(Out)) {
+    if constexpr (std::is_same<Out, In>::value) {
+      if (p[0] == p[1] && s[1] == sizeof(In) && (s[2] == 0 || s[2] == sizeof(In))) {
+        if (s[2] == 0) {
+          const In bv = *b;
+          Run::Write(o, n, [o, bv, &f](int64_t i) { return f(o[i], bv); });
+        } else {
+          Run::Write(o, n, [o, b, &f](int64_t i) { return f(o[i], b[i]); });
+        }
+        return;
+      }
+    }
     if (s[1] == sizeof(In) && s[2] == sizeof(In)) {
-      for (int64_t i = 0; i < n; ++i) o[i] = f(a[i], b[i]);
+      Run::Write(o, n, [a, b, &f](int64_t i) { return f(a[i], b[i]); });
       return;
     }
     if (s[1] == sizeof(In) && s[2] == 0) {
       const In bv = *b;
-      for (int64_t i = 0; i < n; ++i) o[i] = f(a[i], bv);
+      Run::Write(o, n, [a, bv, &f](int64_t i) { return f(a[i], bv); });
       return;
     }
     if (s[1] == 0 && s[2] == sizeof(In)) {
       const In av = *a;
-      for (int64_t i = 0; i < n; ++i) o[i] = f(av, b[i]);
+      Run::Write(o, n, [av, b, &f](int64_t i) { return f(av, b[i]); });
       return;
     }
   }
@@ -97,11 +103,10 @@ void Loop2(char** p, const int64_t* s, int64_t n, const F& f) {
   }
 }
 
-// float32 add, sub, mul and div over the dense forms of Loop2 (and in place),
-// in functions compiled for AVX2 too: eight lanes a register where the
-// baseline has four, which halves the time of a division (x.div_(std)).
-// The same IEEE operations as Loop2's, so the same bits. False for any other
-// form (Loop2 then runs it).
+// float32 add, sub, mul and div through Loop2 with AlignedRun's dense runs, in
+// functions compiled for AVX2 too: eight lanes a register where the baseline
+// has four, which halves the time of a division (x.div_(std)). The same IEEE
+// operations as the plain loop's, so the same bits.
 enum class Arith { kAdd, kSub, kMul, kDiv };
 
 template <Arith kOp, typename T>
@@ -126,8 +131,8 @@ inline int64_t Head(const void* o, int64_t n) {
 #define DLNODE_UNROLL4
 #endif
 
-// o[i] = element(i) for i in [0, n), the same operations on each element as
-// one plain loop (so the same bits), in two runs:
+// A dense float32 run: the same operations on each element as one plain
+// loop (so the same bits), in two runs:
 // - the elements before o's first 32-byte boundary on their own, so that the
 //   vector body's stores (and, in place, its loads) never straddle two cache
 //   lines. Memory malloc maps for a large buffer starts 16 bytes past a page
@@ -137,71 +142,41 @@ inline int64_t Head(const void* o, int64_t n) {
 // - the body unrolled to four vector iterations an iteration (torch's kernel
 //   does two), which made sub_, the in-place pair and add into out faster at
 //   2 threads (the same section).
-template <class Element>
-inline void DenseLoop(float* o, int64_t n, const Element& element) {
-  const int64_t head = Head(o, n);
-  for (int64_t i = 0; i < head; ++i) o[i] = element(i);
-  DLNODE_UNROLL4
-  for (int64_t i = head; i < n; ++i) o[i] = element(i);
-}
+struct AlignedRun {
+  template <typename Element>
+  DLNODE_INLINE static void Write(float* o, int64_t n, const Element& element) {
+    const int64_t head = Head(o, n);
+    for (int64_t i = 0; i < head; ++i) o[i] = element(i);
+    DLNODE_UNROLL4
+    for (int64_t i = head; i < n; ++i) o[i] = element(i);
+  }
+};
 
-template <Arith kOp>
-inline bool DenseArith(char** p, const int64_t* s, int64_t n) {
-  constexpr auto kF = static_cast<int64_t>(sizeof(float));
-  if (s[0] != kF) return false;
-  auto* o = reinterpret_cast<float*>(p[0]);
-  const auto* a = reinterpret_cast<const float*>(p[1]);
-  const auto* b = reinterpret_cast<const float*>(p[2]);
-  if (p[0] == p[1] && s[1] == kF) {  // in place: one pointer (see InPlace2)
-    if (s[2] == 0) {
-      const float bv = *b;
-      DenseLoop(o, n, [o, bv](int64_t i) { return ApplyArith<kOp, float>(o[i], bv); });
-      return true;
-    }
-    if (s[2] != kF) return false;
-    DenseLoop(o, n, [o, b](int64_t i) { return ApplyArith<kOp, float>(o[i], b[i]); });
-    return true;
-  }
-  if (s[1] == kF && s[2] == kF) {
-    DenseLoop(o, n, [a, b](int64_t i) { return ApplyArith<kOp, float>(a[i], b[i]); });
-    return true;
-  }
-  if (s[1] == kF && s[2] == 0) {
-    const float bv = *b;
-    DenseLoop(o, n, [a, bv](int64_t i) { return ApplyArith<kOp, float>(a[i], bv); });
-    return true;
-  }
-  if (s[1] == 0 && s[2] == kF) {
-    const float av = *a;
-    DenseLoop(o, n, [av, b](int64_t i) { return ApplyArith<kOp, float>(av, b[i]); });
-    return true;
-  }
-  return false;
+DLNODE_VECTOR_CLONES void AddF32(char** p, const int64_t* s, int64_t n) {
+  Loop2<float, float, AlignedRun>(
+      p, s, n, [](float a, float b) { return ApplyArith<Arith::kAdd, float>(a, b); });
 }
-
-DLNODE_VECTOR_CLONES bool AddF32(char** p, const int64_t* s, int64_t n) {
-  return DenseArith<Arith::kAdd>(p, s, n);
+DLNODE_VECTOR_CLONES void SubF32(char** p, const int64_t* s, int64_t n) {
+  Loop2<float, float, AlignedRun>(
+      p, s, n, [](float a, float b) { return ApplyArith<Arith::kSub, float>(a, b); });
 }
-DLNODE_VECTOR_CLONES bool SubF32(char** p, const int64_t* s, int64_t n) {
-  return DenseArith<Arith::kSub>(p, s, n);
+DLNODE_VECTOR_CLONES void MulF32(char** p, const int64_t* s, int64_t n) {
+  Loop2<float, float, AlignedRun>(
+      p, s, n, [](float a, float b) { return ApplyArith<Arith::kMul, float>(a, b); });
 }
-DLNODE_VECTOR_CLONES bool MulF32(char** p, const int64_t* s, int64_t n) {
-  return DenseArith<Arith::kMul>(p, s, n);
-}
-DLNODE_VECTOR_CLONES bool DivF32(char** p, const int64_t* s, int64_t n) {
-  return DenseArith<Arith::kDiv>(p, s, n);
+DLNODE_VECTOR_CLONES void DivF32(char** p, const int64_t* s, int64_t n) {
+  Loop2<float, float, AlignedRun>(
+      p, s, n, [](float a, float b) { return ApplyArith<Arith::kDiv, float>(a, b); });
 }
 
 // Loop2 for one of the four, float32 through the functions above.
 template <typename T, Arith kOp>
 void ArithLoop(char** q, const int64_t* s, int64_t n) {
   if constexpr (std::is_same<T, float>::value) {
-    bool done = false;
-    if constexpr (kOp == Arith::kAdd) done = AddF32(q, s, n);
-    if constexpr (kOp == Arith::kSub) done = SubF32(q, s, n);
-    if constexpr (kOp == Arith::kMul) done = MulF32(q, s, n);
-    if constexpr (kOp == Arith::kDiv) done = DivF32(q, s, n);
-    if (done) return;
+    if constexpr (kOp == Arith::kAdd) return AddF32(q, s, n);
+    if constexpr (kOp == Arith::kSub) return SubF32(q, s, n);
+    if constexpr (kOp == Arith::kMul) return MulF32(q, s, n);
+    if constexpr (kOp == Arith::kDiv) return DivF32(q, s, n);
   }
   Loop2<T, T>(q, s, n, ApplyArith<kOp, T>);
 }
@@ -324,7 +299,7 @@ void TableLoop(Plan* p) {
 }
 
 // The rows with a host loop of their own: float add, sub, mul and div
-// through DenseArith's AVX2 clones; float exp, sigmoid and tanh through
+// through AddF32's (and the others') AVX2 clones; float exp, sigmoid and tanh through
 // fast_math.h (float32) and libm (float64), dense float32 through their
 // AVX2/AVX-512F clones. Any other row, or type, runs TableLoop.
 template <class Fn>

@@ -46,6 +46,16 @@
 #define DLNODE_COMPUTE_CLONES
 #endif
 
+// On a helper such a function calls: inlined there whatever its size, so it
+// is compiled into each clone (GCC inlines a function without target
+// attributes into one compiled for a wider target); left out of line, it
+// would be compiled once, for the baseline.
+#if defined(__GNUC__)
+#define DLNODE_INLINE inline __attribute__((always_inline))
+#else
+#define DLNODE_INLINE inline
+#endif
+
 namespace dlnode {
 namespace fast_math {
 

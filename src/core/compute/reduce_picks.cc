@@ -57,14 +57,6 @@ void ArgExtremeOf(ReduceOp op, const StridedInput& in, int dim, char* values, in
 // Up to this k, topk keeps its best k in a sorted buffer as it scans a lane.
 constexpr int64_t kSmallTopK = 32;
 
-// Inlined where it is called, into target clones too (GCC inlines a function
-// without target attributes into one compiled for a wider target).
-#if defined(__GNUC__)
-#define DLNODE_INLINE inline __attribute__((always_inline))
-#else
-#define DLNODE_INLINE inline
-#endif
-
 // topk's order, "a before b": larger first (smaller when !largest), NaN
 // before every number when largest and after when not, ties by index.
 template <class V>
