@@ -49,8 +49,8 @@ bool ReducesDims(ReduceOp op);
 // kMean) of bool and every integer, and the picks of signed integers, in
 // int64; the picks of bool and unsigned integers in uint64. Each holds every
 // value of `type` exactly, but uint64 summed in int64, whose sum has the same
-// bits. False for complex types, which no row kernel takes. The addon hands the table to lib/reduce.js at load
-// (reduceTable().staging).
+// bits. False for complex types, which no row kernel takes. The addon hands
+// the table to lib/reduce.js at load (reduceTable().staging).
 bool StagedType(ReduceOp op, Scalar type, Scalar* staged);
 
 // X(Constant, code) (result.h).
