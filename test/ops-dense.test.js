@@ -15,6 +15,20 @@ describe('dl.add: the dense case keeps run()\'s rules', () => {
     expect(Array.from(out.data)).toEqual([11, 22, 33, 44]);
     expect(Array.from(dl.add(a, b).data)).toEqual([11, 22, 33, 44]);
   });
+  it('the native dense form takes tensors only: a number there is a coded refusal, nothing written', () => {
+    const { elementwiseDense, opCodes } = require('../lib/binding');
+    const { dtypeInfo } = require('../lib/dtypes');
+    const { kStorage } = require('../lib/symbols');
+    const a = f32([1, 2]);
+    const out = f32([0, 0]);
+    const memory = (t) => t[kStorage].hostArg();
+    const f32Index = dtypeInfo('float32').index;
+    expect(() => elementwiseDense(opCodes.add, f32Index, 2, memory(out), 0, memory(a), 0, 5, 0))
+      .toThrow(expect.objectContaining({ code: 'ERR_INVALID_ARG_TYPE', message: expect.stringMatching(/storage handle/) }));
+    expect(Array.from(out.data)).toEqual([0, 0]);
+    elementwiseDense(opCodes.add, f32Index, 2, memory(out), 0, memory(a), 0, memory(a), 0);
+    expect(Array.from(out.data)).toEqual([2, 4]);
+  });
   it('refuses a disposed operand and a detached buffer', () => {
     const a = f32([1, 2]);
     a.dispose();

@@ -69,11 +69,13 @@ struct ElementwiseJob final : AsyncJob {
         [](int k) { return 4 + 2 * k; });
   }
 
-  // The dense form, info: (op, dtype, out, in0[, in1[, in2]]): every tensor
-  // operand row-major over one element count (scratch kShape), so one dim of
-  // stride 1; the byte offsets in scratch kOffsets (out, in0, ...); on the
-  // host, on this thread. The same descriptor and checks as Read's, from
-  // fewer arguments (at most six: node-addon-api allocates for more).
+  // The dense form, info: (op, dtype, out, in0[, in1[, in2]]): every operand
+  // a tensor (no scalars: lib/route.js takes this form for tensors only, and
+  // a number here is refused as not a storage handle), row-major over one
+  // element count (scratch kShape), so one dim of stride 1; the byte offsets
+  // in scratch kOffsets (out, in0, ...); on the host, on this thread. The
+  // same descriptor and checks as Read's, from fewer arguments (at most six:
+  // node-addon-api allocates for more) and without a type probe per input.
   void ReadDense(const Napi::CallbackInfo& info) {
     const double* scratch = EnvState::Of(info.Env()).scratch();
     const int arity = ReadOp(info[0], info[1]);
@@ -85,7 +87,7 @@ struct ElementwiseJob final : AsyncJob {
     ReadOperands(
         info, arity,
         [&](int k) { return ByteOffsetOf(scratch[slot::kOffsets + k], "a byte offset"); },
-        [](int k) { return 2 + k; });
+        [](int k) { return 2 + k; }, false);
   }
 
  private:
@@ -100,9 +102,11 @@ struct ElementwiseJob final : AsyncJob {
 
   // out and the inputs, shape and strides read: operand k (0 out, k >= 1
   // input k - 1) is argument arg(k) at byte offset offset(k), each tensor's
-  // view checked to lie in its memory.
+  // view checked to lie in its memory; with `numbers`, an input may be a
+  // number (a scalar) instead.
   template <typename Offset, typename Arg>
-  void ReadOperands(const Napi::CallbackInfo& info, int arity, Offset offset, Arg arg) {
+  void ReadOperands(const Napi::CallbackInfo& info, int arity, Offset offset, Arg arg,
+                    bool numbers = true) {
     napi_env env = info.Env();
     const int ndim = call.ndim;
     call.shape = shape;
@@ -116,7 +120,7 @@ struct ElementwiseJob final : AsyncJob {
     for (int k = 0; k < arity; ++k) {
       const Napi::Value value = info[arg(k + 1)];
       const Scalar in_type = ElementwiseOperandType(call.op, call.type, k + 1);
-      if (value.IsNumber()) {
+      if (numbers && value.IsNumber()) {
         // A scalar lives here, read at stride 0.
         StoreScalar(in_type, value.As<Napi::Number>().DoubleValue(), scalars[k]);
         in[k] = Operand{scalars[k], zeros};
