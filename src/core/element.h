@@ -1,9 +1,10 @@
 // The host engines' one element vocabulary and dtype dispatch: the storage
 // type of each Scalar as memory holds it, the value it computes as, a load and
 // a store that rounds once, and the switch from a Scalar to its storage type.
-// The reductions (compute/reduce_*) read elements through it. Host code
-// only: what nvcc compiles keeps its own types (compute/elementwise_math.h's
-// math::Bool, device_copy.h).
+// The reductions (compute/reduce_*) and the families that move or compare
+// elements in their own type (compute/sort.cc, scan.cc, index.cc) read
+// elements through it. Host code only: what nvcc compiles keeps its own types
+// (compute/elementwise_math.h's math::Bool, device_copy.h).
 #ifndef DLPACK_NODE_CORE_ELEMENT_H_
 #define DLPACK_NODE_CORE_ELEMENT_H_
 
