@@ -1,9 +1,9 @@
 // The host engines' one element vocabulary and dtype dispatch: the storage
 // type of each Scalar as memory holds it, the value it computes as, a load and
 // a store that rounds once, and the switch from a Scalar to its storage type.
-// The reductions (compute/reduce_*) and the families that move or compare
-// elements in their own type (compute/sort.cc, scan.cc, index.cc) read
-// elements through it. Host code only: what nvcc compiles keeps its own types
+// Conversion (convert.cc), the reductions (compute/reduce_*) and the families
+// that move or compare elements in their own type (compute/sort.cc, scan.cc,
+// index.cc) read elements through it. Host code only: what nvcc compiles keeps its own types
 // (compute/elementwise_math.h's math::Bool, device_copy.h).
 #ifndef DLPACK_NODE_CORE_ELEMENT_H_
 #define DLPACK_NODE_CORE_ELEMENT_H_
@@ -19,8 +19,10 @@ namespace dlnode {
 namespace element {
 
 // Storage types: bool is a byte read as `!= 0`; the 16-bit floats are bits;
-// complex64 and complex128 are std::complex<float> and std::complex<double>,
-// laid out as DLPack's complex (the real part first: [complex.numbers] p4).
+// complex64 and complex128 are a pair of floats or doubles, the real part
+// first (DLPack's layout), whose value is a std::complex. The pair is a plain
+// struct: with std::complex itself (libstdc++ holds a __complex__) GCC
+// compiles the conversions' complex loops differently, 1.2 KB larger.
 struct Bool {
   uint8_t v;
 };
@@ -29,6 +31,11 @@ struct Half {
 };
 struct Bf16 {
   uint16_t bits;
+};
+template <class T>
+struct Complex {
+  T re;
+  T im;
 };
 
 template <class T>
@@ -54,7 +61,7 @@ void Put(char* p, T v) {
 }
 
 // A storage element as the value ops compute with: bool as uint8 0 or 1, the
-// 16-bit floats as float, the rest as themselves.
+// 16-bit floats as float, complex as std::complex, the rest as themselves.
 template <class T>
 T Value(T v) {
   return v;
@@ -62,6 +69,14 @@ T Value(T v) {
 inline uint8_t Value(Bool v) { return v.v != 0 ? 1 : 0; }
 inline float Value(Half v) { return HalfToFloat(v.bits); }
 inline float Value(Bf16 v) { return Bfloat16ToFloat(v.bits); }
+template <class T>
+std::complex<T> Value(Complex<T> v) {
+  std::complex<T> c;
+  // One layout ([complex.numbers] p4). std::complex is trivially copyable;
+  // -Wclass-memaccess objects to its default constructor without the void*.
+  std::memcpy(static_cast<void*>(&c), &v, sizeof v);
+  return c;
+}
 
 template <class T>
 using ValueOf = decltype(Value(T{}));
@@ -74,7 +89,7 @@ ValueOf<T> Load(const char* p) {
 template <class T>
 struct IsComplexT : std::false_type {};
 template <class T>
-struct IsComplexT<std::complex<T>> : std::true_type {};
+struct IsComplexT<Complex<T>> : std::true_type {};
 template <class T>
 constexpr bool kIsComplex = IsComplexT<T>::value;
 // float16, bfloat16, float32 and float64 (their values are floats).
@@ -82,8 +97,9 @@ template <class T>
 constexpr bool kIsFloat = std::is_floating_point<ValueOf<T>>::value;
 
 // A computed value stored as T, rounded once: float16 and bfloat16 from
-// float to nearest even, bool as `!= 0`, the rest by static_cast (in range:
-// a conversion's saturating rules are convert.cc's, not a store's).
+// float to nearest even, bool as `!= 0`, complex as its std::complex's bytes,
+// the rest by static_cast (in range: a conversion's saturating rules are
+// convert.cc's, not a store's).
 template <class T, class V>
 void Store(char* p, V v) {
   if constexpr (std::is_same<T, Half>::value) {
@@ -92,6 +108,8 @@ void Store(char* p, V v) {
     Put<uint16_t>(p, FloatToBfloat16(static_cast<float>(v)));
   } else if constexpr (std::is_same<T, Bool>::value) {
     Put<uint8_t>(p, v != 0 ? 1 : 0);
+  } else if constexpr (kIsComplex<T>) {
+    Put<ValueOf<T>>(p, static_cast<ValueOf<T>>(v));
   } else {
     Put<T>(p, static_cast<T>(v));
   }
@@ -128,9 +146,9 @@ void Dispatch(Scalar s, F&& f) {
     case Scalar::kFloat64:
       return f(Tag<double>{});
     case Scalar::kComplex64:
-      return f(Tag<std::complex<float>>{});
+      return f(Tag<Complex<float>>{});
     case Scalar::kComplex128:
-      return f(Tag<std::complex<double>>{});
+      return f(Tag<Complex<double>>{});
   }
 }
 
