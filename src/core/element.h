@@ -3,8 +3,10 @@
 // a store that rounds once, and the switch from a Scalar to its storage type.
 // Conversion (convert.cc), the reductions (compute/reduce_*) and the families
 // that move or compare elements in their own type (compute/sort.cc, scan.cc,
-// index.cc) read elements through it. Host code only: what nvcc compiles keeps its own types
-// (compute/elementwise_math.h's math::Bool, device_copy.h).
+// index.cc) read elements through it; the elementwise engine's host loops
+// (compute/elementwise.cc) take their dtype from its Dispatch. Host code only:
+// what nvcc compiles keeps its own types (compute/elementwise_math.h's
+// math::Bool, device_copy.h).
 #ifndef DLPACK_NODE_CORE_ELEMENT_H_
 #define DLPACK_NODE_CORE_ELEMENT_H_
 
