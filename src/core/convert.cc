@@ -5,6 +5,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "element.h"
 #include "layout.h"
 #include "scratch.h"
 #include "strided_loop.h"
@@ -12,30 +13,12 @@
 namespace dlnode {
 namespace {
 
-// Storage types: bool is a byte read as `!= 0`; the 16-bit floats are bits.
-struct Bool {
-  uint8_t v;
-};
-struct Half {
-  uint16_t bits;
-};
-struct Bf16 {
-  uint16_t bits;
-};
-template <class T>
-struct Complex {
-  T re;
-  T im;
-};
-
-template <class T>
-constexpr bool kIsInt = std::is_integral<T>::value;
-template <class T>
-constexpr bool kIsFloat = std::is_floating_point<T>::value;
-template <class T>
-struct IsComplex : std::false_type {};
-template <class T>
-struct IsComplex<Complex<T>> : std::true_type {};
+// The storage types and their values (element.h).
+using element::Bf16;
+using element::Bool;
+using element::Complex;
+using element::Half;
+using element::kIsComplex;
 
 // Float -> integer, truncating; NaN -> 0; saturating outside the range.
 template <class D>
@@ -50,19 +33,10 @@ D SatTrunc(double v) {
   return static_cast<D>(v);  // in range after truncation: defined
 }
 
-// A source element as the value the rules convert from.
-template <class S>
-S Plain(S v) {
-  return v;
-}
-inline uint8_t Plain(Bool v) { return v.v != 0 ? 1 : 0; }
-inline float Plain(Half v) { return HalfToFloat(v.bits); }
-inline float Plain(Bf16 v) { return Bfloat16ToFloat(v.bits); }
-
 template <class D, class S>
 D Convert(S raw) {
-  if constexpr (IsComplex<S>::value) {
-    if constexpr (IsComplex<D>::value) {
+  if constexpr (kIsComplex<S>) {
+    if constexpr (kIsComplex<D>) {
       using T = decltype(D{}.re);
       return D{static_cast<T>(raw.re), static_cast<T>(raw.im)};
     } else if constexpr (std::is_same<D, Bool>::value) {
@@ -71,18 +45,18 @@ D Convert(S raw) {
       return Convert<D>(raw.re);  // the real part (torch)
     }
   } else {
-    const auto v = Plain(raw);
+    const auto v = element::Value(raw);
     using V = decltype(v);
     if constexpr (std::is_same<D, Bool>::value) {
       return Bool{static_cast<uint8_t>(v != 0)};
-    } else if constexpr (IsComplex<D>::value) {
+    } else if constexpr (kIsComplex<D>) {
       using T = decltype(D{}.re);
       return D{Convert<T>(raw), T(0)};
     } else if constexpr (std::is_same<D, Half>::value) {
       return Half{FloatToHalf(static_cast<float>(v))};
     } else if constexpr (std::is_same<D, Bf16>::value) {
       return Bf16{FloatToBfloat16(static_cast<float>(v))};
-    } else if constexpr (kIsInt<D> && kIsFloat<V>) {
+    } else if constexpr (std::is_integral<D>::value && std::is_floating_point<V>::value) {
       return SatTrunc<D>(static_cast<double>(v));
     } else {
       // integer -> integer wraps (two's complement), anything -> float rounds.
@@ -91,108 +65,36 @@ D Convert(S raw) {
   }
 }
 
-template <class T>
-T Load(const char* p) {
-  T v;
-  std::memcpy(&v, p, sizeof(T));
-  return v;
-}
-
-template <class T>
-void Store(char* p, T v) {
-  std::memcpy(p, &v, sizeof(T));
-}
-
 // One run of the innermost dimension (strided_loop.h): p[0] the destination,
 // p[1] the source, byte strides s.
 template <class D, class S>
 void Loop(char** p, const int64_t* s, int64_t n) {
   char* d = p[0];
   const char* src = p[1];
-  if (s[0] == static_cast<int64_t>(sizeof(D)) && s[1] == static_cast<int64_t>(sizeof(S))) {
+  if (s[0] == element::kSizeOf<D> && s[1] == element::kSizeOf<S>) {
     // Dense: a plain indexed loop the compiler vectorises.
     for (int64_t k = 0; k < n; ++k) {
-      Store<D>(d + k * static_cast<int64_t>(sizeof(D)),
-               Convert<D>(Load<S>(src + k * static_cast<int64_t>(sizeof(S)))));
+      element::Put<D>(d + k * element::kSizeOf<D>,
+                      Convert<D>(element::Raw<S>(src + k * element::kSizeOf<S>)));
     }
     return;
   }
-  for (int64_t k = 0; k < n; ++k, d += s[0], src += s[1]) Store<D>(d, Convert<D>(Load<S>(src)));
+  for (int64_t k = 0; k < n; ++k, d += s[0], src += s[1]) {
+    element::Put<D>(d, Convert<D>(element::Raw<S>(src)));
+  }
 }
 
 using LoopFn = void (*)(char**, const int64_t*, int64_t);
 
-template <class D>
-LoopFn ForSource(Scalar s) {
-  switch (s) {
-    case Scalar::kBool:
-      return Loop<D, Bool>;
-    case Scalar::kInt8:
-      return Loop<D, int8_t>;
-    case Scalar::kInt16:
-      return Loop<D, int16_t>;
-    case Scalar::kInt32:
-      return Loop<D, int32_t>;
-    case Scalar::kInt64:
-      return Loop<D, int64_t>;
-    case Scalar::kUint8:
-      return Loop<D, uint8_t>;
-    case Scalar::kUint16:
-      return Loop<D, uint16_t>;
-    case Scalar::kUint32:
-      return Loop<D, uint32_t>;
-    case Scalar::kUint64:
-      return Loop<D, uint64_t>;
-    case Scalar::kFloat16:
-      return Loop<D, Half>;
-    case Scalar::kBfloat16:
-      return Loop<D, Bf16>;
-    case Scalar::kFloat32:
-      return Loop<D, float>;
-    case Scalar::kFloat64:
-      return Loop<D, double>;
-    case Scalar::kComplex64:
-      return Loop<D, Complex<float>>;
-    case Scalar::kComplex128:
-      return Loop<D, Complex<double>>;
-  }
-  return nullptr;
-}
-
+// The loop converting s elements into d ones (one of 15 x 15).
 LoopFn LoopFor(Scalar d, Scalar s) {
-  switch (d) {
-    case Scalar::kBool:
-      return ForSource<Bool>(s);
-    case Scalar::kInt8:
-      return ForSource<int8_t>(s);
-    case Scalar::kInt16:
-      return ForSource<int16_t>(s);
-    case Scalar::kInt32:
-      return ForSource<int32_t>(s);
-    case Scalar::kInt64:
-      return ForSource<int64_t>(s);
-    case Scalar::kUint8:
-      return ForSource<uint8_t>(s);
-    case Scalar::kUint16:
-      return ForSource<uint16_t>(s);
-    case Scalar::kUint32:
-      return ForSource<uint32_t>(s);
-    case Scalar::kUint64:
-      return ForSource<uint64_t>(s);
-    case Scalar::kFloat16:
-      return ForSource<Half>(s);
-    case Scalar::kBfloat16:
-      return ForSource<Bf16>(s);
-    case Scalar::kFloat32:
-      return ForSource<float>(s);
-    case Scalar::kFloat64:
-      return ForSource<double>(s);
-    case Scalar::kComplex64:
-      return ForSource<Complex<float>>(s);
-    case Scalar::kComplex128:
-      return ForSource<Complex<double>>(s);
-  }
-  return nullptr;
+  LoopFn loop = nullptr;
+  element::Dispatch(d, [&](auto to) {
+    element::Dispatch(s, [&](auto from) {
+      loop = Loop<typename decltype(to)::type, typename decltype(from)::type>;
+    });
+  });
+  return loop;
 }
 
 uint32_t FloatBits(float f) {

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <type_traits>
 
+#include "../element.h"
 #include "../layout.h"
 #include "../parallel.h"
 #include "../scratch.h"
@@ -432,32 +433,19 @@ bool Elementwise(ElementwiseOp op, Scalar type, int ndim, const int64_t* shape, 
     sizes[k + 1] = (op == ElementwiseOp::kWhere && k == 0) ? 1 : size;
   }
   Plan p = MakePlan(ndim, shape, arity + 1, ops, sizes);
-  switch (type) {
-    case Scalar::kBool:
-      return Dispatch<Bool, true>(op, &p);
-    case Scalar::kInt8:
-      return Dispatch<int8_t>(op, &p);
-    case Scalar::kInt16:
-      return Dispatch<int16_t>(op, &p);
-    case Scalar::kInt32:
-      return Dispatch<int32_t>(op, &p);
-    case Scalar::kInt64:
-      return Dispatch<int64_t>(op, &p);
-    case Scalar::kUint8:
-      return Dispatch<uint8_t>(op, &p);
-    case Scalar::kUint16:
-      return Dispatch<uint16_t>(op, &p);
-    case Scalar::kUint32:
-      return Dispatch<uint32_t>(op, &p);
-    case Scalar::kUint64:
-      return Dispatch<uint64_t>(op, &p);
-    case Scalar::kFloat32:
-      return Dispatch<float>(op, &p);
-    case Scalar::kFloat64:
-      return Dispatch<double>(op, &p);
-    default:
-      return false;
-  }
+  // The loops take the element functions' types (elementwise_math.h, shared
+  // with the kernels): bool as math::Bool holding a bool, the other integers
+  // and float32/float64 as themselves; float16, bfloat16 and complex none.
+  bool ran = false;
+  element::Dispatch(type, [&](auto tag) {
+    using S = typename decltype(tag)::type;
+    if constexpr (std::is_same<S, element::Bool>::value) {
+      ran = Dispatch<Bool, true>(op, &p);
+    } else if constexpr (std::is_arithmetic<S>::value) {
+      ran = Dispatch<S>(op, &p);
+    }
+  });
+  return ran;
 }
 
 void StoreScalar(Scalar type, double value, void* dst) {

@@ -4,9 +4,9 @@
 #include <cstring>
 #include <string>
 
+#include "../element.h"
 #include "../parallel.h"
 #include "lanes.h"
-#include "real_types.h"
 #include "scratch.h"
 
 namespace dlnode {
@@ -228,11 +228,11 @@ constexpr int64_t kNonzeroBlock = 16384;
 template <class F>
 void EachNonzero(const View& in, int64_t b, int64_t e, const F& f) {
   const Walk w(in.ndim, in.shape, in.strides);
-  DispatchReal(in.type, [&](auto tag) {
+  element::DispatchReal(in.type, [&](auto tag) {
     using S = typename decltype(tag)::type;
     Cursor c(w, b);
     for (int64_t i = b; i < e; ++i, c.Next()) {
-      if (Real<S>::Load(in.first + c.offset() * in.item()) != 0) f(i);
+      if (element::Load<S>(in.first + c.offset() * in.item()) != 0) f(i);
     }
   });
 }

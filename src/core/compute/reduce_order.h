@@ -1,25 +1,61 @@
 // The one order every reduction combines in (src/core/compute/reduce.h): the
 // partial-result combines, the fixed pairwise tree over eight lanes, its
-// dense vectorised leaves, and ReduceTyped, the reduction of a set of dims
-// that sums and amax/amin share.
+// dense vectorised leaves, the accumulators, and ReduceTyped, the reduction
+// of a set of dims that sums and amax/amin share.
 #ifndef DLPACK_NODE_CORE_COMPUTE_REDUCE_ORDER_H_
 #define DLPACK_NODE_CORE_COMPUTE_REDUCE_ORDER_H_
 
 #include <algorithm>
 #include <cmath>
+#include <complex>
 #include <cstdint>
 #include <cstring>
 #include <limits>
 #include <type_traits>
 
+#include "../element.h"
 #include "../parallel.h"
 #include "../scratch.h"
 #include "reduce.h"
-#include "reduce_element.h"
 #include "reduce_walk.h"
 
 namespace dlnode {
 namespace reduction {
+
+// The elements, their values and the dtype dispatch (element.h).
+using element::Dispatch;
+using element::kIsComplex;
+using element::kIsFloat;
+using element::kSizeOf;
+using element::Load;
+using element::Put;
+using element::Store;
+using element::ValueOf;
+
+// A value as an accumulator: signed integers sign-extend to 64 bits first
+// (a sum's uint64 accumulator wraps like two's complement int64).
+template <class A, class V>
+A ToAcc(V v) {
+  if constexpr (std::is_integral<V>::value && std::is_signed<V>::value) {
+    return static_cast<A>(static_cast<int64_t>(v));
+  } else {
+    return static_cast<A>(v);
+  }
+}
+
+template <class A>
+struct RealOf {
+  using type = A;
+};
+template <class A>
+struct RealOf<std::complex<A>> {
+  using type = A;
+};
+
+// The accumulator of a sum: integers and bool in uint64 (wrapping, stored as
+// int64), the rest in their computing type.
+template <class T>
+using SumAcc = std::conditional_t<std::is_integral<ValueOf<T>>::value, uint64_t, ValueOf<T>>;
 
 // Combining two partial results.
 struct Add {
@@ -360,14 +396,14 @@ A Combine(const char* base, const Dims& inner, int64_t start, int64_t n) {
         }
       }
     }
-    return Ordered<A, Op>(
-        n, [p, s](int64_t i) { return ToAcc<A>(Value(Raw<T>(p + i * s * kSizeOf<T>))); });
+    return Ordered<A, Op>(n,
+                          [p, s](int64_t i) { return ToAcc<A>(Load<T>(p + i * s * kSizeOf<T>)); });
   }
   // Ordered() calls get(i) in increasing i: a walker steps along.
   Walker<1> w(inner.p);
   w.Seek(start);
   return Ordered<A, Op>(n, [&](int64_t) {
-    const auto v = ToAcc<A>(Value(Raw<T>(base + w.off(0) * kSizeOf<T>)));
+    const auto v = ToAcc<A>(Load<T>(base + w.off(0) * kSizeOf<T>));
     w.Next();
     return v;
   });

@@ -18,7 +18,7 @@ template <class T>
 void ExtremesOf(ReduceOp op, const StridedInput& in, int reduced, char* out) {
   using V = ValueOf<T>;
   if constexpr (!kIsComplex<T>) {
-    auto store = [](char* p, V acc, int64_t) { StoreValue<T>(p, acc); };
+    auto store = [](char* p, V acc, int64_t) { Store<T>(p, acc); };
     if (op == ReduceOp::kAmax) {
       ReduceTyped<T, V, Larger>(in, reduced, out, sizeof(T), store);
     } else {
@@ -38,10 +38,10 @@ void ArgExtremeOf(ReduceOp op, const StridedInput& in, int dim, char* values, in
     ForEachLane(
         in, dim, out_strides, kSizeOf<T>, SplitLanes(in, dim),
         [&](int, const char* lane, int64_t at) {
-          V best = Value(Raw<T>(lane));
+          V best = Load<T>(lane);
           int64_t index = 0;
           for (int64_t i = 1; i < len && best == best; ++i) {  // NOLINT(misc-redundant-expression)
-            const V v = Value(Raw<T>(lane + i * step));
+            const V v = Load<T>(lane + i * step);
             if ((larger ? v > best : v < best) || v != v) {  // NOLINT(misc-redundant-expression)
               best = v;
               index = i;
@@ -170,12 +170,12 @@ void TopKOf(const StridedInput& in, int dim, int64_t k, bool largest, bool sorte
             if (!std::is_same<T, float>::value || step != sizeof(float)) {
               int64_t filled = 0;
               for (int64_t i = 0; i < len; ++i) {
-                OfferTopk(std::pair<V, int64_t>{Value(Raw<T>(lane + i * step)), i}, k, largest,
-                          pairs, &filled);
+                OfferTopk(std::pair<V, int64_t>{Load<T>(lane + i * step), i}, k, largest, pairs,
+                          &filled);
               }
             }
           } else {
-            for (int64_t i = 0; i < len; ++i) pairs[i] = {Value(Raw<T>(lane + i * step)), i};
+            for (int64_t i = 0; i < len; ++i) pairs[i] = {Load<T>(lane + i * step), i};
             if (sorted) {
               std::partial_sort(pairs, pairs + k, pairs + len, before);
             } else if (k < len) {

@@ -129,9 +129,9 @@ void SoftmaxOf(ReduceOp op, const StridedInput& in, int dim, char* out,
                   }
                   V* shifted = buffers.data() + 2 * len * chunk;
                   V* exps = shifted + len;
-                  V top = Value(Raw<T>(lane));
+                  V top = Load<T>(lane);
                   for (int64_t i = 0; i < len; ++i) {
-                    shifted[i] = Value(Raw<T>(lane + i * step));
+                    shifted[i] = Load<T>(lane + i * step);
                     top = Larger::Apply(top, shifted[i]);
                   }
                   for (int64_t i = 0; i < len; ++i) {
@@ -142,11 +142,10 @@ void SoftmaxOf(ReduceOp op, const StridedInput& in, int dim, char* out,
                   if (log) {
                     const V log_total = std::log(total);
                     for (int64_t i = 0; i < len; ++i)
-                      StoreValue<T>(o + i * out_step, shifted[i] - log_total);
+                      Store<T>(o + i * out_step, shifted[i] - log_total);
                   } else {
                     const V scale = V(1) / total;
-                    for (int64_t i = 0; i < len; ++i)
-                      StoreValue<T>(o + i * out_step, exps[i] * scale);
+                    for (int64_t i = 0; i < len; ++i) Store<T>(o + i * out_step, exps[i] * scale);
                   }
                 });
   }

@@ -18,17 +18,18 @@ void SumsOf(ReduceOp op, const StridedInput& in, int reduced, char* out) {
       });
     } else if (op == ReduceOp::kSum) {
       ReduceTyped<T, A, Add>(in, reduced, out, sizeof(T),
-                             [](char* p, A acc, int64_t) { StoreValue<T>(p, acc); });
+                             [](char* p, A acc, int64_t) { Store<T>(p, acc); });
     } else {
       // torch's mean: the sum rounded to the dtype, then divided in the
       // computing type and rounded again (at::sum(...).div_(n)).
       ReduceTyped<T, A, Add>(in, reduced, out, sizeof(T), [](char* p, A acc, int64_t n) {
-        if constexpr (std::is_same<T, HalfT>::value || std::is_same<T, Bf16T>::value) {
-          StoreValue<T>(p, acc);
-          acc = Value(Raw<T>(p));
+        if constexpr (std::is_same<T, element::Half>::value ||
+                      std::is_same<T, element::Bf16>::value) {
+          Store<T>(p, acc);
+          acc = Load<T>(p);
         }
         // No elements: 0 / 0, NaN (torch).
-        StoreValue<T>(p, acc / static_cast<typename RealOf<A>::type>(n));
+        Store<T>(p, acc / static_cast<typename RealOf<A>::type>(n));
       });
     }
     return;

@@ -5,9 +5,9 @@
 #include <cstring>
 #include <type_traits>
 
+#include "../element.h"
 #include "../parallel.h"
 #include "lanes.h"
-#include "real_types.h"
 
 namespace dlnode {
 namespace compute {
@@ -30,7 +30,7 @@ int64_t Truncated(double x) {
 
 template <class S>
 void ScanTyped(const ScanArgs& args) {
-  using V = typename Real<S>::Value;
+  using V = element::ValueOf<S>;
   const LaneView in(args.in, 1);
   const LaneView out(args.out, 1);
   const int64_t n = in.length();
@@ -64,7 +64,7 @@ void ScanTyped(const ScanArgs& args) {
                   if (float_out) {
                     double acc = args.product ? 1.0 : 0.0;
                     for (int64_t i = 0; i < n; ++i) {
-                      const auto x = static_cast<double>(Real<S>::Load(src + i * step));
+                      const auto x = static_cast<double>(element::Load<S>(src + i * step));
                       acc = args.product ? acc * x : acc + x;
                       StoreReal(dst + i * out_step, out_type, acc);
                     }
@@ -73,7 +73,7 @@ void ScanTyped(const ScanArgs& args) {
                   // Wrapping int64 arithmetic, in uint64 (no signed overflow).
                   uint64_t acc = args.product ? 1 : 0;
                   for (int64_t i = 0; i < n; ++i) {
-                    const V x = Real<S>::Load(src + i * step);
+                    const V x = element::Load<S>(src + i * step);
                     uint64_t v;
                     if constexpr (std::is_floating_point<V>::value) {
                       v = static_cast<uint64_t>(Truncated(x));
@@ -92,7 +92,8 @@ void ScanTyped(const ScanArgs& args) {
 ComputeResult Scan(const ScanArgs& args) {
   if (ComputeResult r = RequireHost(args.place, "cumsum and cumprod"); !r.ok()) return r;
   if (args.in.size() == 0) return {};
-  DispatchReal(args.in.type, [&](auto tag) { ScanTyped<typename decltype(tag)::type>(args); });
+  element::DispatchReal(args.in.type,
+                        [&](auto tag) { ScanTyped<typename decltype(tag)::type>(args); });
   return {};
 }
 

@@ -5,9 +5,9 @@
 #include <type_traits>
 #include <utility>
 
+#include "../element.h"
 #include "../parallel.h"
 #include "lanes.h"
-#include "real_types.h"
 #include "scratch.h"
 
 namespace dlnode {
@@ -42,13 +42,14 @@ void StoreIndex(char* p, Scalar type, int64_t i) {
 }
 
 // Values sort as one of three key types, to keep one sort per key type in
-// the binary (a sort per dtype was 100 KB of x64 code): signed integers and
-// bool as int64, unsigned ones as uint64, floats as double (every value
-// exact, NaN still NaN, -0 still equal to 0).
+// the binary (a sort per dtype was 100 KB of x64 code): signed integers as
+// int64, unsigned ones and bool (a uint8 in element.h's DispatchReal) as
+// uint64, floats as double (every value exact, NaN still NaN, -0 still equal
+// to 0).
 template <class S>
 using KeyOf = std::conditional_t<
-    std::is_floating_point<typename Real<S>::Value>::value, double,
-    std::conditional_t<std::is_signed<typename Real<S>::Value>::value, int64_t, uint64_t>>;
+    std::is_floating_point<element::ValueOf<S>>::value, double,
+    std::conditional_t<std::is_signed<element::ValueOf<S>>::value, int64_t, uint64_t>>;
 
 template <class K>
 ComputeResult SortByKey(const SortArgs& args, K (*load)(const char*), void (*store)(char*, K)) {
@@ -91,12 +92,12 @@ ComputeResult SortByKey(const SortArgs& args, K (*load)(const char*), void (*sto
 
 template <class S>
 KeyOf<S> LoadKey(const char* p) {
-  return static_cast<KeyOf<S>>(Real<S>::Load(p));
+  return static_cast<KeyOf<S>>(element::Load<S>(p));
 }
 
 template <class S>
 void StoreKey(char* p, KeyOf<S> key) {
-  Real<S>::Store(p, static_cast<typename Real<S>::Value>(key));
+  element::Store<S>(p, static_cast<element::ValueOf<S>>(key));
 }
 
 }  // namespace
@@ -104,7 +105,7 @@ void StoreKey(char* p, KeyOf<S> key) {
 ComputeResult Sort(const SortArgs& args) {
   if (ComputeResult r = RequireHost(args.place, "sort"); !r.ok()) return r;
   ComputeResult result;
-  DispatchReal(args.in.type, [&](auto tag) {
+  element::DispatchReal(args.in.type, [&](auto tag) {
     using S = typename decltype(tag)::type;
     result = SortByKey<KeyOf<S>>(args, LoadKey<S>, StoreKey<S>);
   });
