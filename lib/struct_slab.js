@@ -256,8 +256,13 @@ function takeStruct(address, state) {
   // load's fills are taken back here too) without taking one.
   const s = slab === undefined ? peekSlab() : slab;
   if (s === undefined || s === null) return false;
-  const offset = address - s.first;
-  if (!(offset >= 0 && offset < s.entries * s.entrySize && offset % s.entrySize === 0)) return false;
+  const from = address - s.first;
+  if (!(from >= 0 && from < s.entries * s.entrySize)) return false;
+  // An integer (both addresses are) below the slab's size, so exact as an
+  // int32: `%` on it is an integer remainder, where on the double it is a
+  // call to fmod (about 5 ns a take-back).
+  const offset = from | 0;
+  if (offset % s.entrySize !== 0) return false;
   const entry = offset / s.entrySize;
   const at = stateIndex(s, entry);
   const word = s.i32[at];
