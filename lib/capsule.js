@@ -24,6 +24,9 @@ const IMPORT_KEYS = ['device', 'copy'];
 const POINTER_KEYS = ['versioned'];
 const MAX_POINTER = (1n << 64n) - 1n;
 const TWO_64 = 2 ** 64;
+// Made once: the literal `-1n` is a BigInt negation run on every evaluation
+// (a builtin call and an allocation per export).
+const NO_SYNC = -1n;
 
 // A capsule is one of two things, told apart by `state.storage`:
 //  - made by __dlpack__: it holds the exported memory (one hold on its
@@ -106,16 +109,18 @@ class DLPackCapsule {
 
   // Adopts a managed tensor made by native code. Unsafe: the pointer is
   // trusted, and `versioned` must say which struct it points at.
+  //
+  // The refusals and the native adoption are functions of their own
+  // (pointerRefusal, adoptNatively): this one is inlined where it is called, and
+  // the optimizing compiler inlines only up to a total bytecode size, which
+  // its throws and the native path used up before the capsule's constructor
+  // (bench/README.md "The per-call path").
   static fromPointer(pointer, options) {
-    if (typeof pointer !== 'bigint') throw invalidType('pointer', 'a bigint', pointer);
     // Number() is exact for 0 and below, and rounds only 2^64 - 1 up to 2^64.
-    const address = Number(pointer);
-    if (!(address > 0 && address <= TWO_64) || (address === TWO_64 && pointer > MAX_POINTER)) {
-      throw outOfRange('pointer', 'a non-NULL 64-bit address', `${pointer}n`);
-    }
-    if (options === null || typeof options !== 'object') {
-      throw invalidType('options', '{ versioned: true } (a DLManagedTensorVersioned) or { versioned: false } ' +
-        '(a legacy DLManagedTensor)', options);
+    const address = typeof pointer === 'bigint' ? Number(pointer) : NaN;
+    if (!(address > 0 && address <= TWO_64) || (address === TWO_64 && pointer > MAX_POINTER) ||
+        options === null || typeof options !== 'object') {
+      throw pointerRefusal(pointer, options);
     }
     const { versioned } = checkOptions(options, POINTER_KEYS);
     if (typeof versioned !== 'boolean') throw invalidType('options.versioned', 'a boolean', versioned);
@@ -128,16 +133,32 @@ class DLPackCapsule {
         return capsule;
       }
     }
-    const capsule = new DLPackCapsule(kToken, versioned, LEGACY_VERSION);
-    const state = capsule[kCapsule];
-    const adopted = adoptPointer(pointer, versioned);
-    state.handle = adopted.handle;
-    if (versioned) state.version = versionOf(adopted.major, adopted.minor);
-    // Where the memory is, if the struct says so in a way we can name; the
-    // import checklist still checks it.
-    state.device = deviceFromCode(adopted.deviceType, adopted.deviceId) || null;
-    return capsule;
+    return adoptNatively(pointer, versioned);
   }
+}
+
+// fromPointer's refusal of its arguments, in the order it checks them.
+function pointerRefusal(pointer, options) {
+  if (typeof pointer !== 'bigint') return invalidType('pointer', 'a bigint', pointer);
+  const address = Number(pointer);
+  if (!(address > 0 && address <= TWO_64) || (address === TWO_64 && pointer > MAX_POINTER)) {
+    return outOfRange('pointer', 'a non-NULL 64-bit address', `${pointer}n`);
+  }
+  return invalidType('options', '{ versioned: true } (a DLManagedTensorVersioned) or { versioned: false } ' +
+    '(a legacy DLManagedTensor)', options);
+}
+
+// A struct native code made (or changed), adopted natively.
+function adoptNatively(pointer, versioned) {
+  const capsule = new DLPackCapsule(kToken, versioned, LEGACY_VERSION);
+  const state = capsule[kCapsule];
+  const adopted = adoptPointer(pointer, versioned);
+  state.handle = adopted.handle;
+  if (versioned) state.version = versionOf(adopted.major, adopted.minor);
+  // Where the memory is, if the struct says so in a way we can name; the
+  // import checklist still checks it.
+  state.device = deviceFromCode(adopted.deviceType, adopted.deviceId) || null;
+  return capsule;
 }
 
 // Frozen { major, minor } objects, one per version seen.
@@ -204,7 +225,7 @@ function parseDlDevice(value) {
 function parseStream(stream, device) {
   if (device.hostAccessible) {
     if (stream !== undefined) throw invalidValue('stream', `undefined for a tensor on ${device}`, stream);
-    return -1n;
+    return NO_SYNC;
   }
   return streamHandle(stream);
 }

@@ -10,6 +10,7 @@ const { Layout } = require('./layout');
 const { Storage, isDetached, holderOf } = require('./storage');
 const { Tensor, makeTensor, liveStorage } = require('./tensor');
 const { checkOptions } = require('./options');
+const { kToken } = require('./symbols');
 const { integerValue, isInteger } = require('./convert');
 const { sharedStorage } = require('./sharing');
 const scalars = require('./scalars');
@@ -58,18 +59,27 @@ function fromBuffer(source, options) {
     throw makeError('ERR_DLPACK_DETACHED', 'Expected an attached buffer for `source`, received a detached one');
   }
 
-  // Node's validateInteger: a number that is not an integer is out of range.
-  wholeNumber(offset, 'options.offset');
-  wholeNumber(count === undefined ? -1 : count, 'options.count');
+  // Any integer (native code judges the range; 2^60 is a count too large, not
+  // a wrong type); Node's validateInteger: a number that is not an integer is
+  // out of range.
+  //
+  // The checks are written here, and the tensor made with `new Tensor`
+  // rather than makeTensor(): the optimizing compiler inlines callees into
+  // this function up to a total bytecode size (920 bytes in Node 20's V8),
+  // and with two wholeNumber() calls and makeTensor's defaults the Layout
+  // constructor was left a call (bench/README.md "The per-call path").
+  const wanted = count === undefined ? -1 : count;
+  if (typeof offset !== 'number' || !Number.isInteger(offset)) throw notWholeNumber(offset, 'options.offset');
+  if (typeof wanted !== 'number' || !Number.isInteger(wanted)) throw notWholeNumber(wanted, 'options.count');
   if (strides !== undefined) return stridedView(buffer, base, length, info, offset, shape, strides, count);
   // Range, alignment and element count: src/core/buffer_view.cc.
-  const n = viewCount(length, base, info.itemSize, offset, count === undefined ? -1 : count);
-  if (n < 0) throw viewError(-n, info, length, base, offset, count === undefined ? -1 : count, count !== undefined);
+  const n = viewCount(length, base, info.itemSize, offset, wanted);
+  if (n < 0) throw viewError(-n, info, length, base, offset, wanted, count !== undefined);
 
   // Memory the library owns is held through its own Storage (lib/storage.js).
   const storage = holderOf(buffer) || Storage.heap(buffer, false);
   if (shape === undefined) {
-    return makeTensor(storage, Layout.vector(info, n, base + offset));
+    return new Tensor(kToken, storage, Layout.vector(info, n, base + offset), 0, storage.device);
   }
   const dims = normalizeShape(shape, 'options.shape');
   if (product(dims) !== n) {
@@ -78,11 +88,8 @@ function fromBuffer(source, options) {
   return makeTensor(storage, Layout.contiguous(info, dims, base + offset, n));
 }
 
-// Any integer (native code judges the range; 2^60 is a count too large, not
-// a wrong type).
-function wholeNumber(value, name) {
-  if (typeof value !== 'number') throw invalidType(name, 'an integer', value);
-  if (!Number.isInteger(value)) throw outOfRange(name, 'an integer', String(value));
+function notWholeNumber(value, name) {
+  return typeof value !== 'number' ? invalidType(name, 'an integer', value) : outOfRange(name, 'an integer', String(value));
 }
 
 // fromBuffer(source, { dtype, shape, strides, offset }): element 0 at byte

@@ -56,6 +56,11 @@ const writeComplex = (a, i, v) => {
 
 const dtypes = Object.create(null); // public: frozen { name, code, bits, lanes, itemSize }
 const infos = Object.create(null);  // internal, by name
+// The same rows in a Map, for dtypeInfo: an object made by Object.create(null)
+// is a dictionary to V8, and a load from it with a name that varies is a
+// generic keyed-load call (about 120 instructions of a fromBuffer call,
+// bench/README.md "The per-call path"); Map#get is inlined.
+const infoByName = new Map();
 const byIndex = [];
 
 // The facts every other lib file reads from a dtype's info rather than
@@ -109,16 +114,21 @@ rows.forEach(([name, code, bits, View, viewLanes, read, write], index) => {
   };
   dtypes[name] = info.public;
   infos[name] = info;
+  infoByName.set(name, info);
   byIndex.push(info);
 });
 Object.freeze(dtypes);
 
+// The name's row is the one path every creation and conversion takes: kept
+// small, so that the optimizing compiler inlines it into its callers (the
+// rest is dtypeInfoOf, below).
 function dtypeInfo(value, name = 'dtype') {
-  if (typeof value === 'string') {
-    const info = infos[value];
-    if (info !== undefined) return info;
-    throw invalidValue(name, `one of ${Object.keys(infos).join(', ')}`, value);
-  }
+  const info = typeof value === 'string' ? infoByName.get(value) : undefined;
+  return info !== undefined ? info : dtypeInfoOf(value, name);
+}
+
+function dtypeInfoOf(value, name) {
+  if (typeof value === 'string') throw invalidValue(name, `one of ${Object.keys(infos).join(', ')}`, value);
   if (value !== null && typeof value === 'object' && typeof value.name === 'string' &&
       infos[value.name] !== undefined && infos[value.name].public === value) {
     return infos[value.name];

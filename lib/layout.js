@@ -34,7 +34,7 @@ class Layout {
   #high;
 
   constructor(token, info, shape, strides, byteOffset, size, low, high) {
-    if (token !== TOKEN) throw new TypeError('Layout is not a constructor: use Layout.of()');
+    if (token !== TOKEN) throw notAConstructor();
     this.#info = info;
     this.#shape = shape;
     this.#strides = strides;
@@ -111,6 +111,11 @@ class Layout {
   inside(length) {
     return this.size === 0 || (this.byteOffset - this.low >= 0 && this.byteOffset + this.high <= length);
   }
+}
+
+// Outside the constructor, whose bytecode stays small enough to be inlined.
+function notAConstructor() {
+  return new TypeError('Layout is not a constructor: use Layout.of()');
 }
 
 module.exports = { Layout };

@@ -18,13 +18,28 @@ const EMPTY = Object.freeze({});
 // read-only tensor: issue 37, finding 7). A snapshot made here would say the
 // same, but a new object with keys set one by one cost 0.2-0.3 us a call,
 // a destructuring nothing measurable.
+//
+// The keys are walked with an index and compared with ===, not with for-of
+// and Array#includes: the same keys in the same order (Object.keys), the
+// same answer (they are all strings, where === is includes' SameValueZero),
+// and less time (three keys: 45 -> 31 ns in a loop on the bench VM;
+// bench/README.md "The per-call path"). A for-in loop would also skip the
+// Object.keys array, but it asks a Proxy other traps (has, getPrototypeOf).
 function checkOptions(options, allowedKeys, name = 'options') {
   if (options === undefined) return EMPTY;
   if (options === null || typeof options !== 'object') throw invalidType(name, 'an object', options);
-  for (const key of Object.keys(options)) {
-    if (!allowedKeys.includes(key)) throw unknownKey(key, allowedKeys, name);
+  const keys = Object.keys(options);
+  for (let i = 0; i < keys.length; i++) {
+    if (!isAllowed(keys[i], allowedKeys)) throw unknownKey(keys[i], allowedKeys, name);
   }
   return options;
+}
+
+function isAllowed(key, allowedKeys) {
+  for (let i = 0; i < allowedKeys.length; i++) {
+    if (allowedKeys[i] === key) return true;
+  }
+  return false;
 }
 
 function unknownKey(key, allowedKeys, name) {

@@ -161,15 +161,19 @@ function pointerOf(s, entry) {
 // Two words of a 64-bit field, into the slab and the shadow. Words are
 // written and compared as int32 (always small integers in V8, where a uint32
 // above 2^31 is a heap number outside optimized code).
-function put64(s, word, shadow, value) {
+// They take the two arrays, not the slab: fillStruct calls them 15 times,
+// and the optimizing compiler inlines callees into it only up to a total
+// bytecode size, which the two property loads each made it pass (five
+// put64 calls stayed calls; bench/README.md "The per-call path").
+function put64(words, copy, word, shadow, value) {
   const low = value >>> 0; // ToUint32 is modular: negative strides wrap as int64 does
   const high = (value - low) * TWO_NEG_32;
-  s.i32[word] = s.shadow[shadow] = low | 0;
-  s.i32[word + 1] = s.shadow[shadow + 1] = high | 0;
+  words[word] = copy[shadow] = low | 0;
+  words[word + 1] = copy[shadow + 1] = high | 0;
 }
 
-function put32(s, word, shadow, value) {
-  s.i32[word] = s.shadow[shadow] = value;
+function put32(words, copy, word, shadow, value) {
+  words[word] = copy[shadow] = value;
 }
 
 // Fills a struct for `layout` over `storage` (a host Storage over JS memory
@@ -195,25 +199,27 @@ function fillStruct(storage, layout, dlFlags) {
   const base = s.firstWord + entry * s.entryWords;
   const shadow = entry * (STRUCT_WORDS + DIM_WORDS * s.entryDims);
   const info = layout.info;
-  put32(s, base + W_MAJOR, shadow + W_MAJOR, s.major);
-  put32(s, base + W_MINOR, shadow + W_MINOR, s.minor);
-  put64(s, base + W_CONTEXT, shadow + W_CONTEXT, s.context);
-  put64(s, base + W_DELETER, shadow + W_DELETER, s.deleter);
-  put64(s, base + W_FLAGS, shadow + W_FLAGS, dlFlags);
-  put64(s, base + W_DATA, shadow + W_DATA, data);
-  put32(s, base + W_DEVICE_TYPE, shadow + W_DEVICE_TYPE, KDL_CPU);
-  put32(s, base + W_DEVICE_ID, shadow + W_DEVICE_ID, 0);
-  put32(s, base + W_NDIM, shadow + W_NDIM, ndim);
-  put32(s, base + W_DTYPE, shadow + W_DTYPE, (info.code << DTYPE_CODE_SHIFT) | (info.bits << DTYPE_BITS_SHIFT) | (1 << DTYPE_LANES_SHIFT));
+  const words = s.i32;
+  const copy = s.shadow;
+  put32(words, copy, base + W_MAJOR, shadow + W_MAJOR, s.major);
+  put32(words, copy, base + W_MINOR, shadow + W_MINOR, s.minor);
+  put64(words, copy, base + W_CONTEXT, shadow + W_CONTEXT, s.context);
+  put64(words, copy, base + W_DELETER, shadow + W_DELETER, s.deleter);
+  put64(words, copy, base + W_FLAGS, shadow + W_FLAGS, dlFlags);
+  put64(words, copy, base + W_DATA, shadow + W_DATA, data);
+  put32(words, copy, base + W_DEVICE_TYPE, shadow + W_DEVICE_TYPE, KDL_CPU);
+  put32(words, copy, base + W_DEVICE_ID, shadow + W_DEVICE_ID, 0);
+  put32(words, copy, base + W_NDIM, shadow + W_NDIM, ndim);
+  put32(words, copy, base + W_DTYPE, shadow + W_DTYPE, (info.code << DTYPE_CODE_SHIFT) | (info.bits << DTYPE_BITS_SHIFT) | (1 << DTYPE_LANES_SHIFT));
   // DLPack 1.3 allows NULL shape and strides for ndim 0, as the native export writes them.
-  put64(s, base + W_SHAPE, shadow + W_SHAPE, ndim === 0 ? 0 : at + s.shapeWord * WORD);
-  put64(s, base + W_STRIDES, shadow + W_STRIDES, ndim === 0 ? 0 : at + s.stridesWord * WORD);
-  put64(s, base + W_BYTE_OFFSET, shadow + W_BYTE_OFFSET, 0);
+  put64(words, copy, base + W_SHAPE, shadow + W_SHAPE, ndim === 0 ? 0 : at + s.shapeWord * WORD);
+  put64(words, copy, base + W_STRIDES, shadow + W_STRIDES, ndim === 0 ? 0 : at + s.stridesWord * WORD);
+  put64(words, copy, base + W_BYTE_OFFSET, shadow + W_BYTE_OFFSET, 0);
   const shape = layout.shape;
   const strides = layout.strides;
   for (let i = 0; i < ndim; i++) {
-    put64(s, base + s.shapeWord + 2 * i, shadow + STRUCT_WORDS + 2 * i, shape[i]);
-    put64(s, base + s.stridesWord + 2 * i, shadow + STRUCT_WORDS + 2 * s.entryDims + 2 * i, strides[i]);
+    put64(words, copy, base + s.shapeWord + 2 * i, shadow + STRUCT_WORDS + 2 * i, shape[i]);
+    put64(words, copy, base + s.stridesWord + 2 * i, shadow + STRUCT_WORDS + 2 * s.entryDims + 2 * i, strides[i]);
   }
 
   s.storages[entry] = storage;
@@ -256,8 +262,13 @@ function takeStruct(address, state) {
   // load's fills are taken back here too) without taking one.
   const s = slab === undefined ? peekSlab() : slab;
   if (s === undefined || s === null) return false;
-  const offset = address - s.first;
-  if (!(offset >= 0 && offset < s.entries * s.entrySize && offset % s.entrySize === 0)) return false;
+  const from = address - s.first;
+  if (!(from >= 0 && from < s.entries * s.entrySize)) return false;
+  // An integer (both addresses are) below the slab's size, so exact as an
+  // int32: `%` on it is an integer remainder, where on the double it is a
+  // call to fmod (about 5 ns a take-back).
+  const offset = from | 0;
+  if (offset % s.entrySize !== 0) return false;
   const entry = offset / s.entrySize;
   const at = stateIndex(s, entry);
   const word = s.i32[at];

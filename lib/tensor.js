@@ -37,10 +37,7 @@ function connect(layers) {
 class Tensor {
   // Internal: one Storage (held until dispose()), one Layout (lib/layout.js).
   constructor(token, storage, layout, flags, device) {
-    if (token !== kToken) {
-      throw makeError('ERR_ILLEGAL_CONSTRUCTOR', 'Tensors are made by dl.fromBuffer, dl.empty, dl.zeros, ' +
-        'dl.tensor or dl.fromDLPack, not by `new Tensor()`');
-    }
+    if (token !== kToken) throw illegalConstructor();
     storage.retain();
     this[kStorage] = storage;
     this[kLayout] = layout;
@@ -588,6 +585,13 @@ function elementView(t) {
   const layout = t[kLayout];
   const elements = layout.extent / info.itemSize;
   return { view: new info.View(buffer, layout.base, elements * info.viewLanes), origin: layout.low / info.itemSize };
+}
+
+// Outside the constructor, whose bytecode stays small enough to be inlined
+// where tensors are made (bench/README.md "The per-call path").
+function illegalConstructor() {
+  return makeError('ERR_ILLEGAL_CONSTRUCTOR', 'Tensors are made by dl.fromBuffer, dl.empty, dl.zeros, ' +
+    'dl.tensor or dl.fromDLPack, not by `new Tensor()`');
 }
 
 function makeTensor(storage, layout, flags = 0, device = storage.device) {

@@ -181,3 +181,87 @@ describe('fromBuffer: numbers at the edges (checked natively, src/core/buffer_vi
     expect(dl.fromBuffer(ab, { dtype: 'uint8', offset: 2 ** 4, count: 0 }).shape).toEqual([0]);
   });
 });
+
+describe('fromBuffer: the kept count (lib/binding.js viewCount)', () => {
+  // viewCount keeps the last count the native arithmetic gave, with its five
+  // numbers. These prove that a kept count is handed back only for the same
+  // five: each answer is compared with a fresh native one (after a call with
+  // other numbers, which replaces what is kept), with one number changed at a
+  // time, over the fuzz corpus's special values (test/fuzz/fuzz_buffer_view.cc
+  // kSpecial) and small integers.
+  const { viewCount } = require('../lib/binding');
+  const SPECIAL = [NaN, Infinity, -Infinity, -0, 0.5, -1, 2 ** 53 - 1, 2 ** 53, 2 ** 53 + 2, 2 ** 52 - 0.5, 2 ** 64,
+    Number.MAX_VALUE, Number.MIN_VALUE, -(2 ** 53 - 1), 2 ** 32, 1e300];
+  const VALUES = [...SPECIAL, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 13, 15, 16, 17, 255, 256, 4096];
+  const answer = (args) => {
+    try {
+      return viewCount(...args);
+    } catch (error) {
+      return `${error.code}: ${error.message}`;
+    }
+  };
+  const OTHER = [3, 0, 1, 0, -1]; // 3 one-byte elements: never an input below
+  const fresh = (args) => {
+    expect(answer(OTHER)).toBe(3);
+    return answer(args);
+  };
+
+  // Deterministic cases: every value in every position of a valid base case,
+  // and a seeded sample of whole tuples.
+  const cases = [];
+  const valid = [[16, 0, 4, 4, -1], [4096, 0, 4, 16, 256], [16, 2, 2, 6, 5], [1024, 8, 8, 0, 128]];
+  for (const base of valid) {
+    for (let at = 0; at < 5; at++) {
+      for (const v of VALUES) cases.push(base.map((x, i) => (i === at ? v : x)));
+    }
+  }
+  let seed = 38;
+  const next = () => {
+    seed ^= seed << 13; seed ^= seed >>> 17; seed ^= seed << 5; seed >>>= 0;
+    return seed;
+  };
+  for (let k = 0; k < 3000; k++) {
+    const pick = () => (next() % 4 === 0 ? VALUES[next() % VALUES.length] : next() % 64);
+    const tuple = [pick(), pick(), 1 + (next() % 16), pick(), next() % 3 === 0 ? -1 : pick()];
+    cases.push(tuple);
+  }
+
+  test('the same five numbers: the same answer as the native one, twice', () => {
+    let kept = 0;
+    for (const args of cases) {
+      const first = fresh(args);
+      const again = answer(args);
+      expect({ args, again }).toEqual({ args, again: first });
+      if (typeof first === 'number' && first >= 0) kept++;
+    }
+    expect(kept).toBeGreaterThan(150);
+  });
+
+  test('one number changed: never the kept count, always the native answer', () => {
+    const changedAnswers = [0, 0, 0, 0, 0];
+    for (const args of cases) {
+      const before = fresh(args);
+      if (typeof before !== 'number' || before < 0) continue;
+      for (let at = 0; at < 5; at++) {
+        for (const v of VALUES) {
+          if (Object.is(v, args[at])) continue;
+          const changed = args.map((x, i) => (i === at ? v : x));
+          expect(answer(args)).toBe(before); // kept again
+          const got = answer(changed);
+          const want = fresh(changed);
+          expect({ changed, got }).toEqual({ changed, got: want });
+          if (want !== before) changedAnswers[at]++;
+        }
+      }
+    }
+    // Each position changed some answers, so a kept count handed back for
+    // any of them would have failed above.
+    for (const n of changedAnswers) expect(n).toBeGreaterThan(100);
+  });
+
+  test('-0 and 0 are one input, and the count is +0', () => {
+    expect(fresh([16, 0, 4, 0, 0])).toBe(0);
+    expect(Object.is(answer([16, 0, 4, -0, -0]), 0)).toBe(true);
+    expect(Object.is(fresh([16, 0, 4, -0, -0]), 0)).toBe(true);
+  });
+});
