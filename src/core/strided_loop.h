@@ -103,21 +103,13 @@ void Walk(const Plan& p, int64_t begin, int64_t end, const Inner& inner) {
     inner(ptrs, zero, 1);
     return;
   }
-  char* ptrs[kMaxOperands];
-  int64_t inner_strides[kMaxOperands];
-  if (p.ndim == 1) {  // one run, [begin, end) of the one dim: no index to keep
-    for (int k = 0; k < p.n; ++k) {
-      ptrs[k] = p.first[k] + begin * p.strides[k][0];
-      inner_strides[k] = p.strides[k][0];
-    }
-    inner(ptrs, inner_strides, end - begin);
-    return;
-  }
   const int last = p.ndim - 1;
   const int64_t row = p.shape[last];
   int64_t index[kMaxDims];  // Unravel writes the first ndim, all the walk reads
   int64_t offsets[kMaxOperands];
   Unravel(p, begin, index, offsets);
+  char* ptrs[kMaxOperands];
+  int64_t inner_strides[kMaxOperands];
   for (int k = 0; k < p.n; ++k) {
     ptrs[k] = p.first[k] + offsets[k];
     inner_strides[k] = p.strides[k][last];
